@@ -1,0 +1,44 @@
+// What every format family implements. A parser runs inside a worker thread, reads the
+// upload from a local file path, and writes the artifact's `content` value as a stream
+// through a JsonWriter; it returns the rest of the artifact when done.
+import type { JobOptions } from '../jobs/types.js';
+import type { JsonWriter } from '../pipeline/json-writer.js';
+
+export interface ParseInput {
+  /** Local file holding the upload (never the bytes themselves across threads). */
+  filePath: string;
+  fileName: string | null;
+  /** Concrete format detected at upload, e.g. 'csv'. */
+  format: string;
+  options: JobOptions;
+  /** Scratch directory private to this job; removed by the caller afterwards. */
+  tempDir: string;
+  /** Reports progress (0..1) for long work; cheap to call often. */
+  progress(fraction: number): void;
+}
+
+export interface ParseOutcome {
+  /** Value for the artifact's document_format, e.g. 'csv'. */
+  documentFormat: string;
+  /** Billable Document Units for this document. */
+  documentUnits: number;
+  metadata: Record<string, unknown>;
+  warnings: string[];
+}
+
+export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<ParseOutcome>;
+
+/**
+ * A failure the user should see as the job's error. `code` is a problem code such as
+ * 'extraction_failed' or 'encrypted_document'; `transient` failures are retried.
+ */
+export class ExtractionError extends Error {
+  constructor(
+    message: string,
+    public readonly code: string = 'extraction_failed',
+    public readonly transient = false,
+  ) {
+    super(message);
+    this.name = 'ExtractionError';
+  }
+}

@@ -1,0 +1,158 @@
+// The document job: states, record shape, and the store/queue interfaces that the embedded
+// and Redis implementations both satisfy (one shared test suite: test/jobs/contract.ts).
+
+export const JobState = {
+  NotQueued: 0,
+  Received: 1,
+  Queued: 2,
+  Processing: 3,
+  Materializing: 4,
+  Retrying: 5,
+  WaitingForProvider: 6,
+  ProviderProcessing: 7,
+  Completed: 8,
+  Failed: 9,
+} as const;
+export type JobStateInt = (typeof JobState)[keyof typeof JobState];
+
+/** The spec's status strings, indexed by statusInt. */
+export const STATUS_NAMES = [
+  'job not yet queued',
+  'received',
+  'queued',
+  'processing',
+  'materializing',
+  'retrying',
+  'waiting-for-provider',
+  'provider-processing',
+  'completed',
+  'failed',
+] as const;
+
+export type Lane = 'light' | 'heavy';
+
+export interface JobOptions {
+  documentType?: string;
+  csvRoute?: 'Spatial' | 'Tabular';
+  sqlDialect?: string;
+  pdfMode?: 'SingleColumn' | 'MultiColumn' | 'Ocr' | 'Advanced';
+  parquetMode?: 'MetadataOnly' | 'MetadataPlusRows';
+  chunkHints?: boolean;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+  /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker'. */
+  stage: string;
+}
+
+export interface JobRecord {
+  tenantId: string;
+  appId: string;
+  documentId: string;
+  /** Unique id of this upload of documentId; an overwrite makes a new generation. */
+  generation: string;
+  statusInt: JobStateInt;
+  /** Concrete detected format, e.g. 'csv', 'pdf'. */
+  format: string;
+  lane: Lane;
+  fileName: string | null;
+  options: JobOptions;
+  customMetadata: Record<string, unknown> | null;
+  uploadKey: string;
+  sizeBytes: number;
+  sha256: string;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** When status/result start answering 404 and the bytes are removed. */
+  expiresAt: string;
+  error: JobError | null;
+  artifactKey: string | null;
+  artifactBytes: number | null;
+  documentUnits: number | null;
+  /** Storage config the blobs live in (tenant's own S3), or null for the node's default. */
+  storageConfigId: string | null;
+}
+
+export interface JobRef {
+  tenantId: string;
+  documentId: string;
+  generation: string;
+  lane: Lane;
+}
+
+export interface JobStore {
+  /**
+   * Creates or replaces the job for (tenantId, documentId). Returns the previous record
+   * when one was replaced (its blobs are the caller's to delete).
+   */
+  put(job: JobRecord): Promise<JobRecord | null>;
+  /** Unexpired job, or null. */
+  get(tenantId: string, documentId: string): Promise<JobRecord | null>;
+  getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]>;
+  /**
+   * Moves a job to a new state, applying patch, only if the stored generation matches and
+   * the transition is legal (jobs/transitions.ts). Returns the new record, or null when
+   * the job is gone or was overwritten by a newer generation (a stale worker's update).
+   */
+  transition(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    to: JobStateInt,
+    patch?: Partial<Pick<JobRecord, 'startedAt' | 'completedAt' | 'error' | 'artifactKey' | 'artifactBytes' | 'documentUnits' | 'attempts'>>,
+  ): Promise<JobRecord | null>;
+  /** Removes the record (retention sweep, overwrite). */
+  delete(tenantId: string, documentId: string): Promise<void>;
+  /** Jobs whose expiresAt is before now, for the retention sweep to delete with their blobs. */
+  listExpired(now: Date, limit: number): Promise<JobRecord[]>;
+  /** Unfinished jobs of an app (states 0–7), for the per-plan concurrency limit. */
+  countUnfinished(appId: string): Promise<number>;
+  /** Unfinished jobs of every tenant, for the embedded queue's recovery on boot. */
+  listUnfinished(): Promise<JobRecord[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Delivery {
+  ref: JobRef;
+  /** 1 on first delivery. */
+  attempt: number;
+}
+
+export interface QueueDepth {
+  waiting: number;
+  active: number;
+  delayed: number;
+}
+
+export interface JobQueue {
+  /** Idempotent per (tenantId, documentId, generation) while that delivery is pending. */
+  enqueue(ref: JobRef): Promise<void>;
+  /**
+   * Starts consuming a lane with up to `concurrency` handlers at once. A handler that
+   * resolves acknowledges the delivery. A handler that throws RetryLater makes the queue
+   * deliver it again after `delayMs`. Anything else thrown is a bug: the delivery is
+   * dropped and logged (the handler owns the job's state). Deliveries whose handler never
+   * finished (process died) are delivered again after restart (stalled-job recovery).
+   */
+  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>): void;
+  depth(): Promise<QueueDepth>;
+  /** Stops taking new deliveries and waits for running handlers. */
+  close(): Promise<void>;
+}
+
+export class RetryLater extends Error {
+  constructor(public readonly delayMs: number, reason: string) {
+    super(reason);
+    this.name = 'RetryLater';
+  }
+}
+
+/** Short-window counters shared by every node (Redis) or by the process (embedded). */
+export interface RateCounters {
+  /** Adds amount to a fixed window counter and returns the window's total. */
+  addToWindow(key: string, amount: number, windowSeconds: number): Promise<number>;
+}

@@ -1,0 +1,160 @@
+// Control-plane records: tenants, apps, plans, storage configs, signing keys, usage.
+// One interface, two engines (PGlite embedded, PostgreSQL distributed) — see sql-store.ts.
+
+export type TenantState = 'Pending Activation' | 'Active' | 'Deactivated';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  state: TenantState;
+  contactEmail: string | null;
+  createdAt: string; // ISO 8601 UTC
+  activatedAt: string | null;
+}
+
+export type PlanStatus = 'usable' | 'retired';
+
+export interface Plan {
+  id: string;
+  name: string;
+  status: PlanStatus;
+  maxDocumentUnitsPerMonth: number;
+  advancedPdfExtraction: boolean;
+  ocrPdfExtraction: boolean;
+  /** Largest accepted upload, bytes. */
+  maxFileSizeBytes: number;
+  /** Jobs of one app that may be unfinished at once. */
+  maxConcurrentJobs: number;
+  /** Upload bytes per second one app may push (averaged over a short window). */
+  maxBytesPerSecond: number;
+  createdAt: string;
+}
+
+export interface App {
+  id: string;
+  tenantId: string;
+  name: string;
+  licenseRegion: string | null;
+  clientId: string;
+  /** scrypt hash in the form produced by identity/secrets.ts; never the secret. */
+  secretHash: string;
+  dbCode: string | null;
+  /** At most three host[:port] entries. */
+  allowedDomains: string[];
+  enabled: boolean;
+  planId: string | null;
+  storageConfigId: string | null;
+  createdAt: string;
+}
+
+export interface StorageConfig {
+  id: string;
+  tenantId: string;
+  /** 's3' | 'minio' | 'r2' | 'gcs-s3' | 'wasabi' | 'other-s3' */
+  provider: string;
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  prefix: string;
+  accessKeyId: string;
+  /** Sealed with the master key (crypto/sealed.ts); never stored in clear. */
+  secretAccessKeySealed: string;
+  forcePathStyle: boolean;
+  createdAt: string;
+}
+
+export interface SigningKey {
+  kid: string;
+  alg: 'ES256';
+  publicJwk: Record<string, unknown>;
+  /** PKCS#8 PEM sealed with the master key. */
+  privateKeySealed: string;
+  createdAt: string;
+  /** When it stopped signing (a newer key took over); it keeps verifying until then + token lifetime. */
+  retiredAt: string | null;
+}
+
+export interface UsageCharge {
+  /** Unique per job run: charging the same key twice is a no-op. */
+  chargeKey: string;
+  tenantId: string;
+  appId: string;
+  documentId: string;
+  /** 'YYYY-MM' in UTC. */
+  month: string;
+  format: string;
+  units: number;
+}
+
+export interface NewTenant { name: string; contactEmail?: string | null; id?: string }
+export interface NewPlan {
+  name: string;
+  maxDocumentUnitsPerMonth: number;
+  advancedPdfExtraction: boolean;
+  ocrPdfExtraction: boolean;
+  maxFileSizeBytes: number;
+  maxConcurrentJobs: number;
+  maxBytesPerSecond: number;
+  id?: string;
+}
+export interface NewApp {
+  tenantId: string;
+  name: string;
+  licenseRegion: string | null;
+  dbCode: string | null;
+  clientId: string;
+  secretHash: string;
+  allowedDomains?: string[];
+  planId?: string | null;
+  enabled?: boolean;
+  id?: string;
+}
+export type NewStorageConfig = Omit<StorageConfig, 'id' | 'createdAt'> & { id?: string };
+
+export interface ControlPlaneStore {
+  /** Applies pending versioned migrations; safe to call on every boot and from many nodes. */
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  createTenant(t: NewTenant): Promise<Tenant>;
+  getTenant(id: string): Promise<Tenant | null>;
+  listTenants(): Promise<Tenant[]>;
+  setTenantState(id: string, state: TenantState): Promise<Tenant>;
+
+  createPlan(p: NewPlan): Promise<Plan>;
+  getPlan(id: string): Promise<Plan | null>;
+  listPlans(): Promise<Plan[]>;
+  retirePlan(id: string): Promise<Plan>;
+
+  createApp(a: NewApp): Promise<App>;
+  getApp(id: string): Promise<App | null>;
+  getAppByClientId(clientId: string): Promise<App | null>;
+  listApps(tenantId?: string): Promise<App[]>;
+  setAppEnabled(id: string, enabled: boolean): Promise<App>;
+  setAppDomains(id: string, domains: string[]): Promise<App>;
+  assignPlan(appId: string, planId: string | null): Promise<App>;
+  setAppSecretHash(appId: string, secretHash: string): Promise<App>;
+  setAppStorageConfig(appId: string, storageConfigId: string | null): Promise<App>;
+
+  createStorageConfig(c: NewStorageConfig): Promise<StorageConfig>;
+  getStorageConfig(id: string): Promise<StorageConfig | null>;
+
+  insertSigningKey(k: SigningKey): Promise<void>;
+  listSigningKeys(): Promise<SigningKey[]>;
+  retireSigningKey(kid: string, at: string): Promise<void>;
+
+  /** Records a charge once; returns false when chargeKey was already charged. */
+  chargeUsage(c: UsageCharge): Promise<boolean>;
+  /** Units charged to an app in a month. */
+  unitsUsed(appId: string, month: string): Promise<number>;
+  listUsage(filter: { tenantId?: string; appId?: string; month?: string }): Promise<UsageCharge[]>;
+}
+
+/** Thrown by the store for a missing record on update; mapped to 404/CLI error by callers. */
+export class NotFoundError extends Error {
+  constructor(what: string, id: string) {
+    super(`${what} ${id} not found`);
+    this.name = 'NotFoundError';
+  }
+}
