@@ -1,0 +1,134 @@
+// Public health endpoints: liveness, readiness (names the failing check), node telemetry
+// for load balancers, and the OpenAPI document.
+import os from 'node:os';
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../http/route.js';
+import { ProblemError } from '../http/problem.js';
+import type { QueueDepth } from '../jobs/types.js';
+import type { PoolStats } from '../pipeline/pool.js';
+import type { Role } from '../config.js';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface HealthDeps {
+  nodeId: string;
+  region: string;
+  roles: Role[];
+  version: string;
+  checks: ReadinessCheck[];
+  activeRequests(): number;
+  accepting(): boolean;
+  poolStats(): PoolStats | null;
+  queueDepth(): Promise<QueueDepth | null>;
+  openapi(): Record<string, unknown>;
+}
+
+/** CPU percent of this process over the last sampling interval (sampled every second). */
+class CpuSampler {
+  private last = process.cpuUsage();
+  private lastAt = performance.now();
+  percent = 0;
+  private readonly timer = setInterval(() => this.sample(), 1000);
+  constructor() {
+    this.timer.unref();
+  }
+  private sample(): void {
+    const now = performance.now();
+    const usage = process.cpuUsage(this.last);
+    const elapsedUs = (now - this.lastAt) * 1000;
+    this.percent = elapsedUs > 0 ? Math.round(((usage.user + usage.system) / elapsedUs) * 1000) / 10 : 0;
+    this.last = process.cpuUsage();
+    this.lastAt = now;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+const NodeState = Type.Object({
+  nodeId: Type.String(),
+  region: Type.String(),
+  roles: Type.Array(Type.String()),
+  version: Type.String(),
+  acceptingTraffic: Type.Boolean(),
+  uptimeSeconds: Type.Number(),
+  cpu: Type.Object({ processPercent: Type.Number({ description: 'This process, % of one core, over the last second.' }), cores: Type.Integer(), loadAverage: Type.Array(Type.Number()) }),
+  memory: Type.Object({ rssBytes: Type.Integer(), heapUsedBytes: Type.Integer(), heapTotalBytes: Type.Integer(), systemTotalBytes: Type.Integer(), systemFreeBytes: Type.Integer() }),
+  activeRequests: Type.Integer(),
+  workerPool: Type.Union([Type.Object({ threads: Type.Integer(), queued: Type.Integer(), running: Type.Integer(), utilization: Type.Number() }), Type.Null()]),
+  jobQueue: Type.Union([Type.Object({ waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer() }), Type.Null()]),
+});
+
+const Ready = Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')) });
+const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void } {
+  const cpu = new CpuSampler();
+  let depthCache: { at: number; value: QueueDepth | null } = { at: 0, value: null };
+
+  const routes: RouteDef[] = [
+    {
+      method: 'GET', path: '/health/live', operationId: 'live', summary: 'Liveness: the process serves HTTP', tags: ['health'], auth: 'public', query: NoQuery,
+      responses: { 200: { description: 'Alive.', schema: Type.Object({ status: Type.Literal('live') }) } },
+      handler: async () => ({ status: 200, json: { status: 'live' } }),
+    },
+    {
+      method: 'GET', path: '/health/ready', operationId: 'ready', summary: 'Readiness: control-plane store, job store and worker pool are usable', tags: ['health'], auth: 'public', query: NoQuery,
+      responses: { 200: { description: 'Ready.', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks.' } },
+      handler: async () => {
+        const results = await Promise.all(
+          d.checks.map(async (c) => {
+            try {
+              await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 2 s')), 2000).unref())]);
+              return [c.name, 'ok'] as const;
+            } catch (err) {
+              return [c.name, (err as Error).message || 'failed'] as const;
+            }
+          }),
+        );
+        const failing = results.filter(([, r]) => r !== 'ok');
+        if (failing.length || !d.accepting()) {
+          const names = failing.map(([n]) => n);
+          throw new ProblemError(503, 'not_ready', 'Not ready', failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.', {
+            failing: names,
+            checks: Object.fromEntries(results),
+          }, { 'Retry-After': '5' });
+        }
+        return { status: 200, json: { status: 'ready', checks: Object.fromEntries(results) } };
+      },
+    },
+    {
+      method: 'GET', path: '/health/node-state', operationId: 'nodeState', summary: 'Node telemetry for load-balancer routing', tags: ['health'], auth: 'public', query: NoQuery,
+      responses: { 200: { description: 'Telemetry.', schema: NodeState } },
+      handler: async () => {
+        if (Date.now() - depthCache.at > 1000) depthCache = { at: Date.now(), value: await d.queueDepth().catch(() => null) };
+        const mem = process.memoryUsage();
+        return {
+          status: 200,
+          json: {
+            nodeId: d.nodeId,
+            region: d.region,
+            roles: d.roles,
+            version: d.version,
+            acceptingTraffic: d.accepting(),
+            uptimeSeconds: Math.round(process.uptime()),
+            cpu: { processPercent: cpu.percent, cores: os.availableParallelism(), loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+            memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, heapTotalBytes: mem.heapTotal, systemTotalBytes: os.totalmem(), systemFreeBytes: os.freemem() },
+            activeRequests: d.activeRequests(),
+            workerPool: d.poolStats(),
+            jobQueue: depthCache.value,
+          },
+        };
+      },
+    },
+    {
+      method: 'GET', path: '/openapi/v1.json', operationId: 'openapi', summary: 'This API’s OpenAPI 3.1 description', tags: ['meta'], auth: 'public', query: NoQuery,
+      responses: { 200: { description: 'OpenAPI 3.1 document.', schema: Type.Object({}, { additionalProperties: true }) } },
+      handler: async () => ({ status: 200, json: d.openapi() }),
+    },
+  ];
+  return { routes, stop: () => cpu.stop() };
+}

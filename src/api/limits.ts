@@ -1,0 +1,61 @@
+// The limits that apply to an app: its plan's, or the documented no-plan defaults.
+// Cached briefly so an upload does not cost two control-plane queries.
+import type { ControlPlaneStore, Plan } from '../tenancy/types.js';
+
+export interface AppLimits {
+  planId: string | null;
+  maxDocumentUnitsPerMonth: number;
+  advancedPdfExtraction: boolean;
+  ocrPdfExtraction: boolean;
+  maxFileSizeBytes: number;
+  maxConcurrentJobs: number;
+  maxBytesPerSecond: number;
+}
+
+/** Apps without a plan get basic extraction within these bounds (README: "Plans and limits"). */
+export const NO_PLAN_LIMITS: AppLimits = {
+  planId: null,
+  maxDocumentUnitsPerMonth: 1000,
+  advancedPdfExtraction: false,
+  ocrPdfExtraction: false,
+  maxFileSizeBytes: 50 * 1024 * 1024,
+  maxConcurrentJobs: 4,
+  maxBytesPerSecond: 10 * 1024 * 1024,
+};
+
+export function limitsOf(plan: Plan | null): AppLimits {
+  if (!plan) return NO_PLAN_LIMITS;
+  return {
+    planId: plan.id,
+    maxDocumentUnitsPerMonth: plan.maxDocumentUnitsPerMonth,
+    advancedPdfExtraction: plan.advancedPdfExtraction,
+    ocrPdfExtraction: plan.ocrPdfExtraction,
+    maxFileSizeBytes: plan.maxFileSizeBytes,
+    maxConcurrentJobs: plan.maxConcurrentJobs,
+    maxBytesPerSecond: plan.maxBytesPerSecond,
+  };
+}
+
+export class LimitsCache {
+  private readonly cache = new Map<string, { at: number; value: AppLimits | null }>();
+  constructor(
+    private readonly store: ControlPlaneStore,
+    private readonly ttlMs = 5000,
+  ) {}
+
+  /** Limits for an app, or null when the app no longer exists or is disabled. */
+  async forApp(appId: string): Promise<AppLimits | null> {
+    const hit = this.cache.get(appId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    const app = await this.store.getApp(appId);
+    let value: AppLimits | null = null;
+    if (app && app.enabled) {
+      const plan = app.planId ? await this.store.getPlan(app.planId) : null;
+      // A retired plan blocks new tokens; uploads under a still-valid token keep its limits.
+      value = limitsOf(plan);
+    }
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(appId, { at: Date.now(), value });
+    return value;
+  }
+}

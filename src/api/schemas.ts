@@ -1,0 +1,93 @@
+// Schemas of the documents API: they validate requests and generate /openapi/v1.json.
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../http/validation.js';
+import { DOCUMENT_TYPES } from '../pipeline/detect.js';
+
+export const SQL_DIALECTS = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'] as const;
+
+const DocumentId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:\\-]*$',
+  description: 'Caller-chosen id (letters, digits, ".", "_", ":", "-"; ≤ 200 chars). Re-uploading the same id inside the retention window returns the existing job for the same bytes and options, and overwrites it otherwise.',
+});
+
+export const UploadQuery = Type.Object(
+  {
+    fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Original file name; its extension helps detection.' })),
+    documentId: Type.Optional(DocumentId),
+    documentType: Type.Optional(StringEnum(DOCUMENT_TYPES, { description: 'Format name; required for ZIP-based uploads (ShpZip, MapInfo, FileGdb). Also accepts PDF, DWG, SHP_ZIP spellings.' })),
+    csvRoute: Type.Optional(StringEnum(['Spatial', 'Tabular'] as const, { description: 'Required for CSV.' })),
+    sqlDialect: Type.Optional(StringEnum(SQL_DIALECTS, { description: 'Required for SQL.' })),
+    pdfMode: Type.Optional(StringEnum(['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced'] as const, { description: 'Required for PDF. Ocr needs ocrPdfExtraction, Advanced needs advancedPdfExtraction.' })),
+    parquetMode: Type.Optional(StringEnum(['MetadataOnly', 'MetadataPlusRows'] as const, { description: 'Parquet only; default MetadataOnly.' })),
+    customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB) carried to the artifact as customMetadata.' })),
+    chunkHints: Type.Optional(Type.Boolean({ description: 'Produce retrieval chunks (PDF, Office/OpenDocument).' })),
+  },
+  { additionalProperties: false },
+);
+
+const Timestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const JobErrorSchema = Type.Object({
+  code: Type.String(),
+  message: Type.String(),
+  stage: Type.String({ description: 'upload, detect, extract, worker or materialize' }),
+});
+
+export const UploadAccepted = Type.Object({
+  documentId: Type.String(),
+  status: Type.String({ description: 'Capitalised state name, "Queued" for a new job.' }),
+  statusInt: Type.Integer({ minimum: 0, maximum: 9 }),
+});
+
+export const JobStatusSchema = Type.Object({
+  documentId: Type.String(),
+  status: StringEnum(['job not yet queued', 'received', 'queued', 'processing', 'materializing', 'retrying', 'waiting-for-provider', 'provider-processing', 'completed', 'failed'] as const),
+  statusInt: Type.Integer({ minimum: 0, maximum: 9 }),
+  startedAt: Timestamp,
+  completedAt: Timestamp,
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'After this, status and result answer 404.' }),
+  format: Type.String(),
+  fileName: Type.Union([Type.String(), Type.Null()]),
+  sizeBytes: Type.Integer(),
+  attempts: Type.Integer(),
+  documentUnits: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Optional(JobErrorSchema),
+});
+
+export const BatchStatusBody = Type.Object(
+  {
+    documentIds: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, description: 'Up to 100 ids; results come back in the same order.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchStatusResponse = Type.Object({
+  results: Type.Array(
+    Type.Union([
+      JobStatusSchema,
+      Type.Object({ documentId: Type.String(), error: Type.Object({ code: Type.Literal('document_not_found'), message: Type.String() }) }),
+    ]),
+  ),
+});
+
+export const DocumentIdParams = Type.Object({ documentId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** The artifact envelope shared by every family; `content` is described per family. */
+export const ArtifactSchema = Type.Object(
+  {
+    schema_version: Type.Literal('1.0'),
+    document_format: Type.String(),
+    documentId: Type.String(),
+    fileName: Type.Union([Type.String(), Type.Null()]),
+    documentUnits: Type.Integer({ minimum: 0 }),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    content: Type.Unknown({ description: 'Shape per family; see the *Content schemas.' }),
+    customMetadata: Type.Record(Type.String(), Type.Unknown()),
+    warnings: Type.Array(Type.String()),
+    chunks: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { additionalProperties: true },
+);

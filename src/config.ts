@@ -1,0 +1,181 @@
+// Environment → typed, validated configuration. Every bad value is reported at boot with
+// the variable's name and what it accepts; the process does not start half-configured.
+import os from 'node:os';
+import path from 'node:path';
+
+export type Role = 'api' | 'worker' | 'auth';
+export const ALL_ROLES: Role[] = ['api', 'worker', 'auth'];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  baseUrl: string;
+  authUrl: string;
+  dashboardUrl: string;
+  region: string;
+  nodeId: string;
+  demoClientId: string | null;
+  demoClientSecret: string | null;
+  /** Seeds the demo workspace on first start (default: only on the embedded control plane). */
+  seedDemo: boolean;
+  /** Secret from which encryption-at-rest keys are derived; generated into dataDir when unset on the embedded default. */
+  masterKey: string | null;
+  retentionSeconds: number;
+  workerThreads: number;
+  heavySlots: number;
+  taskTimeoutSeconds: number;
+  workerMaxHeapMb: number;
+  maxAttempts: number;
+  maxHeaderBytes: number;
+  directUploadMaxBytes: number;
+  shutdownGraceSeconds: number;
+  trustProxy: boolean;
+  logLevel: string;
+  roles: Role[];
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** One row per variable: the README's configuration table is generated from this list. */
+export const CONFIG_DOCS: { name: string; default: string; description: string }[] = [
+  { name: 'PORT', default: '8080', description: 'HTTP port of the API (and of the token endpoint when the auth role runs here).' },
+  { name: 'HOST', default: '127.0.0.1', description: 'Address to bind; `0.0.0.0` in containers.' },
+  { name: 'DOCPARSE_DATA_DIR', default: './data', description: 'Embedded control plane (PGlite), embedded job store, blobs, generated master key.' },
+  { name: 'DATABASE_URL', default: '(unset → embedded PGlite)', description: '`postgres://…` selects PostgreSQL for the control plane.' },
+  { name: 'REDIS_URL', default: '(unset → embedded job store)', description: '`redis://…` selects Redis (job hashes + BullMQ queue + counters).' },
+  { name: 'DOCPARSE_BASE_URL', default: 'http://localhost:$PORT', description: 'Public address of the API ({base_url}).' },
+  { name: 'DOCPARSE_AUTH_URL', default: '$DOCPARSE_BASE_URL', description: 'Public address of the token endpoint ({auth_url}); the `iss` of every token.' },
+  { name: 'DOCPARSE_DASHBOARD_URL', default: '$DOCPARSE_BASE_URL/dashboard', description: 'Public address of the dashboard ({dashboard_url}).' },
+  { name: 'DOCPARSE_REGION', default: 'local', description: 'Region code of this node, reported in node-state and used as the demo app licence region.' },
+  { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
+  { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
+  { name: 'DOCPARSE_DEMO_CLIENT_SECRET', default: '(generated, printed once)', description: 'Client secret of the demo app seeded on first start (≥ 16 characters).' },
+  { name: 'DOCPARSE_SEED_DEMO', default: 'true when DATABASE_URL is unset', description: 'Seed the demo tenant and app on first start.' },
+  { name: 'DOCPARSE_MASTER_KEY', default: '(embedded: generated in the data dir)', description: 'Encrypts signing keys and storage credentials at rest; required with DATABASE_URL; ≥ 32 characters; the same on every node.' },
+  { name: 'DOCPARSE_RETENTION_SECONDS', default: '10800', description: 'How long jobs, uploads and artifacts are kept (3 hours).' },
+  { name: 'DOCPARSE_WORKER_THREADS', default: 'CPU count', description: 'Worker threads in the parsing pool.' },
+  { name: 'DOCPARSE_HEAVY_SLOTS', default: 'half the threads (≥ 1)', description: 'Threads that heavy work (OCR, Advanced PDF) may occupy at once.' },
+  { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
+  { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
+  { name: 'DOCPARSE_MAX_ATTEMPTS', default: '3', description: 'Attempts for a job that fails transiently.' },
+  { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request header block accepted.' },
+  { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
+  { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
+  { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
+];
+
+export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    if (!/^\d+$/.test(raw.trim())) {
+      problems.push(`${name}=${JSON.stringify(raw)} is not a whole number (expected ${min}–${max})`);
+      return def;
+    }
+    const n = Number(raw);
+    if (n < min || n > max) problems.push(`${name}=${raw} is out of range (expected ${min}–${max})`);
+    return n;
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return def;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name}=${JSON.stringify(env[name])} is not a boolean (expected true or false)`);
+    return def;
+  };
+  const url = (name: string, def: string | null, protocols: string[]): string | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) {
+        problems.push(`${name} must use ${protocols.map((p) => p.replace(':', '://')).join(' or ')} (got ${u.protocol}//)`);
+      }
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name}=${JSON.stringify(raw)} is not a valid URL`);
+      return def;
+    }
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const dataDir = path.resolve(env.DOCPARSE_DATA_DIR?.trim() || './data');
+  const databaseUrl = url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  const redisUrl = url('REDIS_URL', null, ['redis:', 'rediss:']);
+  const baseUrl = url('DOCPARSE_BASE_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  const authUrl = url('DOCPARSE_AUTH_URL', baseUrl, ['http:', 'https:'])!;
+  const dashboardUrl = url('DOCPARSE_DASHBOARD_URL', `${baseUrl}/dashboard`, ['http:', 'https:'])!;
+
+  const region = env.DOCPARSE_REGION?.trim() || 'local';
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(region)) problems.push(`DOCPARSE_REGION=${JSON.stringify(region)} must be letters, digits and dashes`);
+
+  const demoClientId = env.DOCPARSE_DEMO_CLIENT_ID?.trim() || null;
+  if (demoClientId && !/^[A-Za-z0-9._-]{3,128}$/.test(demoClientId)) {
+    problems.push('DOCPARSE_DEMO_CLIENT_ID must be 3–128 characters of letters, digits, ".", "_" or "-"');
+  }
+  const demoClientSecret = env.DOCPARSE_DEMO_CLIENT_SECRET || null;
+  if (demoClientSecret !== null && demoClientSecret.length < 16) problems.push('DOCPARSE_DEMO_CLIENT_SECRET must be at least 16 characters');
+
+  const masterKey = env.DOCPARSE_MASTER_KEY || null;
+  if (masterKey !== null && masterKey.length < 32) problems.push('DOCPARSE_MASTER_KEY must be at least 32 characters');
+  if (masterKey === null && databaseUrl) {
+    problems.push('DOCPARSE_MASTER_KEY is required with DATABASE_URL (every node must share it to read signing keys)');
+  }
+
+  const cpus = os.availableParallelism();
+  const workerThreads = int('DOCPARSE_WORKER_THREADS', cpus, 1, 256);
+  const heavySlots = int('DOCPARSE_HEAVY_SLOTS', Math.max(1, Math.floor(workerThreads / 2)), 1, 256);
+  if (heavySlots > workerThreads) problems.push(`DOCPARSE_HEAVY_SLOTS=${heavySlots} exceeds DOCPARSE_WORKER_THREADS=${workerThreads}`);
+
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    baseUrl,
+    authUrl,
+    dashboardUrl,
+    region,
+    nodeId: env.DOCPARSE_NODE_ID?.trim() || `${os.hostname()}-${process.pid}`,
+    demoClientId,
+    demoClientSecret,
+    seedDemo: bool('DOCPARSE_SEED_DEMO', databaseUrl === null),
+    masterKey,
+    retentionSeconds: int('DOCPARSE_RETENTION_SECONDS', 3 * 3600, 1, 365 * 24 * 3600),
+    workerThreads,
+    heavySlots,
+    taskTimeoutSeconds: int('DOCPARSE_TASK_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
+    workerMaxHeapMb: int('DOCPARSE_WORKER_MAX_HEAP_MB', 2048, 64, 64 * 1024),
+    maxAttempts: int('DOCPARSE_MAX_ATTEMPTS', 3, 1, 20),
+    maxHeaderBytes: int('DOCPARSE_MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
+    // uWS resets connections whose Content-Length exceeds 999,999,999.
+    directUploadMaxBytes: int('DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', 900_000_000, 1, 999_999_999),
+    shutdownGraceSeconds: int('DOCPARSE_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
+    trustProxy: bool('DOCPARSE_TRUST_PROXY', false),
+    logLevel,
+    roles,
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

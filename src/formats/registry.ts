@@ -1,0 +1,65 @@
+// Every format the service knows: how it is recognised, which family parses it, which
+// routing parameters it needs, and which lane it runs in. The worker thread loads parsers
+// from here lazily, so a thread only pays for the engines it uses.
+import type { FormatParser } from './types.js';
+import type { JobOptions, Lane } from '../jobs/types.js';
+
+export type Family = 'pdf' | 'office' | 'email' | 'sql' | 'gis' | 'cad' | 'csv' | 'parquet';
+
+export interface FormatInfo {
+  format: string;
+  family: Family;
+  /** Loads the parser inside a worker thread; absent while the family is not built yet. */
+  load?: () => Promise<FormatParser>;
+}
+
+const csv: FormatInfo = { format: 'csv', family: 'csv', load: async () => (await import('./csv/index.js')).parseCsv };
+
+/** Formats by concrete name (artifact document_format). */
+export const FORMATS: Record<string, FormatInfo> = {
+  csv,
+  pdf: { format: 'pdf', family: 'pdf' },
+  docx: { format: 'docx', family: 'office' },
+  xlsx: { format: 'xlsx', family: 'office' },
+  pptx: { format: 'pptx', family: 'office' },
+  odt: { format: 'odt', family: 'office' },
+  ods: { format: 'ods', family: 'office' },
+  odp: { format: 'odp', family: 'office' },
+  rtf: { format: 'rtf', family: 'office' },
+  doc: { format: 'doc', family: 'office' },
+  xls: { format: 'xls', family: 'office' },
+  ppt: { format: 'ppt', family: 'office' },
+  eml: { format: 'eml', family: 'email' },
+  msg: { format: 'msg', family: 'email' },
+  mbox: { format: 'mbox', family: 'email' },
+  pst: { format: 'pst', family: 'email' },
+  sql: { format: 'sql', family: 'sql' },
+  shapefile: { format: 'shapefile', family: 'gis' },
+  mapinfo: { format: 'mapinfo', family: 'gis' },
+  filegdb: { format: 'filegdb', family: 'gis' },
+  geopackage: { format: 'geopackage', family: 'gis' },
+  geojson: { format: 'geojson', family: 'gis' },
+  kml: { format: 'kml', family: 'gis' },
+  kmz: { format: 'kmz', family: 'gis' },
+  gml: { format: 'gml', family: 'gis' },
+  gpx: { format: 'gpx', family: 'gis' },
+  flatgeobuf: { format: 'flatgeobuf', family: 'gis' },
+  dwg: { format: 'dwg', family: 'cad' },
+  dxf: { format: 'dxf', family: 'cad' },
+  parquet: { format: 'parquet', family: 'parquet' },
+};
+
+/** Families whose parser is built; uploads of other families are refused with 415. */
+export function isSupported(format: string): boolean {
+  return FORMATS[format]?.load !== undefined;
+}
+
+export function supportedFormats(): string[] {
+  return Object.values(FORMATS).filter((f) => f.load).map((f) => f.format);
+}
+
+/** OCR and Advanced PDF are heavy: they run in the bounded heavy lane (states 6/7). */
+export function laneFor(format: string, options: JobOptions): Lane {
+  if (format === 'pdf' && (options.pdfMode === 'Ocr' || options.pdfMode === 'Advanced')) return 'heavy';
+  return 'light';
+}

@@ -1,0 +1,100 @@
+// A request body as an async iterable of Buffers, fed by uWS onData with backpressure:
+// the socket is paused while more than HIGH_WATER bytes wait for the consumer.
+import { ProblemError } from './problem.js';
+
+const HIGH_WATER = 1 << 20; // 1 MiB
+const LOW_WATER = 256 << 10;
+
+export class ClientAbortedError extends Error {
+  constructor() {
+    super('client closed the connection before the body was received');
+    this.name = 'ClientAbortedError';
+  }
+}
+
+export interface PausableSource {
+  pause(): void;
+  resume(): void;
+}
+
+export class BodyStream implements AsyncIterable<Buffer> {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private paused = false;
+  private waiter: (() => void) | null = null;
+  private failure: Error | null = null;
+  private consumed = false;
+  /** True once the last chunk arrived from the socket. */
+  ended = false;
+  /** Bytes received from the socket so far. */
+  received = 0;
+
+  constructor(
+    private readonly source: PausableSource,
+    /** Declared Content-Length, or null for chunked bodies. */
+    readonly declaredLength: number | null,
+  ) {}
+
+  /** Called from uWS onData; chunk must already be a copy. */
+  push(chunk: Buffer, isLast: boolean): void {
+    if (chunk.length) {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+      this.received += chunk.length;
+    }
+    if (isLast) this.ended = true;
+    if (!this.paused && this.buffered > HIGH_WATER && !this.ended) {
+      this.paused = true;
+      this.source.pause();
+    }
+    this.wake();
+  }
+
+  fail(err: Error): void {
+    this.failure ??= err;
+    this.wake();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    if (this.consumed) throw new Error('request body already consumed');
+    this.consumed = true;
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const chunk = this.chunks.shift();
+      if (chunk) {
+        this.buffered -= chunk.length;
+        if (this.paused && this.buffered < LOW_WATER) {
+          this.paused = false;
+          this.source.resume();
+        }
+        yield chunk;
+        continue;
+      }
+      if (this.ended) return;
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
+  }
+
+  /** Reads the whole body, refusing more than maxBytes (for small JSON/form bodies only). */
+  async readAll(maxBytes: number): Promise<Buffer> {
+    if (this.declaredLength !== null && this.declaredLength > maxBytes) {
+      throw new ProblemError(413, 'payload_too_large', 'Request body too large', `This endpoint accepts at most ${maxBytes} bytes.`);
+    }
+    const parts: Buffer[] = [];
+    let total = 0;
+    for await (const c of this) {
+      total += c.length;
+      if (total > maxBytes) {
+        throw new ProblemError(413, 'payload_too_large', 'Request body too large', `This endpoint accepts at most ${maxBytes} bytes.`);
+      }
+      parts.push(c);
+    }
+    return Buffer.concat(parts, total);
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+}

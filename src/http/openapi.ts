@@ -1,0 +1,101 @@
+// OpenAPI 3.1 document built from the registered routes' own schemas (the ones that
+// validate requests), so the description cannot drift from the behaviour.
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { RouteDef } from './route.js';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.Optional(Type.String()),
+    instance: Type.Optional(Type.String()),
+    code: Type.String({ description: 'Stable machine-readable error code, e.g. missing_token, invalid_parameter.' }),
+    requestId: Type.String(),
+    parameter: Type.Optional(Type.String({ description: 'For invalid_parameter: the offending parameter.' })),
+    allowed: Type.Optional(Type.Array(Type.String(), { description: 'For invalid_parameter: the accepted values.' })),
+  },
+  { additionalProperties: true, $id: 'Problem' },
+);
+
+export interface OpenApiInput {
+  routes: RouteDef[];
+  baseUrl: string;
+  authUrl: string;
+  version: string;
+  /** Extra named schemas (e.g. artifact content per format family). */
+  components?: Record<string, TSchema>;
+}
+
+function stripTypebox(schema: unknown): unknown {
+  // TypeBox adds symbol keys only; JSON round-trip drops them and any undefined.
+  return JSON.parse(JSON.stringify(schema));
+}
+
+export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of input.routes) {
+    const oasPath = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    for (const [name, s] of Object.entries(r.params?.properties ?? {})) {
+      parameters.push({ name, in: 'path', required: true, schema: stripTypebox(s), description: (s as { description?: string }).description });
+    }
+    const required = new Set(r.query?.required ?? []);
+    for (const [name, s] of Object.entries(r.query?.properties ?? {})) {
+      parameters.push({ name, in: 'query', required: required.has(name), schema: stripTypebox(s), description: (s as { description?: string }).description });
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, doc] of Object.entries(r.responses)) {
+      const ct = doc.contentType ?? (Number(status) >= 400 ? 'application/problem+json' : 'application/json');
+      responses[status] = {
+        description: doc.description,
+        ...(doc.headers
+          ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, v]) => [h, { description: v.description, schema: stripTypebox(v.schema) }])) }
+          : {}),
+        ...(doc.schema || Number(status) >= 400
+          ? { content: { [ct]: { schema: doc.schema ? stripTypebox(doc.schema) : { $ref: '#/components/schemas/Problem' } } } }
+          : {}),
+      };
+    }
+    let requestBody: unknown;
+    if (r.body?.kind === 'json') requestBody = { required: true, content: { 'application/json': { schema: stripTypebox(r.body.schema) } } };
+    if (r.body?.kind === 'form') requestBody = { required: true, content: { 'application/x-www-form-urlencoded': { schema: stripTypebox(r.body.schema) } } };
+    if (r.body?.kind === 'raw') {
+      requestBody = {
+        required: true,
+        description: r.body.description,
+        content: Object.fromEntries((r.body.contentTypes ?? ['application/octet-stream', '*/*']).map((c) => [c, { schema: { type: 'string', contentMediaType: 'application/octet-stream' } }])),
+      };
+    }
+    paths[oasPath] ??= {};
+    paths[oasPath][r.method.toLowerCase()] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      tags: r.tags,
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+      security: r.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+      ...(r.server === 'auth' ? { servers: [{ url: input.authUrl, description: 'Token endpoint host ({auth_url})' }] } : {}),
+    };
+  }
+  const schemas: Record<string, unknown> = { Problem: stripTypebox({ ...ProblemSchema, $id: undefined }) };
+  for (const [name, s] of Object.entries(input.components ?? {})) schemas[name] = stripTypebox(s);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'docparse API',
+      version: input.version,
+      description: 'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',
+    },
+    servers: [{ url: input.baseUrl, description: 'API ({base_url})' }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from ${input.authUrl}/connect/token (client_credentials, scope Service.API).` },
+      },
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// One error type for everything a client should see; mapped to RFC 9457
+// application/problem+json in exactly one place (toProblemBody).
+
+export interface ProblemExtras {
+  /** Extra members of the problem body, e.g. { parameter, allowed }. */
+  [key: string]: unknown;
+}
+
+export class ProblemError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly code: string,
+    public readonly title: string,
+    public readonly detail?: string,
+    public readonly extras: ProblemExtras = {},
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? title);
+    this.name = 'ProblemError';
+  }
+}
+
+export const PROBLEM_TYPE_BASE = 'https://docparse.dev/problems/';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  code: string;
+  requestId: string;
+  [key: string]: unknown;
+}
+
+export function toProblemBody(err: ProblemError, instance: string, requestId: string): ProblemBody {
+  return {
+    type: PROBLEM_TYPE_BASE + err.code,
+    title: err.title,
+    status: err.status,
+    ...(err.detail ? { detail: err.detail } : {}),
+    instance,
+    code: err.code,
+    requestId,
+    ...err.extras,
+  };
+}
+
+// Constructors for the problems that recur across modules.
+export const problems = {
+  invalidParameter: (parameter: string, detail: string, allowed?: readonly string[]) =>
+    new ProblemError(400, 'invalid_parameter', 'Invalid parameter', detail, {
+      parameter,
+      ...(allowed ? { allowed } : {}),
+    }),
+  notFound: (detail = 'No route matches this path.') => new ProblemError(404, 'not_found', 'Not found', detail),
+  methodNotAllowed: (allow: string[]) =>
+    new ProblemError(405, 'method_not_allowed', 'Method not allowed', `Allowed methods: ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }),
+  documentNotFound: (documentId: string) =>
+    new ProblemError(404, 'document_not_found', 'Document not found', `No document with id ${JSON.stringify(documentId)} exists for this tenant, or it has expired.`, { documentId }),
+  payloadTooLarge: (limit: number, what = 'body') =>
+    new ProblemError(413, 'document_too_large', 'Document too large', `The ${what} exceeds the limit of ${limit} bytes.`, { maxBytes: limit }),
+  internal: () => new ProblemError(500, 'internal_error', 'Internal server error', 'The request could not be completed; it has been logged.'),
+  unavailable: (detail: string, extras: ProblemExtras = {}) =>
+    new ProblemError(503, 'service_unavailable', 'Service unavailable', detail, extras, { 'Retry-After': '5' }),
+};

@@ -1,0 +1,82 @@
+// Route definitions: one object per endpoint carries its schemas (used both to validate
+// requests and to generate the OpenAPI document) and its handler.
+import type { Readable } from 'node:stream';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { BodyStream } from './body.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call: nobody needs a token for 'public'; 'bearer' requires an API access token. */
+export type AuthKind = 'public' | 'bearer';
+
+export interface Principal {
+  tenantId: string;
+  appId: string;
+  clientId: string;
+  licenseRegionCode: string;
+  dbCode: string;
+  allowedDomains: string[];
+  entitlements: {
+    maxDocumentUnitsPerMonth: number;
+    advancedPdfExtraction: boolean;
+    ocrPdfExtraction: boolean;
+  } | null;
+  /** Token expiry, epoch seconds. */
+  exp: number;
+}
+
+export interface RequestContext<Q = Record<string, unknown>, B = unknown> {
+  method: string;
+  path: string;
+  query: Q;
+  /** Query as sent, for routes that need the raw values. */
+  rawQuery: URLSearchParams;
+  params: Record<string, string>;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  remoteAddress: string;
+  requestId: string;
+  /** Parsed JSON or form body, when the route declares one. */
+  body: B;
+  /** The raw body, for routes that declare `body: { kind: 'raw' }`. */
+  bodyStream: BodyStream | null;
+  principal: Principal | null;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export type Reply =
+  | { status: number; headers?: Record<string, string>; json: unknown; contentType?: string }
+  | { status: number; headers?: Record<string, string>; stream: Readable; contentType: string; length?: number }
+  | { status: number; headers?: Record<string, string>; text: string; contentType: string }
+  | { status: number; headers?: Record<string, string>; empty: true };
+
+export interface ResponseDoc {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: TSchema }>;
+}
+
+export type BodySpec =
+  | { kind: 'json'; schema: TSchema; maxBytes?: number }
+  | { kind: 'form'; schema: TObject; maxBytes?: number }
+  | { kind: 'raw'; description: string; contentTypes?: string[] };
+
+export interface RouteDef<Q = any, B = any> {
+  method: HttpMethod;
+  /** Path with :params, e.g. /api/v1/documents/:documentId/status */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthKind;
+  /** Which server serves it in OpenAPI: the API ({base_url}) or the token host ({auth_url}). */
+  server?: 'api' | 'auth';
+  params?: TObject;
+  query?: TObject;
+  body?: BodySpec;
+  responses: Record<number, ResponseDoc>;
+  handler: (ctx: RequestContext<Q, B>) => Promise<Reply>;
+}

@@ -1,0 +1,115 @@
+// The `docparse` command: `serve` runs a node (all roles, or --role api|worker|auth);
+// `admin …` manages tenants, apps, plans and signing keys against the control plane.
+import { parseArgs } from 'node:util';
+import fs from 'node:fs/promises';
+import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
+import { startNode, resolveMasterKey, VERSION } from './node.js';
+import { openControlPlaneStore } from './tenancy/sql-store.js';
+import { adminUsage, runAdmin } from './cli/admin.js';
+import { Sealer } from './crypto/sealed.js';
+import { KeyRing } from './identity/keyring.js';
+import { rotateSigningKey, listSigningKeys } from './identity/admin-keys.js';
+import { createLogger } from './log.js';
+
+const USAGE = `docparse ${VERSION}
+
+Usage:
+  docparse serve [--role api|worker|auth ...]   run a node (all roles by default)
+  docparse admin <command> ...                  manage tenants, apps, plans, usage
+  docparse admin keys rotate|list               rotate or list token signing keys
+  docparse --version
+
+Configuration comes from environment variables (see README: Configuration).`;
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  if (command === '--version') {
+    console.log(VERSION);
+    return;
+  }
+  try {
+    if (command === 'serve') return await serve(rest);
+    if (command === 'admin') {
+      process.exitCode = await admin(rest);
+      return;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  console.error(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+  process.exitCode = 2;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', multiple: true } }, strict: true });
+  const roles = (values.role ?? []).flatMap((r) => r.split(','));
+  for (const r of roles) if (!ALL_ROLES.includes(r as Role)) throw new ConfigError([`--role ${r} is not one of ${ALL_ROLES.join(', ')}`]);
+  const config = loadConfig(process.env, roles.length ? (roles as Role[]) : ALL_ROLES);
+  const node = await startNode(config);
+  if (node.demoCredentials) {
+    // Printed once, on the start that created the demo app; only its hash is stored.
+    console.log(
+      [
+        '',
+        'Demo workspace created. Store these credentials now: the secret will not be shown again.',
+        `  client_id:     ${node.demoCredentials.clientId}`,
+        `  client_secret: ${node.demoCredentials.clientSecret}`,
+        `  token:         curl -s -X POST ${config.authUrl}/connect/token -d grant_type=client_credentials -d scope=Service.API -d client_id=${node.demoCredentials.clientId} -d client_secret=...`,
+        '',
+      ].join('\n'),
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    node.logger.info({ signal }, 'shutting down: draining in-flight work');
+    node.close().then(
+      () => process.exit(0),
+      (err) => {
+        node.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function admin(args: string[]): Promise<number> {
+  const config = loadConfig(process.env);
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const store = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+  try {
+    if (args[0] === 'keys') {
+      const keyring = new KeyRing({ store, sealer: new Sealer(await resolveMasterKey(config)), logger: createLogger('warn') });
+      await keyring.init();
+      if (args[1] === 'rotate') {
+        const r = await rotateSigningKey(keyring);
+        console.log(JSON.stringify(r));
+        return 0;
+      }
+      if (args[1] === 'list') {
+        for (const k of await listSigningKeys(keyring)) console.log(JSON.stringify(k));
+        return 0;
+      }
+      console.error('usage: docparse admin keys rotate|list');
+      return 2;
+    }
+    if (args.length === 0) {
+      console.log(adminUsage().join('\n'));
+      return 2;
+    }
+    return await runAdmin(args, store, (line) => console.log(line));
+  } finally {
+    await store.close();
+  }
+}

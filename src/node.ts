@@ -1,0 +1,176 @@
+// Wires one node: control plane, job backend, blob store, identity, HTTP front, worker pool
+// and loop, retention. Roles decide which parts run; `serve` runs all of them.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createLogger } from './log.js';
+import { Sealer } from './crypto/sealed.js';
+import { openControlPlaneStore } from './tenancy/sql-store.js';
+import { seedDemoWorkspace } from './tenancy/demo.js';
+import type { ControlPlaneStore } from './tenancy/types.js';
+import { openJobBackend, type JobBackend } from './jobs/open.js';
+import { recoverUnfinished } from './jobs/embedded-queue.js';
+import { DiskBlobStore } from './storage/disk-blob-store.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { createIdentity, type Identity } from './identity/index.js';
+import { HttpServer } from './http/server.js';
+import { buildOpenApi } from './http/openapi.js';
+import { healthRoutes, type ReadinessCheck } from './api/health.js';
+import { documentRoutes } from './api/documents.js';
+import { LimitsCache } from './api/limits.js';
+import { ArtifactSchema } from './api/schemas.js';
+import { ParsePool } from './pipeline/pool.js';
+import { WorkerLoop } from './pipeline/worker-loop.js';
+import { RetentionSweeper } from './pipeline/retention.js';
+
+const require = createRequire(import.meta.url);
+export const VERSION: string = (require('../package.json') as { version: string }).version;
+
+export interface RunningNode {
+  config: Config;
+  port: number;
+  logger: Logger;
+  controlPlane: ControlPlaneStore;
+  jobs: JobBackend;
+  blobs: BlobStore;
+  identity: Identity;
+  http: HttpServer;
+  pool: ParsePool | null;
+  retention: RetentionSweeper;
+  /** Credentials of the demo app when this start created it (shown once). */
+  demoCredentials: { clientId: string; clientSecret: string } | null;
+  /** Graceful stop: stop accepting, finish in-flight requests and jobs, close stores. */
+  close(): Promise<void>;
+}
+
+/** The master key: configured, or generated once into the data dir for the embedded default. */
+export async function resolveMasterKey(config: Config): Promise<string> {
+  if (config.masterKey) return config.masterKey;
+  const file = path.join(config.dataDir, 'master.key');
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const key = randomBytes(32).toString('base64url');
+  await fs.writeFile(file, key + '\n', { mode: 0o600, flag: 'wx' }).catch(async (err) => {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  });
+  return (await fs.readFile(file, 'utf8')).trim();
+}
+
+export async function startNode(config: Config, opts: { logger?: Logger; redisPrefix?: string } = {}): Promise<RunningNode> {
+  const logger = opts.logger ?? createLogger(config.logLevel, { nodeId: config.nodeId });
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const sealer = new Sealer(await resolveMasterKey(config));
+  const controlPlane = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+
+  let demoCredentials: RunningNode['demoCredentials'] = null;
+  if (config.seedDemo) {
+    const seeded = await seedDemoWorkspace(controlPlane, {
+      region: config.region,
+      clientId: config.demoClientId ?? undefined,
+      clientSecret: config.demoClientSecret ?? undefined,
+      allowedDomains: [`localhost:${config.port}`, `127.0.0.1:${config.port}`],
+    });
+    if (seeded.created && seeded.clientSecret) demoCredentials = { clientId: seeded.clientId, clientSecret: seeded.clientSecret };
+  }
+
+  const jobs = await openJobBackend({
+    redisUrl: config.redisUrl ?? undefined,
+    dataDir: config.dataDir,
+    prefix: opts.redisPrefix,
+    log: logger,
+  });
+  const blobs = new DiskBlobStore(path.join(config.dataDir, 'blobs'));
+  const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
+  const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
+
+  const has = (r: string) => config.roles.includes(r as never);
+  const pool = has('worker')
+    ? new ParsePool({ threads: config.workerThreads, taskTimeoutMs: config.taskTimeoutSeconds * 1000, maxHeapMb: config.workerMaxHeapMb })
+    : null;
+
+  const checks: ReadinessCheck[] = [
+    { name: 'controlPlane', check: () => controlPlane.ping() },
+    { name: 'jobStore', check: () => jobs.store.ping() },
+    { name: 'blobStore', check: () => blobs.ping() },
+  ];
+  if (has('auth')) checks.push({ name: 'signingKeys', check: () => identity.ready() });
+  if (pool) checks.push({ name: 'workerPool', check: async () => { if (!pool.ready()) throw new Error('no worker thread is up'); } });
+
+  let openapiDoc: Record<string, unknown> | null = null;
+  const health = healthRoutes({
+    nodeId: config.nodeId,
+    region: config.region,
+    roles: config.roles,
+    version: VERSION,
+    checks,
+    activeRequests: () => http.activeRequests,
+    accepting: () => http.accepting,
+    poolStats: () => pool?.stats() ?? null,
+    queueDepth: () => jobs.queue.depth(),
+    openapi: () =>
+      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: { Artifact: ArtifactSchema } })),
+  });
+  for (const r of health.routes) http.add(r);
+  if (has('auth')) for (const r of identity.routes) http.add(r);
+  if (has('api')) {
+    const routes = documentRoutes({
+      jobs: jobs.store,
+      queue: jobs.queue,
+      blobs,
+      counters: jobs.counters,
+      limits: new LimitsCache(controlPlane),
+      controlPlane,
+      retentionSeconds: config.retentionSeconds,
+      directUploadMaxBytes: config.directUploadMaxBytes,
+      logger,
+    });
+    for (const r of routes) http.add(r);
+  }
+
+  const retention = new RetentionSweeper(jobs.store, blobs, logger, Math.min(60_000, Math.max(1000, (config.retentionSeconds * 1000) / 4)));
+  if (pool) {
+    const loop = new WorkerLoop({
+      store: jobs.store,
+      queue: jobs.queue,
+      blobs,
+      pool,
+      controlPlane,
+      logger,
+      maxAttempts: config.maxAttempts,
+      lightConcurrency: config.workerThreads,
+      heavyConcurrency: config.heavySlots,
+      scratchDir: path.join(config.dataDir, 'work'),
+    });
+    loop.start();
+    if (jobs.kind === 'embedded') {
+      const n = await recoverUnfinished(jobs.store, jobs.queue);
+      if (n) logger.info({ jobs: n }, 'resumed unfinished jobs after restart');
+    }
+    retention.start();
+  }
+
+  const port = await http.listen(config.host, config.port);
+  logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind }, 'docparse listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    config, port, logger, controlPlane, jobs, blobs, identity, http, pool, retention, demoCredentials,
+    close: () =>
+      (closing ??= (async () => {
+        const graceMs = config.shutdownGraceSeconds * 1000;
+        await http.drain(graceMs);
+        await retention.stop();
+        await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+        await pool?.close();
+        health.stop();
+        await controlPlane.close();
+        logger.info('docparse stopped');
+      })()),
+  };
+}

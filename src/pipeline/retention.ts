@@ -1,0 +1,51 @@
+// Retention: jobs past expiresAt lose their record and every blob (upload, artifact).
+import type { Logger } from 'pino';
+import type { BlobStore } from '../storage/blob-store.js';
+import { jobPrefix } from '../storage/blob-store.js';
+import type { JobStore } from '../jobs/types.js';
+
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    private readonly jobs: JobStore,
+    private readonly blobs: BlobStore,
+    private readonly logger: Logger,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweep().catch((err) => this.logger.error({ err }, 'retention sweep failed')), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Deletes everything expired now; returns how many jobs were removed. */
+  sweep(now = new Date()): Promise<number> {
+    this.running ??= (async () => {
+      let removed = 0;
+      try {
+        for (;;) {
+          const batch = await this.jobs.listExpired(now, 200);
+          if (!batch.length) break;
+          for (const job of batch) {
+            await this.blobs.deletePrefix(jobPrefix(job.tenantId, job.documentId, job.generation));
+            await this.jobs.delete(job.tenantId, job.documentId);
+            removed++;
+          }
+          if (batch.length < 200) break;
+        }
+        if (removed) this.logger.info({ removed }, 'retention sweep removed expired jobs');
+        return removed;
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

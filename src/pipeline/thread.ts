@@ -1,0 +1,69 @@
+// Worker-thread entry (run by Piscina). Loads the family's parser once per thread, runs it
+// on the upload, and writes the whole artifact as a stream.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { JsonWriter } from './json-writer.js';
+import { FORMATS } from '../formats/registry.js';
+import { ExtractionError, type FormatParser } from '../formats/types.js';
+import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
+
+const parsers = new Map<string, Promise<FormatParser>>();
+
+function parserFor(format: string): Promise<FormatParser> {
+  let p = parsers.get(format);
+  if (!p) {
+    const info = FORMATS[format];
+    if (!info?.load) return Promise.reject(new ExtractionError(`no parser for format ${format}`));
+    p = info.load();
+    parsers.set(format, p);
+  }
+  return p;
+}
+
+export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
+  const out = createWriteStream(task.artifactPath);
+  try {
+    await once(out, 'open');
+    const parse = await parserFor(task.format);
+    const w = new JsonWriter(out);
+    w.beginObject()
+      .field('schema_version', SCHEMA_VERSION)
+      .field('documentId', task.documentId)
+      .field('fileName', task.fileName)
+      .field('customMetadata', task.customMetadata ?? {})
+      .key('content');
+    const outcome = await parse(
+      {
+        filePath: task.inputPath,
+        fileName: task.fileName,
+        format: task.format,
+        options: task.options,
+        tempDir: task.tempDir,
+        progress: () => {},
+      },
+      w,
+    );
+    w.field('document_format', outcome.documentFormat)
+      .field('documentUnits', outcome.documentUnits)
+      .field('metadata', outcome.metadata)
+      .field('warnings', outcome.warnings)
+      .endObject();
+    await w.finish();
+    out.end();
+    await once(out, 'finish');
+    return {
+      ok: true,
+      documentFormat: outcome.documentFormat,
+      documentUnits: outcome.documentUnits,
+      artifactBytes: w.bytesWritten,
+      warnings: outcome.warnings.length,
+    };
+  } catch (err) {
+    out.destroy();
+    if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient };
+    const e = err as NodeJS.ErrnoException;
+    // Running out of disk or file handles is the machine's trouble, not the document's.
+    const transient = e?.code === 'ENOSPC' || e?.code === 'EMFILE' || e?.code === 'EAGAIN';
+    return { ok: false, code: 'extraction_failed', message: `parser error: ${e?.message ?? String(err)}`, transient };
+  }
+}

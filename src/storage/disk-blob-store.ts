@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
+
+export class DiskBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private resolve(key: string): string {
+    const full = path.resolve(this.root, key);
+    if (!full.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`blob key escapes the store: ${key}`);
+    return full;
+  }
+
+  async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
+    const final = this.resolve(key);
+    await fs.mkdir(path.dirname(final), { recursive: true });
+    const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
+    const out = createWriteStream(partial, { flags: 'wx' });
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      await once(out, 'open');
+      for await (const chunk of source) {
+        bytes += chunk.length;
+        if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
+        hash.update(chunk);
+        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'error').then(([e]) => Promise.reject(e))]);
+      }
+      out.end();
+      await once(out, 'finish');
+      await fs.rename(partial, final);
+      return { bytes, sha256: hash.digest('hex') };
+    } catch (err) {
+      out.destroy();
+      await fs.rm(partial, { force: true });
+      throw err;
+    }
+  }
+
+  async putFile(key: string, localPath: string): Promise<number> {
+    const final = this.resolve(key);
+    await fs.mkdir(path.dirname(final), { recursive: true });
+    try {
+      await fs.rename(localPath, final);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      await fs.copyFile(localPath, final);
+      await fs.rm(localPath, { force: true });
+    }
+    return (await fs.stat(final)).size;
+  }
+
+  async read(key: string) {
+    const file = this.resolve(key);
+    try {
+      const st = await fs.stat(file);
+      return { stream: createReadStream(file, { highWaterMark: 256 * 1024 }), size: st.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async localPath(key: string) {
+    const file = this.resolve(key);
+    await fs.access(file);
+    return { path: file, release: async () => {} };
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.resolve(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await fs.rm(this.resolve(prefix), { recursive: true, force: true });
+    // Remove now-empty parent folders up to the root so the tree does not grow forever.
+    let dir = path.dirname(this.resolve(prefix));
+    const root = path.resolve(this.root);
+    while (dir.startsWith(root + path.sep)) {
+      try {
+        await fs.rmdir(dir);
+      } catch {
+        break;
+      }
+      dir = path.dirname(dir);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    await fs.access(this.root, fs.constants.W_OK);
+  }
+}
