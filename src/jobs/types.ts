@@ -104,8 +104,12 @@ export interface JobStore {
     to: JobStateInt,
     patch?: Partial<Pick<JobRecord, 'startedAt' | 'completedAt' | 'error' | 'artifactKey' | 'artifactBytes' | 'documentUnits' | 'attempts'>>,
   ): Promise<JobRecord | null>;
-  /** Removes the record (retention sweep, overwrite). */
-  delete(tenantId: string, documentId: string): Promise<void>;
+  /**
+   * Removes the record (retention sweep, overwrite). With `generation`, removes it only if
+   * that generation is still the stored one, so a sweep never deletes a newer upload that
+   * replaced the expired record it listed.
+   */
+  delete(tenantId: string, documentId: string, generation?: string): Promise<void>;
   /** Jobs whose expiresAt is before now, for the retention sweep to delete with their blobs. */
   listExpired(now: Date, limit: number): Promise<JobRecord[]>;
   /** Unfinished jobs of an app (states 0–7), for the per-plan concurrency limit. */

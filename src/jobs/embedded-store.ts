@@ -1,0 +1,245 @@
+// In-process JobStore for the embedded deployment. Records live in a Map; every change is
+// written durably to `${dataDir}/jobs/<sha256(key)>.json` (temp file + fsync + atomic
+// rename) before the call resolves, and the directory is loaded on open, so a restart
+// loses no accepted job.
+
+import { createHash } from 'node:crypto';
+import { mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+import { assertTransition, isUnfinished } from './transitions.js';
+import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
+import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, recordKey, type JobLogger } from './support.js';
+
+export interface EmbeddedJobStoreOptions {
+  dataDir: string;
+  /** fsync files and the directory on each write (default true). */
+  fsync?: boolean;
+  log?: JobLogger;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+type TransitionPatch = Parameters<JobStore['transition']>[2];
+
+export class EmbeddedJobStore implements JobStore {
+  private readonly records = new Map<string, JobRecord>();
+  /** appId → record keys of unfinished jobs. */
+  private readonly unfinishedByApp = new Map<string, Set<string>>();
+  /** Per-key write chain: file writes for one key land in call order. */
+  private readonly writes = new Map<string, Promise<void>>();
+  private readonly dir: string;
+  private readonly fsync: boolean;
+  private readonly log: JobLogger;
+  private readonly now: () => number;
+  private tmpCounter = 0;
+  private closed = false;
+
+  private constructor(opts: EmbeddedJobStoreOptions) {
+    this.dir = path.join(opts.dataDir, 'jobs');
+    this.fsync = opts.fsync ?? true;
+    this.log = opts.log ?? consoleLogger;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Opens (creating if needed) `${dataDir}/jobs` and loads every stored record. */
+  static async open(opts: EmbeddedJobStoreOptions): Promise<EmbeddedJobStore> {
+    const store = new EmbeddedJobStore(opts);
+    await store.load();
+    return store;
+  }
+
+  private async load(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    for (const name of await readdir(this.dir)) {
+      const file = path.join(this.dir, name);
+      if (name.endsWith('.tmp')) {
+        // A write interrupted before its rename: the previous file (if any) is intact.
+        await unlink(file).catch(() => undefined);
+        continue;
+      }
+      if (!name.endsWith('.json')) continue;
+      try {
+        const job = JSON.parse(await readFile(file, 'utf8')) as JobRecord;
+        const key = recordKey(job.tenantId, job.documentId);
+        if (this.fileName(key) !== name) throw new Error('file name does not match record');
+        this.setInMemory(key, job);
+      } catch (err) {
+        this.log.error({ file, err: String(err) }, 'jobs: skipping unreadable job file');
+      }
+    }
+  }
+
+  private fileName(key: string): string {
+    return createHash('sha256').update(key).digest('hex') + '.json';
+  }
+
+  private setInMemory(key: string, job: JobRecord): void {
+    const prev = this.records.get(key);
+    if (prev) this.unfinishedByApp.get(prev.appId)?.delete(key);
+    this.records.set(key, job);
+    if (isUnfinished(job.statusInt)) {
+      let set = this.unfinishedByApp.get(job.appId);
+      if (!set) this.unfinishedByApp.set(job.appId, (set = new Set()));
+      set.add(key);
+    }
+  }
+
+  private deleteInMemory(key: string): void {
+    const prev = this.records.get(key);
+    if (!prev) return;
+    this.unfinishedByApp.get(prev.appId)?.delete(key);
+    this.records.delete(key);
+  }
+
+  /** Queues a durable write (job) or removal (null) of one key's file, in call order. */
+  private persist(key: string, job: JobRecord | null): Promise<void> {
+    const body = job ? JSON.stringify(job) : null;
+    const prev = this.writes.get(key) ?? Promise.resolve();
+    const next = prev.then(() => this.writeFile(key, body));
+    const tracked = next.catch(() => undefined);
+    this.writes.set(key, tracked);
+    void tracked.then(() => {
+      if (this.writes.get(key) === tracked) this.writes.delete(key);
+    });
+    return next;
+  }
+
+  private async writeFile(key: string, body: string | null): Promise<void> {
+    const file = path.join(this.dir, this.fileName(key));
+    if (body === null) {
+      await unlink(file).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      return;
+    }
+    const tmp = `${file}.${process.pid}.${++this.tmpCounter}.tmp`;
+    const fh = await openFile(tmp, 'w');
+    try {
+      await fh.writeFile(body, 'utf8');
+      if (this.fsync) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    if (this.fsync) await this.syncDir();
+  }
+
+  private async syncDir(): Promise<void> {
+    // Makes the rename itself durable. Not supported on every platform: best effort.
+    try {
+      const dh = await openFile(this.dir, 'r');
+      try {
+        await dh.sync();
+      } finally {
+        await dh.close();
+      }
+    } catch {
+      /* ignore */
+    }
+  }
+
+  private visible(key: string): JobRecord | null {
+    const job = this.records.get(key);
+    if (!job || expiresAtMs(job) < this.now()) return null;
+    return job;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('job store is closed');
+  }
+
+  async put(job: JobRecord): Promise<JobRecord | null> {
+    this.assertOpen();
+    expiresAtMs(job); // validates
+    const key = recordKey(job.tenantId, job.documentId);
+    const prev = this.records.get(key) ?? null;
+    const copy = cloneRecord(job);
+    this.setInMemory(key, copy);
+    await this.persist(key, copy);
+    return prev ? cloneRecord(prev) : null;
+  }
+
+  async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
+    const job = this.visible(recordKey(tenantId, documentId));
+    return job ? cloneRecord(job) : null;
+  }
+
+  async getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]> {
+    return documentIds.map((id) => {
+      const job = this.visible(recordKey(tenantId, id));
+      return job ? cloneRecord(job) : null;
+    });
+  }
+
+  async transition(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    to: JobStateInt,
+    patch?: TransitionPatch,
+  ): Promise<JobRecord | null> {
+    this.assertOpen();
+    const key = recordKey(ref.tenantId, ref.documentId);
+    const cur = this.visible(key);
+    if (!cur || cur.generation !== ref.generation) return null;
+    assertTransition(cur.statusInt, to);
+    const next: JobRecord = {
+      ...cur,
+      ...checkedPatch(patch),
+      statusInt: to,
+      updatedAt: new Date(this.now()).toISOString(),
+    };
+    this.setInMemory(key, next);
+    await this.persist(key, next);
+    return cloneRecord(next);
+  }
+
+  async delete(tenantId: string, documentId: string, generation?: string): Promise<void> {
+    this.assertOpen();
+    const key = recordKey(tenantId, documentId);
+    const cur = this.records.get(key);
+    if (!cur) return;
+    if (generation !== undefined && cur.generation !== generation) return;
+    this.deleteInMemory(key);
+    await this.persist(key, null);
+  }
+
+  async listExpired(now: Date, limit: number): Promise<JobRecord[]> {
+    const t = now.getTime();
+    const expired: { at: number; job: JobRecord }[] = [];
+    for (const job of this.records.values()) {
+      const at = expiresAtMs(job);
+      if (at < t) expired.push({ at, job });
+    }
+    expired.sort((a, b) => a.at - b.at);
+    return expired.slice(0, Math.max(0, limit)).map((e) => cloneRecord(e.job));
+  }
+
+  async countUnfinished(appId: string): Promise<number> {
+    const keys = this.unfinishedByApp.get(appId);
+    if (!keys) return 0;
+    let n = 0;
+    for (const key of keys) if (this.visible(key)) n++;
+    return n;
+  }
+
+  async listUnfinished(): Promise<JobRecord[]> {
+    const out: JobRecord[] = [];
+    for (const keys of this.unfinishedByApp.values()) {
+      for (const key of keys) {
+        const job = this.visible(key);
+        if (job) out.push(cloneRecord(job));
+      }
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
+  /** Waits for pending file writes; further changes are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.writes.values()]);
+  }
+}

@@ -1,0 +1,78 @@
+// Chooses the job backend: Redis (BullMQ) when a Redis URL is configured, else the embedded
+// in-process implementation persisted under dataDir. The embedded backend's queue is not
+// persistent: the caller runs recoverUnfinished(store, queue) at boot (kind === 'embedded').
+
+import { EmbeddedRateCounters } from './embedded-counters.js';
+import { EmbeddedJobQueue } from './embedded-queue.js';
+import { EmbeddedJobStore } from './embedded-store.js';
+import { RedisRateCounters } from './redis-counters.js';
+import { RedisJobQueue } from './redis-queue.js';
+import { RedisJobStore } from './redis-store.js';
+import type { JobLogger } from './support.js';
+import type { JobQueue, JobStore, RateCounters } from './types.js';
+
+export interface OpenJobBackendOptions {
+  redisUrl?: string;
+  dataDir: string;
+  /** Key namespace in Redis (default 'docparse'). */
+  prefix?: string;
+  log?: JobLogger;
+  /** Redis only: stalled-delivery check interval and lock duration (ms). */
+  stalledIntervalMs?: number;
+  lockDurationMs?: number;
+  /** Redis only: how long an expired record stays readable by the sweeper (ms, default 24 h). */
+  expiredGraceMs?: number;
+}
+
+export interface JobBackend {
+  store: JobStore;
+  queue: JobQueue;
+  counters: RateCounters;
+  kind: 'redis' | 'embedded';
+  /** Closes the queue first (waiting for running handlers), then the store and counters. */
+  close(): Promise<void>;
+}
+
+export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBackend> {
+  if (opts.redisUrl) {
+    const prefix = opts.prefix ?? 'docparse';
+    const store = new RedisJobStore({ url: opts.redisUrl, prefix, expiredGraceMs: opts.expiredGraceMs });
+    const counters = new RedisRateCounters({ url: opts.redisUrl, prefix });
+    const queue = new RedisJobQueue({
+      url: opts.redisUrl,
+      prefix,
+      log: opts.log,
+      stalledIntervalMs: opts.stalledIntervalMs,
+      lockDurationMs: opts.lockDurationMs,
+    });
+    try {
+      await store.ping();
+    } catch (err) {
+      await Promise.allSettled([queue.close(), store.close(), counters.close()]);
+      throw err;
+    }
+    return {
+      store,
+      queue,
+      counters,
+      kind: 'redis',
+      close: async () => {
+        await queue.close();
+        await Promise.all([store.close(), counters.close()]);
+      },
+    };
+  }
+  const store = await EmbeddedJobStore.open({ dataDir: opts.dataDir, log: opts.log });
+  const queue = new EmbeddedJobQueue({ log: opts.log });
+  const counters = new EmbeddedRateCounters();
+  return {
+    store,
+    queue,
+    counters,
+    kind: 'embedded',
+    close: async () => {
+      await queue.close();
+      await Promise.all([store.close(), counters.close()]);
+    },
+  };
+}

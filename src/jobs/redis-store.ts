@@ -1,0 +1,289 @@
+// JobStore on Redis, shared by every node.
+//
+// Key layout (P = options.prefix):
+//   P:jobs:rec:<recordKey>         hash, one per (tenantId, documentId):
+//                                    r  JSON of the record as put
+//                                    g  generation        s  statusInt      u  updatedAt
+//                                    e  expiresAt (ms)    ak name of the app's unfinished zset
+//                                    p:<field>  JSON of a field set by transition() (overrides r)
+//                                  PEXPIREAT = expiresAt + expiredGraceMs (default 24 h).
+//   P:jobs:exp                     zset recordKey → expiresAt ms: the retention sweep's index.
+//   P:jobs:unf                     zset recordKey → expiresAt ms, states 0–7, every app.
+//   P:jobs:unf:app:<b64u(appId)>   zset recordKey → expiresAt ms, states 0–7, one app.
+// recordKey = base64url(tenantId) "." base64url(documentId).
+//
+// TTL vs sweeper: a record is invisible from expiresAt on (get() checks it), but its hash
+// lives `expiredGraceMs` longer, so the sweeper (listExpired → delete blobs → delete) still
+// finds the full record, with uploadKey/artifactKey/storageConfigId, as long as it runs at
+// least once per grace period. The hash TTL is only the backstop against leaking Redis
+// memory when no sweeper runs at all; blobs of records dropped that way are left to the
+// blob store's lifecycle rule. Index members whose hash is gone are pruned on read.
+//
+// put/transition/delete are Lua scripts, so the generation check, the legality check and the
+// write are one atomic step across nodes. Scripts touch the app zset named in the hash (`ak`),
+// so this layout targets standalone/Sentinel Redis, not Redis Cluster.
+
+import { Redis } from 'ioredis';
+
+import { IllegalTransitionError, isTerminal, isUnfinished, legalSources } from './transitions.js';
+import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
+import { b64u, checkedPatch, expiresAtMs, recordKey } from './support.js';
+
+export interface RedisJobStoreOptions {
+  url: string;
+  /** Namespace for every key, e.g. 'docparse'. */
+  prefix: string;
+  /** How long a record's hash outlives its expiresAt, for the sweeper (default 24 h). */
+  expiredGraceMs?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+type TransitionPatch = Parameters<JobStore['transition']>[2];
+
+const PUT_LUA = `
+local prev = redis.call('HGETALL', KEYS[1])
+if #prev > 0 then
+  local oldAk = redis.call('HGET', KEYS[1], 'ak')
+  if oldAk then redis.call('ZREM', oldAk, ARGV[1]) end
+  redis.call('DEL', KEYS[1])
+end
+redis.call('HSET', KEYS[1], 'r', ARGV[2], 'g', ARGV[3], 's', ARGV[4], 'u', ARGV[5], 'e', ARGV[6], 'ak', KEYS[4])
+redis.call('PEXPIREAT', KEYS[1], ARGV[7])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+if ARGV[8] == '1' then
+  redis.call('ZADD', KEYS[3], ARGV[6], ARGV[1])
+  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
+else
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[4], ARGV[1])
+end
+return prev
+`;
+
+// ARGV: member, generation, to, ",legal,sources,", nowMs, updatedAt, terminal, field, value...
+const TRANSITION_LUA = `
+local v = redis.call('HMGET', KEYS[1], 'g', 's', 'e', 'ak')
+if not v[1] or v[1] ~= ARGV[2] or tonumber(v[3]) < tonumber(ARGV[5]) then return false end
+if not string.find(ARGV[4], ',' .. v[2] .. ',', 1, true) then
+  return redis.error_reply('ILLEGAL_TRANSITION ' .. v[2])
+end
+redis.call('HSET', KEYS[1], 's', ARGV[3], 'u', ARGV[6])
+for i = 8, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[7] == '1' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  if v[4] then redis.call('ZREM', v[4], ARGV[1]) end
+end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+// ARGV: member, generation ('' = any)
+const DELETE_LUA = `
+local v = redis.call('HMGET', KEYS[1], 'g', 'ak')
+if not v[1] then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return 0
+end
+if ARGV[2] ~= '' and v[1] ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+if v[2] then redis.call('ZREM', v[2], ARGV[1]) end
+return 1
+`;
+
+interface Scripts {
+  jobPut(...args: (string | number)[]): Promise<string[]>;
+  jobTransition(...args: (string | number)[]): Promise<string[] | null>;
+  jobDelete(...args: (string | number)[]): Promise<number>;
+}
+
+function pairsToObject(flat: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]] = flat[i + 1];
+  return out;
+}
+
+function decode(h: Record<string, string> | null | undefined): JobRecord | null {
+  if (!h || h.r === undefined) return null;
+  const rec = JSON.parse(h.r) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(h)) {
+    if (field.startsWith('p:')) rec[field.slice(2)] = JSON.parse(value);
+  }
+  rec.statusInt = Number(h.s);
+  rec.updatedAt = h.u;
+  return rec as unknown as JobRecord;
+}
+
+export class RedisJobStore implements JobStore {
+  readonly redis: Redis;
+  private readonly scripts: Scripts;
+  private readonly p: string;
+  private readonly graceMs: number;
+  private readonly now: () => number;
+
+  constructor(opts: RedisJobStoreOptions) {
+    if (!opts.prefix) throw new Error('RedisJobStore: prefix is required');
+    this.p = `${opts.prefix}:jobs`;
+    this.graceMs = opts.expiredGraceMs ?? 24 * 3600_000;
+    this.now = opts.now ?? Date.now;
+    this.redis = new Redis(opts.url, { lazyConnect: false });
+    this.redis.defineCommand('jobPut', { numberOfKeys: 4, lua: PUT_LUA });
+    this.redis.defineCommand('jobTransition', { numberOfKeys: 2, lua: TRANSITION_LUA });
+    this.redis.defineCommand('jobDelete', { numberOfKeys: 3, lua: DELETE_LUA });
+    this.scripts = this.redis as unknown as Scripts;
+  }
+
+  private recKey(member: string): string {
+    return `${this.p}:rec:${member}`;
+  }
+  private get expKey(): string {
+    return `${this.p}:exp`;
+  }
+  private get unfKey(): string {
+    return `${this.p}:unf`;
+  }
+  private appKey(appId: string): string {
+    return `${this.p}:unf:app:${b64u(appId)}`;
+  }
+
+  async put(job: JobRecord): Promise<JobRecord | null> {
+    const exp = expiresAtMs(job);
+    const member = recordKey(job.tenantId, job.documentId);
+    const prev = await this.scripts.jobPut(
+      this.recKey(member),
+      this.expKey,
+      this.unfKey,
+      this.appKey(job.appId),
+      member,
+      JSON.stringify(job),
+      job.generation,
+      job.statusInt,
+      job.updatedAt,
+      exp,
+      exp + this.graceMs,
+      isUnfinished(job.statusInt) ? '1' : '0',
+    );
+    return decode(pairsToObject(prev));
+  }
+
+  private visible(rec: JobRecord | null): JobRecord | null {
+    if (!rec || expiresAtMs(rec) < this.now()) return null;
+    return rec;
+  }
+
+  async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
+    const h = await this.redis.hgetall(this.recKey(recordKey(tenantId, documentId)));
+    return this.visible(decode(h));
+  }
+
+  async getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]> {
+    if (documentIds.length === 0) return [];
+    return this.visibleMany(documentIds.map((id) => recordKey(tenantId, id)));
+  }
+
+  private async visibleMany(members: string[]): Promise<(JobRecord | null)[]> {
+    const records = await this.fetchMany(members);
+    return records.map((r) => this.visible(r));
+  }
+
+  private async fetchMany(members: string[]): Promise<(JobRecord | null)[]> {
+    if (members.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const m of members) pipe.hgetall(this.recKey(m));
+    const results = (await pipe.exec()) ?? [];
+    return results.map(([err, h]) => {
+      if (err) throw err;
+      return decode(h as Record<string, string>);
+    });
+  }
+
+  async transition(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    to: JobStateInt,
+    patch?: TransitionPatch,
+  ): Promise<JobRecord | null> {
+    const sources = legalSources(to);
+    const member = recordKey(ref.tenantId, ref.documentId);
+    const fields: string[] = [];
+    for (const [k, v] of Object.entries(checkedPatch(patch))) fields.push(`p:${k}`, JSON.stringify(v));
+    const now = this.now();
+    try {
+      const res = await this.scripts.jobTransition(
+        this.recKey(member),
+        this.unfKey,
+        member,
+        ref.generation,
+        to,
+        `,${sources.join(',')},`,
+        now,
+        new Date(now).toISOString(),
+        isTerminal(to) ? '1' : '0',
+        ...fields,
+      );
+      return res ? decode(pairsToObject(res)) : null;
+    } catch (err) {
+      const m = /ILLEGAL_TRANSITION (\d+)/.exec(String((err as Error)?.message));
+      if (m) throw new IllegalTransitionError(Number(m[1]), to);
+      throw err;
+    }
+  }
+
+  async delete(tenantId: string, documentId: string, generation?: string): Promise<void> {
+    const member = recordKey(tenantId, documentId);
+    await this.scripts.jobDelete(this.recKey(member), this.expKey, this.unfKey, member, generation ?? '');
+  }
+
+  async listExpired(now: Date, limit: number): Promise<JobRecord[]> {
+    const out: JobRecord[] = [];
+    const t = now.getTime();
+    let offset = 0;
+    while (out.length < limit) {
+      const want = limit - out.length;
+      const members = await this.redis.zrangebyscore(this.expKey, '-inf', `(${t}`, 'LIMIT', offset, want);
+      if (members.length === 0) break;
+      const records = await this.fetchMany(members);
+      const dangling: string[] = [];
+      records.forEach((r, i) => {
+        if (r) out.push(r);
+        else dangling.push(members[i]);
+      });
+      // Hashes dropped by their TTL (no sweeper ran within the grace period): prune the index.
+      if (dangling.length > 0) await this.redis.zrem(this.expKey, ...dangling);
+      offset += members.length - dangling.length;
+      if (members.length < want) break;
+    }
+    return out;
+  }
+
+  async countUnfinished(appId: string): Promise<number> {
+    const key = this.appKey(appId);
+    const now = this.now();
+    const res = await this.redis
+      .multi()
+      .zremrangebyscore(key, '-inf', `(${now}`) // expired members: invisible, never counted again
+      .zcount(key, now, '+inf')
+      .exec();
+    const [err, n] = res?.[1] ?? [new Error('countUnfinished: transaction aborted'), 0];
+    if (err) throw err;
+    return Number(n);
+  }
+
+  async listUnfinished(): Promise<JobRecord[]> {
+    const now = this.now();
+    const members = await this.redis.zrangebyscore(this.unfKey, now, '+inf');
+    const records = await this.visibleMany(members);
+    return records
+      .filter((r): r is JobRecord => r !== null && isUnfinished(r.statusInt))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

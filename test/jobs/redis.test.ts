@@ -1,0 +1,195 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openJobBackend } from '../../src/jobs/open.js';
+import { RedisRateCounters } from '../../src/jobs/redis-counters.js';
+import { RedisJobQueue } from '../../src/jobs/redis-queue.js';
+import { RedisJobStore } from '../../src/jobs/redis-store.js';
+import { JobState, type Delivery, type JobRef } from '../../src/jobs/types.js';
+import { captureLog, jobBackendContract, makeJob, waitFor } from './contract.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUN_PREFIX = `test-jobs-${process.pid}-${randomUUID().slice(0, 8)}`;
+let seq = 0;
+const freshPrefix = () => `${RUN_PREFIX}:${++seq}`;
+
+const admin = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+
+async function deleteKeys(pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await admin.del(...keys);
+  } while (cursor !== '0');
+}
+
+beforeAll(async () => {
+  await admin.connect();
+  await admin.ping();
+});
+afterAll(async () => {
+  await deleteKeys(`${RUN_PREFIX}:*`);
+  await admin.quit();
+});
+
+const stores = new WeakMap<object, { prefix: string }>();
+
+jobBackendContract('redis', {
+  async open({ log }) {
+    const prefix = freshPrefix();
+    const store = new RedisJobStore({ url: REDIS_URL, prefix });
+    const queue = new RedisJobQueue({ url: REDIS_URL, prefix, log, stalledIntervalMs: 1000, lockDurationMs: 2000 });
+    const counters = new RedisRateCounters({ url: REDIS_URL, prefix });
+    const backend = {
+      store,
+      queue,
+      counters,
+      close: async () => {
+        await queue.close();
+        await store.close();
+        await counters.close();
+      },
+    };
+    stores.set(backend, { prefix });
+    return backend;
+  },
+  async openPeerStore(of) {
+    return new RedisJobStore({ url: REDIS_URL, prefix: stores.get(of)!.prefix });
+  },
+});
+
+describe('redis specifics', () => {
+  it('keys live under the prefix and a record hash outlives expiresAt only by the grace period', async () => {
+    const prefix = freshPrefix();
+    const store = new RedisJobStore({ url: REDIS_URL, prefix, expiredGraceMs: 60_000 });
+    try {
+      const job = makeJob({ expiresAt: new Date(Date.now() + 120_000).toISOString() });
+      await store.put(job);
+      const keys = await admin.keys(`${prefix}:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      const rec = keys.find((k) => k.startsWith(`${prefix}:jobs:rec:`))!;
+      const ttl = await admin.pttl(rec);
+      expect(ttl).toBeGreaterThan(120_000);
+      expect(ttl).toBeLessThanOrEqual(180_000);
+      expect(await admin.pttl(`${prefix}:jobs:exp`)).toBe(-1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('listExpired prunes index entries whose hash is gone and still returns up to limit', async () => {
+    const prefix = freshPrefix();
+    const store = new RedisJobStore({ url: REDIS_URL, prefix });
+    try {
+      const past = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const gone = makeJob({ expiresAt: past(5000) });
+      const kept = [makeJob({ expiresAt: past(4000) }), makeJob({ expiresAt: past(3000) })];
+      for (const j of [gone, ...kept]) await store.put(j);
+      const recKeys = await admin.keys(`${prefix}:jobs:rec:*`);
+      for (const k of recKeys) {
+        const h = await admin.hget(k, 'g');
+        if (h === gone.generation) await admin.del(k); // as if its TTL had fired
+      }
+      expect((await store.listExpired(new Date(), 2)).map((j) => j.documentId)).toEqual(kept.map((j) => j.documentId));
+      expect(await admin.zcard(`${prefix}:jobs:exp`)).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a delivery whose consumer process died is redelivered by stalled-job recovery', async () => {
+    const prefix = freshPrefix();
+    const dir = await buildChild();
+    const log = captureLog();
+    const queue = new RedisJobQueue({ url: REDIS_URL, prefix, log, stalledIntervalMs: 500, lockDurationMs: 1000 });
+    let child: ChildProcess | undefined;
+    try {
+      const ref: JobRef = { tenantId: 'tenant-s', documentId: 'doc:with:colons', generation: randomUUID(), lane: 'heavy' };
+      await queue.enqueue(ref);
+
+      child = spawn(process.execPath, [path.join(dir, 'child.mjs'), REDIS_URL, prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        let buf = '';
+        child!.stdout!.on('data', (c: Buffer) => {
+          buf += c.toString();
+          const i = buf.indexOf('\n');
+          if (i >= 0) resolve(buf.slice(0, i));
+        });
+        child!.on('exit', (code) => reject(new Error(`child exited ${code} before a delivery`)));
+        setTimeout(() => reject(new Error('child got no delivery')), 20_000);
+      });
+      const first = JSON.parse(firstLine) as Delivery;
+      expect(first).toEqual({ ref, attempt: 1 });
+      expect((await queue.depth()).active).toBe(1);
+
+      child.kill('SIGKILL');
+      await new Promise((r) => child!.once('exit', r));
+
+      const got: Delivery[] = [];
+      queue.consume('heavy', 1, async (d) => void got.push(d));
+      await waitFor(() => got.length >= 1, 30_000, 'redelivery after the consumer died');
+      expect(got[0]).toEqual({ ref, attempt: 2 });
+      expect(log.entries.some((e) => e.msg.includes('stalled'))).toBe(true);
+    } finally {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      await queue.close();
+    }
+  }, 60_000);
+
+  it('openJobBackend with a Redis URL opens the Redis backend', async () => {
+    const prefix = freshPrefix();
+    const backend = await openJobBackend({ redisUrl: REDIS_URL, dataDir: '/nonexistent', prefix });
+    try {
+      expect(backend.kind).toBe('redis');
+      const job = makeJob({ statusInt: JobState.Queued });
+      await backend.store.put(job);
+      expect(await backend.store.get(job.tenantId, job.documentId)).toEqual(job);
+      expect(await backend.counters.addToWindow('k', 2, 60)).toBe(2);
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
+/**
+ * Transpiles src/jobs to plain JS next to node_modules, plus a child entry that consumes the
+ * heavy lane with our RedisJobQueue, prints its delivery and hangs (until killed).
+ */
+async function buildChild(): Promise<string> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const srcDir = path.join(root, 'src/jobs');
+  const out = path.join(root, 'node_modules/.cache', `jobs-test-${process.pid}`);
+  await mkdir(out, { recursive: true });
+  await writeFile(path.join(out, 'package.json'), '{"type":"module"}');
+  for (const f of await readdir(srcDir)) {
+    if (!f.endsWith('.ts')) continue;
+    const js = ts.transpileModule(await readFile(path.join(srcDir, f), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+    }).outputText;
+    await writeFile(path.join(out, f.replace(/\.ts$/, '.js')), js);
+  }
+  await writeFile(
+    path.join(out, 'child.mjs'),
+    `import { RedisJobQueue } from './redis-queue.js';
+const [url, prefix] = process.argv.slice(2);
+const q = new RedisJobQueue({ url, prefix, stalledIntervalMs: 500, lockDurationMs: 1000 });
+q.consume('heavy', 1, async (d) => {
+  process.stdout.write(JSON.stringify(d) + '\\n');
+  await new Promise(() => {});
+});
+`,
+  );
+  afterAllCleanup.push(() => rm(out, { recursive: true, force: true }));
+  return out;
+}
+const afterAllCleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const f of afterAllCleanup) await f();
+});
