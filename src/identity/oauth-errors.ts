@@ -1,0 +1,39 @@
+// Token endpoint refusals: RFC 6749 §5.2 error responses ({"error","error_description"}),
+// not problem documents, so standard OAuth clients understand them.
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope';
+
+export class OAuthError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly error: OAuthErrorCode,
+    public readonly description: string,
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(`${error}: ${description}`);
+    this.name = 'OAuthError';
+  }
+
+  body(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.description };
+  }
+}
+
+export const oauthErrors = {
+  invalidRequest: (description: string) => new OAuthError(400, 'invalid_request', description),
+  invalidClient: (usedBasic: boolean, description = 'client authentication failed: unknown client_id or wrong client_secret') =>
+    new OAuthError(401, 'invalid_client', description, usedBasic ? { 'WWW-Authenticate': 'Basic realm="docparse", charset="UTF-8"' } : {}),
+  tooManyFailures: (retryAfterSeconds: number) =>
+    new OAuthError(429, 'invalid_client', `too many failed attempts; retry after ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) }),
+  unauthorizedClient: (reason: string) => new OAuthError(400, 'unauthorized_client', reason),
+  unsupportedGrantType: (grantType: string) =>
+    new OAuthError(400, 'unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use client_credentials`),
+  invalidScope: (scope: string, supported: string) =>
+    new OAuthError(400, 'invalid_scope', `scope ${JSON.stringify(scope)} is not available; the only scope is ${supported}`),
+};
