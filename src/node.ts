@@ -62,6 +62,17 @@ export async function resolveMasterKey(config: Config): Promise<string> {
   return (await fs.readFile(file, 'utf8')).trim();
 }
 
+/** Browser origins the demo app accepts: the dashboard's and the API's own host. */
+function demoDomains(config: Config): string[] {
+  const hosts = new Set<string>();
+  for (const u of [config.dashboardUrl, config.baseUrl]) {
+    const host = new URL(u).host;
+    if (!host.endsWith(':0')) hosts.add(host);
+  }
+  if (config.port !== 0) hosts.add(`localhost:${config.port}`);
+  return [...hosts].slice(0, 3);
+}
+
 export async function startNode(config: Config, opts: { logger?: Logger; redisPrefix?: string } = {}): Promise<RunningNode> {
   const logger = opts.logger ?? createLogger(config.logLevel, { nodeId: config.nodeId });
   await fs.mkdir(config.dataDir, { recursive: true });
@@ -74,7 +85,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
       region: config.region,
       clientId: config.demoClientId ?? undefined,
       clientSecret: config.demoClientSecret ?? undefined,
-      allowedDomains: [`localhost:${config.port}`, `127.0.0.1:${config.port}`],
+      allowedDomains: demoDomains(config),
     });
     if (seeded.created && seeded.clientSecret) demoCredentials = { clientId: seeded.clientId, clientSecret: seeded.clientSecret };
   }

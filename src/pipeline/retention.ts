@@ -30,7 +30,7 @@ export class RetentionSweeper {
           if (!batch.length) break;
           for (const job of batch) {
             await this.blobs.deletePrefix(jobPrefix(job.tenantId, job.documentId, job.generation));
-            await this.jobs.delete(job.tenantId, job.documentId);
+            await this.jobs.delete(job.tenantId, job.documentId, job.generation);
             removed++;
           }
           if (batch.length < 200) break;

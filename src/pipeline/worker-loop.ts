@@ -51,6 +51,11 @@ export class WorkerLoop {
     if (job.statusInt === JobState.Completed || job.statusInt === JobState.Failed) return;
 
     const heavy = ref.lane === 'heavy';
+    // Recovered after a restart between upload and enqueue: it was never marked queued.
+    if (job.statusInt === JobState.Received) {
+      job = await store.transition(ref, JobState.Queued);
+      if (!job) return;
+    }
     // A delivery finding the job mid-flight means a worker died holding it: retry from 5.
     if (job.statusInt === JobState.Processing || job.statusInt === JobState.ProviderProcessing || job.statusInt === JobState.Materializing) {
       job = await store.transition(ref, JobState.Retrying);

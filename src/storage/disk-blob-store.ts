@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
 import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
 
 export class DiskBlobStore implements BlobStore {
@@ -18,23 +18,25 @@ export class DiskBlobStore implements BlobStore {
     const final = this.resolve(key);
     await fs.mkdir(path.dirname(final), { recursive: true });
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
-    const out = createWriteStream(partial, { flags: 'wx' });
     const hash = createHash('sha256');
     let bytes = 0;
-    try {
-      await once(out, 'open');
-      for await (const chunk of source) {
+    // Counts, hashes and enforces the limit on the way to disk; pipeline handles backpressure
+    // and tears the file stream down on any error.
+    const meter = async function* (src: AsyncIterable<Buffer>) {
+      for await (const chunk of src) {
         bytes += chunk.length;
         if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
         hash.update(chunk);
-        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'error').then(([e]) => Promise.reject(e))]);
+        yield chunk;
       }
-      out.end();
-      await once(out, 'finish');
+    };
+    // Open before streaming so a failure can never race the file's creation.
+    const handle = await fs.open(partial, 'wx');
+    try {
+      await pipeline(source, meter, handle.createWriteStream());
       await fs.rename(partial, final);
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
-      out.destroy();
       await fs.rm(partial, { force: true });
       throw err;
     }

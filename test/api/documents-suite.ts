@@ -1,0 +1,365 @@
+// The documents API over real HTTP, run against the embedded mode and the
+// PostgreSQL + Redis mode: lifecycle, every status code, idempotency, retention,
+// limits, tenant isolation, a killed worker thread and a restarted node.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import {
+  createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
+} from '../helpers/node.js';
+import { monthOf } from '../../src/pipeline/worker-loop.js';
+
+const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/csv');
+const corpus = (name: string) => fs.readFile(path.join(CORPUS, name));
+
+interface Status {
+  documentId: string;
+  status: string;
+  statusInt: number;
+  startedAt: string | null;
+  completedAt: string | null;
+  error?: { code: string; message: string; stage: string };
+  attempts: number;
+}
+
+export function documentsSuite(mode: Mode): void {
+  describe(`documents API (${mode})`, () => {
+    let env: TestEnv;
+    let n: TestNode;
+    let token: string;
+
+    const api = (p: string, init: RequestInit = {}, tok = token) =>
+      fetch(`${n.url}${p}`, { ...init, headers: { authorization: `Bearer ${tok}`, ...(init.headers ?? {}) } });
+    const upload = (query: Record<string, string>, body: Buffer | string, tok = token) =>
+      api(`/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', body }, tok);
+    const status = async (id: string, tok = token): Promise<Status> => (await (await api(`/api/v1/documents/${encodeURIComponent(id)}/status`, {}, tok)).json()) as Status;
+    const settled = (id: string, tok = token) =>
+      waitFor(async () => {
+        const s = await status(id, tok);
+        return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+      }, `job ${id} to finish`);
+
+    beforeAll(async () => {
+      env = await createTestEnv(mode, { DOCPARSE_RETENTION_SECONDS: '3600' });
+      n = await startTestNode(env);
+      token = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
+    });
+    afterAll(async () => {
+      await n?.close();
+      if (env) await destroyTestEnv(env);
+    });
+
+    it('runs a CSV through every state to a JSON artifact and charges one unit', async () => {
+      const bytes = await corpus('vega_seattle-weather.csv');
+      const res = await upload({ fileName: 'seattle.csv', csvRoute: 'tabular', customMetadataJson: '{"source":"crm","n":1}' }, bytes);
+      expect(res.status).toBe(202);
+      const accepted = (await res.json()) as { documentId: string; status: string; statusInt: number };
+      expect(accepted).toMatchObject({ status: 'Queued', statusInt: 2 });
+      expect(accepted.documentId).toMatch(/^[0-9a-f-]{36}$/);
+
+      const done = await settled(accepted.documentId);
+      expect(done.status).toBe('completed');
+      expect(done.statusInt).toBe(8);
+      expect(Date.parse(done.startedAt!)).toBeLessThanOrEqual(Date.parse(done.completedAt!));
+      expect(done.completedAt).toMatch(/Z$/);
+
+      const result = await api(`/api/v1/documents/${accepted.documentId}/result`);
+      expect(result.status).toBe(200);
+      expect(result.headers.get('content-type')).toBe('application/json');
+      const artifact = (await result.json()) as Record<string, any>;
+      expect(artifact.schema_version).toBe('1.0');
+      expect(artifact.document_format).toBe('csv');
+      expect(artifact.documentUnits).toBe(1);
+      expect(artifact.customMetadata).toEqual({ source: 'crm', n: 1 });
+      expect(artifact.content.rowCount).toBe(1461);
+      expect(artifact.content.rows).toHaveLength(1461);
+
+      const usage = await n.node.controlPlane.listUsage({ month: monthOf(new Date()) });
+      expect(usage.filter((u) => u.documentId === accepted.documentId)).toEqual([
+        expect.objectContaining({ units: 1, format: 'csv' }),
+      ]);
+    });
+
+    it('answers 422 with the reason when extraction fails, and charges nothing', async () => {
+      const res = await upload({ fileName: 'weather.csv', csvRoute: 'Spatial' }, await corpus('vega_seattle-weather.csv'));
+      const { documentId } = (await res.json()) as { documentId: string };
+      const s = await settled(documentId);
+      expect(s.statusInt).toBe(9);
+      expect(s.status).toBe('failed');
+      expect(s.error).toMatchObject({ code: 'extraction_failed', stage: 'extract' });
+      expect(s.error!.message).toMatch(/geometry|longitude/i);
+      const r = await api(`/api/v1/documents/${documentId}/result`);
+      expect(r.status).toBe(422);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      const body = (await r.json()) as Record<string, any>;
+      expect(body.code).toBe('extraction_failed');
+      expect(body.detail).toMatch(/geometry|longitude/i);
+      const usage = await n.node.controlPlane.listUsage({ month: monthOf(new Date()) });
+      expect(usage.some((u) => u.documentId === documentId)).toBe(false);
+    });
+
+    it('refuses bad routing parameters with 400 naming the parameter, storing nothing', async () => {
+      const before = await filesUnder(path.join(env.dataDir, 'blobs'));
+      const cases: [Record<string, string>, string | Buffer, string][] = [
+        [{ fileName: 'a.csv' }, 'a,b\n1,2\n', 'csvRoute'],
+        [{ fileName: 'a.csv', csvRoute: 'sideways' }, 'a,b\n1,2\n', 'csvRoute'],
+        [{ fileName: 'a.pdf' }, '%PDF-1.7\n', 'pdfMode'],
+        [{ fileName: 'a.sql' }, 'select 1;', 'sqlDialect'],
+        [{ fileName: 'a.csv', csvRoute: 'Tabular', customMetadataJson: '[1,2]' }, 'a\n1\n', 'customMetadataJson'],
+        [{ fileName: 'a.csv', csvRoute: 'Tabular', customMetadataJson: '{oops' }, 'a\n1\n', 'customMetadataJson'],
+        [{ fileName: 'a.zip' }, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]), 'documentType'],
+        [{ fileName: 'a.csv', csvRoute: 'Tabular', colour: 'blue' }, 'a\n1\n', 'colour'],
+        [{ fileName: 'a.csv', csvRoute: 'Tabular', chunkHints: 'maybe' }, 'a\n1\n', 'chunkHints'],
+      ];
+      for (const [q, body, param] of cases) {
+        const res = await upload(q, body);
+        expect(res.status, JSON.stringify(q)).toBe(400);
+        const p = (await res.json()) as Record<string, any>;
+        expect(p).toMatchObject({ code: 'invalid_parameter', parameter: param, status: 400 });
+        expect(typeof p.requestId).toBe('string');
+      }
+      const empty = await upload({ fileName: 'a.csv', csvRoute: 'Tabular' }, '');
+      expect(empty.status).toBe(400);
+      expect(await filesUnder(path.join(env.dataDir, 'blobs'))).toEqual(before);
+    });
+
+    it('accepts enum spellings case-insensitively (SHP_ZIP, PostgreSQL, tabular)', async () => {
+      const res = await upload({ fileName: 'x.csv', csvRoute: 'TABULAR', documentType: 'csv' }, 'a,b\n1,2\n');
+      expect(res.status).toBe(202);
+      const shp = await upload({ documentType: 'SHP_ZIP' }, Buffer.from([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]));
+      // Recognised as a shapefile ZIP; that family ships in its own release.
+      expect(shp.status).toBe(415);
+      expect(((await shp.json()) as Record<string, any>).format).toBe('shapefile');
+    });
+
+    it('needs a plan feature for OCR and Advanced PDF modes', async () => {
+      const basic = await createApp(n.node, null);
+      const t = await getToken(n.url, basic.clientId, basic.clientSecret);
+      const res = await upload({ fileName: 'a.pdf', pdfMode: 'ocr' }, '%PDF-1.7\n', t);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as Record<string, any>).code).toBe('feature_not_in_plan');
+    });
+
+    it('keeps tenants apart: another tenant’s id is 404 on status, result and batch', async () => {
+      const res = await upload({ fileName: 'a.csv', csvRoute: 'Tabular' }, 'a,b\n1,2\n');
+      const { documentId } = (await res.json()) as { documentId: string };
+      const other = await createApp(n.node, {});
+      const t = await getToken(n.url, other.clientId, other.clientSecret);
+      for (const p of [`/api/v1/documents/${documentId}/status`, `/api/v1/documents/${documentId}/result`]) {
+        const r = await api(p, {}, t);
+        expect(r.status).toBe(404);
+        expect(((await r.json()) as Record<string, any>).code).toBe('document_not_found');
+      }
+      const b = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: [documentId] }) }, t);
+      expect(((await b.json()) as any).results[0]).toEqual({ documentId, error: { code: 'document_not_found', message: expect.any(String) } });
+    });
+
+    it('batch status answers in request order, reports unknown ids, and refuses more than 100', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await upload({ fileName: `b${i}.csv`, csvRoute: 'Tabular', documentId: `batch-${i}` }, `a\n${i}\n`);
+        ids.push(((await r.json()) as { documentId: string }).documentId);
+      }
+      const asked = [ids[2], 'nope', ids[0], ids[1]];
+      const r = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: asked }) });
+      expect(r.status).toBe(200);
+      const { results } = (await r.json()) as { results: any[] };
+      expect(results.map((x) => x.documentId)).toEqual(asked);
+      expect(results[1].error.code).toBe('document_not_found');
+      expect(results[0].statusInt).toBeGreaterThanOrEqual(2);
+      const tooMany = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: Array.from({ length: 101 }, (_, i) => `id${i}`) }) });
+      expect(tooMany.status).toBe(400);
+      expect(((await tooMany.json()) as Record<string, any>).parameter).toBe('documentIds');
+    });
+
+    it('same documentId and bytes returns the existing job without a second charge; new bytes overwrite it', async () => {
+      const q = { fileName: 'idem.csv', csvRoute: 'Tabular', documentId: 'invoice-42' };
+      await upload(q, 'a,b\n1,2\n');
+      const first = await settled('invoice-42');
+      expect(first.statusInt).toBe(8);
+      const again = await upload(q, 'a,b\n1,2\n');
+      expect(again.status).toBe(202);
+      expect(((await again.json()) as Status).statusInt).toBe(8);
+      expect((await status('invoice-42')).completedAt).toBe(first.completedAt);
+      const charged = async () => (await n.node.controlPlane.listUsage({})).filter((u) => u.documentId === 'invoice-42').length;
+      expect(await charged()).toBe(1);
+
+      const over = await upload(q, 'a,b,c\n1,2,3\n4,5,6\n');
+      expect(((await over.json()) as Status).statusInt).toBe(2);
+      const second = await settled('invoice-42');
+      expect(second.statusInt).toBe(8);
+      const artifact = (await (await api('/api/v1/documents/invoice-42/result')).json()) as any;
+      expect(artifact.content.rowCount).toBe(2);
+      expect(await charged()).toBe(2);
+    });
+
+    it('answers 401 without a token and 404 for unknown ids', async () => {
+      const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular`, { method: 'POST', body: 'a\n1\n' });
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as Record<string, any>).code).toBe('missing_token');
+      for (const p of ['/api/v1/documents/does-not-exist/status', '/api/v1/documents/does-not-exist/result']) {
+        const x = await api(p);
+        expect(x.status).toBe(404);
+        expect(((await x.json()) as Record<string, any>).code).toBe('document_not_found');
+      }
+    });
+
+    it('enforces the plan: file size (declared and streamed), concurrency and monthly quota', async () => {
+      const small = await createApp(n.node, { maxFileSizeBytes: 1000, maxDocumentUnitsPerMonth: 1 });
+      const t = await getToken(n.url, small.clientId, small.clientSecret);
+      const big = Buffer.from('a,b\n' + '1,2\n'.repeat(400));
+      const declared = await upload({ fileName: 'big.csv', csvRoute: 'Tabular' }, big, t);
+      expect(declared.status).toBe(413);
+      expect(((await declared.json()) as Record<string, any>).code).toBe('document_too_large');
+
+      // Without Content-Length the limit is enforced while streaming and the partial file removed.
+      const streamed = await fetch(`${n.url}/api/v1/documents/upload?fileName=big.csv&csvRoute=Tabular`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}` },
+        body: new ReadableStream({
+          start(c) {
+            for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(big.subarray(i * 160, (i + 1) * 160)));
+            c.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+      expect((await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(small.tenantId))).toEqual([]);
+
+      const ok = await upload({ fileName: 'ok.csv', csvRoute: 'Tabular' }, 'a\n1\n', t);
+      expect(ok.status).toBe(202);
+      await settled(((await ok.json()) as Status).documentId, t);
+      const over = await upload({ fileName: 'ok2.csv', csvRoute: 'Tabular' }, 'a\n2\n', t);
+      expect(over.status).toBe(429);
+      expect(((await over.json()) as Record<string, any>).code).toBe('quota_exceeded');
+    });
+
+    it('a client that disconnects mid-upload leaves nothing stored and the node keeps serving', async () => {
+      const before = await filesUnder(path.join(env.dataDir, 'blobs'));
+      await new Promise<void>((resolve, reject) => {
+        const s = net.connect(n.node.port, '127.0.0.1', () => {
+          s.write(
+            `POST /api/v1/documents/upload?fileName=cut.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 10000000\r\n\r\n` +
+              'a,b\n1,2\n'.repeat(20000),
+          );
+          setTimeout(() => {
+            s.destroy();
+            resolve();
+          }, 300);
+        });
+        s.on('error', reject);
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await filesUnder(path.join(env.dataDir, 'blobs'))).toEqual(before);
+      expect((await fetch(`${n.url}/health/live`)).status).toBe(200);
+    });
+  });
+}
+
+/** Scenarios that need their own node configuration. */
+export function documentsLifecycleSuite(mode: Mode): void {
+  describe(`documents lifecycle across nodes (${mode})`, () => {
+    it('answers 202 while queued, and a restarted node finishes the queued jobs', async () => {
+      const env = await createTestEnv(mode);
+      try {
+        const apiOnly = await startTestNode(env, {}, ['api', 'auth']);
+        const tok = await getToken(apiOnly.url, 'demo-client', 'demo-secret-0123456789');
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const r = await fetch(`${apiOnly.url}/api/v1/documents/upload?fileName=q${i}.csv&csvRoute=Tabular`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: `x,y\n${i},${i}\n` });
+          ids.push(((await r.json()) as { documentId: string }).documentId);
+        }
+        const pending = await fetch(`${apiOnly.url}/api/v1/documents/${ids[0]}/result`, { headers: { authorization: `Bearer ${tok}` } });
+        expect(pending.status).toBe(202);
+        expect(pending.headers.get('retry-after')).toBeTruthy();
+        expect(((await pending.json()) as Status).status).toBe('queued');
+        await apiOnly.close();
+
+        const full = await startTestNode(env);
+        try {
+          for (const id of ids) {
+            const s = await waitFor(async () => {
+              const r = (await (await fetch(`${full.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status;
+              return r.statusInt === 8 ? r : null;
+            }, `job ${id} after restart`);
+            expect(s.status).toBe('completed');
+          }
+        } finally {
+          await full.close();
+        }
+      } finally {
+        await destroyTestEnv(env);
+      }
+    });
+
+    it('too many unfinished jobs for the plan → 429 rate_limited with Retry-After', async () => {
+      const env = await createTestEnv(mode);
+      const n = await startTestNode(env, {}, ['api', 'auth']);
+      try {
+        const app = await createApp(n.node, { maxConcurrentJobs: 2 });
+        const tok = await getToken(n.url, app.clientId, app.clientSecret);
+        const send = () => fetch(`${n.url}/api/v1/documents/upload?fileName=c.csv&csvRoute=Tabular`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a\n1\n' });
+        expect((await send()).status).toBe(202);
+        expect((await send()).status).toBe(202);
+        const third = await send();
+        expect(third.status).toBe(429);
+        expect(third.headers.get('retry-after')).toBeTruthy();
+        expect(((await third.json()) as Record<string, any>).code).toBe('rate_limited');
+      } finally {
+        await n.close();
+        await destroyTestEnv(env);
+      }
+    });
+
+    it('after the retention period status and result are 404 and the bytes are gone', async () => {
+      const env = await createTestEnv(mode, { DOCPARSE_RETENTION_SECONDS: '3' });
+      const n = await startTestNode(env);
+      try {
+        const tok = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
+        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=r.csv&csvRoute=Tabular&documentId=short-lived`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a,b\n1,2\n' });
+        expect(r.status).toBe(202);
+        await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/short-lived/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status).statusInt === 8, 'completion');
+        expect((await filesUnder(path.join(env.dataDir, 'blobs'))).length).toBeGreaterThan(0);
+        await new Promise((res) => setTimeout(res, 3500));
+        for (const p of ['status', 'result']) {
+          const x = await fetch(`${n.url}/api/v1/documents/short-lived/${p}`, { headers: { authorization: `Bearer ${tok}` } });
+          expect(x.status).toBe(404);
+        }
+        await n.node.retention.sweep();
+        expect(await filesUnder(path.join(env.dataDir, 'blobs'))).toEqual([]);
+      } finally {
+        await n.close();
+        await destroyTestEnv(env);
+      }
+    });
+
+    it('a worker thread killed mid-task is replaced and the job is retried to completion', async () => {
+      const env = await createTestEnv(mode, { DOCPARSE_WORKER_THREADS: '1' });
+      const n = await startTestNode(env);
+      try {
+        const tok = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
+        const rows = Array.from({ length: 2_000_000 }, (_, i) => `${i},name ${i},${(i * 0.37).toFixed(2)},2024-01-${String((i % 28) + 1).padStart(2, '0')}`);
+        const body = 'id,name,value,day\n' + rows.join('\n') + '\n';
+        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=big.csv&csvRoute=Tabular&documentId=killme`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body });
+        expect(r.status).toBe(202);
+        const get = async () => (await (await fetch(`${n.url}/api/v1/documents/killme/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status;
+        await waitFor(async () => (await get()).statusInt === 3, 'processing');
+        await new Promise((res) => setTimeout(res, 1000)); // let the task reach its thread
+        const piscina = (n.node.pool as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina;
+        await Promise.all(piscina.threads.map((t) => t.terminate()));
+        const done = await waitFor(async () => {
+          const s = await get();
+          return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+        }, 'retry to finish', 90_000);
+        expect(done.statusInt).toBe(8);
+        expect(done.attempts).toBe(2);
+      } finally {
+        await n.close();
+        await destroyTestEnv(env);
+      }
+    });
+  });
+}

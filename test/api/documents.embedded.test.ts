@@ -1,0 +1,4 @@
+import { documentsLifecycleSuite, documentsSuite } from './documents-suite.js';
+
+documentsSuite('embedded');
+documentsLifecycleSuite('embedded');
