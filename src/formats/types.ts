@@ -3,6 +3,7 @@
 // through a JsonWriter; it returns the rest of the artifact when done.
 import type { JobOptions } from '../jobs/types.js';
 import type { JsonWriter } from '../pipeline/json-writer.js';
+import type { Chunk } from './chunks.js';
 
 export interface ParseInput {
   /** Local file holding the upload (never the bytes themselves across threads). */
@@ -24,6 +25,8 @@ export interface ParseOutcome {
   documentUnits: number;
   metadata: Record<string, unknown>;
   warnings: string[];
+  /** Retrieval chunks, when options.chunkHints is true and the family supports them (chunks.ts). */
+  chunks?: Chunk[];
 }
 
 export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<ParseOutcome>;

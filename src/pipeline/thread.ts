@@ -46,8 +46,16 @@ export default async function runParseTask(task: ParseTask): Promise<ParseTaskRe
     w.field('document_format', outcome.documentFormat)
       .field('documentUnits', outcome.documentUnits)
       .field('metadata', outcome.metadata)
-      .field('warnings', outcome.warnings)
-      .endObject();
+      .field('warnings', outcome.warnings);
+    if (outcome.chunks) {
+      w.key('chunks').beginArray();
+      for (const c of outcome.chunks) {
+        w.value(c);
+        await w.maybeFlush();
+      }
+      w.endArray();
+    }
+    w.endObject();
     await w.finish();
     out.end();
     await once(out, 'finish');
