@@ -1,0 +1,48 @@
+// Runs a format parser in-process exactly as the worker thread does (src/pipeline/thread.ts)
+// and returns the parsed artifact, for family tests on real files.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import runParseTask from '../../src/pipeline/thread.js';
+import type { JobOptions } from '../../src/jobs/types.js';
+
+export const CORPUS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
+
+export function corpusPath(family: string, file: string): string {
+  return path.join(CORPUS_ROOT, family, file);
+}
+
+/** MANIFEST.tsv of a corpus folder as row objects keyed by its header. */
+export async function readManifest(family: string): Promise<Record<string, string>[]> {
+  const text = await fs.readFile(path.join(CORPUS_ROOT, family, 'MANIFEST.tsv'), 'utf8');
+  const [head, ...rows] = text.split('\n').filter((l) => l.trim());
+  const cols = head.split('\t');
+  return rows.map((r) => Object.fromEntries(r.split('\t').map((v, i) => [cols[i], v])));
+}
+
+export type ParseResult =
+  | { ok: true; artifact: Record<string, any>; bytes: number }
+  | { ok: false; code: string; message: string; transient: boolean };
+
+/** Parses a file with the registered parser for `format` and returns the artifact JSON. */
+export async function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-parse-'));
+  try {
+    const artifactPath = path.join(dir, 'artifact.json');
+    const r = await runParseTask({
+      documentId: 'test-doc',
+      fileName,
+      format,
+      options,
+      customMetadata: null,
+      inputPath: filePath,
+      artifactPath,
+      tempDir: dir,
+    });
+    if (!r.ok) return r;
+    return { ok: true, artifact: JSON.parse(await fs.readFile(artifactPath, 'utf8')), bytes: r.artifactBytes };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
