@@ -21,10 +21,15 @@ function parserFor(format: string): Promise<FormatParser> {
 }
 
 export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
+  return writeArtifact(task, () => parserFor(task.format));
+}
+
+/** Runs one parser over the task's upload and streams the whole artifact to disk. */
+export async function writeArtifact(task: ParseTask, loadParser: () => Promise<FormatParser>): Promise<ParseTaskResult> {
   const out = createWriteStream(task.artifactPath);
   try {
     await once(out, 'open');
-    const parse = await parserFor(task.format);
+    const parse = await loadParser();
     const w = new JsonWriter(out);
     w.beginObject()
       .field('schema_version', SCHEMA_VERSION)

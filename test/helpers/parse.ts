@@ -4,7 +4,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import runParseTask from '../../src/pipeline/thread.js';
+import runParseTask, { writeArtifact } from '../../src/pipeline/thread.js';
+import type { FormatParser } from '../../src/formats/types.js';
+import type { ParseTask } from '../../src/pipeline/task.js';
 import type { JobOptions } from '../../src/jobs/types.js';
 
 export const CORPUS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
@@ -26,11 +28,20 @@ export type ParseResult =
   | { ok: false; code: string; message: string; transient: boolean };
 
 /** Parses a file with the registered parser for `format` and returns the artifact JSON. */
-export async function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
+export function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
+  return run(filePath, format, options, fileName, (task) => runParseTask(task));
+}
+
+/** Same, with a given parser (for a family not yet in the registry). */
+export function parseFileWith(parser: FormatParser, filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
+  return run(filePath, format, options, fileName, (task) => writeArtifact(task, async () => parser));
+}
+
+async function run(filePath: string, format: string, options: JobOptions, fileName: string, exec: (t: ParseTask) => Promise<Awaited<ReturnType<typeof runParseTask>>>): Promise<ParseResult> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-parse-'));
   try {
     const artifactPath = path.join(dir, 'artifact.json');
-    const r = await runParseTask({
+    const r = await exec({
       documentId: 'test-doc',
       fileName,
       format,
