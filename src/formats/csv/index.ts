@@ -1,0 +1,488 @@
+// CSV family parser (Tabular and Spatial routes). Two streaming passes over the upload:
+// the first profiles every column (types, nulls, ranges, geometry hints), the second writes
+// typed rows or GeoJSON features through the JsonWriter. Memory stays bounded by the chunk
+// size, whatever the file size.
+import { stat } from 'node:fs/promises';
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { ColumnProfile, planColumn, type ColumnInfo, type ColumnPlan } from './columns.js';
+import {
+  detectEurostat,
+  detectHeader,
+  expandEurostatHeader,
+  expandEurostatRecord,
+  sampleRecords,
+  sniffDialect,
+  type Dialect,
+  type EurostatLayout,
+} from './dialect.js';
+import {
+  decodeSample,
+  detectEncoding,
+  legacyEncoding,
+  NotUtf8Error,
+  readSample,
+  streamText,
+  type EncodingChoice,
+} from './encoding.js';
+import { findGeometry, type GeometrySource } from './geo.js';
+import { CsvTokenizer, type RecordSink } from './tokenizer.js';
+import { Bounds, parseGeoJsonGeometry, parseWkt, type Geometry } from './wkt.js';
+
+export type { ColumnInfo } from './columns.js';
+export type { GeometrySource } from './geo.js';
+
+const SAMPLE_BYTES = 256 * 1024;
+const MAX_FIELD_CHARS = 32 * 1024 * 1024;
+
+interface Plan {
+  enc: EncodingChoice;
+  dialect: Dialect;
+  hasHeader: boolean;
+  eurostat: EurostatLayout | null;
+}
+
+interface TokenizerReport {
+  lf: number;
+  crlf: number;
+  cr: number;
+  strayQuoteText: number;
+  unterminatedQuote: boolean;
+  truncatedFields: number;
+  droppedFields: number;
+}
+
+interface FirstPass {
+  header: string[] | null;
+  rowCount: number;
+  profiles: ColumnProfile[];
+  /** Histogram: lengths[n] = rows with n fields. */
+  lengths: number[];
+  maxFields: number;
+  nulChars: number;
+  tok: TokenizerReport;
+}
+
+function newTokenizer(plan: Plan): CsvTokenizer {
+  return new CsvTokenizer({
+    delimiter: plan.dialect.delimiter.charCodeAt(0),
+    quote: plan.dialect.quoteChar.charCodeAt(0),
+    maxFieldChars: MAX_FIELD_CHARS,
+  });
+}
+
+/** Wraps a record sink: skips (and hands over) the header, expands Eurostat records. */
+function recordStream(plan: Plan, onHeader: (cells: string[]) => void, onRow: RecordSink): RecordSink {
+  let expectHeader = plan.hasHeader;
+  const ex: string[] = [];
+  const layout = plan.eurostat;
+  return (f, n) => {
+    if (expectHeader) {
+      expectHeader = false;
+      onHeader(layout ? expandEurostatHeader(f, n) : f.slice(0, n));
+      return;
+    }
+    if (layout) {
+      n = expandEurostatRecord(layout, f, n, ex);
+      f = ex;
+    }
+    onRow(f, n);
+  };
+}
+
+async function firstPass(input: ParseInput, plan: Plan, size: number, spatial: boolean): Promise<FirstPass> {
+  const tok = newTokenizer(plan);
+  const profiles: ColumnProfile[] = [];
+  const lengths: number[] = [];
+  let header: string[] | null = null;
+  let rowCount = 0;
+  let maxFields = 0;
+  const sink = recordStream(
+    plan,
+    (cells) => {
+      header = cells;
+    },
+    (f, n) => {
+      rowCount++;
+      lengths[n] = (lengths[n] ?? 0) + 1;
+      if (n > maxFields) maxFields = n;
+      // Extra fields of ragged rows are profiled too: a Spatial file may hold its geometry there.
+      for (let c = 0; c < n; c++) {
+        let p = profiles[c];
+        if (p === undefined) p = profiles[c] = new ColumnProfile();
+        p.add(f[c], spatial);
+      }
+    },
+  );
+  const { nulChars } = await streamText(input.filePath, plan.enc, (text, bytes) => {
+    tok.push(text, sink);
+    input.progress(size ? (0.5 * bytes) / size : 0);
+  });
+  tok.end(sink);
+  return {
+    header,
+    rowCount,
+    profiles,
+    lengths,
+    maxFields,
+    nulChars,
+    tok: {
+      lf: tok.lf,
+      crlf: tok.crlf,
+      cr: tok.cr,
+      strayQuoteText: tok.strayQuoteText,
+      unterminatedQuote: tok.unterminatedQuote,
+      truncatedFields: tok.truncatedFields,
+      droppedFields: tok.droppedFields,
+    },
+  };
+}
+
+function columnNames(header: string[] | null, count: number): string[] {
+  const used = new Set<string>();
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let base = header && i < header.length ? header[i] : '';
+    if (base.trim() === '') base = `column_${i + 1}`;
+    let name = base;
+    for (let k = 2; used.has(name); k++) name = `${base}_${k}`;
+    used.add(name);
+    out.push(name);
+  }
+  return out;
+}
+
+function lineEndingOf(t: TokenizerReport): string | null {
+  const max = Math.max(t.lf, t.crlf, t.cr);
+  if (max === 0) return null;
+  return max === t.crlf ? 'CRLF' : max === t.lf ? 'LF' : 'CR';
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWriter): Promise<ParseOutcome> => {
+  const spatial = String(input.options.csvRoute ?? 'Tabular').toLowerCase() === 'spatial';
+  const warnings: string[] = [];
+  const { size } = await stat(input.filePath);
+
+  // Detection on a sample: encoding, dialect, header.
+  const sample = await readSample(input.filePath, SAMPLE_BYTES);
+  const wholeFile = sample.length >= size;
+  const enc = detectEncoding(sample, wholeFile);
+  const text = decodeSample(sample, enc);
+  const dialect = sniffDialect(text, wholeFile, input.fileName);
+  const records = sampleRecords(text, dialect, wholeFile, 50);
+  const eurostat = detectEurostat(dialect.delimiter, records[0]);
+  const plan: Plan = { enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
+  if (enc.source === 'fallback') {
+    warnings.push(`The encoding could not be determined with confidence; the file was decoded as ${enc.name}.`);
+  }
+
+  // Pass 1: profile every column (restarted once if bytes past the sample are not UTF-8).
+  let first: FirstPass;
+  for (;;) {
+    try {
+      first = await firstPass(input, plan, size, spatial);
+      break;
+    } catch (err) {
+      if (!(err instanceof NotUtf8Error) || !plan.enc.strictUtf8) throw err;
+      const legacy = legacyEncoding(err.chunk.length ? err.chunk : sample);
+      plan.enc = { ...legacy, bomLength: 0, strictUtf8: false };
+      warnings.push(
+        `The file starts as UTF-8 but is not valid UTF-8 near byte ${err.offset}; it was decoded as ${legacy.name} instead.`,
+      );
+    }
+  }
+
+  const header = first.header as string[] | null;
+  const columnCount = plan.hasHeader ? (header?.length ?? 0) : first.maxFields;
+  const names = columnNames(header, columnCount);
+  const rowCount = first.rowCount;
+  const profiles = first.profiles;
+  // Missing trailing fields of short rows are nulls too.
+  let cum = first.lengths[0] ?? 0;
+  for (let c = 0; c < columnCount; c++) {
+    const p = (profiles[c] ??= new ColumnProfile());
+    p.nulls += cum;
+    cum += first.lengths[c + 1] ?? 0;
+  }
+  const plans: ColumnPlan[] = names.map((name, i) => planColumn(profiles[i], name, i));
+
+  collectWarnings(first, plans, columnCount, rowCount, warnings);
+
+  const empty = rowCount === 0 && header === null;
+  if (empty) warnings.push('The file is empty: it has no header and no data rows.');
+  else if (rowCount === 0) warnings.push('The file has a header row but no data rows.');
+
+  const metadata: Record<string, unknown> = {
+    route: spatial ? 'Spatial' : 'Tabular',
+    encoding: plan.enc.name,
+    encodingSource: plan.enc.source,
+    bom: plan.enc.bomLength > 0,
+    delimiter: plan.dialect.delimiter,
+    quoteChar: plan.dialect.quoteChar,
+    hasHeader: plan.hasHeader && header !== null,
+    lineEnding: lineEndingOf(first.tok),
+    rowCount,
+    columnCount,
+    bytes: size,
+  };
+  if (plan.eurostat) metadata.dialect = 'eurostat';
+
+  if (spatial) {
+    // Unnamed extra fields (rows longer than the header) can hold the geometry too.
+    const extNames = columnNames([...names, ...profiles.slice(columnCount).map(() => '')], profiles.length);
+    const found = findGeometry(extNames, profiles, metadata.hasHeader as boolean);
+    if (!found) {
+      const list = names.length ? names.map((n) => JSON.stringify(n)).join(', ') : '(none: the file is empty)';
+      throw new ExtractionError(
+        `Spatial CSV: no longitude/latitude column pair and no geometry column (WKT or GeoJSON) was found. ` +
+          `Longitude/latitude columns need recognisable names (lon/lng/long/longitude/x, lat/latitude/y) and values ` +
+          `within ±180/±90. Columns: ${list}.`,
+      );
+    }
+    if (found.note) warnings.push(found.note);
+    if (found.source.kind !== 'lonlat' && found.source.index >= columnCount) {
+      warnings.push(
+        `The geometry is in field ${found.source.index + 1}, beyond the ${plural(columnCount, 'named column')} of the header; it was read from there as column ${JSON.stringify(found.source.column)}.`,
+      );
+    }
+    const s = await writeSpatial(input, plan, size, plans, found.source, rowCount, content, warnings);
+    metadata.featureCount = rowCount;
+    metadata.geometrySource = s;
+  } else {
+    await writeTabular(input, plan, size, plans, columnCount, rowCount, content);
+  }
+  input.progress(1);
+  return { documentFormat: 'csv', documentUnits: 1, metadata, warnings };
+};
+
+function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows: number, warnings: string[]): void {
+  let longer = 0;
+  let shorter = 0;
+  first.lengths.forEach((k, n) => {
+    if (n > cc) longer += k;
+    else if (n < cc) shorter += k;
+  });
+  if (longer + shorter > 0) {
+    warnings.push(
+      `${plural(longer + shorter, 'row')} of ${rows} ${longer + shorter === 1 ? 'has' : 'have'} a different number of fields than the ${plural(cc, 'column')}: ` +
+        `${longer} longer (extra values kept after the last column), ${shorter} shorter (missing values are null).`,
+    );
+  }
+  const t = first.tok;
+  if (first.nulChars) warnings.push(`Removed ${plural(first.nulChars, 'NUL character')} from the text.`);
+  if (t.unterminatedQuote) {
+    warnings.push('A quoted field is never closed (unbalanced quotes): it was read to the end of the file.');
+  }
+  if (t.strayQuoteText) {
+    warnings.push(`${plural(t.strayQuoteText, 'field')} had text after the closing quote; it was kept as part of the field.`);
+  }
+  if (t.truncatedFields) warnings.push(`Fields longer than ${MAX_FIELD_CHARS} characters were truncated.`);
+  if (t.droppedFields) warnings.push(`${plural(t.droppedFields, 'field')} beyond 100000 per row were dropped.`);
+  const kinds = [t.lf, t.crlf, t.cr].filter((k) => k > 0).length;
+  if (kinds > 1) warnings.push(`Mixed line endings: ${t.lf} LF, ${t.crlf} CRLF, ${t.cr} CR.`);
+  for (const p of plans) {
+    if ((p.info.type === 'integer' || p.info.type === 'number') && p.info.jsonType === 'string') {
+      warnings.push(
+        `Column ${JSON.stringify(p.info.name)} holds ${p.info.type === 'integer' ? 'integers beyond 2^53' : 'numbers a double cannot hold exactly'}; its values are kept as strings.`,
+      );
+    }
+  }
+}
+
+async function writeTabular(
+  input: ParseInput,
+  plan: Plan,
+  size: number,
+  plans: ColumnPlan[],
+  cc: number,
+  rowCount: number,
+  content: JsonWriter,
+): Promise<void> {
+  content.beginObject();
+  content.key('columns').beginArray();
+  for (const p of plans) content.value(p.info);
+  content.endArray();
+  content.field('rowCount', rowCount);
+  content.key('rows').beginArray();
+  const conv = plans.map((p) => p.convert);
+  const tok = newTokenizer(plan);
+  const sink = recordStream(
+    plan,
+    () => {},
+    (f, n) => {
+      const row = new Array(n > cc ? n : cc);
+      const lim = n < cc ? n : cc;
+      let c = 0;
+      for (; c < lim; c++) row[c] = conv[c](f[c]);
+      for (; c < cc; c++) row[c] = null;
+      for (; c < n; c++) row[c] = f[c].length ? f[c] : null;
+      content.value(row);
+    },
+  );
+  await streamText(input.filePath, plan.enc, async (text, bytes) => {
+    tok.push(text, sink);
+    await content.maybeFlush();
+    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+  });
+  tok.end(sink);
+  content.endArray();
+  content.endObject();
+  await content.maybeFlush();
+}
+
+async function writeSpatial(
+  input: ParseInput,
+  plan: Plan,
+  size: number,
+  plans: ColumnPlan[],
+  source: GeometrySource,
+  rowCount: number,
+  content: JsonWriter,
+  warnings: string[],
+): Promise<Omit<GeometrySource, 'lonIndex' | 'latIndex' | 'index'>> {
+  const cc = plans.length;
+  const geomCols = new Set(source.kind === 'lonlat' ? [source.lonIndex, source.latIndex] : [source.index]);
+  const publicSource =
+    source.kind === 'lonlat'
+      ? { kind: source.kind, lonColumn: source.lonColumn, latColumn: source.latColumn }
+      : { kind: source.kind, column: source.column };
+
+  content.beginObject();
+  content.field('geometrySource', publicSource);
+  content.field('crs', 'EPSG:4326');
+  content.field('featureCount', rowCount);
+  content.key('columns').beginArray();
+  for (const p of plans) {
+    const role = !geomCols.has(p.info.index)
+      ? undefined
+      : source.kind !== 'lonlat'
+        ? 'geometry'
+        : p.info.index === source.lonIndex
+          ? 'longitude'
+          : 'latitude';
+    content.value(role ? { ...p.info, role } : p.info);
+  }
+  if (source.kind !== 'lonlat' && source.index >= cc) {
+    content.value({ name: source.column, index: source.index, type: 'string', jsonType: 'string', role: 'geometry', extra: true });
+  }
+  content.endArray();
+  content.key('features').beginArray();
+
+  const propIdx = plans.map((p) => p.info.index).filter((i) => !geomCols.has(i));
+  const propNames = propIdx.map((i) => plans[i].info.name);
+  const conv = plans.map((p) => p.convert);
+  const nameSet = new Set(plans.map((p) => p.info.name));
+  const bounds = new Bounds();
+  const types: Record<string, number> = {};
+  let missing = 0;
+  let invalid = 0;
+  let emptyGeom = 0;
+  let outOfRange = 0;
+  let firstError = '';
+  const srids = new Set<number>();
+
+  const geometryOf = (f: string[], n: number): Geometry | null => {
+    if (source.kind === 'lonlat') {
+      const lo = source.lonIndex < n ? f[source.lonIndex] : '';
+      const la = source.latIndex < n ? f[source.latIndex] : '';
+      if (!lo.trim() || !la.trim()) {
+        missing++;
+        return null;
+      }
+      const x = Number(lo);
+      const y = Number(la);
+      if (!Number.isFinite(x) || !Number.isFinite(y)) {
+        invalid++;
+        return null;
+      }
+      if (x < -180 || x > 180 || y < -90 || y > 90) {
+        outOfRange++;
+        return null;
+      }
+      return { type: 'Point', coordinates: [x, y] };
+    }
+    const v = source.index < n ? f[source.index] : '';
+    if (!v.trim()) {
+      missing++;
+      return null;
+    }
+    try {
+      let g: Geometry | null;
+      if (source.kind === 'wkt') {
+        const r = parseWkt(v);
+        if (r.srid !== null) srids.add(r.srid);
+        g = r.geometry;
+      } else g = parseGeoJsonGeometry(v);
+      if (!g) emptyGeom++;
+      return g;
+    } catch (err) {
+      invalid++;
+      if (!firstError) firstError = (err as Error).message;
+      return null;
+    }
+  };
+
+  const tok = newTokenizer(plan);
+  let row = 0;
+  const sink = recordStream(
+    plan,
+    () => {},
+    (f, n) => {
+      row++;
+      const geometry = geometryOf(f, n);
+      if (geometry) {
+        bounds.add(geometry);
+        types[geometry.type] = (types[geometry.type] ?? 0) + 1;
+      }
+      const properties: Record<string, unknown> = {};
+      for (let k = 0; k < propIdx.length; k++) {
+        const c = propIdx[k];
+        properties[propNames[k]] = c < n ? conv[c](f[c]) : null;
+      }
+      for (let c = cc; c < n; c++) {
+        if (geomCols.has(c)) continue;
+        let key = `column_${c + 1}`;
+        while (nameSet.has(key)) key = `_${key}`;
+        properties[key] = f[c].length ? f[c] : null;
+      }
+      content.value({ type: 'Feature', geometry, properties });
+    },
+  );
+  await streamText(input.filePath, plan.enc, async (text, bytes) => {
+    tok.push(text, sink);
+    await content.maybeFlush();
+    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+  });
+  tok.end(sink);
+  content.endArray();
+  const bbox = bounds.toArray();
+  content.field('bounds', bbox);
+  content.field('geometryTypes', types);
+  content.endObject();
+  await content.maybeFlush();
+
+  const nulls = missing + invalid + emptyGeom + outOfRange;
+  if (nulls) {
+    const parts = [
+      missing && `${missing} missing`,
+      emptyGeom && `${emptyGeom} empty`,
+      invalid && `${invalid} invalid${firstError ? ` (first error: ${firstError})` : ''}`,
+      outOfRange && `${outOfRange} outside longitude/latitude range`,
+    ].filter(Boolean);
+    warnings.push(`${plural(nulls, 'row')} of ${row} ${nulls === 1 ? 'has' : 'have'} no usable geometry (${parts.join(', ')}); their features have geometry null.`);
+  }
+  const foreign = [...srids].filter((s) => s !== 4326);
+  if (foreign.length) {
+    warnings.push(`Geometries declare SRID ${foreign.join(', ')}; coordinates were not reprojected to EPSG:4326.`);
+  }
+  if (bbox && (bbox[0] < -180 || bbox[2] > 180 || bbox[1] < -90 || bbox[3] > 90)) {
+    warnings.push(
+      'Coordinates exceed the longitude/latitude range: the geometries are probably in a projected CRS that the CSV does not declare; crs EPSG:4326 is then nominal.',
+    );
+  }
+  return publicSource;
+}
