@@ -20,6 +20,8 @@ import { HttpServer } from './http/server.js';
 import { buildOpenApi } from './http/openapi.js';
 import { healthRoutes, type ReadinessCheck } from './api/health.js';
 import { documentRoutes } from './api/documents.js';
+import { Intake } from './api/intake.js';
+import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './api/limits.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { ParsePool } from './pipeline/pool.js';
@@ -130,7 +132,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   for (const r of health.routes) http.add(r);
   if (has('auth')) for (const r of identity.routes) http.add(r);
   if (has('api')) {
-    const routes = documentRoutes({
+    const intake = new Intake({
       jobs: jobs.store,
       queue: jobs.queue,
       blobs,
@@ -141,7 +143,15 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
       directUploadMaxBytes: config.directUploadMaxBytes,
       logger,
     });
-    for (const r of routes) http.add(r);
+    for (const r of documentRoutes(intake.d, intake)) http.add(r);
+    const uploads = uploadRoutes({
+      intake,
+      baseUrl: config.baseUrl,
+      signingKey: sealer.deriveKey('docparse upload urls v1'),
+      // An open session never outlives the retention window of the job it becomes.
+      sessionTtlSeconds: Math.min(3600, config.retentionSeconds),
+    });
+    for (const r of uploads) http.add(r);
   }
 
   const retention = new RetentionSweeper(jobs.store, blobs, logger, Math.min(60_000, Math.max(1000, (config.retentionSeconds * 1000) / 4)));

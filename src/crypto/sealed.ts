@@ -8,8 +8,13 @@ export class Sealer {
   private readonly key: Buffer;
 
   /** masterKey: the DOCPARSE_MASTER_KEY secret (any length ≥ 32 chars, high entropy). */
-  constructor(masterKey: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(masterKey, 'utf8'), Buffer.alloc(0), 'docparse sealed v1', 32));
+  constructor(private readonly masterKey: string) {
+    this.key = this.deriveKey('docparse sealed v1');
+  }
+
+  /** A 32-byte key for another purpose (e.g. signing upload URLs), independent of the sealing key. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', Buffer.from(this.masterKey, 'utf8'), Buffer.alloc(0), purpose, 32));
   }
 
   /** Returns `v1.<iv>.<ciphertext>.<tag>` (base64url parts). `context` binds the value to its use. */

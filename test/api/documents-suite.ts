@@ -237,6 +237,69 @@ export function documentsSuite(mode: Mode): void {
       expect(((await over.json()) as Record<string, any>).code).toBe('quota_exceeded');
     });
 
+    it('presigned upload: session in state 0, signed PUT, completion queues the job', async () => {
+      const bytes = await corpus('vega_la-riots.csv');
+      const { createHash } = await import('node:crypto');
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      const json = (b: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+      const req = await api('/api/v1/documents/upload-request', json({ fileName: 'riots.csv', sizeBytes: bytes.length, sha256 }));
+      expect(req.status).toBe(201);
+      const session = (await req.json()) as { uploadId: string; documentId: string; uploadUrl: string; method: string; maxBytes: number };
+      expect(session).toMatchObject({ method: 'PUT', maxBytes: bytes.length });
+      const s0 = await status(session.documentId);
+      expect(s0).toMatchObject({ statusInt: 0, status: 'job not yet queued' });
+
+      const early = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial' }));
+      expect(early.status).toBe(409);
+      expect(((await early.json()) as Record<string, any>).code).toBe('upload_incomplete');
+
+      const u = new URL(session.uploadUrl);
+      const putUrl = `${n.url}${u.pathname}`;
+      const tampered = await fetch(`${putUrl}?expires=${u.searchParams.get('expires')}&signature=${'A'.repeat(43)}`, { method: 'PUT', body: bytes });
+      expect(tampered.status).toBe(403);
+      const short = await fetch(`${putUrl}${u.search}`, { method: 'PUT', body: bytes.subarray(0, 100) });
+      expect(short.status).toBe(400);
+      // Chunked transfer (no Content-Length), as clients stream large files.
+      const put = await fetch(`${putUrl}${u.search}`, {
+        method: 'PUT',
+        body: new ReadableStream({ start(c) { for (let i = 0; i < bytes.length; i += 1000) c.enqueue(new Uint8Array(bytes.subarray(i, i + 1000))); c.close(); } }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(put.status).toBe(204);
+
+      const done = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial', customMetadataJson: '{"via":"presigned"}' }));
+      expect(done.status).toBe(202);
+      expect(await done.json()).toEqual({ documentId: session.documentId, status: 'Queued', statusInt: 2 });
+      const again = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial' }));
+      expect(again.status).toBe(202);
+      expect(((await again.json()) as Status).documentId).toBe(session.documentId);
+
+      const finished = await settled(session.documentId);
+      expect(finished.statusInt).toBe(8);
+      const artifact = (await (await api(`/api/v1/documents/${session.documentId}/result`)).json()) as any;
+      expect(artifact.customMetadata).toEqual({ via: 'presigned' });
+      expect(artifact.content.featureCount).toBeGreaterThan(0);
+
+      const other = await createApp(n.node, {});
+      const t = await getToken(n.url, other.clientId, other.clientSecret);
+      const stolen = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial' }), t);
+      expect(stolen.status).toBe(400);
+    });
+
+    it('presigned upload refuses a size over the plan and a hash that does not match', async () => {
+      const small = await createApp(n.node, { maxFileSizeBytes: 1000 });
+      const t = await getToken(n.url, small.clientId, small.clientSecret);
+      const json = (b: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+      const big = await api('/api/v1/documents/upload-request', json({ fileName: 'x.csv', sizeBytes: 5000 }), t);
+      expect(big.status).toBe(413);
+      const req = await api('/api/v1/documents/upload-request', json({ fileName: 'x.csv', sizeBytes: 8, sha256: '0'.repeat(64) }), t);
+      const session = (await req.json()) as { uploadUrl: string };
+      const u = new URL(session.uploadUrl);
+      const put = await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: 'a,b\n1,2\n' });
+      expect(put.status).toBe(400);
+      expect(((await put.json()) as Record<string, any>).parameter).toBe('sha256');
+    });
+
     it('a client that disconnects mid-upload leaves nothing stored and the node keeps serving', async () => {
       const before = await filesUnder(path.join(env.dataDir, 'blobs'));
       await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,243 @@
+// Intake: what direct and presigned uploads share — admission against the plan, routing
+// options, format detection, and turning stored bytes into a queued job (with
+// documentId idempotency and overwrite).
+import type { Logger } from 'pino';
+import type { Static } from '@sinclair/typebox';
+import type { Principal, Reply } from '../http/route.js';
+import { ProblemError, problems } from '../http/problem.js';
+import { jobPrefix, type BlobStore, type WriteResult } from '../storage/blob-store.js';
+import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
+import type { ControlPlaneStore } from '../tenancy/types.js';
+import { detectFormat, type DocumentType } from '../pipeline/detect.js';
+import { isSupported, laneFor, supportedFormats } from '../formats/registry.js';
+import { monthOf } from '../pipeline/worker-loop.js';
+import type { AppLimits, LimitsCache } from './limits.js';
+import type { UploadQuery } from './schemas.js';
+
+export interface IntakeDeps {
+  jobs: JobStore;
+  queue: JobQueue;
+  blobs: BlobStore;
+  counters: RateCounters;
+  limits: LimitsCache;
+  controlPlane: ControlPlaneStore;
+  retentionSeconds: number;
+  directUploadMaxBytes: number;
+  logger: Logger;
+}
+
+/** Routing parameters as accepted on upload (query) and upload-complete (body). */
+export type RoutingParams = Omit<Static<typeof UploadQuery>, 'documentId'>;
+
+export const HEAD_BYTES = 8192;
+
+
+export const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+export function parseCustomMetadata(raw: string | undefined): Record<string, unknown> | null {
+  if (raw === undefined) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch (e) {
+    throw problems.invalidParameter('customMetadataJson', `customMetadataJson is not valid JSON: ${(e as Error).message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw problems.invalidParameter('customMetadataJson', 'customMetadataJson must be a JSON object, e.g. {"source":"crm"}.');
+  }
+  return v as Record<string, unknown>;
+}
+
+/** Routing options that apply to the detected format; missing required ones are 400. */
+export function routingOptions(format: string, q: RoutingParams, principal: Principal): JobOptions {
+  const options: JobOptions = {};
+  if (q.chunkHints !== undefined) options.chunkHints = q.chunkHints;
+  if (q.documentType) options.documentType = q.documentType;
+  if (format === 'csv') {
+    if (!q.csvRoute) throw problems.invalidParameter('csvRoute', 'CSV uploads need csvRoute.', ['Spatial', 'Tabular']);
+    options.csvRoute = q.csvRoute;
+  }
+  if (format === 'sql') {
+    if (!q.sqlDialect) throw problems.invalidParameter('sqlDialect', 'SQL uploads need sqlDialect.', ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle']);
+    options.sqlDialect = q.sqlDialect;
+  }
+  if (format === 'pdf') {
+    if (!q.pdfMode) throw problems.invalidParameter('pdfMode', 'PDF uploads need pdfMode.', ['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced']);
+    const ent = principal.entitlements;
+    if (q.pdfMode === 'Ocr' && !ent?.ocrPdfExtraction) {
+      throw new ProblemError(403, 'feature_not_in_plan', 'Feature not in plan', 'pdfMode=Ocr needs a plan with ocrPdfExtraction.', { feature: 'ocrPdfExtraction' });
+    }
+    if (q.pdfMode === 'Advanced' && !ent?.advancedPdfExtraction) {
+      throw new ProblemError(403, 'feature_not_in_plan', 'Feature not in plan', 'pdfMode=Advanced needs a plan with advancedPdfExtraction.', { feature: 'advancedPdfExtraction' });
+    }
+    options.pdfMode = q.pdfMode;
+  }
+  if (format === 'parquet') options.parquetMode = q.parquetMode ?? 'MetadataOnly';
+  return options;
+}
+
+/** Reads the first bytes of the body for detection and gives back a stream of the whole body. */
+export async function peek(body: AsyncIterable<Buffer>): Promise<{ head: Buffer; all: AsyncIterable<Buffer> }> {
+  const it = body[Symbol.asyncIterator]();
+  const first: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  while (size < HEAD_BYTES) {
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    first.push(r.value);
+    size += r.value.length;
+  }
+  const all = (async function* () {
+    yield* first;
+    if (done) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  })();
+  return { head: Buffer.concat(first).subarray(0, HEAD_BYTES), all };
+}
+
+export function tooLarge(limit: number, limits: AppLimits, directMax: number): ProblemError {
+  const byPlan = limit === limits.maxFileSizeBytes;
+  return new ProblemError(
+    413,
+    'document_too_large',
+    'Document too large',
+    byPlan
+      ? `The file exceeds your plan's maximum file size of ${limits.maxFileSizeBytes} bytes.`
+      : `Direct uploads are limited to ${directMax} bytes; use POST /api/v1/documents/upload-request for larger files.`,
+    { maxBytes: limit },
+  );
+}
+
+const RATE_WINDOW_SECONDS = 10;
+
+export class Intake {
+  constructor(readonly d: IntakeDeps) {}
+
+  /** Limits of the caller's app; 403 when the app was disabled after its token was issued. */
+  async limitsFor(p: Principal): Promise<AppLimits> {
+    const limits = await this.d.limits.forApp(p.appId);
+    if (!limits) throw new ProblemError(403, 'app_disabled', 'App disabled', 'This app is disabled or no longer exists.');
+    return limits;
+  }
+
+  /** Quota, jobs in flight and byte rate: refused before any byte is stored. */
+  async admit(p: Principal, limits: AppLimits, declaredBytes: number | null): Promise<void> {
+    const d = this.d;
+    const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
+    const used = await d.controlPlane.unitsUsed(p.appId, monthOf(new Date()));
+    if (used >= quota) {
+      throw new ProblemError(429, 'quota_exceeded', 'Quota exceeded', `This app has used ${used} of its ${quota} Document Units this month.`, { used, quota });
+    }
+    const unfinished = await d.jobs.countUnfinished(p.appId);
+    if (unfinished >= limits.maxConcurrentJobs) {
+      throw new ProblemError(429, 'rate_limited', 'Too many jobs in flight', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
+    }
+    if (declaredBytes !== null) {
+      const windowBytes = await d.counters.addToWindow(`upload-bytes:${p.appId}`, declaredBytes, RATE_WINDOW_SECONDS);
+      if (windowBytes > limits.maxBytesPerSecond * RATE_WINDOW_SECONDS) {
+        throw new ProblemError(429, 'rate_limited', 'Upload rate exceeded', `This app may upload ${limits.maxBytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`, { limit: limits.maxBytesPerSecond }, { 'Retry-After': String(RATE_WINDOW_SECONDS) });
+      }
+    }
+  }
+
+  /** Detects the format from the first bytes and checks the routing options it needs. */
+  classify(head: Buffer, q: RoutingParams, p: Principal): { format: string; options: JobOptions } {
+    if (head.length === 0) throw problems.invalidParameter('body', 'The document is empty: send the file bytes.');
+    const detection = detectFormat(head, q.fileName, q.documentType as DocumentType | undefined);
+    const options = routingOptions(detection.format, q, p);
+    if (!isSupported(detection.format)) {
+      throw new ProblemError(415, 'unsupported_format', 'Format not supported yet', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });
+    }
+    return { format: detection.format, options };
+  }
+
+  /**
+   * Turns stored bytes into a queued job. A caller-supplied documentId with the same bytes
+   * and options as its unexpired job returns that job (no second charge); otherwise the new
+   * upload replaces it.
+   */
+  async accept(a: {
+    principal: Principal;
+    documentId: string;
+    idSuppliedByCaller: boolean;
+    generation: string;
+    uploadKey: string;
+    written: WriteResult;
+    format: string;
+    options: JobOptions;
+    customMetadata: Record<string, unknown> | null;
+    fileName: string | null;
+  }): Promise<Reply> {
+    const d = this.d;
+    const p = a.principal;
+    const existing = await d.jobs.get(p.tenantId, a.documentId);
+    if (
+      existing && a.idSuppliedByCaller && existing.generation !== a.generation && existing.statusInt !== JobState.NotQueued &&
+      existing.sha256 === a.written.sha256 && existing.format === a.format &&
+      JSON.stringify(existing.options) === JSON.stringify(a.options) && existing.statusInt !== JobState.Failed
+    ) {
+      await d.blobs.deletePrefix(jobPrefix(p.tenantId, a.documentId, a.generation));
+      return {
+        status: 202,
+        headers: { 'Idempotent-Replayed': 'true' },
+        json: { documentId: a.documentId, status: capitalised(STATUS_NAMES[existing.statusInt]), statusInt: existing.statusInt },
+      };
+    }
+    const now = new Date();
+    const lane = laneFor(a.format, a.options);
+    const record: JobRecord = {
+      tenantId: p.tenantId,
+      appId: p.appId,
+      documentId: a.documentId,
+      generation: a.generation,
+      statusInt: JobState.Received,
+      format: a.format,
+      lane,
+      fileName: a.fileName,
+      options: a.options,
+      customMetadata: a.customMetadata,
+      uploadKey: a.uploadKey,
+      sizeBytes: a.written.bytes,
+      sha256: a.written.sha256,
+      attempts: 0,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      startedAt: null,
+      completedAt: null,
+      expiresAt: new Date(now.getTime() + d.retentionSeconds * 1000).toISOString(),
+      error: null,
+      artifactKey: null,
+      artifactBytes: null,
+      documentUnits: null,
+      storageConfigId: null,
+    };
+    const previous = await d.jobs.put(record);
+    if (previous && previous.generation !== a.generation) {
+      await d.blobs.deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      d.logger.info({ documentId: a.documentId, tenantId: p.tenantId, previous: previous.generation }, 'document overwritten');
+    }
+    const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };
+    await d.jobs.transition(ref, JobState.Queued);
+    if (lane === 'heavy') await d.jobs.transition(ref, JobState.WaitingForProvider);
+    try {
+      await d.queue.enqueue({ ...ref, lane });
+    } catch (err) {
+      d.logger.error({ err, documentId: a.documentId }, 'enqueue failed');
+      await d.jobs.transition(ref, JobState.Failed, { error: { code: 'queue_unavailable', message: 'the job queue is unavailable', stage: 'upload' }, completedAt: new Date().toISOString() });
+      throw problems.unavailable('The job queue is unavailable; retry shortly.');
+    }
+    return {
+      status: 202,
+      headers: { Location: `/api/v1/documents/${encodeURIComponent(a.documentId)}/status` },
+      json: { documentId: a.documentId, status: 'Queued', statusInt: JobState.Queued },
+    };
+  }
+}

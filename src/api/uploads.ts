@@ -1,0 +1,237 @@
+// Presigned upload for large files: upload-request opens a session (a job in state 0,
+// "job not yet queued") and returns a signed, expiring URL on this API; the client PUTs
+// the bytes there (streamed, no size ceiling from Content-Length since chunked bodies are
+// accepted); upload-complete checks size and hash, detects the format and queues the job.
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Reply, RouteDef } from '../http/route.js';
+import { ProblemError, problems } from '../http/problem.js';
+import { BlobTooLargeError, jobPrefix } from '../storage/blob-store.js';
+import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
+import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES } from './intake.js';
+import { UploadAccepted, UploadQuery } from './schemas.js';
+
+export interface UploadSessionDeps {
+  intake: Intake;
+  baseUrl: string;
+  /** HMAC key for upload URLs (derived from the master key, so every node verifies them). */
+  signingKey: Buffer;
+  sessionTtlSeconds: number;
+}
+
+const UploadRequestBody = Type.Object(
+  {
+    fileName: Type.String({ minLength: 1, maxLength: 512 }),
+    sizeBytes: Type.Integer({ minimum: 1, description: 'Exact size of the file; the PUT must send exactly this many bytes.' }),
+    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'Hex SHA-256 of the file; checked at completion.' })),
+    documentId: Type.Optional(UploadQuery.properties.documentId),
+  },
+  { additionalProperties: false },
+);
+
+const UploadRequestResponse = Type.Object({
+  uploadId: Type.String(),
+  documentId: Type.String(),
+  uploadUrl: Type.String({ format: 'uri' }),
+  method: Type.Literal('PUT'),
+  expiresAt: Type.String({ format: 'date-time' }),
+  maxBytes: Type.Integer(),
+});
+
+const { documentId: _omitId, ...routingProps } = UploadQuery.properties;
+const UploadCompleteBody = Type.Object(
+  { uploadId: Type.String({ minLength: 10, maxLength: 2048 }), ...routingProps },
+  { additionalProperties: false },
+);
+
+const UploadPutQuery = Type.Object({ expires: Type.Integer(), signature: Type.String({ minLength: 43, maxLength: 43 }) }, { additionalProperties: false });
+const UploadPutParams = Type.Object({ uploadId: Type.String({ minLength: 10, maxLength: 2048 }) });
+
+interface SessionClaims {
+  t: string; // tenant
+  d: string; // documentId
+  g: string; // generation
+  e: number; // expiry, epoch seconds
+}
+
+export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
+  const { intake } = s;
+  const d = intake.d;
+  const mac = (data: string) => createHmac('sha256', s.signingKey).update(data).digest('base64url');
+
+  /** uploadId = base64url(claims) "." hmac: stateless to verify, bound to tenant and generation. */
+  const makeUploadId = (c: SessionClaims) => {
+    const body = Buffer.from(JSON.stringify(c)).toString('base64url');
+    return `${body}.${mac(`id.${body}`)}`;
+  };
+  const readUploadId = (uploadId: string, parameter: string): SessionClaims => {
+    const [body, sig] = uploadId.split('.');
+    const bad = () => problems.invalidParameter(parameter, 'Unknown or tampered uploadId.');
+    if (!body || !sig) throw bad();
+    const expected = Buffer.from(mac(`id.${body}`));
+    const got = Buffer.from(sig);
+    if (expected.length !== got.length || !timingSafeEqual(expected, got)) throw bad();
+    try {
+      return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as SessionClaims;
+    } catch {
+      throw bad();
+    }
+  };
+  const expired = () => new ProblemError(410, 'upload_expired', 'Upload session expired', 'This upload session has expired; request a new one.');
+
+  const sessionJob = async (c: SessionClaims): Promise<JobRecord> => {
+    if (c.e * 1000 < Date.now()) throw expired();
+    const job = await d.jobs.get(c.t, c.d);
+    if (!job || job.generation !== c.g) throw expired();
+    return job;
+  };
+
+  const request: RouteDef<unknown, Static<typeof UploadRequestBody>> = {
+    method: 'POST',
+    path: '/api/v1/documents/upload-request',
+    operationId: 'createUploadSession',
+    summary: 'Presigned upload, step 1: open an upload session for a large file',
+    description: 'Returns a signed URL on this API to PUT the bytes to (clients never talk to storage). A documentId that already has a job starts an overwrite of it.',
+    tags: ['documents'],
+    auth: 'bearer',
+    body: { kind: 'json', schema: UploadRequestBody, maxBytes: 16 * 1024 },
+    responses: {
+      201: { description: 'Session created.', schema: UploadRequestResponse },
+      413: { description: 'document_too_large: sizeBytes exceeds the plan.' },
+      429: { description: 'quota_exceeded or rate_limited.' },
+    },
+    handler: async (ctx): Promise<Reply> => {
+      const p = ctx.principal!;
+      const b = ctx.body;
+      const limits = await intake.limitsFor(p);
+      if (b.sizeBytes > limits.maxFileSizeBytes) {
+        throw new ProblemError(413, 'document_too_large', 'Document too large', `The file exceeds your plan's maximum file size of ${limits.maxFileSizeBytes} bytes.`, { maxBytes: limits.maxFileSizeBytes });
+      }
+      await intake.admit(p, limits, null);
+      const documentId = b.documentId ?? randomUUID();
+      const generation = randomUUID();
+      const now = new Date();
+      const expiresAt = new Date(now.getTime() + s.sessionTtlSeconds * 1000);
+      const uploadKey = `${jobPrefix(p.tenantId, documentId, generation)}/upload`;
+      const session: JobRecord = {
+        tenantId: p.tenantId, appId: p.appId, documentId, generation, statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
+        fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: b.sha256?.toLowerCase() ?? '',
+        attempts: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: null, completedAt: null,
+        expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: null,
+      };
+      const previous = await d.jobs.put(session);
+      if (previous) await d.blobs.deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: Math.floor(expiresAt.getTime() / 1000) });
+      const exp = Math.floor(expiresAt.getTime() / 1000);
+      const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;
+      return { status: 201, json: { uploadId, documentId, uploadUrl, method: 'PUT', expiresAt: expiresAt.toISOString(), maxBytes: b.sizeBytes } };
+    },
+  };
+
+  const put: RouteDef<Static<typeof UploadPutQuery>> = {
+    method: 'PUT',
+    path: '/api/v1/uploads/:uploadId',
+    operationId: 'putUploadBytes',
+    summary: 'Presigned upload: send the bytes to the signed URL from upload-request',
+    description: 'Authorised by the URL signature (no bearer token). Content-Length or chunked transfer encoding; exactly sizeBytes bytes.',
+    tags: ['documents'],
+    auth: 'public',
+    params: UploadPutParams,
+    query: UploadPutQuery,
+    body: { kind: 'raw', description: 'The file bytes.' },
+    responses: {
+      204: { description: 'Stored; call upload-complete.' },
+      403: { description: 'invalid_signature.' },
+      410: { description: 'upload_expired.' },
+      413: { description: 'More bytes than the session declared.' },
+    },
+    handler: async (ctx): Promise<Reply> => {
+      const { uploadId } = ctx.params;
+      const { expires, signature } = ctx.query;
+      const expected = Buffer.from(mac(`put.${uploadId}.${expires}`));
+      if (!timingSafeEqual(expected, Buffer.from(signature.padEnd(expected.length).slice(0, expected.length)))) {
+        throw new ProblemError(403, 'invalid_signature', 'Invalid signature', 'The upload URL signature does not match.');
+      }
+      if (expires * 1000 < Date.now()) throw expired();
+      const claims = readUploadId(uploadId, 'uploadId');
+      const job = await sessionJob(claims);
+      if (job.statusInt !== JobState.NotQueued) throw new ProblemError(409, 'upload_completed', 'Upload already completed', 'This session was completed; open a new one to upload again.');
+      if (!ctx.bodyStream) throw problems.invalidParameter('body', 'Send the file bytes as the request body.');
+      if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
+        throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
+      }
+      let written;
+      try {
+        written = await d.blobs.write(job.uploadKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
+      } catch (err) {
+        if (err instanceof BlobTooLargeError) throw new ProblemError(413, 'document_too_large', 'Document too large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
+        throw err;
+      }
+      if (written.bytes !== job.sizeBytes) {
+        await d.blobs.delete(job.uploadKey);
+        throw problems.invalidParameter('body', `Received ${written.bytes} bytes; this session expects exactly ${job.sizeBytes}.`);
+      }
+      if (job.sha256 && job.sha256 !== written.sha256) {
+        await d.blobs.delete(job.uploadKey);
+        throw problems.invalidParameter('sha256', `The bytes' SHA-256 is ${written.sha256}, not the ${job.sha256} declared in upload-request.`);
+      }
+      // Keep the hash for upload-complete (the session keeps no other state); skip if the
+      // documentId was taken over by another upload meanwhile.
+      const current = await d.jobs.get(job.tenantId, job.documentId);
+      if (current?.generation === job.generation) await d.jobs.put({ ...current, sha256: written.sha256, updatedAt: new Date().toISOString() });
+      return { status: 204, empty: true };
+    },
+  };
+
+  const complete: RouteDef<unknown, Static<typeof UploadCompleteBody>> = {
+    method: 'POST',
+    path: '/api/v1/documents/upload-complete',
+    operationId: 'completeUploadSession',
+    summary: 'Presigned upload, step 2: finish the session and queue parsing',
+    description: 'Takes the uploadId and the same routing parameters as direct upload (in the JSON body). Calling it again returns the same job.',
+    tags: ['documents'],
+    auth: 'bearer',
+    body: { kind: 'json', schema: UploadCompleteBody, maxBytes: 128 * 1024 },
+    responses: {
+      202: { description: 'Queued.', schema: UploadAccepted },
+      400: { description: 'invalid_parameter (routing parameters, or uploadId).' },
+      409: { description: 'upload_incomplete: the bytes were not uploaded yet.' },
+      410: { description: 'upload_expired.' },
+    },
+    handler: async (ctx): Promise<Reply> => {
+      const p = ctx.principal!;
+      const { uploadId, ...routing } = ctx.body;
+      const claims = readUploadId(uploadId, 'uploadId');
+      if (claims.t !== p.tenantId) throw problems.invalidParameter('uploadId', 'Unknown or tampered uploadId.');
+      const job = await sessionJob(claims);
+      if (job.statusInt !== JobState.NotQueued) {
+        return { status: 202, json: { documentId: job.documentId, status: capitalised(STATUS_NAMES[job.statusInt]), statusInt: job.statusInt } };
+      }
+      const blob = await d.blobs.read(job.uploadKey);
+      if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw new ProblemError(409, 'upload_incomplete', 'Upload incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
+      const head = await readHead(blob.stream);
+      const customMetadata = parseCustomMetadata(routing.customMetadataJson);
+      const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
+      const limits = await intake.limitsFor(p);
+      await intake.admit(p, limits, null);
+      return intake.accept({
+        principal: p, documentId: job.documentId, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
+        written: { bytes: blob.size, sha256: job.sha256 }, format, options, customMetadata, fileName: routing.fileName ?? job.fileName,
+      });
+    },
+  };
+
+  return [request, put, complete];
+}
+
+async function readHead(stream: NodeJS.ReadableStream & { destroy(): void }): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of stream as AsyncIterable<Buffer>) {
+    parts.push(c);
+    n += c.length;
+    if (n >= HEAD_BYTES) break;
+  }
+  stream.destroy();
+  return Buffer.concat(parts).subarray(0, HEAD_BYTES);
+}
