@@ -1,0 +1,252 @@
+// PostgreSQL: statements are split with PostgreSQL's own lexer (libpg-query's scanner, WASM)
+// using the rules psql applies (a ';' ends a statement only outside parentheses and outside
+// a BEGIN ... END body of CREATE FUNCTION/PROCEDURE), and each statement is parsed alone by
+// PostgreSQL's own grammar. psql meta-command lines (\set, \d, \copy …) are not SQL: they
+// are reported, never counted.
+import * as pg from 'libpg-query';
+import { ByteOffsets } from './text.js';
+import type { RawStatement, SplitResult } from './split.js';
+
+let loading: Promise<void> | null = null;
+
+/** Loads the WASM module once per thread. */
+export function loadPostgres(): Promise<void> {
+  loading ??= pg.loadModule();
+  return loading;
+}
+
+interface Tok {
+  start: number; // string offsets
+  end: number;
+  text: string;
+  name: string;
+}
+
+/** Scans `text` from `from`; tokens get string offsets. Throws on lexer errors (e.g. an unterminated string). */
+function scanFrom(text: string, from: number): Tok[] {
+  const part = text.slice(from);
+  const res = pg.scanSync(part);
+  const map = new ByteOffsets(part);
+  return res.tokens.map((t) => ({ start: from + map.toChar(t.start), end: from + map.toChar(t.end), text: t.text, name: t.tokenName }));
+}
+
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl;
+}
+
+function onlySpaceBefore(text: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = text[i];
+    if (c === '\n' || c === '\r') return true;
+    if (c !== ' ' && c !== '\t') return false;
+  }
+  return true;
+}
+
+/** Splits PostgreSQL text into statements (see the header comment). */
+export function splitPostgres(text: string): SplitResult {
+  const warnings: string[] = [];
+  const metaCommands: { offset: number; text: string }[] = [];
+  const tokens: Tok[] = [];
+  const copies: RawStatement[] = [];
+  let from = 0;
+  let tail: { start: number } | null = null;
+  // Scan; whenever a line starts with a backslash outside strings and comments, it is a
+  // psql meta-command: record it, skip the line, and scan again after it.
+  for (;;) {
+    let toks: Tok[];
+    try {
+      toks = scanFrom(text, from);
+    } catch (e) {
+      const msg = (e as Error).message;
+      warnings.push(`PostgreSQL lexer stopped at offset ${from}: ${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}; the rest of the file is kept as one statement`);
+      tail = { start: from };
+      break;
+    }
+    const i = toks.findIndex((t) => t.text.startsWith('\\') && onlySpaceBefore(text, t.start));
+    if (i < 0) {
+      tokens.push(...toks);
+      break;
+    }
+    tokens.push(...toks.slice(0, i));
+    const at = toks[i].start;
+    const end = lineEnd(text, at);
+    const line = text.slice(at, end).replace(/\r$/, '');
+    if (/^\\copy\b/i.test(line)) {
+      // psql's \copy runs one COPY on the server: it is a statement of the script.
+      const body = line.replace(/[\s;]+$/, '');
+      copies.push({ start: at, end: at + body.length, terminator: line.trimEnd().endsWith(';') ? ';' : null, termEnd: at + line.length, psqlCopy: true });
+    } else metaCommands.push({ offset: at, text: line });
+    from = end;
+  }
+
+  const statements: RawStatement[] = [];
+  let start = -1;
+  let last = -1;
+  let paren = 0;
+  let begin = 0;
+  const idents: string[] = [];
+  const isFuncDef = (): boolean =>
+    idents[0] === 'create' &&
+    (idents[1] === 'function' || idents[1] === 'procedure' || (idents[1] === 'or' && idents[2] === 'replace' && (idents[3] === 'function' || idents[3] === 'procedure')));
+  const close = (terminator: string | null, termEnd: number): void => {
+    if (start >= 0) statements.push({ start, end: last, terminator, termEnd });
+    start = -1;
+    last = -1;
+    paren = 0;
+    begin = 0;
+    idents.length = 0;
+  };
+  for (const t of tokens) {
+    if (t.name === 'SQL_COMMENT' || t.name === 'C_COMMENT') continue;
+    if (t.text === ';' && paren === 0 && begin === 0) {
+      if (start < 0) continue; // empty statement
+      close(';', t.end);
+      continue;
+    }
+    if (start < 0) start = t.start;
+    last = t.end;
+    if (t.text === '(' || t.text === '[') paren++;
+    else if ((t.text === ')' || t.text === ']') && paren > 0) paren--;
+    else if (/^[A-Za-z_]/.test(t.text) && t.name !== 'SCONST') {
+      const w = t.text.toLowerCase();
+      if (idents.length < 4) idents.push(w);
+      if (paren === 0 && isFuncDef()) {
+        if (w === 'begin') begin++;
+        else if (w === 'case' && begin >= 1) begin++;
+        else if (w === 'end' && begin > 0) begin--;
+      }
+    }
+  }
+  if (tail) {
+    if (start < 0) start = tail.start;
+    const rest = text.slice(start);
+    last = start + rest.trimEnd().length;
+    close(null, last);
+  } else close(null, last);
+  if (copies.length) {
+    statements.push(...copies);
+    statements.sort((a, b) => a.start - b.start);
+  }
+  return { statements, warnings, extras: { psqlMetaCommands: metaCommands } };
+}
+
+export interface PgParse {
+  ok: boolean;
+  ast?: unknown;
+  /** Node names of the parsed statements (normally one). */
+  nodeTypes?: string[];
+  error?: { message: string; offset: number | null };
+}
+
+export function parsePostgres(sql: string): PgParse {
+  try {
+    const r = pg.parseSync(sql) as { stmts?: { stmt: Record<string, unknown> }[] };
+    const stmts = r.stmts ?? [];
+    return { ok: true, ast: stmts.length === 1 ? stmts[0].stmt : stmts.map((s) => s.stmt), nodeTypes: stmts.map((s) => Object.keys(s.stmt)[0]) };
+  } catch (e) {
+    const err = e as pg.SqlError;
+    const pos = err.sqlDetails?.cursorPosition;
+    let offset: number | null = null;
+    if (typeof pos === 'number' && pos >= 0) offset = new ByteOffsets(sql).toChar(pos);
+    return { ok: false, error: { message: err.message, offset } };
+  }
+}
+
+/** Tables (RangeVar) and column references found in a libpg-query AST. */
+export function pgReferences(ast: unknown): { tables: string[]; columns: string[] } {
+  const tables = new Set<string>();
+  const columns = new Set<string>();
+  const cteNames = new Set<string>();
+  const walk = (n: unknown, depth: number): void => {
+    if (depth > 400 || n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) {
+      for (const x of n) walk(x, depth + 1);
+      return;
+    }
+    const o = n as Record<string, unknown>;
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'RangeVar' && v && typeof v === 'object') {
+        const rv = v as { catalogname?: string; schemaname?: string; relname?: string };
+        if (rv.relname) tables.add([rv.catalogname, rv.schemaname, rv.relname].filter(Boolean).join('.'));
+      } else if (k === 'CommonTableExpr' && v && typeof v === 'object') {
+        const name = (v as { ctename?: string }).ctename;
+        if (name) cteNames.add(name);
+      } else if (k === 'ColumnRef' && v && typeof v === 'object') {
+        const fields = (v as { fields?: Record<string, { sval?: string }>[] }).fields ?? [];
+        const parts = fields.map((f) => (f.String ? f.String.sval : f.A_Star ? '*' : '?'));
+        if (parts.length && !parts.every((p) => p === '*')) columns.add(parts.join('.'));
+      }
+      walk(v, depth + 1);
+    }
+  };
+  walk(ast, 0);
+  for (const c of cteNames) tables.delete(c);
+  return { tables: [...tables], columns: [...columns] };
+}
+
+const NODE_TYPES: Record<string, string> = {
+  SelectStmt: 'SELECT', InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
+  CreateStmt: 'CREATE TABLE', CreateTableAsStmt: 'CREATE TABLE AS', ViewStmt: 'CREATE VIEW', IndexStmt: 'CREATE INDEX',
+  CreateSeqStmt: 'CREATE SEQUENCE', AlterSeqStmt: 'ALTER SEQUENCE', CreateSchemaStmt: 'CREATE SCHEMA', CreateDomainStmt: 'CREATE DOMAIN',
+  CreateTrigStmt: 'CREATE TRIGGER', RuleStmt: 'CREATE RULE', CreateExtensionStmt: 'CREATE EXTENSION', CompositeTypeStmt: 'CREATE TYPE',
+  CreateEnumStmt: 'CREATE TYPE', CreateRangeStmt: 'CREATE TYPE', CreateRoleStmt: 'CREATE ROLE', AlterRoleStmt: 'ALTER ROLE', DropRoleStmt: 'DROP ROLE',
+  AlterTableStmt: 'ALTER TABLE', AlterDomainStmt: 'ALTER DOMAIN', RenameStmt: 'ALTER RENAME', AlterObjectSchemaStmt: 'ALTER SET SCHEMA', AlterOwnerStmt: 'ALTER OWNER',
+  AlterFunctionStmt: 'ALTER FUNCTION', AlterEnumStmt: 'ALTER TYPE', AlterPolicyStmt: 'ALTER POLICY', CreatePolicyStmt: 'CREATE POLICY',
+  TruncateStmt: 'TRUNCATE', CopyStmt: 'COPY', ExplainStmt: 'EXPLAIN', VariableSetStmt: 'SET', VariableShowStmt: 'SHOW', DoStmt: 'DO',
+  CallStmt: 'CALL', GrantStmt: 'GRANT', GrantRoleStmt: 'GRANT ROLE', CommentStmt: 'COMMENT', PrepareStmt: 'PREPARE', ExecuteStmt: 'EXECUTE',
+  DeallocateStmt: 'DEALLOCATE', DeclareCursorStmt: 'DECLARE CURSOR', FetchStmt: 'FETCH', ClosePortalStmt: 'CLOSE', LockStmt: 'LOCK',
+  VacuumStmt: 'VACUUM', ClusterStmt: 'CLUSTER', ReindexStmt: 'REINDEX', CheckPointStmt: 'CHECKPOINT', DiscardStmt: 'DISCARD', ListenStmt: 'LISTEN',
+  NotifyStmt: 'NOTIFY', UnlistenStmt: 'UNLISTEN', LoadStmt: 'LOAD', CreatedbStmt: 'CREATE DATABASE', DropdbStmt: 'DROP DATABASE',
+  RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW', CreateFdwStmt: 'CREATE FOREIGN DATA WRAPPER', CreateForeignServerStmt: 'CREATE SERVER',
+  CreateForeignTableStmt: 'CREATE FOREIGN TABLE', CreateUserMappingStmt: 'CREATE USER MAPPING', ImportForeignSchemaStmt: 'IMPORT FOREIGN SCHEMA',
+  CreateEventTrigStmt: 'CREATE EVENT TRIGGER', CreatePublicationStmt: 'CREATE PUBLICATION', CreateSubscriptionStmt: 'CREATE SUBSCRIPTION',
+  CreateStatsStmt: 'CREATE STATISTICS', CreateCastStmt: 'CREATE CAST', CreateOpClassStmt: 'CREATE OPERATOR CLASS', CreateOpFamilyStmt: 'CREATE OPERATOR FAMILY',
+  CreateConversionStmt: 'CREATE CONVERSION', CreateTransformStmt: 'CREATE TRANSFORM', CreatePLangStmt: 'CREATE LANGUAGE', CreateAmStmt: 'CREATE ACCESS METHOD',
+  CreateTableSpaceStmt: 'CREATE TABLESPACE', AlterDefaultPrivilegesStmt: 'ALTER DEFAULT PRIVILEGES', AlterSystemStmt: 'ALTER SYSTEM',
+  SecLabelStmt: 'SECURITY LABEL', ReassignOwnedStmt: 'REASSIGN OWNED', DropOwnedStmt: 'DROP OWNED', AlterExtensionStmt: 'ALTER EXTENSION',
+  AlterCollationStmt: 'ALTER COLLATION', AlterDatabaseStmt: 'ALTER DATABASE', AlterDatabaseSetStmt: 'ALTER DATABASE', AlterStatsStmt: 'ALTER STATISTICS',
+  ConstraintsSetStmt: 'SET CONSTRAINTS', AlterOperatorStmt: 'ALTER OPERATOR', AlterTypeStmt: 'ALTER TYPE', AlterTSDictionaryStmt: 'ALTER TEXT SEARCH DICTIONARY',
+  AlterTSConfigurationStmt: 'ALTER TEXT SEARCH CONFIGURATION', ReturnStmt: 'RETURN',
+};
+
+const OBJECT_TYPES: Record<string, string> = {
+  OBJECT_TABLE: 'TABLE', OBJECT_VIEW: 'VIEW', OBJECT_MATVIEW: 'MATERIALIZED VIEW', OBJECT_INDEX: 'INDEX', OBJECT_SEQUENCE: 'SEQUENCE',
+  OBJECT_FUNCTION: 'FUNCTION', OBJECT_PROCEDURE: 'PROCEDURE', OBJECT_ROUTINE: 'ROUTINE', OBJECT_AGGREGATE: 'AGGREGATE', OBJECT_TYPE: 'TYPE',
+  OBJECT_DOMAIN: 'DOMAIN', OBJECT_SCHEMA: 'SCHEMA', OBJECT_TRIGGER: 'TRIGGER', OBJECT_RULE: 'RULE', OBJECT_EXTENSION: 'EXTENSION',
+  OBJECT_FOREIGN_TABLE: 'FOREIGN TABLE', OBJECT_POLICY: 'POLICY', OBJECT_COLLATION: 'COLLATION', OBJECT_OPERATOR: 'OPERATOR', OBJECT_CAST: 'CAST',
+  OBJECT_ROLE: 'ROLE', OBJECT_DATABASE: 'DATABASE', OBJECT_TABLESPACE: 'TABLESPACE', OBJECT_STATISTIC_EXT: 'STATISTICS', OBJECT_COLUMN: 'COLUMN',
+};
+
+/** Statement type from a libpg-query node, e.g. CreateFunctionStmt → CREATE FUNCTION. */
+export function pgStatementType(ast: unknown): string | null {
+  const node = Array.isArray(ast) ? ast[0] : ast;
+  if (!node || typeof node !== 'object') return null;
+  const name = Object.keys(node)[0];
+  const body = (node as Record<string, Record<string, unknown>>)[name] ?? {};
+  switch (name) {
+    case 'CreateFunctionStmt':
+      return body.is_procedure ? 'CREATE PROCEDURE' : 'CREATE FUNCTION';
+    case 'DefineStmt': {
+      const kind = OBJECT_TYPES[String(body.kind)] ?? String(body.kind ?? '').replace(/^OBJECT_/, '');
+      return `CREATE ${kind}`;
+    }
+    case 'DropStmt':
+      return `DROP ${OBJECT_TYPES[String(body.removeType)] ?? String(body.removeType ?? '').replace(/^OBJECT_/, '')}`.trim();
+    case 'CreateTableAsStmt':
+      return body.objtype === 'OBJECT_MATVIEW' ? 'CREATE MATERIALIZED VIEW' : 'CREATE TABLE AS';
+    case 'AlterTableStmt': {
+      const k = OBJECT_TYPES[String(body.objtype)];
+      return k ? `ALTER ${k}` : 'ALTER TABLE';
+    }
+    case 'TransactionStmt': {
+      const kind = String(body.kind ?? '').replace(/^TRANS_STMT_/, '').replace(/_/g, ' ');
+      return kind || 'TRANSACTION';
+    }
+    case 'SelectStmt':
+      return body.intoClause ? 'SELECT INTO' : 'SELECT';
+    default:
+      return NODE_TYPES[name] ?? name.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  }
+}
