@@ -75,7 +75,7 @@ export class ColumnProfile {
       case K_NUM: {
         this.seen |= 1 << k;
         if (!last.exact) this.inexact = true;
-        const n = toNumber(v);
+        const n = last.value;
         if (n < this.min) this.min = n;
         if (n > this.max) this.max = n;
         return;
@@ -137,7 +137,7 @@ export function planColumn(p: ColumnProfile, name: string, index: number): Colum
   switch (type) {
     case 'integer':
     case 'number':
-      if (p.min <= p.max) {
+      if (p.min <= p.max && !p.inexact) {
         info.min = p.min;
         info.max = p.max;
       }

@@ -236,7 +236,9 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
     const extNames = columnNames([...names, ...profiles.slice(columnCount).map(() => '')], profiles.length);
     const found = findGeometry(extNames, profiles, metadata.hasHeader as boolean);
     if (!found) {
-      const list = names.length ? names.map((n) => JSON.stringify(n)).join(', ') : '(none: the file is empty)';
+      const shown = names.slice(0, 200).map((n) => JSON.stringify(n));
+      if (names.length > 200) shown.push(`… (${names.length - 200} more)`);
+      const list = names.length ? shown.join(', ') : '(none: the file is empty)';
       throw new ExtractionError(
         `Spatial CSV: no longitude/latitude column pair and no geometry column (WKT or GeoJSON) was found. ` +
           `Longitude/latitude columns need recognisable names (lon/lng/long/longitude/x, lat/latitude/y) and values ` +

@@ -18,7 +18,11 @@ export const ORDER_DMY = 2;
 export const ORDER_ANY = ORDER_MDY | ORDER_DMY;
 
 /** Side results of the last classify() call (avoids allocating a result object per cell). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
 export const last = {
+  /** For numbers: the value. */
+  value: 0,
   /** For numbers: false when the value does not survive a round trip through a double. */
   exact: true,
   /** For dates: the orders (MDY/DMY) the value allows; ORDER_ANY for ISO forms. */
@@ -70,23 +74,36 @@ function classifyNumber(s: string): number {
   const len = s.length;
   let i = 0;
   let c = s.charCodeAt(0);
-  if (c === 45 || c === 43) i++;
+  const neg = c === 45;
+  if (neg || c === 43) i++;
   const intStart = i;
-  while (i < len && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
+  let m = 0;
+  while (i < len && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+    m = m * 10 + (c - 48);
+    i++;
+  }
   const intDigits = i - intStart;
   // A leading zero followed by more digits (zip codes, ids) is text, not a number.
   if (intDigits > 1 && s.charCodeAt(intStart) === 48) return K_STRING;
   if (i === len) {
     if (intDigits === 0) return K_STRING;
-    if (intDigits <= 15) last.exact = true;
-    else last.exact = Math.abs(Number(s)) <= Number.MAX_SAFE_INTEGER;
+    if (intDigits <= 15) {
+      last.exact = true;
+      last.value = neg ? -m : m;
+    } else {
+      last.value = Number(s);
+      last.exact = Math.abs(last.value) <= Number.MAX_SAFE_INTEGER;
+    }
     return K_INT;
   }
   let fracDigits = 0;
   if (c === 46) {
     i++;
     const fs = i;
-    while (i < len && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
+    while (i < len && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      i++;
+    }
     fracDigits = i - fs;
     if (intDigits === 0 && fracDigits === 0) return K_STRING;
   } else if (intDigits === 0) return K_STRING;
@@ -100,7 +117,15 @@ function classifyNumber(s: string): number {
     hasExp = true;
   }
   if (i !== len) return K_STRING;
-  last.exact = hasExp || intDigits + fracDigits > 15 ? numberIsExact(s) : true;
+  if (hasExp || intDigits + fracDigits > 15) {
+    last.value = Number(s);
+    last.exact = numberIsExact(s);
+  } else {
+    // Exact digits over an exact power of ten: one rounding, the correctly rounded double.
+    const v = fracDigits ? m / POW10[fracDigits] : m;
+    last.value = neg ? -v : v;
+    last.exact = true;
+  }
   return K_NUM;
 }
 
@@ -365,8 +390,6 @@ export function toIsoDate(raw: string, order: number, asDatetime: boolean): stri
     date + 'T' + pad2(parts.hh) + ':' + pad2(parts.mi) + ':' + pad2(parts.ss) + (parts.frac ? '.' + parts.frac : '') + parts.tz
   );
 }
-
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 /**
  * Number(s), computed in JS for plain decimals of up to 15 significant digits: the digits
