@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript with the full dependency set.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY wasm ./wasm
+RUN npm run build
+
+# Production dependencies only.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# Runtime: engine data from Debian packages (OCR model), no compilers, non-root.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tesseract-ocr-eng ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# SIGTERM drains in-flight requests and jobs before exit (see README: Running in production).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/bin.js", "serve"]
