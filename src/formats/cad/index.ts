@@ -1,0 +1,47 @@
+// CAD family: DWG through LibreDWG (WASM, a fresh instance per drawing), DXF (ASCII and
+// binary) through our own group-code reader. One Document Unit per processed drawing.
+// Content shape: schema.ts (CadContent).
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { FormatParser, ParseInput, ParseOutcome } from '../types.js';
+import { readDwg } from './dwg.js';
+import { readDxf } from './dxf.js';
+import type { CadDocument } from './model.js';
+import { writeCadContent } from './writer.js';
+
+export { CadContent } from './schema.js';
+
+function outcome(doc: CadDocument, format: 'dwg' | 'dxf'): ParseOutcome {
+  return {
+    documentFormat: format,
+    documentUnits: 1,
+    metadata: {
+      engine: doc.engine,
+      fileVersion: doc.fileVersion.code,
+      release: doc.fileVersion.release,
+      units: doc.units.name,
+      layers: doc.layers.length,
+      blocks: doc.blocks.length,
+      entities: doc.entityCount,
+      texts: doc.texts.length,
+    },
+    warnings: doc.warnings,
+  };
+}
+
+export const parseDwg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  input.progress(0);
+  const doc = await readDwg(input.filePath);
+  input.progress(0.6);
+  await writeCadContent(doc, content);
+  input.progress(1);
+  return outcome(doc, 'dwg');
+};
+
+export const parseDxf: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  input.progress(0);
+  const { doc, binary, encoding } = await readDxf(input.filePath);
+  input.progress(0.6);
+  await writeCadContent(doc, content, { binary, encoding });
+  input.progress(1);
+  return outcome(doc, 'dxf');
+};
