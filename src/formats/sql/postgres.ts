@@ -5,7 +5,7 @@
 // are reported, never counted.
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
-import type { RawStatement, SplitResult } from './split.js';
+import { splitGeneric, type RawStatement, type SplitResult } from './split.js';
 
 let loading: Promise<void> | null = null;
 
@@ -60,7 +60,7 @@ export function splitPostgres(text: string): SplitResult {
       toks = scanFrom(text, from);
     } catch (e) {
       const msg = (e as Error).message;
-      warnings.push(`PostgreSQL lexer stopped at offset ${from}: ${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}; the rest of the file is kept as one statement`);
+      warnings.push(`PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); it was split by the fallback lexer`);
       tail = { start: from };
       break;
     }
@@ -120,10 +120,12 @@ export function splitPostgres(text: string): SplitResult {
     }
   }
   if (tail) {
-    if (start < 0) start = tail.start;
-    const rest = text.slice(start);
-    last = start + rest.trimEnd().length;
-    close(null, last);
+    // Whatever was open before the failure point joins the fallback's first statement.
+    const base = start >= 0 ? start : tail.start;
+    start = -1;
+    const fb = splitGeneric(text.slice(base), 'PgFallback');
+    for (const st of fb.statements) statements.push({ ...st, start: base + st.start, end: base + st.end, termEnd: base + st.termEnd });
+    warnings.push(...fb.warnings);
   } else close(null, last);
   if (copies.length) {
     statements.push(...copies);

@@ -62,14 +62,21 @@ interface LexConfig {
   tripleQuotes: boolean;
   oracleQQuote: boolean;
   mysqlDashComment: boolean;
+  /** PostgreSQL: $tag$ … $tag$ bodies and E'…' escapes (fallback lexer only). */
+  pgStrings: boolean;
 }
 
 const BASE: LexConfig = {
   backslashEscapes: false, doubleQuoteString: false, backtickIdent: false, bracketIdent: false, hashComment: false,
   slashSlashComment: false, nestedComments: false, dollarBodies: false, tripleQuotes: false, oracleQQuote: false, mysqlDashComment: false,
+  pgStrings: false,
 };
 
-const LEX: Record<Exclude<Dialect, 'PostgreSql'>, LexConfig> = {
+/** Dialects splitGeneric handles; PgFallback is PostgreSQL when its own lexer gives up. */
+export type GenericDialect = Exclude<Dialect, 'PostgreSql'> | 'PgFallback';
+
+const LEX: Record<GenericDialect, LexConfig> = {
+  PgFallback: { ...BASE, nestedComments: true, pgStrings: true },
   MsSql: { ...BASE, bracketIdent: true, nestedComments: true },
   Snowflake: { ...BASE, backslashEscapes: true, slashSlashComment: true, dollarBodies: true },
   MySql: { ...BASE, backslashEscapes: true, doubleQuoteString: true, backtickIdent: true, hashComment: true, mysqlDashComment: true },
@@ -139,6 +146,14 @@ class Lexer {
         e = n;
       } else e = close + 2;
       kind = 'string';
+    } else if (c === 36 && this.cfg.pgStrings && /^\$([A-Za-z_][A-Za-z_0-9]*)?\$/.test(t.slice(s, s + 66))) {
+      const tag = /^\$([A-Za-z_][A-Za-z_0-9]*)?\$/.exec(t.slice(s, s + 66))![0];
+      const close = t.indexOf(tag, s + tag.length);
+      if (close < 0) {
+        this.unterminated ??= `unterminated ${tag} body starting at offset ${s}`;
+        e = n;
+      } else e = close + tag.length;
+      kind = 'string';
     } else if (this.cfg.oracleQQuote && (c === 113 || c === 81) && c2 === 39 && s + 2 < n) {
       const open = t[s + 2];
       const closeCh = ({ '[': ']', '{': '}', '(': ')', '<': '>' } as Record<string, string>)[open] ?? open;
@@ -153,9 +168,11 @@ class Lexer {
       // String prefixes: N'..', E'..', r'..', b'..', X'..' are one string token.
       const next = t.charCodeAt(e);
       if ((next === 39 || (next === 34 && this.cfg.doubleQuoteString)) && e - s <= 2 && /^[nNeErRbBxX]{1,2}$/.test(t.slice(s, e))) {
-        const raw = /[rR]/.test(t.slice(s, e));
+        const prefix = t.slice(s, e);
+        const raw = /[rR]/.test(prefix);
         const q = t[e];
-        e = this.tripleOr(e, q) ?? this.quoted(e, q, this.cfg.backslashEscapes && !raw);
+        const esc = (this.cfg.backslashEscapes && !raw) || (this.cfg.pgStrings && /[eE]/.test(prefix));
+        e = this.tripleOr(e, q) ?? this.quoted(e, q, esc);
         kind = 'string';
       } else kind = 'word';
     } else if (c >= 48 && c <= 57) {
@@ -234,7 +251,7 @@ function matchAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
 }
 
 /** Splits text for every dialect except PostgreSql (see the header comment). */
-export function splitGeneric(text: string, dialect: Exclude<Dialect, 'PostgreSql'>): SplitResult {
+export function splitGeneric(text: string, dialect: GenericDialect): SplitResult {
   const lx = new Lexer(text, LEX[dialect]);
   const statements: RawStatement[] = [];
   const warnings: string[] = [];

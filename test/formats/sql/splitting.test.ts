@@ -1,0 +1,142 @@
+// Dialect rules of the statement splitters, on small inline scripts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { loadPostgres, parseSql, splitGeneric, splitPostgres, normalizeDialect } from '../../../src/formats/sql/index.js';
+import { SqlContent } from '../../../src/formats/sql/schema.js';
+import { parseFileWith } from '../../helpers/parse.js';
+
+beforeAll(async () => {
+  await loadPostgres();
+});
+
+const texts = (sql: string, d: Parameters<typeof splitGeneric>[1] | 'PostgreSql'): string[] => {
+  const r = d === 'PostgreSql' ? splitPostgres(sql) : splitGeneric(sql, d);
+  return r.statements.map((s) => sql.slice(s.start, s.end));
+};
+
+async function runText(sql: string | Buffer, sqlDialect: string): Promise<Awaited<ReturnType<typeof parseFileWith>>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-'));
+  const f = path.join(dir, 'x.sql');
+  fs.writeFileSync(f, sql);
+  try {
+    return await parseFileWith(parseSql, f, 'sql', { sqlDialect });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
+  it('never splits inside strings, comments, dollar bodies or quoted identifiers', () => {
+    const sql = `select 'a;b', "c;d" from t; -- x; y\n/* a; /* nested; */ b; */ select $f$ x; y $f$;\ncreate function f() returns int as $$ begin return 1; end $$ language plpgsql;\nselect E'it\\'s;';`;
+    expect(texts(sql, 'PostgreSql')).toEqual([
+      `select 'a;b', "c;d" from t`,
+      `select $f$ x; y $f$`,
+      `create function f() returns int as $$ begin return 1; end $$ language plpgsql`,
+      `select E'it\\'s;'`,
+    ]);
+  });
+  it('keeps SQL-standard BEGIN ATOMIC bodies and parenthesised rule actions whole', () => {
+    const sql = `create function g(a int) returns int language sql begin atomic select a + 1; select case when a > 0 then 1 else 2 end; end;\ncreate rule r as on insert to t do instead (insert into u values (1); delete from v);\nselect 2`;
+    const t = texts(sql, 'PostgreSql');
+    expect(t).toHaveLength(3);
+    expect(t[0]).toMatch(/end$/);
+    expect(t[2]).toBe('select 2');
+  });
+  it('drops psql meta-command lines and counts \\copy as a statement', () => {
+    const r = splitPostgres(`\\set x 1\nselect 1;\n\\d+ t\n\\copy t to stdout\nselect 2;`);
+    expect(r.statements).toHaveLength(3);
+    expect(r.statements[1].psqlCopy).toBe(true);
+    expect((r.extras.psqlMetaCommands as unknown[]).length).toBe(2);
+  });
+  it('reports byte-accurate spans with non-ASCII text', async () => {
+    const sql = `select 'héllo 😀';\nselect 'ü' as x;`;
+    const r = await runText(sql, 'PostgreSQL');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const st = r.artifact.content.statements;
+    expect(st.map((s: any) => s.text)).toEqual([`select 'héllo 😀'`, `select 'ü' as x`]);
+    expect(st[1].span.start).toEqual({ offset: sql.indexOf('select \'ü'), line: 2, column: 1 });
+    expect(Value.Check(SqlContent, r.artifact.content)).toBe(true);
+  });
+  it('an unterminated string keeps the rest as one statement with a warning', () => {
+    const r = splitPostgres(`select 1; select $x$ a; b $x$; select E'\\';'; select 'abc`);
+    expect(r.statements).toHaveLength(4);
+    expect(r.warnings.length).toBe(2);
+  });
+});
+
+describe('T-SQL', () => {
+  it('splits at GO lines only, records GO n, ignores GO inside comments and strings', () => {
+    const sql = `select 1; select 2\nGO\n/* GO\n*/ print 'x\nGO\n'\ngo 5\n-- only a comment\nGO\nselect [a;b] from t`;
+    const r = splitGeneric(sql, 'MsSql');
+    expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['select 1; select 2', `print 'x\nGO\n'`, 'select [a;b] from t']);
+    expect(r.statements[1].repeat).toBe(5);
+    expect(r.statements[1].terminator).toBe('GO 5');
+  });
+});
+
+describe('Snowflake', () => {
+  it('keeps scripting blocks and $$ bodies whole; BEGIN TRANSACTION is a statement', () => {
+    const sql = `begin transaction;\ninsert into t values (1);\ncommit;\nexecute immediate $$ begin select 1; end; $$;\ndeclare x int; begin x := 1; if (x > 0) then return x; end if; case when x = 1 then select 1; end case; end;\nbegin\n  let y := 2;\n  return y;\nend;\nselect 'it\\'s; ok'`;
+    expect(texts(sql, 'Snowflake')).toHaveLength(7);
+  });
+  it('// comments never split', () => {
+    expect(texts(`select 1 // a; b\n; select 2;`, 'Snowflake')).toEqual(['select 1', 'select 2']);
+  });
+});
+
+describe('MySQL, BigQuery, SQLite, Oracle', () => {
+  it('MySQL DELIMITER changes the terminator and is reported', () => {
+    const sql = `DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\nSELECT "a;b" # c;\n;`;
+    const r = splitGeneric(sql, 'MySql');
+    expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END', 'SELECT "a;b"']);
+    expect((r.extras.delimiterDirectives as unknown[]).length).toBe(2);
+  });
+  it('BigQuery triple-quoted strings and BEGIN … END blocks', () => {
+    const sql = "select '''a;\nb'''; begin select 1; select 2; end; declare x int64 default 1; select `p.d.t`";
+    expect(texts(sql, 'BigQuery')).toHaveLength(4);
+  });
+  it('SQLite triggers keep their BEGIN … END body', () => {
+    const sql = 'create trigger tr after insert on t begin update u set a = 1; delete from v; end; select 1';
+    expect(texts(sql, 'Sqlite')).toHaveLength(2);
+  });
+  it("Oracle PL/SQL units end at '/' lines; q-quotes never split", () => {
+    const sql = "create or replace procedure p as begin null; null; end;\n/\nselect q'[a;b]' from dual;\nbegin\n  x;\nend;\n/\n";
+    expect(texts(sql, 'Oracle')).toEqual(['create or replace procedure p as begin null; null; end;', "select q'[a;b]' from dual", 'begin\n  x;\nend;']);
+  });
+});
+
+describe('dialect option and bad input', () => {
+  it('accepts the spellings the API allows, case-insensitively', () => {
+    for (const v of ['PostgreSql', 'PostgreSQL', 'postgresql', 'MsSql', 'MSSQL', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle']) expect(normalizeDialect(v)).not.toBeNull();
+    expect(normalizeDialect('Cobol')).toBeNull();
+  });
+  it('fails clearly without a dialect, for an unknown one, and for binary input', async () => {
+    const none = await runText('select 1', '');
+    expect(none.ok).toBe(false);
+    if (!none.ok) expect(none.message).toMatch(/sqlDialect/);
+    const bad = await runText('select 1', 'Cobol');
+    expect(bad.ok).toBe(false);
+    const bin = await runText(Buffer.from([0x50, 0x4b, 3, 4, 0, 0, 0, 0, 0x10, 0x00, 0xff, 0x00, 0x00, 0x01]), 'MySql');
+    expect(bin.ok).toBe(false);
+    if (!bin.ok) expect(bin.message).toMatch(/binary/);
+  });
+  it('decodes UTF-16 with a BOM and Windows-1252', async () => {
+    const u16 = await runText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("select 'ü'; select 2;", 'utf16le')]), 'MsSql');
+    expect(u16.ok && u16.artifact.content.encoding).toBe('utf-16le');
+    const latin = await runText(Buffer.from("select 'caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la fran\xe7aise'; select 2;", 'latin1'), 'MySql');
+    expect(latin.ok).toBe(true);
+    if (latin.ok) {
+      expect(latin.artifact.documentUnits).toBe(2);
+      expect(latin.artifact.content.statements[0].text).toContain('café');
+    }
+  });
+  it('an empty file has no statements and a warning', async () => {
+    const r = await runText('-- nothing here\n', 'Snowflake');
+    expect(r.ok && r.artifact.documentUnits).toBe(0);
+    expect(r.ok && r.artifact.warnings.length).toBe(1);
+  });
+});
