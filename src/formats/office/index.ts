@@ -1,0 +1,449 @@
+// Office and OpenDocument family: docx, doc, odt, rtf (documents), xlsx, xls, ods
+// (spreadsheets), pptx, ppt, odp (presentations).
+//
+// OOXML packages are read directly (guarded ZIP + XML). Legacy binaries, RTF and
+// OpenDocument files go through LibreOffice headless to OOXML and are then read by the same
+// readers. Document Units: word-processing documents count rendered pages (LibreOffice →
+// PDF; the stored page count is reported beside it and used only as a fallback when
+// rendering is unavailable), presentations count slides, spreadsheets count sheets.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { blockText, DocxReader, type DocxModel } from './docx.js';
+import { convert, libreOfficeAvailable, renderPageCount } from './libreoffice.js';
+import { head, inspectOle, isBareBiff, isOle, isRtf, isZip, looksLikePlainText } from './ole.js';
+import { odfProperties, ooxmlProperties } from './props.js';
+import { readSlide, slideParts } from './pptx.js';
+import type { OfficeBlock, OfficePropertiesT } from './schema.js';
+import { loadWorkbook, writeSpreadsheet } from './xlsx.js';
+import { ZipPackage } from './zip.js';
+
+export type OfficeFormat = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'ods' | 'pptx' | 'ppt' | 'odp';
+
+const WORD: ReadonlySet<string> = new Set(['docx', 'doc', 'odt', 'rtf']);
+const SHEET: ReadonlySet<string> = new Set(['xlsx', 'xls', 'ods']);
+
+interface Ctx {
+  input: ParseInput;
+  format: OfficeFormat;
+  warnings: string[];
+  metadata: Record<string, unknown>;
+  work: string;
+}
+
+async function workDir(input: ParseInput): Promise<string> {
+  const d = path.join(input.tempDir, `office-${Math.random().toString(36).slice(2, 8)}`);
+  await fs.mkdir(d, { recursive: true });
+  return d;
+}
+
+/** Refuses files that are not the container their format needs; reports encryption. */
+async function precheck(ctx: Ctx): Promise<'zip' | 'ole' | 'rtf' | 'flat-xml' | 'biff' | 'other'> {
+  const h = await head(ctx.input.filePath);
+  if (h.length === 0) throw new ExtractionError('the file is empty');
+  if (isOle(h)) {
+    const expected = ctx.format === 'doc' || ctx.format === 'xls' || ctx.format === 'ppt' ? ctx.format : 'ooxml';
+    const v = await inspectOle(ctx.input.filePath, expected);
+    if (v.kind !== expected) throw new ExtractionError(`the file is a legacy ${v.kind.toUpperCase()} document, not ${ctx.format.toUpperCase()}`);
+    return 'ole';
+  }
+  if (isZip(h)) return 'zip';
+  if (isRtf(h)) return 'rtf';
+  const text = h.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('<?xml') || text.startsWith('<office:document')) return 'flat-xml';
+  if (isBareBiff(h)) return 'biff';
+  return 'other';
+}
+
+async function checkOdfEncryption(zip: ZipPackage): Promise<void> {
+  const manifest = await zip.readTextIfPresent('META-INF/manifest.xml', 4 << 20);
+  if (manifest && /encryption-data/.test(manifest)) {
+    throw new ExtractionError('the OpenDocument file is password-protected (encrypted parts); it cannot be parsed without the password', 'encrypted_document');
+  }
+  const mt = await zip.readTextIfPresent('mimetype', 1024);
+  if (mt !== null && !/^application\/vnd\.oasis\.opendocument\./.test(mt.trim())) {
+    throw new ExtractionError(`not an OpenDocument file (mimetype ${mt.trim().slice(0, 80)})`);
+  }
+}
+
+function dropConverterProps(p: OfficePropertiesT): OfficePropertiesT {
+  const { pages: _p, application: _a, template: _t, words: _w, characters: _c, ...rest } = p;
+  return rest;
+}
+
+// ---- word-processing documents ----------------------------------------------------------
+
+async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
+  const { input, format, warnings, metadata } = ctx;
+  const kind = await precheck(ctx);
+  let docxPath = input.filePath;
+  let properties: OfficePropertiesT = {};
+  let renderExt: string | undefined;
+
+  if (format === 'docx') {
+    if (kind !== 'zip') throw new ExtractionError(kind === 'ole' ? 'not a DOCX package' : 'not a DOCX file: it is not a ZIP package');
+  } else if (format === 'odt') {
+    if (kind === 'zip') {
+      const zip = await ZipPackage.open(input.filePath);
+      try {
+        await checkOdfEncryption(zip);
+        properties = await odfProperties(zip, warnings);
+      } finally {
+        zip.close();
+      }
+    } else if (kind === 'flat-xml') {
+      renderExt = 'fodt';
+      metadata.flatOpenDocument = true;
+    } else {
+      throw new ExtractionError('not an OpenDocument text file: it is not a ZIP package');
+    }
+  } else if (format === 'rtf') {
+    if (kind !== 'rtf') throw new ExtractionError('not an RTF file: it does not start with {\\rtf');
+  } else if (format === 'doc') {
+    if (kind === 'rtf') {
+      renderExt = 'rtf';
+      warnings.push('the .doc file is RTF; converted as RTF');
+    } else if (kind === 'zip') {
+      throw new ExtractionError('the .doc file is a ZIP package (probably DOCX): upload it as docx');
+    } else if (kind !== 'ole') {
+      const h = await head(input.filePath);
+      if (looksLikePlainText(h)) throw new ExtractionError('not a Word document: the file is plain text');
+      warnings.push('not a Word 97+ binary document; LibreOffice recognised the content (e.g. WordPerfect) and converted it');
+      metadata.nonWordContent = true;
+    }
+  }
+
+  // Content: DOCX directly; the others through LibreOffice → DOCX. Rendering runs alongside.
+  const work = ctx.work;
+  const renderP = renderPages(ctx, renderExt);
+  let converted = false;
+  if (format !== 'docx') {
+    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${format.toUpperCase()} files and is not installed on this node`);
+    const r = await convert(input.filePath, 'docx:MS Word 2007 XML', work, { inputExt: renderExt ?? format });
+    docxPath = r.outputPath;
+    converted = true;
+    metadata.converter = { engine: 'libreoffice', to: 'docx', millis: r.millis };
+  }
+
+  const zip = await ZipPackage.open(docxPath);
+  let model: DocxModel;
+  try {
+    warnings.push(...zip.warnings);
+    if (format === 'docx' || format === 'doc' || format === 'rtf') {
+      const p = await ooxmlProperties(zip, warnings);
+      properties = converted ? { ...dropConverterProps(p), ...properties } : p;
+    }
+    const reader = new DocxReader(zip, warnings);
+    try {
+      model = await reader.read();
+    } catch (err) {
+      if (format === 'docx' && err instanceof ExtractionError && /malformed XML/.test(err.message) && libreOfficeAvailable()) {
+        // A damaged main part: LibreOffice is more forgiving; read its re-saved copy.
+        warnings.push(`${err.message}; read through LibreOffice's recovery instead`);
+        zip.close();
+        const r = await convert(input.filePath, 'docx:MS Word 2007 XML', work, { inputExt: 'docx' });
+        const z2 = await ZipPackage.open(r.outputPath);
+        try {
+          const rd = new DocxReader(z2, warnings);
+          model = await rd.read();
+          await rd.resolveAltChunks();
+        } finally {
+          z2.close();
+        }
+        metadata.recoveredBy = 'libreoffice';
+        return finishWord(ctx, w, model, properties, await renderP);
+      }
+      throw err;
+    }
+    await reader.resolveAltChunks();
+  } finally {
+    zip.close();
+  }
+  if (model.hasMacros) {
+    metadata.hasMacros = true;
+    warnings.push('the document contains macros; they were not run');
+  }
+  return finishWord(ctx, w, model, properties, await renderP);
+}
+
+type RenderResult = { pages: number; millis: number } | { error: string };
+
+function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
+  if (!libreOfficeAvailable()) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
+  return renderPageCount(ctx.input.filePath, ctx.work, inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
+}
+
+async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties: OfficePropertiesT, render: RenderResult): Promise<ParseOutcome> {
+  const { warnings, metadata } = ctx;
+  const stored = properties.pages;
+  let units: number;
+  if ('pages' in render) {
+    units = render.pages;
+    metadata.pageCount = { source: 'rendered', rendered: render.pages, stored: stored ?? null, storedAgrees: stored === undefined ? null : stored === render.pages, renderMillis: render.millis };
+    if (stored !== undefined && stored !== render.pages) warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);
+  } else {
+    if (ctx.format !== 'docx') throw new ExtractionError(`page rendering failed: ${render.error}`);
+    units = stored && stored > 0 ? stored : 1;
+    metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
+    warnings.push(`pages could not be rendered (${render.error}); the ${stored ? "document's stored page count" : 'minimum of one page'} is used`);
+  }
+
+  w.beginObject().field('kind', 'document').field('properties', properties).key('blocks').beginArray();
+  for (const b of model.blocks) {
+    w.value(b);
+    await w.maybeFlush();
+  }
+  w.endArray()
+    .field('headersFooters', model.headersFooters)
+    .field('footnotes', model.footnotes)
+    .field('endnotes', model.endnotes)
+    .field('comments', model.comments)
+    .field('hyperlinks', model.hyperlinks)
+    .field('images', model.images)
+    .endObject();
+
+  Object.assign(metadata, {
+    blockCount: model.blocks.length,
+    headingCount: model.blocks.filter((b) => b.type === 'heading').length,
+    tableCount: model.blocks.filter((b) => b.type === 'table').length,
+    footnoteCount: model.footnotes.length,
+    endnoteCount: model.endnotes.length,
+    commentCount: model.comments.length,
+    imageCount: model.images.length,
+  });
+  const outcome: ParseOutcome = { documentFormat: ctx.format, documentUnits: units, metadata, warnings };
+  if (ctx.input.options.chunkHints) outcome.chunks = buildChunks(documentChunkBlocks(model.blocks));
+  return outcome;
+}
+
+function* documentChunkBlocks(blocks: OfficeBlock[]): Generator<ChunkSourceBlock> {
+  for (const b of blocks) {
+    const ref = `blocks.${b.index}`;
+    if (b.type === 'heading') yield { ref, text: b.text, kind: 'heading', level: b.level };
+    else if (b.type === 'listItem') yield { ref, text: b.label ? `${b.label} ${b.text}` : b.text, kind: 'list' };
+    else if (b.type === 'table') yield { ref, text: blockText(b), kind: 'table' };
+    else yield { ref, text: b.text, kind: 'paragraph' };
+  }
+}
+
+// ---- spreadsheets -----------------------------------------------------------------------
+
+async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
+  const { input, format, warnings, metadata } = ctx;
+  const kind = await precheck(ctx);
+  let xlsxPath = input.filePath;
+  let properties: OfficePropertiesT = {};
+  let needConvert = format !== 'xlsx';
+  let inputExt: string = format;
+
+  if (format === 'xlsx') {
+    if (kind !== 'zip') throw new ExtractionError('not an XLSX file: it is not a ZIP package');
+    const zip = await ZipPackage.open(input.filePath);
+    try {
+      warnings.push(...zip.warnings);
+      properties = await ooxmlProperties(zip, warnings);
+      delete properties.pages;
+      if (zip.names().some((n) => /vbaProject\.bin$/i.test(n))) {
+        metadata.hasMacros = true;
+        warnings.push('the workbook contains macros; they were not run');
+      }
+      if (zip.resolve('xl/workbook.bin')) {
+        needConvert = true;
+        inputExt = 'xlsb';
+        metadata.sourceVariant = 'xlsb';
+      } else {
+        const wbXml = await zip.readTextIfPresent('xl/workbook.xml', 16 << 20);
+        if (wbXml === null) throw new ExtractionError('not a spreadsheet: the package has no xl/workbook.xml');
+        if (/purl\.oclc\.org\/ooxml\/spreadsheetml/.test(wbXml)) {
+          needConvert = true;
+          metadata.sourceVariant = 'strict';
+        }
+        if (/<(?:\w+:)?workbookPr[^>]*date1904="(?:1|true)"/.test(wbXml)) metadata.date1904 = true;
+      }
+    } finally {
+      zip.close();
+    }
+  } else if (format === 'ods') {
+    if (kind === 'zip') {
+      const zip = await ZipPackage.open(input.filePath);
+      try {
+        await checkOdfEncryption(zip);
+        properties = await odfProperties(zip, warnings);
+        delete properties.pages;
+        if (zip.names().some((n) => /^Basic\//.test(n) && /\.xml$/.test(n) && !/script-lc|script-lb/.test(n))) {
+          metadata.hasMacros = true;
+          warnings.push('the spreadsheet contains macros; they were not run');
+        }
+      } finally {
+        zip.close();
+      }
+    } else if (kind === 'flat-xml') inputExt = 'fods';
+    else throw new ExtractionError('not an OpenDocument spreadsheet: it is not a ZIP package');
+  } else if (format === 'xls') {
+    if (kind === 'zip') throw new ExtractionError('the .xls file is a ZIP package (probably XLSX): upload it as xlsx');
+    if (kind === 'biff') {
+      metadata.sourceVariant = 'biff2-4';
+    } else if (kind !== 'ole') {
+      const h = await head(input.filePath);
+      const s = h.toString('utf8').trimStart().toLowerCase();
+      if (!(s.startsWith('<') && /spreadsheet|<table|<html/.test(s))) throw new ExtractionError('not an Excel workbook: the file is neither an OLE compound file nor a BIFF record stream');
+      warnings.push('the .xls file is an HTML/XML spreadsheet; converted by LibreOffice');
+    }
+  }
+
+  if (needConvert) {
+    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read this ${format.toUpperCase()} file and is not installed on this node`);
+    const r = await convert(input.filePath, 'xlsx:Calc MS Excel 2007 XML', ctx.work, { inputExt });
+    xlsxPath = r.outputPath;
+    metadata.converter = { engine: 'libreoffice', to: 'xlsx', millis: r.millis };
+    if (format !== 'ods') {
+      const z = await ZipPackage.open(xlsxPath);
+      try {
+        const p = dropConverterProps(await ooxmlProperties(z, warnings));
+        properties = { ...p, ...properties };
+      } finally {
+        z.close();
+      }
+    }
+  } else {
+    // Guard the package (sizes, ratios) before exceljs inflates it.
+    const z = await ZipPackage.open(xlsxPath);
+    z.close();
+  }
+  const wb = await loadWorkbook(xlsxPath);
+  const chunkBlocks = input.options.chunkHints ? ([] as ChunkSourceBlock[]) : null;
+  const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks, warnings);
+  if (!sheets.length) throw new ExtractionError('the workbook has no readable worksheets');
+  Object.assign(metadata, {
+    sheetCount: sheets.length,
+    hiddenSheets: sheets.filter((s) => s.state !== 'visible').map((s) => s.name),
+    cellCount: sheets.reduce((a, s) => a + s.cellCount, 0),
+    pageCount: { source: 'sheets', sheets: sheets.length },
+  });
+  const outcome: ParseOutcome = { documentFormat: format, documentUnits: sheets.length, metadata, warnings };
+  if (chunkBlocks) outcome.chunks = buildChunks(chunkBlocks);
+  return outcome;
+}
+
+// ---- presentations ----------------------------------------------------------------------
+
+async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
+  const { input, format, warnings, metadata } = ctx;
+  const kind = await precheck(ctx);
+  let pptxPath = input.filePath;
+  let properties: OfficePropertiesT = {};
+  let inputExt: string = format;
+  if (format === 'pptx') {
+    if (kind !== 'zip') throw new ExtractionError('not a PPTX file: it is not a ZIP package');
+  } else if (format === 'odp') {
+    if (kind === 'zip') {
+      const zip = await ZipPackage.open(input.filePath);
+      try {
+        await checkOdfEncryption(zip);
+        properties = await odfProperties(zip, warnings);
+        if (zip.names().some((n) => /^Basic\//.test(n) && /\.xml$/.test(n) && !/script-lc|script-lb/.test(n))) {
+          metadata.hasMacros = true;
+          warnings.push('the presentation contains macros; they were not run');
+        }
+      } finally {
+        zip.close();
+      }
+    } else if (kind === 'flat-xml') inputExt = 'fodp';
+    else throw new ExtractionError('not an OpenDocument presentation: it is not a ZIP package');
+  } else if (format === 'ppt') {
+    if (kind === 'zip') throw new ExtractionError('the .ppt file is a ZIP package (probably PPTX): upload it as pptx');
+    if (kind !== 'ole') throw new ExtractionError('not a PowerPoint 97+ presentation: the file is not an OLE compound file');
+  }
+  if (format !== 'pptx') {
+    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${format.toUpperCase()} files and is not installed on this node`);
+    const r = await convert(input.filePath, 'pptx:Impress MS PowerPoint 2007 XML', ctx.work, { inputExt });
+    pptxPath = r.outputPath;
+    metadata.converter = { engine: 'libreoffice', to: 'pptx', millis: r.millis };
+  }
+  const zip = await ZipPackage.open(pptxPath);
+  const chunkBlocks: ChunkSourceBlock[] = [];
+  let count = 0;
+  let hidden = 0;
+  try {
+    warnings.push(...zip.warnings);
+    const p = await ooxmlProperties(zip, warnings);
+    const storedSlides = p.pages;
+    delete p.pages;
+    properties = format === 'pptx' ? p : { ...dropConverterProps(p), ...properties };
+    delete properties.pages;
+    if (format === 'pptx' && zip.names().some((n) => /vbaProject\.bin$/i.test(n))) {
+      metadata.hasMacros = true;
+      warnings.push('the presentation contains macros; they were not run');
+    }
+    const parts = await slideParts(zip);
+    w.beginObject().field('kind', 'presentation').field('properties', properties).key('slides').beginArray();
+    for (const part of parts) {
+      const slide = await readSlide(zip, part, count, warnings);
+      w.value(slide);
+      await w.maybeFlush();
+      if (slide.hidden) hidden++;
+      if (input.options.chunkHints) {
+        const page = slide.number;
+        chunkBlocks.push({ ref: `slides.${slide.index}`, text: slide.title ?? `Slide ${slide.number}`, kind: 'heading', level: 1, page });
+        slide.textBlocks.forEach((b, i) => {
+          if (b.placeholder === 'title' || b.placeholder === 'ctrTitle') return;
+          chunkBlocks.push({ ref: `slides.${slide.index}.textBlocks.${i}`, text: b.text, kind: 'paragraph', page });
+        });
+        slide.tables.forEach((t, i) =>
+          chunkBlocks.push({ ref: `slides.${slide.index}.tables.${i}`, text: t.rows.map((r) => r.map((c) => c.text).join(' | ')).join('\n'), kind: 'table', page }),
+        );
+        if (slide.notes) chunkBlocks.push({ ref: `slides.${slide.index}.notes`, text: slide.notes, kind: 'other', page });
+      }
+      count++;
+      input.progress(count / parts.length);
+    }
+    w.endArray().endObject();
+    if (format === 'pptx' && storedSlides !== undefined) metadata.storedSlideCount = storedSlides;
+  } finally {
+    zip.close();
+  }
+  if (count === 0) warnings.push('the presentation has no slides');
+  metadata.slideCount = count;
+  metadata.hiddenSlides = hidden;
+  metadata.pageCount = { source: 'slides', slides: count };
+  const outcome: ParseOutcome = { documentFormat: format, documentUnits: Math.max(count, 1), metadata, warnings };
+  if (count === 0) outcome.documentUnits = 1;
+  if (input.options.chunkHints) outcome.chunks = buildChunks(chunkBlocks);
+  return outcome;
+}
+
+// ---- entry points -----------------------------------------------------------------------
+
+export function officeParser(format: OfficeFormat): FormatParser {
+  return async (input, content) => {
+    const ctx: Ctx = { input, format, warnings: [], metadata: { sourceFormat: format }, work: await workDir(input) };
+    try {
+      if (WORD.has(format)) return await parseWord(ctx, content);
+      if (SHEET.has(format)) return await parseSheet(ctx, content);
+      return await parseSlides(ctx, content);
+    } catch (err) {
+      if (err instanceof ExtractionError) throw err;
+      const e = err as NodeJS.ErrnoException;
+      if (e?.code === 'ENOSPC' || e?.code === 'EMFILE') throw err;
+      throw new ExtractionError(`${format.toUpperCase()} document could not be parsed: ${e?.message ?? String(err)}`);
+    } finally {
+      await fs.rm(ctx.work, { recursive: true, force: true }).catch(() => {});
+    }
+  };
+}
+
+/** One parser per format name; dispatches on input.format (for registry wiring). */
+export const parseOffice: FormatParser = (input, content) => officeParser(input.format as OfficeFormat)(input, content);
+
+export const parseDocx = officeParser('docx');
+export const parseDoc = officeParser('doc');
+export const parseOdt = officeParser('odt');
+export const parseRtf = officeParser('rtf');
+export const parseXlsx = officeParser('xlsx');
+export const parseXls = officeParser('xls');
+export const parseOds = officeParser('ods');
+export const parsePptx = officeParser('pptx');
+export const parsePpt = officeParser('ppt');
+export const parseOdp = officeParser('odp');

@@ -1,0 +1,174 @@
+// LibreOffice headless as a converter (legacy binaries, RTF, OpenDocument → OOXML) and as a
+// renderer (→ PDF, to count pages exactly). Every concurrent soffice process gets its own
+// user profile (soffice hands work to a running instance that shares one), macros are
+// disabled in that profile, each run is bounded by a timeout that kills the whole process
+// group, and the output is checked because soffice exits 0 even when it failed.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { ExtractionError } from '../types.js';
+
+const SOFFICE_CANDIDATES = [
+  process.env.DOCPARSE_SOFFICE,
+  '/usr/bin/soffice',
+  '/usr/lib/libreoffice/program/soffice',
+  '/opt/libreoffice/program/soffice',
+].filter((p): p is string => !!p);
+
+export const DEFAULT_CONVERT_TIMEOUT_MS = Number(process.env.DOCPARSE_SOFFICE_TIMEOUT_MS ?? 120_000);
+
+export function sofficePath(): string | null {
+  for (const p of SOFFICE_CANDIDATES) if (existsSync(p)) return p;
+  return null;
+}
+
+export function libreOfficeAvailable(): boolean {
+  return sofficePath() !== null;
+}
+
+// Macro security "very high" and macro execution disabled for every profile we create.
+const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="UseDocumentSystemFileLocking" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+`;
+
+/** Profiles not in use, reused across jobs of this thread (first start of a profile is slow). */
+const idleProfiles: string[] = [];
+let profileSeq = 0;
+
+async function takeProfile(): Promise<string> {
+  const p = idleProfiles.pop();
+  if (p) return p;
+  const dir = path.join(os.tmpdir(), `docparse-lo-${process.pid}-${threadId}-${profileSeq++}`);
+  await fs.mkdir(path.join(dir, 'user'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'user', 'registrymodifications.xcu'), REGISTRY);
+  return dir;
+}
+
+function releaseProfile(dir: string, healthy: boolean): void {
+  if (healthy) idleProfiles.push(dir);
+  else void fs.rm(dir, { recursive: true, force: true });
+}
+
+export interface ConvertResult {
+  outputPath: string;
+  millis: number;
+}
+
+/**
+ * Converts `inputPath` to `target` (a soffice --convert-to spec such as 'pdf', 'docx',
+ * 'xlsx', 'pptx') inside `outDir`. `inputExt` forces the file name the filter detection
+ * sees (soffice guesses from the extension as well as the content).
+ */
+export async function convert(
+  inputPath: string,
+  target: string,
+  outDir: string,
+  opts: { inputExt?: string; timeoutMs?: number } = {},
+): Promise<ConvertResult> {
+  const bin = sofficePath();
+  if (!bin) throw new ExtractionError('LibreOffice (soffice) is not installed on this node; it is needed for this format', 'extraction_failed', false);
+  const started = Date.now();
+  await fs.mkdir(outDir, { recursive: true });
+  // Copy to a neutral name so odd characters or a misleading extension do not confuse soffice.
+  const stem = `in-${Math.random().toString(36).slice(2, 10)}`;
+  const ext = opts.inputExt ?? path.extname(inputPath).slice(1);
+  const src = path.join(outDir, `${stem}.${ext || 'bin'}`);
+  await fs.copyFile(inputPath, src);
+  const targetExt = target.split(':')[0];
+  const expected = path.join(outDir, `${stem}.${targetExt}`);
+  const profile = await takeProfile();
+  let healthy = true;
+  try {
+    const args = [
+      `-env:UserInstallation=file://${profile}`,
+      '--headless',
+      '--invisible',
+      '--norestore',
+      '--nodefault',
+      '--nolockcheck',
+      '--nologo',
+      '--convert-to',
+      target,
+      '--outdir',
+      outDir,
+      src,
+    ];
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_CONVERT_TIMEOUT_MS;
+    const { code, stderr, timedOut } = await run(bin, args, timeoutMs);
+    if (timedOut) {
+      healthy = false;
+      throw new ExtractionError(`LibreOffice did not finish converting within ${Math.round(timeoutMs / 1000)} s`);
+    }
+    const st = await fs.stat(expected).catch(() => null);
+    if (!st || st.size === 0) {
+      healthy = code === 0;
+      const why = stderr.split('\n').filter((l) => l.trim() && !/javaldx/.test(l)).slice(-3).join(' | ');
+      throw new ExtractionError(`LibreOffice could not read the document (no ${targetExt} output${why ? `: ${why}` : ''})`);
+    }
+    return { outputPath: expected, millis: Date.now() - started };
+  } finally {
+    releaseProfile(profile, healthy);
+    await fs.rm(src, { force: true });
+  }
+}
+
+function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: os.tmpdir(), SAL_USE_VCLPLUGIN: 'svp' },
+    });
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', () => {});
+    child.stderr.on('data', (d: Buffer) => {
+      if (stderr.length < 8192) stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new ExtractionError(`cannot start LibreOffice: ${err.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, timedOut });
+    });
+  });
+}
+
+/** Pages of a PDF written by LibreOffice (page objects; LO writes no object streams). */
+export async function countPdfPages(pdfPath: string): Promise<number> {
+  const buf = await fs.readFile(pdfPath);
+  const s = buf.toString('latin1');
+  const n = (s.match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
+  if (n > 0) return n;
+  // Fallback: the largest /Count of a page tree node.
+  let max = 0;
+  for (const m of s.matchAll(/\/Type\s*\/Pages[^>]*?\/Count\s+(\d+)/g)) max = Math.max(max, Number(m[1]));
+  return max;
+}
+
+/** Renders to PDF and counts the pages. */
+export async function renderPageCount(inputPath: string, workDir: string, inputExt?: string): Promise<{ pages: number; millis: number }> {
+  const r = await convert(inputPath, 'pdf', path.join(workDir, `render-${Math.random().toString(36).slice(2, 8)}`), { inputExt });
+  const pages = await countPdfPages(r.outputPath);
+  await fs.rm(path.dirname(r.outputPath), { recursive: true, force: true });
+  if (pages < 1) throw new ExtractionError('LibreOffice rendered no pages');
+  return { pages, millis: r.millis };
+}

@@ -1,0 +1,105 @@
+// Checks on OLE compound files (legacy DOC/XLS/PPT, and encrypted OOXML, which Office
+// stores as an OLE file holding EncryptionInfo + EncryptedPackage) before anything is
+// converted: encryption is reported as such, and a file that is not what it claims fails
+// with a clear reason instead of reaching the converter.
+import fs from 'node:fs/promises';
+import CFB from 'cfb';
+import { ExtractionError } from '../types.js';
+
+const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const MAX_OLE_BYTES = 512 * 1024 * 1024;
+
+export async function head(filePath: string, n = 4096): Promise<Buffer> {
+  const fh = await fs.open(filePath, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+export function isOle(h: Buffer): boolean {
+  return h.length >= 8 && h.subarray(0, 8).equals(OLE_MAGIC);
+}
+
+export function isZip(h: Buffer): boolean {
+  return h.length >= 4 && h[0] === 0x50 && h[1] === 0x4b && (h[2] === 3 || h[2] === 5) && (h[3] === 4 || h[3] === 6);
+}
+
+export function isRtf(h: Buffer): boolean {
+  return h.subarray(0, 5).toString('latin1') === '{\\rtf';
+}
+
+/** Mostly printable text (UTF-8 or ASCII) and not markup: a plain text file. */
+export function looksLikePlainText(h: Buffer): boolean {
+  if (!h.length) return true;
+  let bad = 0;
+  for (const b of h) if (b < 0x09 || (b > 0x0d && b < 0x20) || b === 0x7f) bad++;
+  const s = h.toString('utf8').trimStart();
+  return bad / h.length < 0.02 && !s.startsWith('<');
+}
+
+export type OleVerdict = { kind: 'encrypted-ooxml' } | { kind: 'doc' | 'xls' | 'ppt'; streams: string[] };
+
+function stream(cfb: CFB.CFB$Container, name: string): Buffer | null {
+  const e = CFB.find(cfb, name);
+  if (!e || !e.content) return null;
+  return Buffer.from(e.content as Uint8Array);
+}
+
+/** Opens an OLE file and classifies it; throws encrypted_document for protected files. */
+export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'ppt' | 'ooxml'): Promise<OleVerdict> {
+  const st = await fs.stat(filePath);
+  if (st.size > MAX_OLE_BYTES) throw new ExtractionError(`OLE compound file of ${st.size} bytes is over the ${MAX_OLE_BYTES}-byte limit`);
+  let cfb: CFB.CFB$Container;
+  try {
+    cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
+  } catch (err) {
+    throw new ExtractionError(`corrupt OLE compound file (${(err as Error).message}); the document cannot be read`);
+  }
+  const names = cfb.FullPaths.map((p) => p.replace(/^[^/]*\//, '')).filter(Boolean);
+  const has = (n: string) => names.some((x) => x.toLowerCase() === n.toLowerCase());
+  if (has('EncryptionInfo') || has('EncryptedPackage')) {
+    throw new ExtractionError('the document is password-protected (encrypted Office package); it cannot be parsed without the password', 'encrypted_document');
+  }
+  if (has('WordDocument')) {
+    const wd = stream(cfb, 'WordDocument');
+    if (!wd || wd.length < 0x20) throw new ExtractionError('corrupt Word document: the WordDocument stream is truncated');
+    const flags = wd.readUInt16LE(0x0a);
+    if (flags & 0x0100) throw new ExtractionError('the Word document is password-protected; it cannot be parsed without the password', 'encrypted_document');
+    return { kind: 'doc', streams: names };
+  }
+  if (has('Workbook') || has('Book')) {
+    const wb = stream(cfb, has('Workbook') ? 'Workbook' : 'Book');
+    if (wb && xlsHasFilePass(wb)) throw new ExtractionError('the workbook is password-protected; it cannot be parsed without the password', 'encrypted_document');
+    return { kind: 'xls', streams: names };
+  }
+  if (has('PowerPoint Document')) {
+    if (has('EncryptedSummary')) throw new ExtractionError('the presentation is password-protected; it cannot be parsed without the password', 'encrypted_document');
+    return { kind: 'ppt', streams: names };
+  }
+  if (expected === 'ooxml') throw new ExtractionError('an OLE compound file without an Office package inside; not an OOXML document');
+  throw new ExtractionError(`this OLE compound file holds no ${expected.toUpperCase()} content (streams: ${names.slice(0, 8).join(', ')})`);
+}
+
+/** FILEPASS (0x002F) among the first records of the workbook globals. */
+function xlsHasFilePass(wb: Buffer): boolean {
+  let off = 0;
+  for (let i = 0; i < 64 && off + 4 <= wb.length; i++) {
+    const type = wb.readUInt16LE(off);
+    const len = wb.readUInt16LE(off + 2);
+    if (type === 0x002f) return true;
+    if (type === 0x000a && i > 0) return false; // EOF of the globals
+    off += 4 + len;
+  }
+  return false;
+}
+
+/** BIFF2–BIFF4 worksheets are bare record streams starting with a BOF record. */
+export function isBareBiff(h: Buffer): boolean {
+  if (h.length < 4) return false;
+  const t = h.readUInt16LE(0);
+  return t === 0x0009 || t === 0x0209 || t === 0x0409 || t === 0x0809;
+}
