@@ -1,0 +1,278 @@
+// gdal3.js (GDAL 3.8.4 compiled to WASM) inside a worker thread: loaded once per thread,
+// used by one job at a time (GDAL and the Emscripten file system hold global state).
+//
+// - Start-up (~1 s) is paid once per thread: `engine()` caches a module-level promise.
+// - `withGdal(fn)` is a module-level mutex: jobs in the same thread queue behind it.
+// - The package's own `open()`/`ogrinfo()`/`ogr2ogr()` helpers are bypassed: they mount one
+//   global /input folder, run gdalinfo+ogrinfo on every open, and treat any warning number ≥ 3
+//   as a failure. We call the exported C functions through `Module.ccall` instead and mount
+//   the job's private scratch folder at /dp.
+// - GDAL's own messages (with CPL_LOG_ERRORS=ON) arrive through `errorHandler`; they are kept
+//   per job so failures carry GDAL's words, not an empty string.
+// Nothing is downloaded at run time: the .wasm and .data files come from the installed
+// gdal3.js package (see wasm/gdal.ts for how they are located).
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** Emscripten module surface we use (the package ships no types for it). */
+interface EmModule {
+  ccall(name: string, ret: 'number' | 'string' | null, argTypes: string[], args: unknown[]): any;
+  _malloc(n: number): number;
+  _free(p: number): void;
+  lengthBytesUTF8(s: string): number;
+  stringToUTF8(s: string, p: number, max: number): void;
+  HEAPU32: Uint32Array;
+  FS: {
+    mkdir(p: string): void;
+    mount(type: unknown, opts: { root: string }, mountpoint: string): void;
+    unmount(mountpoint: string): void;
+    analyzePath(p: string): { exists: boolean };
+  };
+  NODEFS: unknown;
+}
+
+interface GdalJs {
+  Module: EmModule;
+  drivers: { vector: Record<string, unknown> };
+}
+
+export const GDAL_VERSION = 'GDAL 3.8.4 (gdal3.js 2.8.1, WASM)';
+const MOUNT = '/dp';
+const GDAL_OF_VECTOR = 0x04;
+const GDAL_OF_VERBOSE_ERROR = 0x40;
+const MAX_LOG_LINES = 500;
+
+/** Directory holding gdal3WebAssembly.wasm and .data inside node_modules. */
+export function gdalAssetDir(): string {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve('gdal3.js/node.js');
+  const dir = path.join(path.dirname(entry), 'dist', 'package');
+  for (const f of ['gdal3WebAssembly.wasm', 'gdal3WebAssembly.data']) {
+    if (!existsSync(path.join(dir, f))) throw new Error(`gdal3.js asset missing: ${path.join(dir, f)} (reinstall the gdal3.js package)`);
+  }
+  return dir;
+}
+
+let log: string[] = [];
+let enginePromise: Promise<GdalJs> | null = null;
+let queue: Promise<unknown> = Promise.resolve();
+
+function engine(): Promise<GdalJs> {
+  if (!enginePromise) {
+    enginePromise = (async () => {
+      const require = createRequire(import.meta.url);
+      const init = require('gdal3.js/node.js') as (cfg: Record<string, unknown>) => Promise<GdalJs>;
+      // gdal3.js reads the .data file as `./${path}`: the path must be relative to the cwd.
+      const rel = path.relative(process.cwd(), gdalAssetDir()) || '.';
+      const push = (m: string) => {
+        if (log.length < MAX_LOG_LINES) log.push(String(m));
+      };
+      const g = await init({
+        path: rel,
+        logHandler: () => {},
+        errorHandler: push,
+        env: { OGR_GEOJSON_MAX_OBJ_SIZE: '0', CPL_LOG_ERRORS: 'ON' },
+      });
+      g.Module.FS.mkdir(MOUNT);
+      return g;
+    })();
+    enginePromise.catch(() => {
+      enginePromise = null;
+    });
+  }
+  return enginePromise;
+}
+
+/** A GDAL failure with the messages GDAL printed while it happened. */
+export class GdalError extends Error {
+  constructor(
+    message: string,
+    public readonly gdalMessages: string[],
+  ) {
+    super(message);
+    this.name = 'GdalError';
+  }
+}
+
+/** Handle over one job's use of GDAL; valid only inside `withGdal`. */
+export class GdalSession {
+  private mounted = false;
+  constructor(private readonly g: GdalJs) {}
+
+  private get M(): EmModule {
+    return this.g.Module;
+  }
+
+  /** Messages GDAL printed since the last call (then cleared). */
+  drainLog(): string[] {
+    const out = log;
+    log = [];
+    return out.map((l) => l.trim()).filter(Boolean);
+  }
+
+  /** Mounts a host folder (the job's scratch dir) at /dp; returns the virtual path of a host path. */
+  mount(hostDir: string): void {
+    this.M.FS.mount(this.M.NODEFS, { root: path.resolve(hostDir) }, MOUNT);
+    this.mounted = true;
+  }
+
+  virtualPath(relative: string): string {
+    return `${MOUNT}/${relative.split(path.sep).join('/')}`;
+  }
+
+  unmount(): void {
+    if (this.mounted) {
+      try {
+        this.M.FS.unmount(MOUNT);
+      } catch {
+        /* already gone */
+      }
+      this.mounted = false;
+    }
+  }
+
+  setConfig(key: string, value: string | null): void {
+    this.M.ccall('CPLSetConfigOption', null, ['string', 'string'], [key, value]);
+  }
+
+  private lastError(): { type: number; message: string } {
+    const type = this.M.ccall('CPLGetLastErrorType', 'number', [], []) as number;
+    const message = this.M.ccall('CPLGetLastErrorMsg', 'string', [], []) as string;
+    return { type, message };
+  }
+
+  private resetError(): void {
+    this.M.ccall('CPLErrorReset', null, [], []);
+  }
+
+  private argv(args: string[]): { ptr: number; free: () => void } {
+    const M = this.M;
+    const ptrs = args.map((s) => {
+      const n = M.lengthBytesUTF8(s) + 1;
+      const p = M._malloc(n);
+      M.stringToUTF8(s, p, n);
+      return p;
+    });
+    const arr = M._malloc((ptrs.length + 1) * 4);
+    M.HEAPU32.set([...ptrs, 0], arr / 4);
+    return {
+      ptr: arr,
+      free: () => {
+        for (const p of ptrs) M._free(p);
+        M._free(arr);
+      },
+    };
+  }
+
+  private fail(what: string): never {
+    const { message } = this.lastError();
+    const msgs = this.drainLog();
+    this.resetError();
+    const detail = message || msgs.filter((m) => /^ERROR/i.test(m)).map((m) => m.replace(/^ERROR \d+:\s*/i, '')).join('; ') || 'no message from GDAL';
+    throw new GdalError(`${what}: ${detail}`, msgs);
+  }
+
+  /** Opens a vector dataset (virtual path); returns its handle. */
+  openVector(vpath: string, openOptions: string[] = []): number {
+    this.resetError();
+    const opts = openOptions.length ? this.argv(openOptions) : null;
+    try {
+      const ds = this.M.ccall(
+        'GDALOpenEx',
+        'number',
+        ['string', 'number', 'number', 'number', 'number'],
+        [vpath, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, 0, opts ? opts.ptr : 0, 0],
+      ) as number;
+      if (!ds) this.fail('GDAL could not open it as a vector dataset');
+      return ds;
+    } finally {
+      opts?.free();
+    }
+  }
+
+  close(ds: number): void {
+    if (ds) this.M.ccall('GDALClose', 'number', ['number'], [ds]);
+  }
+
+  /** `ogrinfo -json` on an open dataset, parsed. Warnings do not fail it. */
+  vectorInfo(ds: number, args: string[] = []): any {
+    this.resetError();
+    const a = this.argv(['-json', ...args]);
+    const opts = this.M.ccall('GDALVectorInfoOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
+    a.free();
+    if (!opts) this.fail('ogrinfo options rejected');
+    try {
+      const text = this.M.ccall('GDALVectorInfo', 'string', ['number', 'number'], [ds, opts]) as string | null;
+      if (!text) this.fail('reading the layer summary failed');
+      return JSON.parse(text);
+    } finally {
+      this.M.ccall('GDALVectorInfoOptionsFree', null, ['number'], [opts]);
+    }
+  }
+
+  /** Plain-text `ogrinfo` (e.g. `-so -al`): some drivers (MIF) expose the layer CRS only there. */
+  vectorInfoText(ds: number, args: string[]): string {
+    this.resetError();
+    const a = this.argv(args);
+    const opts = this.M.ccall('GDALVectorInfoOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
+    a.free();
+    if (!opts) this.fail('ogrinfo options rejected');
+    try {
+      return (this.M.ccall('GDALVectorInfo', 'string', ['number', 'number'], [ds, opts]) as string | null) ?? '';
+    } finally {
+      this.M.ccall('GDALVectorInfoOptionsFree', null, ['number'], [opts]);
+    }
+  }
+
+  /** `ogr2ogr` from an open dataset into a new file (virtual path). */
+  vectorTranslate(destVPath: string, ds: number, args: string[]): void {
+    this.resetError();
+    const a = this.argv(args);
+    const opts = this.M.ccall('GDALVectorTranslateOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
+    a.free();
+    if (!opts) this.fail('ogr2ogr options rejected');
+    const list = this.M._malloc(4);
+    this.M.HEAPU32[list / 4] = ds;
+    try {
+      const out = this.M.ccall(
+        'GDALVectorTranslate',
+        'number',
+        ['string', 'number', 'number', 'number', 'number', 'number'],
+        [destVPath, 0, 1, list, opts, 0],
+      ) as number;
+      if (!out) this.fail('export to GeoJSON failed');
+      this.close(out);
+      const err = this.lastError();
+      if (err.type >= 3) this.fail('export to GeoJSON failed');
+    } finally {
+      this.M._free(list);
+      this.M.ccall('GDALVectorTranslateOptionsFree', null, ['number'], [opts]);
+    }
+  }
+}
+
+/**
+ * Runs `fn` with exclusive use of this thread's GDAL. Start-up happens on first use.
+ * The job's log is cleared before and the mount removed after, whatever happens.
+ */
+export function withGdal<T>(fn: (s: GdalSession) => Promise<T>): Promise<T> {
+  const run = queue.then(async () => {
+    const g = await engine();
+    const s = new GdalSession(g);
+    s.drainLog();
+    try {
+      return await fn(s);
+    } finally {
+      s.unmount();
+      s.drainLog();
+    }
+  });
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/** Starts GDAL without running a job (e.g. to warm a thread). */
+export async function warmGdal(): Promise<void> {
+  await engine();
+}

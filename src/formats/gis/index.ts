@@ -1,0 +1,583 @@
+// GIS family parser: shapefile, mapinfo, filegdb, geopackage, geojson, kml, kmz, gml, gpx,
+// flatgeobuf — all through GDAL (gdal3.js, WASM), one job at a time per thread.
+//
+// 1. The upload is placed in the job's scratch folder: a ZIP is extracted (with zip-bomb and
+//    path-traversal guards), any other file is linked under a name GDAL can recognise.
+// 2. Every dataset in the tree is found (subfolders too) and opened on its own; every layer
+//    of it is one logical dataset = one Document Unit.
+// 3. Per layer: `ogrinfo -json` gives name, geometry type, CRS (WKT2, PROJJSON, EPSG), feature
+//    count, extent and fields; `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` writes the features to
+//    disk, and they are copied into the artifact line by line (memory bounded by one feature),
+//    up to DOCPARSE_GIS_MAX_INLINE_FEATURES per job (default 100000).
+import { createReadStream } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
+import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
+import { extractZip, isZipHead, type ExtractReport } from './zip.js';
+
+export { GisContent } from './schema.js';
+
+export const GIS_FORMATS = ['shapefile', 'mapinfo', 'filegdb', 'geopackage', 'geojson', 'kml', 'kmz', 'gml', 'gpx', 'flatgeobuf'] as const;
+
+const DEFAULT_MAX_INLINE = 100_000;
+const MAX_WARNINGS_PER_DATASET = 20;
+
+/** Features inlined per job (all datasets together); DOCPARSE_GIS_MAX_INLINE_FEATURES, default 100000. */
+export function maxInlineFeatures(): number {
+  const raw = process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_INLINE;
+  const v = Number(raw);
+  return Number.isFinite(v) && v >= 0 ? Math.floor(v) : DEFAULT_MAX_INLINE;
+}
+
+const DRIVER_FORMAT: Record<string, GisFormat> = {
+  'ESRI Shapefile': 'shapefile',
+  'MapInfo File': 'mapinfo',
+  OpenFileGDB: 'filegdb',
+  GPKG: 'geopackage',
+  GeoJSON: 'geojson',
+  KML: 'kml',
+  GML: 'gml',
+  GPX: 'gpx',
+  FlatGeobuf: 'flatgeobuf',
+};
+
+/** File extension GDAL needs to recognise a single uploaded file of each format. */
+const SINGLE_FILE_EXT: Record<string, string[]> = {
+  geojson: ['.geojson', '.json'],
+  kml: ['.kml'],
+  gml: ['.gml', '.xml'],
+  gpx: ['.gpx'],
+  flatgeobuf: ['.fgb'],
+  geopackage: ['.gpkg'],
+  mapinfo: ['.mif', '.tab'],
+  shapefile: ['.shp'],
+};
+
+function safeBaseName(fileName: string | null, format: string): string {
+  let base = path.basename((fileName ?? '').replace(/\\/g, '/')).replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^\.+/, '');
+  if (!base) base = 'upload';
+  if (base.length > 120) base = base.slice(-120);
+  const exts = SINGLE_FILE_EXT[format];
+  if (exts && !exts.some((e) => base.toLowerCase().endsWith(e))) base += exts[0];
+  return base;
+}
+
+async function readHead(file: string, n: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+interface Prepared {
+  /** Folder (inside tempDir) holding the datasets. */
+  root: string;
+  archive: ExtractReport | null;
+}
+
+async function prepareInput(input: ParseInput, warnings: string[]): Promise<Prepared> {
+  const head = await readHead(input.filePath, 8);
+  const root = path.join(input.tempDir, 'gis-in');
+  await rm(root, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  if (isZipHead(head)) {
+    const archive = await extractZip(input.filePath, root);
+    for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${s}.`);
+    return { root, archive };
+  }
+  if (['shapefile', 'filegdb', 'kmz'].includes(input.format) && !/\.shp$/i.test(input.fileName ?? '')) {
+    throw new ExtractionError(
+      `A ${input.format === 'shapefile' ? 'zipped shapefile (ShpZip)' : input.format === 'filegdb' ? 'file geodatabase (FileGdb)' : 'KMZ'} upload must be a ZIP archive, and this file is not one.`,
+    );
+  }
+  if (head.length === 0) throw new ExtractionError('The upload is empty.');
+  const target = path.join(root, safeBaseName(input.fileName, input.format));
+  try {
+    await link(input.filePath, target);
+  } catch {
+    await copyFile(input.filePath, target);
+  }
+  return { root, archive: null };
+}
+
+// ---------------------------------------------------------------------------------------
+
+interface CrsInfo {
+  name: string | null;
+  epsg: number | null;
+  authority: string | null;
+  wkt: string;
+  projjson: Record<string, unknown> | null;
+  type: string | null;
+}
+
+const WKT_TYPES: Record<string, string> = {
+  PROJCRS: 'ProjectedCRS',
+  PROJCS: 'ProjectedCRS',
+  GEOGCRS: 'GeographicCRS',
+  GEOGCS: 'GeographicCRS',
+  GEODCRS: 'GeodeticCRS',
+  ENGCRS: 'EngineeringCRS',
+  LOCAL_CS: 'EngineeringCRS',
+  BOUNDCRS: 'BoundCRS',
+  COMPOUNDCRS: 'CompoundCRS',
+  VERTCRS: 'VerticalCRS',
+};
+
+function crsOf(cs: any): CrsInfo | null {
+  if (!cs || typeof cs.wkt !== 'string' || !cs.wkt) return null;
+  const pj = cs.projjson && typeof cs.projjson === 'object' ? cs.projjson : null;
+  const core = pj?.type === 'BoundCRS' && pj.source_crs ? pj.source_crs : pj;
+  const id = core?.id ?? (Array.isArray(core?.ids) ? core.ids[0] : undefined);
+  const authority = id?.authority && id?.code !== undefined ? `${id.authority}:${id.code}` : null;
+  const epsg = id?.authority === 'EPSG' && Number.isInteger(Number(id.code)) ? Number(id.code) : null;
+  let name: string | null = typeof core?.name === 'string' ? core.name : null;
+  let type: string | null = typeof pj?.type === 'string' ? pj.type : null;
+  if (!pj) {
+    const m = /^\s*(\w+)\s*\[\s*"([^"]*)"/.exec(cs.wkt);
+    if (m) {
+      name = m[2];
+      type = WKT_TYPES[m[1].toUpperCase()] ?? null;
+    }
+  }
+  return { name, epsg, authority, wkt: cs.wkt, projjson: pj, type };
+}
+
+/** Whether features can be reprojected to WGS 84 (an Earth CRS). */
+function reprojectable(crs: CrsInfo | null): boolean {
+  if (!crs) return false;
+  const t = crs.type ?? '';
+  if (/Engineering/i.test(t)) return false;
+  if (/LOCAL_CS|ENGCRS|EngineeringCRS/i.test(crs.wkt.slice(0, 40))) return false;
+  return true;
+}
+
+function pickFields(fields: any[]): Record<string, unknown>[] {
+  return (fields ?? []).map((f) => {
+    const o: Record<string, unknown> = { name: String(f.name), type: String(f.type) };
+    if (f.subType) o.subType = String(f.subType);
+    if (Number.isInteger(f.width)) o.width = f.width;
+    if (Number.isInteger(f.precision)) o.precision = f.precision;
+    if (typeof f.nullable === 'boolean') o.nullable = f.nullable;
+    if (f.alternativeName) o.alternativeName = String(f.alternativeName);
+    if (f.domainName) o.domainName = String(f.domainName);
+    return o;
+  });
+}
+
+class BBox {
+  minX = Infinity;
+  minY = Infinity;
+  maxX = -Infinity;
+  maxY = -Infinity;
+  add(coords: unknown): void {
+    if (!Array.isArray(coords)) return;
+    if (typeof coords[0] === 'number') {
+      const x = coords[0] as number;
+      const y = coords[1] as number;
+      if (Number.isFinite(x) && Number.isFinite(y)) {
+        if (x < this.minX) this.minX = x;
+        if (x > this.maxX) this.maxX = x;
+        if (y < this.minY) this.minY = y;
+        if (y > this.maxY) this.maxY = y;
+      }
+      return;
+    }
+    for (const c of coords) this.add(c);
+  }
+  addGeometry(g: any): void {
+    if (!g || typeof g !== 'object') return;
+    if (g.type === 'GeometryCollection') for (const x of g.geometries ?? []) this.addGeometry(x);
+    else this.add(g.coordinates);
+  }
+  value(): number[] | null {
+    return this.minX <= this.maxX ? [this.minX, this.minY, this.maxX, this.maxY] : null;
+  }
+}
+
+function cleanGdalMessage(m: string): string {
+  return m.replace(/^(ERROR|Warning) \d+:\s*/i, '').replace(/\/dp\/gis-in\//g, '').trim();
+}
+
+/** GDAL messages that are artefacts of our own export step, not facts about the data. */
+const NOISE = [/^No SRS set on layer/i, /does not natively support .* type for field/i, /^Pointer '\w+' is NULL/i];
+
+function gdalWarnings(lines: string[]): string[] {
+  const seen = new Set<string>();
+  for (const l of lines) {
+    let m = cleanGdalMessage(l);
+    const internal = /^Error occurred in .*\/([^/]+) at line (\d+)$/.exec(m);
+    if (internal) m = `internal read error (${internal[1]}:${internal[2]})`;
+    if (m && !NOISE.some((re) => re.test(m))) seen.add(m);
+  }
+  return [...seen].slice(0, MAX_WARNINGS_PER_DATASET);
+}
+
+async function encodingNote(root: string, src: DatasetSource): Promise<string | null> {
+  try {
+    if (src.format === 'shapefile' && src.sidecars.cpg) {
+      const t = (await readFile(path.join(root, src.sidecars.cpg), 'latin1')).trim();
+      return t || null;
+    }
+    if (src.format === 'mapinfo') {
+      const head = (await readHead(path.join(root, src.relPath), 4096)).toString('latin1');
+      const m = /^\s*!?charset\s+"?([\w-]+)"?/im.exec(head);
+      return m ? m[1] : null;
+    }
+  } catch {
+    /* best effort */
+  }
+  return null;
+}
+
+interface JobState {
+  cap: number;
+  inlined: number;
+  truncated: boolean;
+  units: number;
+  totalFeatures: number;
+  drivers: Set<string>;
+  outSeq: number;
+}
+
+async function streamFeatures(
+  file: string,
+  content: JsonWriter,
+  job: JobState,
+  reprojected: boolean,
+): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number }> {
+  const bbox = new BBox();
+  let inlined = 0;
+  let omitted = 0;
+  let bad = 0;
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  content.key('features').beginArray();
+  for await (const raw of rl) {
+    const line = raw.charCodeAt(0) === 0x1e ? raw.slice(1) : raw;
+    if (!line.trim()) continue;
+    const inline = job.inlined < job.cap;
+    if (!inline && !reprojected) {
+      omitted++;
+      continue;
+    }
+    let f: any;
+    try {
+      f = JSON.parse(line);
+    } catch {
+      bad++;
+      continue;
+    }
+    if (reprojected) bbox.addGeometry(f.geometry);
+    if (inline) {
+      if (f.properties === undefined) f.properties = null;
+      if (f.geometry === undefined) f.geometry = null;
+      content.value(f);
+      inlined++;
+      job.inlined++;
+      await content.maybeFlush();
+    } else omitted++;
+  }
+  content.endArray();
+  if (omitted > 0) job.truncated = true;
+  return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad };
+}
+
+async function writeLayer(
+  s: GdalSession,
+  ds: number,
+  layer: any,
+  src: DatasetSource,
+  driver: string,
+  encoding: string | null,
+  preWarnings: string[],
+  content: JsonWriter,
+  job: JobState,
+  tempDir: string,
+): Promise<void> {
+  const warnings = [...preWarnings];
+  const gf = Array.isArray(layer.geometryFields) ? layer.geometryFields[0] : undefined;
+  const crs = crsOf(gf?.coordinateSystem);
+  const featureCount = Number.isInteger(layer.featureCount) && layer.featureCount >= 0 ? layer.featureCount : 0;
+  const layerName = String(layer.name);
+  const metadata: Record<string, unknown> = {};
+  if (layer.metadata && typeof layer.metadata === 'object' && Object.keys(layer.metadata).length) metadata.gdal = layer.metadata;
+  if (Array.isArray(layer.geometryFields) && layer.geometryFields.length > 1) {
+    metadata.geometryFields = layer.geometryFields.map((g: any) => ({ name: g.name, type: g.type }));
+    warnings.push(`The layer has ${layer.geometryFields.length} geometry fields; the features carry the first (${gf?.name || 'unnamed'}).`);
+  }
+  if (layer.fidColumnName) metadata.fidColumn = layer.fidColumnName;
+  let enc = encoding;
+  const shpEnc = layer.metadata?.SHAPEFILE?.SOURCE_ENCODING;
+  if (!enc && typeof shpEnc === 'string' && shpEnc) enc = shpEnc;
+
+  content.beginObject()
+    .field('name', layerName)
+    .field('source', src.relPath)
+    .field('format', src.format)
+    .field('driver', driver)
+    .field('geometryType', gf ? String(gf.type) : 'None')
+    .field('geometryColumn', gf ? (gf.name ? String(gf.name) : null) : null)
+    .field('crs', crs)
+    .field('featureCount', featureCount)
+    .field('fields', pickFields(layer.fields))
+    .field('encoding', enc ?? null)
+    .field('metadata', metadata);
+
+  // Export the features to GeoJSONSeq on disk, then copy them in.
+  let reprojected = reprojectable(crs) && !!gf;
+  let outHost = '';
+  let exported = false;
+  if (featureCount > 0 || !Number.isInteger(layer.featureCount)) {
+    const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=9', '-skipfailures'];
+    const toWgs84 = ['-t_srs', 'EPSG:4326'];
+    // Without reprojection: declare the coordinates as WGS 84 so the GeoJSON writer keeps them as they are.
+    const asIs = ['-a_srs', 'EPSG:4326'];
+    const attempts: { args: string[]; wgs84: boolean }[] = [];
+    if (reprojected) attempts.push({ args: toWgs84, wgs84: true });
+    attempts.push({ args: asIs, wgs84: false });
+    // Multipatch / TIN / polyhedral surfaces have no GeoJSON form: retry as MultiPolygon.
+    const forceable = /Geometry|Collection|Surface|TIN|Polyhedral/i.test(gf ? String(gf.type) : '');
+    if (forceable) {
+      if (reprojected) attempts.push({ args: [...toWgs84, '-nlt', 'MULTIPOLYGON'], wgs84: true });
+      attempts.push({ args: [...asIs, '-nlt', 'MULTIPOLYGON'], wgs84: false });
+    }
+    let lastError = '';
+    for (let i = 0; i < attempts.length && !exported; i++) {
+      if (outHost) await rm(outHost, { force: true });
+      // A fresh name per attempt: a failed attempt may leave a file GDAL will not overwrite.
+      const outRel = `gis-out/${++job.outSeq}.geojsonl`;
+      outHost = path.join(tempDir, outRel);
+      try {
+        s.vectorTranslate(s.virtualPath(outRel), ds, [...base, ...attempts[i].args, layerName]);
+        exported = true;
+        if (reprojected && !attempts[i].wgs84) {
+          reprojected = false;
+          warnings.push(`The features could not be reprojected to WGS 84 (${lastError || 'no transformation'}); they are given in the layer's own coordinates (featuresCrs "native").`);
+        }
+        if (attempts[i].args.includes('-nlt')) warnings.push('Geometries with no GeoJSON form (multipatch, TIN, polyhedral surface) were converted to MultiPolygon.');
+      } catch (err) {
+        const msgs = gdalWarnings((err as GdalError).gdalMessages ?? []).filter((m) => !/failed to create/i.test(m));
+        lastError = msgs[0] ?? (err as Error).message;
+      }
+    }
+    if (!exported) warnings.push(`The features could not be exported: ${lastError}.`);
+    if (!exported) reprojected = false;
+  }
+  if (!reprojected && crs === null && gf && featureCount > 0 && !warnings.some((w) => w.startsWith('The .prj file is missing'))) {
+    warnings.push('The layer has no coordinate system (e.g. no .prj): features are given in the file\'s own coordinates, not WGS 84 (featuresCrs "native").');
+  }
+  let stats = { inlined: 0, omitted: 0, bbox: null as number[] | null, bad: 0 };
+  if (exported) {
+    stats = await streamFeatures(outHost, content, job, reprojected);
+    await rm(outHost, { force: true });
+  } else {
+    content.key('features').beginArray().endArray();
+  }
+  if (stats.bad) warnings.push(`${stats.bad} exported features were not valid JSON and were left out.`);
+  if (stats.omitted) {
+    warnings.push(
+      `Only ${stats.inlined} of the ${stats.inlined + stats.omitted} features were inlined: the per-job cap DOCPARSE_GIS_MAX_INLINE_FEATURES=${job.cap} was reached.`,
+    );
+  }
+  const exportedCount = stats.inlined + stats.omitted;
+  if (exported && exportedCount < featureCount) {
+    warnings.push(
+      `GDAL counts ${featureCount} features but returned ${exportedCount} when reading them; ${featureCount - exportedCount} are missing from features (e.g. KML placemarks without geometry, MapInfo records GDAL skips, unreadable records).`,
+    );
+  }
+  for (const w of gdalWarnings(s.drainLog())) warnings.push(`GDAL: ${w}`);
+
+  const native = Array.isArray(gf?.extent) && gf.extent.length >= 4 ? gf.extent.slice(0, 4).map(Number) : null;
+  content
+    .field('featuresCrs', reprojected ? 'EPSG:4326' : 'native')
+    .field('featuresInlined', stats.inlined)
+    .field('featuresTruncated', stats.omitted > 0)
+    .field('featuresOmitted', stats.omitted)
+    .field('extent', { native: native && native.every(Number.isFinite) ? native : null, wgs84: reprojected ? stats.bbox : null })
+    .field('warnings', warnings.slice(0, MAX_WARNINGS_PER_DATASET + 5))
+    .endObject();
+  await content.maybeFlush();
+  job.units++;
+  job.totalFeatures += featureCount;
+}
+
+/** "Layer SRS WKT:" blocks of plain ogrinfo output, by layer name. */
+export function layerWktsFromText(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const lines = text.split(/\r?\n/);
+  let name: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^Layer name: (.*)$/.exec(lines[i]);
+    if (m) {
+      name = m[1];
+      continue;
+    }
+    if (name !== null && /^Layer SRS WKT:\s*$/.test(lines[i])) {
+      const buf: string[] = [];
+      for (i++; i < lines.length && !/^(Data axis to CRS axis mapping|Coordinate epoch|Geometry Column|FID Column|\w[\w ]*: )/.test(lines[i]); i++) buf.push(lines[i]);
+      i--;
+      const wkt = buf.join('\n').trim();
+      if (wkt && wkt !== '(unknown)') out.set(name, wkt);
+      name = null;
+    }
+  }
+  return out;
+}
+
+/** Notes and config for a shapefile's missing sidecars. */
+function shapefileChecks(src: DatasetSource): { notes: string[]; restoreShx: boolean } {
+  const notes: string[] = [];
+  const restoreShx = !src.sidecars.shx;
+  if (restoreShx) notes.push('The .shx index is missing: it was rebuilt from the .shp.');
+  if (!src.sidecars.dbf) notes.push('The .dbf attribute table is missing: features have no attributes.');
+  if (!src.sidecars.prj) notes.push('The .prj file is missing: the coordinate system is unknown.');
+  return { notes, restoreShx };
+}
+
+async function processSource(
+  s: GdalSession,
+  root: string,
+  src: DatasetSource,
+  content: JsonWriter,
+  job: JobState,
+  tempDir: string,
+  failures: { source: string; format: string; error: string }[],
+  warnings: string[],
+): Promise<void> {
+  const pre: string[] = [];
+  let restoreShx = false;
+  if (src.format === 'shapefile') {
+    const c = shapefileChecks(src);
+    pre.push(...c.notes);
+    restoreShx = c.restoreShx;
+  }
+  const encoding = await encodingNote(root, src);
+  s.drainLog();
+  let ds = 0;
+  try {
+    if (restoreShx) s.setConfig('SHAPE_RESTORE_SHX', 'YES');
+    try {
+      ds = s.openVector(s.virtualPath(`gis-in/${src.relPath}`));
+    } finally {
+      if (restoreShx) s.setConfig('SHAPE_RESTORE_SHX', null);
+    }
+    const info = s.vectorInfo(ds);
+    const driver = String(info.driverShortName ?? '');
+    job.drivers.add(driver);
+    const format = DRIVER_FORMAT[driver] ?? src.format;
+    const openWarnings = gdalWarnings(s.drainLog()).map((w) => `GDAL: ${w}`);
+    const layers: any[] = Array.isArray(info.layers) ? info.layers : [];
+    // ogrinfo -json reads the CRS from the geometry field; some drivers (MIF) set it on the layer only.
+    const lacking = layers.filter((l) => Array.isArray(l.geometryFields) && l.geometryFields[0] && !l.geometryFields[0].coordinateSystem);
+    if (lacking.length) {
+      try {
+        const text = s.vectorInfoText(ds, ['-so', '-al', '-nomd', '-wkt_format', 'WKT2']);
+        const wkts = layerWktsFromText(text);
+        for (const l of lacking) {
+          const wkt = wkts.get(String(l.name));
+          if (wkt) l.geometryFields[0].coordinateSystem = { wkt, projjson: null };
+        }
+      } catch {
+        /* keep without CRS */
+      }
+      s.drainLog();
+    }
+    if (layers.length === 0) {
+      failures.push({ source: src.relPath, format, error: 'The dataset opened but holds no layer.' });
+      warnings.push(`${src.relPath}: the dataset holds no layer; nothing to report.`);
+      return;
+    }
+    for (const layer of layers) {
+      await writeLayer(s, ds, layer, { ...src, format }, driver, encoding, [...pre, ...openWarnings], content, job, tempDir);
+    }
+  } catch (err) {
+    if (!(err instanceof GdalError)) throw err;
+    const msg = err.message;
+    failures.push({ source: src.relPath, format: src.format, error: msg });
+    warnings.push(`${src.relPath} could not be read: ${msg}.`);
+  } finally {
+    s.close(ds);
+  }
+}
+
+function describeEmpty(input: ParseInput, prepared: Prepared, orphans: string[], nested: string[]): string {
+  if (prepared.archive) {
+    const parts = [`The ZIP archive holds no GIS dataset GDAL can read (${prepared.archive.files} files`];
+    if (orphans.length) parts.push(`; ${orphans.slice(0, 5).join(', ')} without the .shp they belong to`);
+    if (nested.length) parts.push(`; nested archives are not opened: ${nested.slice(0, 5).join(', ')}`);
+    return `${parts.join('')}). Expected e.g. a .shp with its .shx/.dbf, a MapInfo .tab/.mif, a .gdb folder or a .gpkg.`;
+  }
+  return `The file is not a readable ${input.format} dataset.`;
+}
+
+export const parseGis: FormatParser = async (input: ParseInput, content: JsonWriter): Promise<ParseOutcome> => {
+  const warnings: string[] = [];
+  const prepared = await prepareInput(input, warnings);
+  const found = await discoverDatasets(prepared.root);
+  if (found.sources.length === 0) throw new ExtractionError(describeEmpty(input, prepared, found.orphans, found.nested));
+  for (const o of found.orphans) warnings.push(`${o} was ignored: it is not part of a complete dataset (no matching .shp).`);
+  for (const n of found.nested) warnings.push(`${n} is an archive inside the archive and was not opened.`);
+  await mkdir(path.join(input.tempDir, 'gis-out'), { recursive: true });
+
+  const job: JobState = { cap: maxInlineFeatures(), inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
+  const failures: { source: string; format: string; error: string }[] = [];
+
+  await withGdal(async (s) => {
+    s.mount(input.tempDir);
+    content.beginObject().key('datasets').beginArray();
+    let i = 0;
+    for (const src of found.sources) {
+      await processSource(s, prepared.root, src, content, job, input.tempDir, failures, warnings);
+      input.progress(++i / found.sources.length);
+    }
+    content.endArray();
+    if (job.units === 0) {
+      const reasons = failures.map((f) => `${f.source}: ${f.error}`).join('; ');
+      throw new ExtractionError(
+        found.sources.length === 1 && !prepared.archive
+          ? `The file could not be read as ${input.format}: ${failures[0]?.error ?? 'no layer'}.`
+          : `No dataset in the upload could be read (${reasons}).`,
+      );
+    }
+    content
+      .field('datasetCount', job.units)
+      .field('sourceCount', found.sources.length)
+      .field('failedSources', failures)
+      .field('maxInlineFeatures', job.cap)
+      .field('featuresTruncated', job.truncated)
+      .endObject();
+  });
+
+  if (job.truncated) {
+    warnings.push(
+      `Features were inlined up to the per-job cap of ${job.cap} (DOCPARSE_GIS_MAX_INLINE_FEATURES); datasets marked featuresTruncated list fewer features than featureCount.`,
+    );
+  }
+  const metadata: Record<string, unknown> = {
+    engine: GDAL_VERSION,
+    datasetCount: job.units,
+    sourceCount: found.sources.length,
+    featureCount: job.totalFeatures,
+    drivers: [...job.drivers].filter(Boolean).sort(),
+    featuresInlined: job.inlined,
+    featuresTruncated: job.truncated,
+    maxInlineFeatures: job.cap,
+  };
+  if (prepared.archive) metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
+  return { documentFormat: input.format, documentUnits: job.units, metadata, warnings };
+};
+
+/** One parser per concrete format name (all the same engine). */
+export const gisParsers: Record<(typeof GIS_FORMATS)[number], FormatParser> = Object.fromEntries(GIS_FORMATS.map((f) => [f, parseGis])) as Record<
+  (typeof GIS_FORMATS)[number],
+  FormatParser
+>;
