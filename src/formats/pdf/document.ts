@@ -1,0 +1,199 @@
+// Opening a PDF with PDFium from a file on disk without reading it whole into memory
+// (FPDF_LoadCustomDocument with a read callback), mapping PDFium's load errors to
+// ExtractionErrors, and reading document-level metadata.
+import fs from 'node:fs';
+import { ExtractionError } from '../types.js';
+import type { Pdfium } from './pdfium-loader.js';
+
+const FPDF_ERR = ['success', 'unknown error', 'file not found or could not be opened', 'not a PDF or corrupted', 'password required or incorrect', 'unsupported security scheme', 'page not found or content error'];
+
+export interface PdfMetadata {
+  title: string | null;
+  author: string | null;
+  subject: string | null;
+  keywords: string | null;
+  creator: string | null;
+  producer: string | null;
+  creationDate: string | null;
+  modificationDate: string | null;
+  pdfVersion: string | null;
+  pageCount: number;
+  encrypted: boolean;
+  encryption: { securityHandlerRevision: number } | null;
+  tagged: boolean;
+  language: string | null;
+  hasForm: boolean;
+  repaired: boolean;
+}
+
+/** Scratch memory in the WASM heap, reused across calls (one per PdfDocument). */
+export class Scratch {
+  readonly ptr: number;
+  constructor(
+    private readonly p: Pdfium,
+    readonly bytes = 256,
+  ) {
+    this.ptr = p.ex.malloc(bytes);
+  }
+  f64(i: number): number {
+    return this.p.M.HEAPF64[(this.ptr >> 3) + i];
+  }
+  f32(i: number): number {
+    return this.p.M.HEAPF32[(this.ptr >> 2) + i];
+  }
+  i32(i: number): number {
+    return this.p.M.HEAP32[(this.ptr >> 2) + i];
+  }
+  free(): void {
+    this.p.ex.free(this.ptr);
+  }
+}
+
+export class PdfDocument {
+  readonly handle: number;
+  readonly pageCount: number;
+  readonly scratch: Scratch;
+  private fd: number;
+  private readonly cb: number;
+  private readonly access: number;
+  private closed = false;
+
+  private constructor(
+    readonly p: Pdfium,
+    fd: number,
+    handle: number,
+    cb: number,
+    access: number,
+  ) {
+    this.fd = fd;
+    this.handle = handle;
+    this.cb = cb;
+    this.access = access;
+    this.pageCount = p.ex.FPDF_GetPageCount(handle);
+    this.scratch = new Scratch(p);
+  }
+
+  /** Opens `filePath`; `password` for encrypted files. Throws ExtractionError on failure. */
+  static open(p: Pdfium, filePath: string, password = ''): PdfDocument {
+    const fd = fs.openSync(filePath, 'r');
+    let size: number;
+    try {
+      size = fs.fstatSync(fd).size;
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+    if (size === 0) {
+      fs.closeSync(fd);
+      throw new ExtractionError('empty file: not a PDF', 'extraction_failed');
+    }
+    if (size > 0xffffffff) {
+      fs.closeSync(fd);
+      throw new ExtractionError('PDF larger than 4 GiB is not supported', 'extraction_failed');
+    }
+    // Header check: PDFium accepts a %PDF- marker within the first 1 KiB.
+    const head = Buffer.alloc(Math.min(1024, size));
+    fs.readSync(fd, head, 0, head.length, 0);
+    if (head.indexOf('%PDF-') < 0) {
+      fs.closeSync(fd);
+      throw new ExtractionError('not a PDF file (no %PDF- header)', 'extraction_failed');
+    }
+    const M = p.M;
+    const cb = M.addFunction((_param: number, pos: number, buf: number, len: number) => {
+      try {
+        const n = fs.readSync(fd, M.HEAPU8, buf, len, pos >>> 0);
+        return n === len ? 1 : 0;
+      } catch {
+        return 0;
+      }
+    }, 'iiiii');
+    const access = p.ex.malloc(12);
+    M.HEAPU32[access >> 2] = size;
+    M.HEAPU32[(access >> 2) + 1] = cb;
+    M.HEAPU32[(access >> 2) + 2] = 0;
+    const handle = p.api.FPDF_LoadCustomDocument(access, password);
+    if (!handle) {
+      const err = p.api.FPDF_GetLastError();
+      M.removeFunction(cb);
+      p.ex.free(access);
+      fs.closeSync(fd);
+      if (err === 4) throw new ExtractionError(password ? 'PDF password is incorrect' : 'PDF is encrypted and needs a password to open', 'encrypted_document');
+      if (err === 5) throw new ExtractionError('PDF uses an unsupported security handler', 'encrypted_document');
+      throw new ExtractionError(`PDFium could not open the document: ${FPDF_ERR[err] ?? `error ${err}`} (file may be truncated or damaged)`, 'extraction_failed');
+    }
+    return new PdfDocument(p, fd, handle, cb, access);
+  }
+
+  /** Reads a UTF-16LE string written by a PDFium "get text into buffer" function. */
+  utf16(call: (buf: number, len: number) => number, maxBytes = 1 << 16): string {
+    const need = call(0, 0);
+    if (!need || need <= 2) return '';
+    const len = Math.min(need, maxBytes);
+    const buf = this.p.ex.malloc(len + 2);
+    try {
+      call(buf, len);
+      this.p.M.HEAPU8[buf + len] = 0;
+      this.p.M.HEAPU8[buf + len + 1] = 0;
+      return this.p.M.UTF16ToString(buf);
+    } finally {
+      this.p.ex.free(buf);
+    }
+  }
+
+  metaText(tag: string): string | null {
+    const api = this.p.api;
+    const v = this.utf16((b, l) => api.FPDF_GetMetaText(this.handle, tag, b, l)).replace(/\0+$/, '').trim();
+    return v || null;
+  }
+
+  metadata(): PdfMetadata {
+    const { api, ex } = this.p;
+    const s = this.scratch;
+    const version = api.FPDF_GetFileVersion(this.handle, s.ptr) ? s.i32(0) : 0;
+    const rev = api.FPDF_GetSecurityHandlerRevision(this.handle);
+    const lang = this.utf16((b, l) => api.EPDFCatalog_GetLanguage(this.handle, b, l)).replace(/\0+$/, '').trim();
+    return {
+      title: this.metaText('Title'),
+      author: this.metaText('Author'),
+      subject: this.metaText('Subject'),
+      keywords: this.metaText('Keywords'),
+      creator: this.metaText('Creator'),
+      producer: this.metaText('Producer'),
+      creationDate: pdfDate(this.metaText('CreationDate')),
+      modificationDate: pdfDate(this.metaText('ModDate')),
+      pdfVersion: version ? `${Math.floor(version / 10)}.${version % 10}` : null,
+      pageCount: this.pageCount,
+      encrypted: rev >= 0,
+      encryption: rev >= 0 ? { securityHandlerRevision: rev } : null,
+      tagged: !!api.FPDFCatalog_IsTagged(this.handle),
+      language: lang || null,
+      hasForm: ex.FPDF_GetFormType(this.handle) > 0,
+      repaired: !api.FPDF_DocumentHasValidCrossReferenceTable(this.handle),
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.scratch.free();
+    this.p.ex.FPDF_CloseDocument(this.handle);
+    this.p.M.removeFunction(this.cb);
+    this.p.ex.free(this.access);
+    fs.closeSync(this.fd);
+  }
+}
+
+/** PDF date string (D:YYYYMMDDHHmmSSOHH'mm') → ISO 8601, or the raw string if it does not parse. */
+export function pdfDate(raw: string | null): string | null {
+  if (!raw) return null;
+  const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(Z|[+-]\d{2}'?\d{0,2}'?)?/.exec(raw.trim());
+  if (!m) return raw;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', se = '00', tz] = m;
+  let zone = 'Z';
+  if (tz && tz !== 'Z') {
+    const t = /([+-])(\d{2})'?(\d{0,2})/.exec(tz);
+    if (t) zone = `${t[1]}${t[2]}:${(t[3] || '00').padEnd(2, '0')}`;
+  }
+  const iso = `${y}-${mo}-${d}T${h}:${mi}:${se}${zone}`;
+  return Number.isNaN(Date.parse(iso)) ? raw : iso;
+}

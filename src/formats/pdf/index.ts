@@ -1,0 +1,323 @@
+// PDF family parser (PDFium in WASM; Tesseract for OCR). Pages are extracted one at a time
+// and written to the artifact as soon as a small look-ahead window allows repeated
+// headers/footers to be recognised, so memory stays bounded whatever the page count.
+//   SingleColumn: blocks top to bottom across the full page width.
+//   MultiColumn:  columns found per page from whitespace gutters, read column by column.
+//   Ocr:          pages rendered at 300 DPI and recognised, unless the text layer is usable.
+//   Advanced:     MultiColumn + tables, structure tree, form fields, annotations, links, images.
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
+import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
+import { PdfDocument, type PdfMetadata } from './document.js';
+import { getPdfium } from './pdfium-loader.js';
+import { pageGeometry, readTextLayer, type PageGeometry, type TextLayer } from './textlayer.js';
+import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, toVertical, type RawBlock } from './layout.js';
+import type { PdfBlockT, PdfPageT } from './schema.js';
+import { readOutline, readPageLabel } from './outline.js';
+import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
+import { advancedPageExtras, type AdvancedExtras } from './advanced.js';
+
+export type { PdfContentT } from './schema.js';
+
+type Mode = 'SingleColumn' | 'MultiColumn' | 'Ocr' | 'Advanced';
+
+/** Pages on each side of a page compared when looking for repeated headers/footers. */
+const WINDOW = 4;
+const MARGIN_ZONE = 0.1;
+
+interface PageWork {
+  number: number;
+  geometry: PageGeometry;
+  label: string | null;
+  blocks: RawBlock[];
+  columns: number;
+  textSource: 'text' | 'ocr' | 'none';
+  ocr: OcrResult | null;
+  extras: AdvancedExtras | null;
+  /** Signatures of margin candidates: block index → "top|sig" / "bottom|sig". */
+  marginSigs: Map<number, string>;
+  charCount: number;
+  badChars: number;
+  error: string | null;
+}
+
+function r2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function signature(text: string): string {
+  return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+const PAGE_NUMBER = /^(?:page\s*)?(?:#|[ivxlcdm]+)(?:\s*(?:of|\/)\s*#)?$|^[-–—]\s*#\s*[-–—]$/i;
+
+/** Candidates for running headers/footers: up to two blocks in the top and bottom margin zones. */
+function marginCandidates(blocks: RawBlock[], g: PageGeometry): Map<number, string> {
+  const out = new Map<number, string>();
+  const order = blocks.map((b, i) => ({ b, i }));
+  const top = order.filter(({ b }) => b.y1 <= g.height * MARGIN_ZONE + 2 && b.text.length <= 200).sort((a, c) => a.b.y0 - c.b.y0).slice(0, 3);
+  const bottom = order.filter(({ b }) => b.y0 >= g.height * (1 - MARGIN_ZONE) - 2 && b.text.length <= 200).sort((a, c) => c.b.y1 - a.b.y1).slice(0, 3);
+  for (const { b, i } of top) out.set(i, 'top|' + signature(b.text));
+  for (const { b, i } of bottom) if (!out.has(i)) out.set(i, 'bottom|' + signature(b.text));
+  return out;
+}
+
+class SizeStats {
+  private w = new Map<number, number>();
+  private boldW = 0;
+  private total = 0;
+  add(blocks: RawBlock[]): void {
+    for (const b of blocks) {
+      const s = Math.round(b.size * 2) / 2;
+      this.w.set(s, (this.w.get(s) ?? 0) + b.chars);
+      if (b.bold) this.boldW += b.chars;
+      this.total += b.chars;
+    }
+  }
+  /** Body text size: the size carrying most characters. */
+  get body(): number {
+    let best = 0, bw = -1;
+    for (const [s, c] of this.w) if (c > bw) (best = s), (bw = c);
+    return best || 10;
+  }
+  get bodyIsBold(): boolean {
+    return this.total > 0 && this.boldW * 2 > this.total;
+  }
+}
+
+function headingLevel(b: RawBlock, stats: SizeStats): number | null {
+  const t = b.text;
+  if (t.length > 200 || b.lines.length > 3 || !/\p{L}{2}/u.test(t)) return null;
+  const body = stats.body;
+  const ratio = b.size / body;
+  if (ratio >= 1.15 && b.chars >= 2) {
+    if (ratio >= 1.9) return 1;
+    if (ratio >= 1.45) return 2;
+    return 3;
+  }
+  if (b.bold && !stats.bodyIsBold && ratio >= 0.95 && t.length <= 120 && b.lines.length <= 2 && !/[.,;]$/.test(t)) return 4;
+  return null;
+}
+
+/** Document Units for PDFs are pages. */
+export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<ParseOutcome> => {
+  const mode: Mode = (input.options.pdfMode as Mode | undefined) ?? 'SingleColumn';
+  const pdfium = await getPdfium();
+  const doc = PdfDocument.open(pdfium, input.filePath);
+  const warnings: string[] = [];
+  const chunkBlocks: ChunkSourceBlock[] = [];
+  try {
+    const meta: PdfMetadata = doc.metadata();
+    if (meta.repaired) warnings.push('the PDF cross-reference table is damaged: PDFium repaired the file while opening it (some content may be missing)');
+    const n = doc.pageCount;
+    if (n <= 0) throw new ExtractionError('PDF has no pages (damaged page tree)', 'extraction_failed');
+    w.beginObject().field('mode', mode).field('pageCount', n).key('pages').beginArray();
+
+    const stats = new SizeStats();
+    const sigs: Map<number, string>[] = [];
+    const pending: PageWork[] = [];
+    const emptyPages: number[] = [];
+    const garbagePages: number[] = [];
+    const failedPages: number[] = [];
+    const ocrPages: number[] = [];
+
+    const emit = async (pw: PageWork) => {
+      const i = pw.number - 1;
+      // Repeated headers/footers: same signature in the same zone on a nearby page, or a bare page number.
+      const marks = new Map<number, 'header' | 'footer'>();
+      for (const [bi, sig] of pw.marginSigs) {
+        const [zone, text] = [sig.slice(0, sig.indexOf('|')), sig.slice(sig.indexOf('|') + 1)];
+        let repeated = PAGE_NUMBER.test(text) && text.length <= 16;
+        for (let j = Math.max(0, i - WINDOW); !repeated && j <= Math.min(sigs.length - 1, i + WINDOW); j++) {
+          if (j === i || !sigs[j]) continue;
+          for (const s of sigs[j].values()) if (s === sig) repeated = true;
+        }
+        if (repeated && text.length > 0) marks.set(bi, zone === 'top' ? 'header' : 'footer');
+      }
+      const blocks: PdfBlockT[] = pw.blocks.map((b, bi) => {
+        const id = `p${pw.number}.b${bi}`;
+        const mark = marks.get(bi);
+        const level = mark ? null : headingLevel(b, stats);
+        const kind: PdfBlockT['kind'] = mark ?? (level ? 'heading' : b.listMarker ? 'list' : 'paragraph');
+        const out: PdfBlockT = {
+          id,
+          kind,
+          text: b.text,
+          bbox: [r2(b.x0), r2(b.y0), r2(b.x1), r2(b.y1)],
+          order: bi,
+          column: b.column,
+          fontSize: r2(b.size),
+          font: b.font,
+          bold: b.bold,
+          italic: b.italic,
+          lineCount: b.lines.length,
+        };
+        if (level) out.level = level;
+        if (kind === 'list' && b.listMarker) out.listMarker = b.listMarker;
+        if (pw.textSource === 'ocr') {
+          out.source = 'ocr';
+          if (b.confidence !== undefined) out.confidence = r2(b.confidence);
+        }
+        if (b.structType) out.structType = b.structType;
+        if (input.options.chunkHints && kind !== 'header' && kind !== 'footer') {
+          chunkBlocks.push({ ref: id, text: b.text, kind: kind === 'heading' ? 'heading' : kind === 'list' ? 'list' : 'paragraph', level: level ?? undefined, page: pw.number });
+        }
+        return out;
+      });
+      if (input.options.chunkHints && pw.extras?.tables) {
+        for (const t of pw.extras.tables) {
+          const rows: string[] = [];
+          for (let r = 0; r < t.rows; r++) rows.push(t.cells.filter((c) => c.row === r).map((c) => c.text).join(' | '));
+          chunkBlocks.push({ ref: t.id, text: rows.join('\n'), kind: 'table', page: pw.number });
+        }
+      }
+      const page: PdfPageT = {
+        number: pw.number,
+        width: r2(pw.geometry.width),
+        height: r2(pw.geometry.height),
+        rotation: pw.geometry.rotation as 0 | 90 | 180 | 270,
+        textSource: pw.textSource,
+        columns: pw.columns,
+        blocks,
+      };
+      if (pw.label) page.label = pw.label;
+      if (pw.ocr) page.ocr = { dpi: pw.ocr.dpi, meanConfidence: r2(pw.ocr.meanConfidence), lines: pw.ocr.lines };
+      if (pw.extras) Object.assign(page, pw.extras.page);
+      w.value(page);
+      sigs[i] = sigs[i]; // kept: signatures are tiny
+      await w.maybeFlush();
+    };
+
+    for (let i = 0; i < n; i++) {
+      const pw = await extractPage(doc, i, mode, warnings);
+      if (pw.error) failedPages.push(i + 1);
+      else if (pw.textSource === 'none') emptyPages.push(i + 1);
+      if (pw.textSource === 'ocr') ocrPages.push(i + 1);
+      if (pw.charCount > 20 && pw.badChars / pw.charCount > 0.25) garbagePages.push(i + 1);
+      stats.add(pw.blocks);
+      sigs[i] = pw.marginSigs;
+      pending.push(pw);
+      while (pending.length && pending[0].number - 1 + WINDOW <= i) await emit(pending.shift()!);
+      input.progress((i + 1) / n);
+    }
+    while (pending.length) await emit(pending.shift()!);
+    w.endArray();
+    w.field('outline', readOutline(doc));
+    w.endObject();
+
+    if (failedPages.length) warnings.push(`${failedPages.length} page(s) could not be loaded and are empty in the result: ${listPages(failedPages)}`);
+    if (emptyPages.length) {
+      warnings.push(
+        mode === 'Ocr'
+          ? `no text found on ${emptyPages.length} page(s), even with OCR: ${listPages(emptyPages)}`
+          : `no extractable text on ${emptyPages.length} page(s) (scanned or image-only?): ${listPages(emptyPages)}; use pdfMode=Ocr to recognise them`,
+      );
+    }
+    if (garbagePages.length) warnings.push(`text on ${garbagePages.length} page(s) has broken character mappings (no usable ToUnicode): ${listPages(garbagePages)}${mode === 'Ocr' ? '' : '; pdfMode=Ocr may give better text'}`);
+
+    const metadata: Record<string, unknown> = { ...meta, mode };
+    if (mode === 'Ocr') metadata.ocrPages = ocrPages.length;
+    return {
+      documentFormat: 'pdf',
+      documentUnits: n,
+      metadata,
+      warnings,
+      chunks: input.options.chunkHints ? buildChunks(chunkBlocks) : undefined,
+    };
+  } finally {
+    doc.close();
+  }
+};
+
+function listPages(pages: number[]): string {
+  return pages.length > 20 ? pages.slice(0, 20).join(', ') + ', …' : pages.join(', ');
+}
+
+async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: string[]): Promise<PageWork> {
+  const { ex } = doc.p;
+  const page = ex.FPDF_LoadPage(doc.handle, i);
+  const base: PageWork = {
+    number: i + 1,
+    geometry: { width: 0, height: 0, rotation: 0, box: [0, 0, 0, 0] },
+    label: null,
+    blocks: [],
+    columns: 0,
+    textSource: 'none',
+    ocr: null,
+    extras: null,
+    marginSigs: new Map(),
+    charCount: 0,
+    badChars: 0,
+    error: null,
+  };
+  if (!page) {
+    const sz = doc.scratch;
+    if (ex.FPDF_GetPageSizeByIndexF(doc.handle, i, sz.ptr)) {
+      base.geometry = { width: sz.f32(0), height: sz.f32(1), rotation: 0, box: [0, 0, sz.f32(0), sz.f32(1)] };
+    }
+    base.error = 'page could not be loaded';
+    return base;
+  }
+  try {
+    const g = pageGeometry(doc, page);
+    base.geometry = g;
+    base.label = readPageLabel(doc, i);
+    let layer: TextLayer = readTextLayer(doc, page, g);
+    base.charCount = layer.charCount;
+    base.badChars = layer.badChars;
+    let source: 'text' | 'ocr' | 'none' = layer.charCount > 0 ? 'text' : 'none';
+    if (mode === 'Ocr') {
+      const scanned = pageLooksScanned(doc, page, g);
+      const garbage = layer.charCount > 0 && layer.badChars / layer.charCount > 0.1;
+      const thin = layer.charCount < (scanned ? 200 : 10);
+      if (garbage || thin) {
+        try {
+          const r = await ocrPage(doc, page, g);
+          if (r.fragments.length) {
+            base.ocr = r;
+            layer = { fragments: r.fragments, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0 };
+            source = 'ocr';
+          }
+        } catch (e) {
+          warnings.push(`OCR failed on page ${i + 1}: ${(e as Error).message}`);
+        }
+      }
+    }
+    const vertical = source === 'text' && layer.verticalPairs > layer.charCount * 0.5;
+    const frags = vertical ? toVertical(layer.fragments, g.width) : layer.fragments;
+    let blocks: RawBlock[] = [];
+    let columns = frags.length ? 1 : 0;
+    if (source === 'ocr' && base.ocr) {
+      blocks = base.ocr.blocks;
+      columns = base.ocr.columns;
+    } else if (mode === 'SingleColumn') {
+      for (const r of singleRegion(frags)) blocks.push(...regionBlocks(regionLines(r.frags), null));
+    } else {
+      const regions = columnRegions(frags);
+      for (const r of regions) {
+        columns = Math.max(columns, r.columns);
+        blocks.push(...regionBlocks(regionLines(r.frags), r.column));
+      }
+    }
+    if (vertical) {
+      for (const b of blocks) {
+        fromVertical(b, g.width);
+        for (const l of b.lines) fromVertical(l, g.width);
+      }
+    }
+    base.blocks = blocks;
+    base.columns = columns;
+    base.textSource = blocks.length ? source : 'none';
+    base.marginSigs = marginCandidates(blocks, g);
+    if (mode === 'Advanced') {
+      try {
+        base.extras = advancedPageExtras(doc, page, i, g, frags, blocks);
+      } catch (e) {
+        warnings.push(`advanced extraction failed on page ${i + 1}: ${(e as Error).message}`);
+      }
+    }
+  } finally {
+    ex.FPDF_ClosePage(page);
+  }
+  return base;
+}

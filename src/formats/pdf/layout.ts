@@ -1,0 +1,331 @@
+// Page layout from fragments: reading-order regions (one per page in SingleColumn; columns
+// found by whitespace gutters in MultiColumn, with full-width bands between column areas),
+// lines within a region (fragments on one baseline, left to right), and text blocks
+// (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
+import type { Fragment } from './textlayer.js';
+
+export interface Line {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  size: number;
+  bold: boolean;
+  italic: boolean;
+  font: string;
+  chars: number;
+}
+
+export interface Region {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** 0-based column index within its band group, or null when full width. */
+  column: number | null;
+  columns: number;
+  frags: Fragment[];
+}
+
+export interface RawBlock {
+  lines: Line[];
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  size: number;
+  bold: boolean;
+  italic: boolean;
+  font: string;
+  chars: number;
+  listMarker: string | null;
+  column: number | null;
+  /** Mean OCR word confidence (OCR blocks only). */
+  confidence?: number;
+  /** Structure tree element type (tagged PDFs, Advanced). */
+  structType?: string;
+}
+
+const LIST_MARKER = /^(?:[•◦▪▫●○■□►▸‣⁃∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?(?:i|ii|iii|iv|v|vi|vii|viii|ix|x)[.)])\s+/;
+
+export function listMarkerOf(text: string): string | null {
+  const m = LIST_MARKER.exec(text);
+  return m ? m[0].trim() : null;
+}
+
+const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\ufe30-\ufe4f]/;
+
+/**
+ * Vertical writing (CJK): turns the page a quarter so that vertical columns, read right to
+ * left, become horizontal lines read top to bottom; `back` maps a box to page coordinates.
+ */
+export function toVertical(frags: Fragment[], pageWidth: number): Fragment[] {
+  return frags.map((f) => ({ ...f, x0: f.y0, x1: f.y1, y0: pageWidth - f.x1, y1: pageWidth - f.x0 }));
+}
+export function fromVertical(b: { x0: number; y0: number; x1: number; y1: number }, pageWidth: number): void {
+  const { x0, y0, x1, y1 } = b;
+  b.x0 = pageWidth - y1;
+  b.x1 = pageWidth - y0;
+  b.y0 = x0;
+  b.y1 = x1;
+}
+
+function median(xs: number[]): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+function extent(frags: Fragment[]): { x0: number; y0: number; x1: number; y1: number } {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const f of frags) {
+    if (f.x0 < x0) x0 = f.x0;
+    if (f.y0 < y0) y0 = f.y0;
+    if (f.x1 > x1) x1 = f.x1;
+    if (f.y1 > y1) y1 = f.y1;
+  }
+  return { x0, y0, x1, y1 };
+}
+
+/** SingleColumn: the whole page is one region, read top to bottom. */
+export function singleRegion(frags: Fragment[]): Region[] {
+  if (!frags.length) return [];
+  return [{ ...extent(frags), column: null, columns: 1, frags }];
+}
+
+/** Horizontal bands: fragments whose vertical cores overlap, chained, top to bottom. */
+function bands(frags: Fragment[]): Fragment[][] {
+  const sorted = [...frags].sort((a, b) => a.y0 - b.y0);
+  const out: Fragment[][] = [];
+  let cur: Fragment[] = [];
+  let bottom = -Infinity;
+  for (const f of sorted) {
+    const h = f.y1 - f.y0;
+    const top = f.y0 + h * 0.25;
+    const bot = f.y1 - h * 0.25;
+    if (cur.length && top > bottom) {
+      out.push(cur);
+      cur = [];
+      bottom = -Infinity;
+    }
+    cur.push(f);
+    if (bot > bottom) bottom = bot;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** Interior empty x-intervals (gutters) of at least minGap inside [lo, hi]. */
+function gutters(frags: Fragment[], lo: number, hi: number, minGap: number): [number, number][] {
+  const iv = frags.map((f) => [f.x0, f.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  let reach = lo;
+  let started = false;
+  for (const [a, b] of iv) {
+    if (started && a - reach >= minGap && reach > lo && a < hi) out.push([reach, a]);
+    if (b > reach) reach = b;
+    started = true;
+  }
+  return out;
+}
+
+/** MultiColumn: regions in reading order (bands top to bottom, columns left to right). */
+export function columnRegions(frags: Fragment[], depth = 0): Region[] {
+  if (!frags.length) return [];
+  const ext = extent(frags);
+  const sizes = frags.map((f) => f.size).filter((s) => s > 0);
+  const body = median(sizes) || 10;
+  const minGap = Math.max(body * 0.9, 5);
+  const bs = bands(frags);
+  type Group = { frags: Fragment[]; gut: boolean };
+  const groups: Group[] = [];
+  let cur: Group | null = null;
+  for (const b of bs) {
+    const bg = gutters(b, ext.x0, ext.x1, minGap).length > 0;
+    if (!cur) {
+      cur = { frags: [...b], gut: bg };
+      continue;
+    }
+    if (cur.gut) {
+      const union = cur.frags.concat(b);
+      if (gutters(union, ext.x0, ext.x1, minGap).length > 0) {
+        cur.frags = union;
+        continue;
+      }
+      groups.push(cur);
+      cur = { frags: [...b], gut: bg };
+      continue;
+    }
+    if (bg) {
+      groups.push(cur);
+      cur = { frags: [...b], gut: true };
+      continue;
+    }
+    cur.frags.push(...b);
+  }
+  if (cur) groups.push(cur);
+
+  const out: Region[] = [];
+  for (const g of groups) {
+    const gext = extent(g.frags);
+    const gs = g.gut ? gutters(g.frags, gext.x0, gext.x1, minGap) : [];
+    if (!gs.length) {
+      out.push({ ...gext, column: null, columns: 1, frags: g.frags });
+      continue;
+    }
+    const cols: Fragment[][] = gs.map(() => []);
+    cols.push([]);
+    for (const f of g.frags) {
+      const cx = (f.x0 + f.x1) / 2;
+      let k = 0;
+      while (k < gs.length && cx > gs[k][1] - (gs[k][1] - gs[k][0]) / 2) k++;
+      cols[k].push(f);
+    }
+    const nonEmpty = cols.filter((c) => c.length);
+    nonEmpty.forEach((c, i) => {
+      // A column may itself hold a full-width band over sub-columns: recurse once.
+      const sub = depth < 1 ? columnRegions(c, depth + 1) : [{ ...extent(c), column: null, columns: 1, frags: c }];
+      for (const r of sub) out.push({ ...r, column: r.column === null ? i : r.column, columns: Math.max(nonEmpty.length, r.columns) });
+    });
+  }
+  return out;
+}
+
+/** Lines of a region: fragments clustered by baseline, each line left to right. */
+export function regionLines(frags: Fragment[]): Line[] {
+  const sorted = [...frags].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  const rows: Fragment[][] = [];
+  let row: Fragment[] = [];
+  let ry0 = 0, ry1 = 0;
+  for (const f of sorted) {
+    if (row.length) {
+      const h = Math.min(ry1 - ry0, f.y1 - f.y0);
+      const ov = Math.min(ry1, f.y1) - Math.max(ry0, f.y0);
+      const cy = (f.y0 + f.y1) / 2;
+      if (ov >= h * 0.5 || (cy > ry0 && cy < ry1 && ov > h * 0.3)) {
+        row.push(f);
+        // Keep the row's band anchored on its first (largest) fragment to avoid drift.
+        continue;
+      }
+      rows.push(row);
+    }
+    row = [f];
+    ry0 = f.y0;
+    ry1 = f.y1;
+  }
+  if (row.length) rows.push(row);
+  const lines: Line[] = [];
+  for (const r of rows) {
+    r.sort((a, b) => a.x0 - b.x0);
+    let text = '';
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    let chars = 0;
+    let dom = r[0];
+    let px1 = -Infinity;
+    for (const f of r) {
+      const tight = f.x0 - px1 < f.size * 0.15 && (CJK.test(text.slice(-1)) || CJK.test(f.text[0] ?? ''));
+      if (text && !text.endsWith(' ') && !tight) text += ' ';
+      px1 = f.x1;
+      text += f.text;
+      x0 = Math.min(x0, f.x0);
+      y0 = Math.min(y0, f.y0);
+      x1 = Math.max(x1, f.x1);
+      y1 = Math.max(y1, f.y1);
+      chars += f.chars;
+      if (f.chars > dom.chars) dom = f;
+    }
+    lines.push({ text, x0, y0, x1, y1, size: dom.size, bold: dom.bold, italic: dom.italic, font: dom.font, chars });
+  }
+  lines.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  return lines;
+}
+
+/** Joins block lines, removing end-of-line hyphenation ("con-" + "tinued"). */
+export function joinLines(lines: string[]): string {
+  let out = '';
+  for (const l of lines) {
+    const t = l.trim();
+    if (!t) continue;
+    if (!out) {
+      out = t;
+      continue;
+    }
+    if (/\p{L}[-\u00ad]$/u.test(out) && /^\p{Ll}/u.test(t)) out = out.slice(0, -1) + t;
+    else out += ' ' + t;
+  }
+  return out;
+}
+
+/** Blocks of a region: lines grouped into paragraphs. */
+export function regionBlocks(lines: Line[], column: number | null): RawBlock[] {
+  const blocks: RawBlock[] = [];
+  if (!lines.length) return blocks;
+  // Typical baseline pitch of this region, for the paragraph gap threshold.
+  const pitches: number[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const a = lines[i - 1], b = lines[i];
+    if (Math.abs(a.size - b.size) < 0.5) pitches.push(b.y1 - a.y1);
+  }
+  const pitch = median(pitches.filter((p) => p > 0));
+  let cur: Line[] = [];
+  const flush = () => {
+    if (cur.length) blocks.push(makeBlock(cur, column));
+    cur = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    const prev = cur[cur.length - 1];
+    if (prev) {
+      const size = Math.min(prev.size, l.size) || 10;
+      const gap = l.y0 - prev.y1;
+      const step = l.y1 - prev.y1;
+      const sizeChange = Math.abs(l.size - prev.size) > Math.max(prev.size, l.size) * 0.12;
+      const boldChange = prev.bold !== l.bold && (cur.length === 1 || l.chars < 60 || prev.chars < 60) && (prev.bold ? prev.chars : l.chars) < 120;
+      const bigGap = pitch > 0 ? step > pitch * 1.45 && gap > size * 0.35 : gap > size * 0.8;
+      const list = listMarkerOf(l.text) !== null && (listMarkerOf(prev.text) !== null || gap > size * 0.2 || l.x0 < prev.x0 - size);
+      const overlapX = Math.min(prev.x1, l.x1) - Math.max(prev.x0, l.x0) > -size;
+      if (bigGap || sizeChange || boldChange || list || !overlapX || gap < -size * 0.5) flush();
+    }
+    cur.push(l);
+  }
+  flush();
+  return blocks;
+}
+
+function makeBlock(lines: Line[], column: number | null): RawBlock {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, chars = 0, boldChars = 0, italicChars = 0;
+  const sizeW = new Map<number, number>();
+  const fontW = new Map<string, number>();
+  for (const l of lines) {
+    x0 = Math.min(x0, l.x0);
+    y0 = Math.min(y0, l.y0);
+    x1 = Math.max(x1, l.x1);
+    y1 = Math.max(y1, l.y1);
+    chars += l.chars;
+    if (l.bold) boldChars += l.chars;
+    if (l.italic) italicChars += l.chars;
+    const s = Math.round(l.size * 2) / 2;
+    sizeW.set(s, (sizeW.get(s) ?? 0) + l.chars);
+    fontW.set(l.font, (fontW.get(l.font) ?? 0) + l.chars);
+  }
+  const size = [...sizeW.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const font = [...fontW.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const text = joinLines(lines.map((l) => l.text));
+  return {
+    lines,
+    text,
+    x0,
+    y0,
+    x1,
+    y1,
+    size,
+    bold: boldChars * 2 > chars,
+    italic: italicChars * 2 > chars,
+    font,
+    chars,
+    listMarker: listMarkerOf(text),
+    column,
+  };
+}

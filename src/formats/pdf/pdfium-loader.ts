@@ -1,0 +1,82 @@
+// PDFium (WASM, @embedpdf/pdfium) loader. The .wasm ships inside the npm package; nothing is
+// fetched at run time. The compiled WebAssembly.Module can be handed in by the main thread
+// (workerData.wasmModules.pdfium, see compilePdfiumModule); otherwise it is compiled here,
+// once per thread, and the instance is cached for the life of the thread.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { workerData } from 'node:worker_threads';
+import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
+
+const require = createRequire(import.meta.url);
+
+// lib ES2023 has no WebAssembly typings: the few members used here.
+/** A compiled WebAssembly.Module (opaque; structured-cloneable to worker threads). */
+export type WasmModule = object;
+interface WasmApi {
+  Module: new (...a: never[]) => WasmModule;
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  instantiate(m: WasmModule, imports: unknown): Promise<object>;
+}
+const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** Path of pdfium.wasm inside the installed @embedpdf/pdfium package. */
+export function pdfiumWasmPath(): string {
+  return require.resolve('@embedpdf/pdfium/pdfium.wasm');
+}
+
+/** Compiles pdfium.wasm (for the main thread to pass to workers via workerData). */
+export function compilePdfiumModule(): Promise<WasmModule> {
+  return WA.compile(fs.readFileSync(pdfiumWasmPath()));
+}
+
+/** Raw wasm exports (direct calls skip the wrapper's argument checks: hot loops use these). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PdfiumExports = Record<string, any>;
+
+export interface Pdfium {
+  /** Typed wrappers (string arguments are converted for us). */
+  api: WrappedPdfiumModule;
+  /** Emscripten module: heap views, addFunction, UTF16ToString… */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  M: any;
+  /** Raw exports of the instance. */
+  ex: PdfiumExports;
+}
+
+let instance: Promise<Pdfium> | null = null;
+
+function moduleFromWorkerData(): WasmModule | null {
+  const m = (workerData as { wasmModules?: { pdfium?: unknown } } | null)?.wasmModules?.pdfium;
+  return m instanceof WA.Module ? (m as WasmModule) : null;
+}
+
+/** The thread's PDFium instance (instantiated on first use, then reused). */
+export function getPdfium(): Promise<Pdfium> {
+  if (!instance) {
+    instance = (async () => {
+      const mod = moduleFromWorkerData() ?? (await compilePdfiumModule());
+      const api = await init({
+        instantiateWasm(imports: unknown, done: (inst: object, m: WasmModule) => void) {
+          WA.instantiate(mod, imports).then((inst) => done(inst, mod));
+          return {};
+        },
+        // Emscripten prints PDFium's stderr noise otherwise.
+        printErr: () => {},
+        print: () => {},
+      } as never);
+      api.PDFiumExt_Init();
+      return { api, M: api.pdfium, ex: api.pdfium.wasmExports as unknown as PdfiumExports };
+    })();
+    instance.catch(() => {
+      instance = null;
+    });
+  }
+  return instance;
+}
+
+/** Bytes of WASM memory PDFium holds (it never shrinks: the pool recycles threads above a threshold). */
+export async function pdfiumHeapBytes(): Promise<number> {
+  if (!instance) return 0;
+  const p = await instance;
+  return (p.ex.memory as { buffer: ArrayBuffer }).buffer.byteLength;
+}
