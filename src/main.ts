@@ -6,6 +6,7 @@ import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
 import { startNode, resolveMasterKey, VERSION } from './node.js';
 import { openControlPlaneStore } from './tenancy/sql-store.js';
 import { adminUsage, runAdmin } from './cli/admin.js';
+import { runStorageAdmin } from './cli/storage.js';
 import { Sealer } from './crypto/sealed.js';
 import { KeyRing } from './identity/keyring.js';
 import { rotateSigningKey, listSigningKeys } from './identity/admin-keys.js';
@@ -89,6 +90,9 @@ async function admin(args: string[]): Promise<number> {
   await fs.mkdir(config.dataDir, { recursive: true });
   const store = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   try {
+    if (args[0] === 'storage' || (args[0] === 'app' && args[1] === 'set-storage')) {
+      return await runStorageAdmin(args, store, new Sealer(await resolveMasterKey(config)), (line) => console.log(line));
+    }
     if (args[0] === 'keys') {
       const keyring = new KeyRing({ store, sealer: new Sealer(await resolveMasterKey(config)), logger: createLogger('warn') });
       await keyring.init();

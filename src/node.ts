@@ -14,7 +14,7 @@ import type { ControlPlaneStore } from './tenancy/types.js';
 import { openJobBackend, type JobBackend } from './jobs/open.js';
 import { recoverUnfinished } from './jobs/embedded-queue.js';
 import { DiskBlobStore } from './storage/disk-blob-store.js';
-import type { BlobStore } from './storage/blob-store.js';
+import { BlobRouter } from './storage/router.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { HttpServer } from './http/server.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -37,7 +37,7 @@ export interface RunningNode {
   logger: Logger;
   controlPlane: ControlPlaneStore;
   jobs: JobBackend;
-  blobs: BlobStore;
+  blobs: BlobRouter;
   identity: Identity;
   http: HttpServer;
   pool: ParsePool | null;
@@ -98,7 +98,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     prefix: opts.redisPrefix,
     log: logger,
   });
-  const blobs = new DiskBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobs = new BlobRouter(new DiskBlobStore(path.join(config.dataDir, 'blobs')), controlPlane, sealer);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
   const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
 
@@ -110,7 +110,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   const checks: ReadinessCheck[] = [
     { name: 'controlPlane', check: () => controlPlane.ping() },
     { name: 'jobStore', check: () => jobs.store.ping() },
-    { name: 'blobStore', check: () => blobs.ping() },
+    { name: 'blobStore', check: () => blobs.nodeStore.ping() },
   ];
   if (has('auth')) checks.push({ name: 'signingKeys', check: () => identity.ready() });
   if (pool) checks.push({ name: 'workerPool', check: async () => { if (!pool.ready()) throw new Error('no worker thread is up'); } });

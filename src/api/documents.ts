@@ -69,14 +69,14 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       const uploadKey = `${jobPrefix(p.tenantId, documentId, generation)}/upload`;
       let written;
       try {
-        written = await d.blobs.write(uploadKey, all, { maxBytes });
+        written = await (await d.blobs.for(limits.storageConfigId)).write(uploadKey, all, { maxBytes });
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw tooLarge(maxBytes, limits, d.directUploadMaxBytes);
         throw err;
       }
       return intake.accept({
         principal: p, documentId, idSuppliedByCaller: q.documentId !== undefined, generation, uploadKey, written,
-        format, options, customMetadata, fileName: q.fileName ?? null,
+        format, options, customMetadata, fileName: q.fileName ?? null, storageConfigId: limits.storageConfigId,
       });
     },
   };
@@ -145,7 +145,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       const job = await d.jobs.get(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
       if (job.statusInt === JobState.Completed && job.artifactKey) {
-        const blob = await d.blobs.read(job.artifactKey);
+        const blob = await (await d.blobs.for(job.storageConfigId)).read(job.artifactKey);
         if (!blob) throw problems.documentNotFound(ctx.params.documentId);
         return { status: 200, stream: blob.stream, length: blob.size, contentType: 'application/json' };
       }

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Static } from '@sinclair/typebox';
 import type { Principal, Reply } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
-import { jobPrefix, type BlobStore, type WriteResult } from '../storage/blob-store.js';
+import { jobPrefix, type WriteResult } from '../storage/blob-store.js';
+import type { BlobRouter } from '../storage/router.js';
 import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { detectFormat, type DocumentType } from '../pipeline/detect.js';
@@ -17,7 +18,7 @@ import type { UploadQuery } from './schemas.js';
 export interface IntakeDeps {
   jobs: JobStore;
   queue: JobQueue;
-  blobs: BlobStore;
+  blobs: BlobRouter;
   counters: RateCounters;
   limits: LimitsCache;
   controlPlane: ControlPlaneStore;
@@ -175,6 +176,7 @@ export class Intake {
     options: JobOptions;
     customMetadata: Record<string, unknown> | null;
     fileName: string | null;
+    storageConfigId: string | null;
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
@@ -184,7 +186,7 @@ export class Intake {
       existing.sha256 === a.written.sha256 && existing.format === a.format &&
       JSON.stringify(existing.options) === JSON.stringify(a.options) && existing.statusInt !== JobState.Failed
     ) {
-      await d.blobs.deletePrefix(jobPrefix(p.tenantId, a.documentId, a.generation));
+      await (await d.blobs.for(a.storageConfigId)).deletePrefix(jobPrefix(p.tenantId, a.documentId, a.generation));
       return {
         status: 202,
         headers: { 'Idempotent-Replayed': 'true' },
@@ -217,11 +219,11 @@ export class Intake {
       artifactKey: null,
       artifactBytes: null,
       documentUnits: null,
-      storageConfigId: null,
+      storageConfigId: a.storageConfigId,
     };
     const previous = await d.jobs.put(record);
     if (previous && previous.generation !== a.generation) {
-      await d.blobs.deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      await (await d.blobs.for(previous.storageConfigId)).deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
       d.logger.info({ documentId: a.documentId, tenantId: p.tenantId, previous: previous.generation }, 'document overwritten');
     }
     const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };

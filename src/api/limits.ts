@@ -4,6 +4,8 @@ import type { ControlPlaneStore, Plan } from '../tenancy/types.js';
 
 export interface AppLimits {
   planId: string | null;
+  /** The app's own S3-compatible storage, or null for the node's. */
+  storageConfigId: string | null;
   maxDocumentUnitsPerMonth: number;
   advancedPdfExtraction: boolean;
   ocrPdfExtraction: boolean;
@@ -15,6 +17,7 @@ export interface AppLimits {
 /** Apps without a plan get basic extraction within these bounds (README: "Plans and limits"). */
 export const NO_PLAN_LIMITS: AppLimits = {
   planId: null,
+  storageConfigId: null,
   maxDocumentUnitsPerMonth: 1000,
   advancedPdfExtraction: false,
   ocrPdfExtraction: false,
@@ -23,10 +26,11 @@ export const NO_PLAN_LIMITS: AppLimits = {
   maxBytesPerSecond: 10 * 1024 * 1024,
 };
 
-export function limitsOf(plan: Plan | null): AppLimits {
-  if (!plan) return NO_PLAN_LIMITS;
+export function limitsOf(plan: Plan | null, storageConfigId: string | null = null): AppLimits {
+  if (!plan) return { ...NO_PLAN_LIMITS, storageConfigId };
   return {
     planId: plan.id,
+    storageConfigId,
     maxDocumentUnitsPerMonth: plan.maxDocumentUnitsPerMonth,
     advancedPdfExtraction: plan.advancedPdfExtraction,
     ocrPdfExtraction: plan.ocrPdfExtraction,
@@ -52,7 +56,7 @@ export class LimitsCache {
     if (app && app.enabled) {
       const plan = app.planId ? await this.store.getPlan(app.planId) : null;
       // A retired plan blocks new tokens; uploads under a still-valid token keep its limits.
-      value = limitsOf(plan);
+      value = limitsOf(plan, app.storageConfigId);
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(appId, { at: Date.now(), value });

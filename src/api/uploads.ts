@@ -117,10 +117,10 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         tenantId: p.tenantId, appId: p.appId, documentId, generation, statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
         fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: b.sha256?.toLowerCase() ?? '',
         attempts: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: null, completedAt: null,
-        expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: null,
+        expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: limits.storageConfigId,
       };
       const previous = await d.jobs.put(session);
-      if (previous) await d.blobs.deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      if (previous) await (await d.blobs.for(previous.storageConfigId)).deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
       const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: Math.floor(expiresAt.getTime() / 1000) });
       const exp = Math.floor(expiresAt.getTime() / 1000);
       const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;
@@ -160,19 +160,20 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
         throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
       }
+      const store = await d.blobs.for(job.storageConfigId);
       let written;
       try {
-        written = await d.blobs.write(job.uploadKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
+        written = await store.write(job.uploadKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw new ProblemError(413, 'document_too_large', 'Document too large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
         throw err;
       }
       if (written.bytes !== job.sizeBytes) {
-        await d.blobs.delete(job.uploadKey);
+        await store.delete(job.uploadKey);
         throw problems.invalidParameter('body', `Received ${written.bytes} bytes; this session expects exactly ${job.sizeBytes}.`);
       }
       if (job.sha256 && job.sha256 !== written.sha256) {
-        await d.blobs.delete(job.uploadKey);
+        await store.delete(job.uploadKey);
         throw problems.invalidParameter('sha256', `The bytes' SHA-256 is ${written.sha256}, not the ${job.sha256} declared in upload-request.`);
       }
       // Keep the hash for upload-complete (the session keeps no other state); skip if the
@@ -207,7 +208,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (job.statusInt !== JobState.NotQueued) {
         return { status: 202, json: { documentId: job.documentId, status: capitalised(STATUS_NAMES[job.statusInt]), statusInt: job.statusInt } };
       }
-      const blob = await d.blobs.read(job.uploadKey);
+      const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
       if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw new ProblemError(409, 'upload_incomplete', 'Upload incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
       const head = await readHead(blob.stream);
       const customMetadata = parseCustomMetadata(routing.customMetadataJson);
@@ -217,6 +218,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       return intake.accept({
         principal: p, documentId: job.documentId, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
         written: { bytes: blob.size, sha256: job.sha256 }, format, options, customMetadata, fileName: routing.fileName ?? job.fileName,
+        storageConfigId: job.storageConfigId,
       });
     },
   };

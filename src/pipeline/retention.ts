@@ -1,7 +1,7 @@
 // Retention: jobs past expiresAt lose their record and every blob (upload, artifact).
 import type { Logger } from 'pino';
-import type { BlobStore } from '../storage/blob-store.js';
 import { jobPrefix } from '../storage/blob-store.js';
+import type { BlobRouter } from '../storage/router.js';
 import type { JobStore } from '../jobs/types.js';
 
 export class RetentionSweeper {
@@ -10,7 +10,7 @@ export class RetentionSweeper {
 
   constructor(
     private readonly jobs: JobStore,
-    private readonly blobs: BlobStore,
+    private readonly blobs: BlobRouter,
     private readonly logger: Logger,
     private readonly intervalMs: number,
   ) {}
@@ -29,7 +29,7 @@ export class RetentionSweeper {
           const batch = await this.jobs.listExpired(now, 200);
           if (!batch.length) break;
           for (const job of batch) {
-            await this.blobs.deletePrefix(jobPrefix(job.tenantId, job.documentId, job.generation));
+            await (await this.blobs.for(job.storageConfigId)).deletePrefix(jobPrefix(job.tenantId, job.documentId, job.generation));
             await this.jobs.delete(job.tenantId, job.documentId, job.generation);
             removed++;
           }

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BlobStore } from '../storage/blob-store.js';
+import type { BlobRouter } from '../storage/router.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
 import { PoolTaskError, type ParsePool } from './pool.js';
@@ -13,7 +13,7 @@ import { PoolTaskError, type ParsePool } from './pool.js';
 export interface WorkerLoopDeps {
   store: JobStore;
   queue: JobQueue;
-  blobs: BlobStore;
+  blobs: BlobRouter;
   pool: ParsePool;
   controlPlane: ControlPlaneStore;
   logger: Logger;
@@ -76,7 +76,8 @@ export class WorkerLoop {
     const artifactPath = path.join(work, 'artifact.json');
     let input: { path: string; release(): Promise<void> } | null = null;
     try {
-      input = await this.d.blobs.localPath(job.uploadKey);
+      const blobStore = await this.d.blobs.for(job.storageConfigId);
+      input = await blobStore.localPath(job.uploadKey);
       const result = await this.d.pool.run({
         documentId: job.documentId,
         fileName: job.fileName,
@@ -95,7 +96,7 @@ export class WorkerLoop {
       const materializing = await store.transition(ref, JobState.Materializing);
       if (!materializing) return;
       const artifactKey = `${job.uploadKey.replace(/\/upload$/, '')}/artifact.json`;
-      const artifactBytes = await this.d.blobs.putFile(artifactKey, artifactPath);
+      const artifactBytes = await blobStore.putFile(artifactKey, artifactPath);
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
       const completedAt = new Date();
@@ -107,7 +108,7 @@ export class WorkerLoop {
         documentUnits: result.documentUnits,
       });
       if (!done) {
-        await this.d.blobs.delete(artifactKey); // overwritten or expired meanwhile
+        await blobStore.delete(artifactKey); // overwritten or expired meanwhile
         return;
       }
       logger.info({ documentId: job.documentId, tenantId: job.tenantId, format: job.format, units: result.documentUnits, bytes: artifactBytes }, 'job completed');

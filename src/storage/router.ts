@@ -1,0 +1,52 @@
+// Which blob store holds a job's bytes: the node's own, or the tenant's S3-compatible
+// storage configured on the app (credentials sealed in the control plane).
+import type { Sealer } from '../crypto/sealed.js';
+import type { ControlPlaneStore, StorageConfig } from '../tenancy/types.js';
+import type { BlobStore } from './blob-store.js';
+import { S3BlobStore } from './s3-blob-store.js';
+
+/** Context bound into the sealed secret, so a sealed value cannot be moved to another tenant. */
+export function storageSecretContext(tenantId: string): string {
+  return `storage-config:${tenantId}`;
+}
+
+export class BlobRouter {
+  private readonly tenantStores = new Map<string, Promise<BlobStore>>();
+
+  constructor(
+    readonly nodeStore: BlobStore,
+    private readonly controlPlane: ControlPlaneStore,
+    private readonly sealer: Sealer,
+  ) {}
+
+  /** The store for a storage config id (null: the node's own). */
+  for(storageConfigId: string | null): Promise<BlobStore> {
+    if (!storageConfigId) return Promise.resolve(this.nodeStore);
+    let s = this.tenantStores.get(storageConfigId);
+    if (!s) {
+      s = this.open(storageConfigId);
+      s.catch(() => this.tenantStores.delete(storageConfigId));
+      if (this.tenantStores.size > 1000) this.tenantStores.clear();
+      this.tenantStores.set(storageConfigId, s);
+    }
+    return s;
+  }
+
+  private async open(id: string): Promise<BlobStore> {
+    const cfg = await this.controlPlane.getStorageConfig(id);
+    if (!cfg) throw new Error(`storage config ${id} not found`);
+    return s3StoreFor(cfg, this.sealer);
+  }
+}
+
+export function s3StoreFor(cfg: StorageConfig, sealer: Sealer): S3BlobStore {
+  return new S3BlobStore({
+    endpoint: cfg.endpoint,
+    region: cfg.region,
+    bucket: cfg.bucket,
+    prefix: cfg.prefix,
+    accessKeyId: cfg.accessKeyId,
+    secretAccessKey: sealer.open(cfg.secretAccessKeySealed, storageSecretContext(cfg.tenantId)),
+    forcePathStyle: cfg.forcePathStyle,
+  });
+}
