@@ -305,7 +305,7 @@ async function writeLayer(
 ): Promise<void> {
   const warnings = [...preWarnings];
   const gf = Array.isArray(layer.geometryFields) ? layer.geometryFields[0] : undefined;
-  const crs = crsOf(gf?.coordinateSystem);
+  const crs = crsOf(gf?.coordinateSystem ?? layer.layerCrs);
   const featureCount = Number.isInteger(layer.featureCount) && layer.featureCount >= 0 ? layer.featureCount : 0;
   const layerName = String(layer.name);
   const metadata: Record<string, unknown> = {};
@@ -477,14 +477,14 @@ async function processSource(
     const openWarnings = gdalWarnings(s.drainLog()).map((w) => `GDAL: ${w}`);
     const layers: any[] = Array.isArray(info.layers) ? info.layers : [];
     // ogrinfo -json reads the CRS from the geometry field; some drivers (MIF) set it on the layer only.
-    const lacking = layers.filter((l) => Array.isArray(l.geometryFields) && l.geometryFields[0] && !l.geometryFields[0].coordinateSystem);
+    const lacking = layers.filter((l) => !(Array.isArray(l.geometryFields) && l.geometryFields[0]?.coordinateSystem));
     if (lacking.length) {
       try {
         const text = s.vectorInfoText(ds, ['-so', '-al', '-nomd', '-wkt_format', 'WKT2']);
         const wkts = layerWktsFromText(text);
         for (const l of lacking) {
           const wkt = wkts.get(String(l.name));
-          if (wkt) l.geometryFields[0].coordinateSystem = { wkt, projjson: null };
+          if (wkt) l.layerCrs = { wkt, projjson: null };
         }
       } catch {
         /* keep without CRS */
