@@ -468,7 +468,7 @@ export class DocxReader {
     const extent = find(n, 'extent');
     if (!blip && !find(n, 'pic')) return;
     const rel = blip ? this.rels.get(attr(blip, 'embed') ?? attr(blip, 'link') ?? '') : undefined;
-    this.addImage(docPr ? attr(docPr, 'name') ?? null : null, docPr ? attr(docPr, 'descr') ?? null : null, rel, extent ? Number(attr(extent, 'cx')) / 12700 : null, extent ? Number(attr(extent, 'cy')) / 12700 : null);
+    this.addImage(docPr ? attr(docPr, 'name') || null : null, docPr ? attr(docPr, 'descr') || null : null, rel, extent ? Number(attr(extent, 'cx')) / 12700 : null, extent ? Number(attr(extent, 'cy')) / 12700 : null);
   }
 
   private pict(n: XNode, info: ParaInfo): void {
@@ -479,9 +479,7 @@ export class DocxReader {
     const rel = this.rels.get(attr(img, 'id') ?? '');
     const shape = find(n, 'shape');
     const style = shape ? attr(shape, 'style') ?? '' : '';
-    const w = /width:\s*([\d.]+)pt/.exec(style);
-    const h = /height:\s*([\d.]+)pt/.exec(style);
-    this.addImage(attr(img, 'title') ?? null, shape ? attr(shape, 'alt') ?? null : null, rel, w ? Number(w[1]) : null, h ? Number(h[1]) : null);
+    this.addImage(attr(img, 'title') || null, shape ? attr(shape, 'alt') || null : null, rel, cssLength(style, 'width'), cssLength(style, 'height'));
   }
 
   private addImage(name: string | null, description: string | null, rel: Rel | undefined, w: number | null, h: number | null): void {
@@ -629,6 +627,15 @@ export class DocxReader {
 export function blockText(b: OfficeBlock): string {
   if (b.type === 'table') return b.rows.map((row) => row.map((c) => c.text.replace(/\s*\n\s*/g, ' ')).join(' | ')).join('\n');
   return b.text;
+}
+
+const CSS_UNITS: Record<string, number> = { pt: 1, in: 72, cm: 72 / 2.54, mm: 72 / 25.4, px: 0.75, pc: 12 };
+
+/** A VML style length (width:5in, height:269.25pt) in points. */
+function cssLength(style: string, prop: string): number | null {
+  const m = new RegExp(`(?:^|;)\\s*${prop}\\s*:\\s*([\\d.]+)\\s*(pt|in|cm|mm|px|pc)?`, 'i').exec(style);
+  if (!m) return null;
+  return Number(m[1]) * (CSS_UNITS[(m[2] ?? 'px').toLowerCase()] ?? 1);
 }
 
 function formatNumber(n: number, fmt: string): string {

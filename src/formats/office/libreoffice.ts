@@ -80,7 +80,10 @@ export async function convert(
   // Copy to a neutral name so odd characters or a misleading extension do not confuse soffice.
   const stem = `in-${Math.random().toString(36).slice(2, 10)}`;
   const ext = opts.inputExt ?? path.extname(inputPath).slice(1);
-  const src = path.join(outDir, `${stem}.${ext || 'bin'}`);
+  // The input lives in its own folder so an output of the same extension cannot overwrite it.
+  const srcDir = path.join(outDir, `src-${stem}`);
+  await fs.mkdir(srcDir, { recursive: true });
+  const src = path.join(srcDir, `${stem}.${ext || 'bin'}`);
   await fs.copyFile(inputPath, src);
   const targetExt = target.split(':')[0];
   const expected = path.join(outDir, `${stem}.${targetExt}`);
@@ -116,7 +119,7 @@ export async function convert(
     return { outputPath: expected, millis: Date.now() - started };
   } finally {
     releaseProfile(profile, healthy);
-    await fs.rm(src, { force: true });
+    await fs.rm(srcDir, { recursive: true, force: true });
   }
 }
 
