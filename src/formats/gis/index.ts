@@ -475,7 +475,10 @@ async function processSource(
     job.drivers.add(driver);
     const format = DRIVER_FORMAT[driver] ?? src.format;
     const openWarnings = gdalWarnings(s.drainLog()).map((w) => `GDAL: ${w}`);
-    const layers: any[] = Array.isArray(info.layers) ? info.layers : [];
+    let layers: any[] = Array.isArray(info.layers) ? info.layers : [];
+    // GPX always exposes five fixed layers (waypoints, routes, tracks, route_points,
+    // track_points): only those holding features are datasets of the document.
+    if (driver === 'GPX' && layers.some((l) => l.featureCount > 0)) layers = layers.filter((l) => l.featureCount > 0);
     // ogrinfo -json reads the CRS from the geometry field; some drivers (MIF) set it on the layer only.
     const lacking = layers.filter((l) => !(Array.isArray(l.geometryFields) && l.geometryFields[0]?.coordinateSystem));
     if (lacking.length) {
