@@ -104,7 +104,13 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
 
   const has = (r: string) => config.roles.includes(r as never);
   const pool = has('worker')
-    ? new ParsePool({ threads: config.workerThreads, taskTimeoutMs: config.taskTimeoutSeconds * 1000, maxHeapMb: config.workerMaxHeapMb })
+    ? new ParsePool({
+        threads: config.workerThreads,
+        taskTimeoutMs: config.taskTimeoutSeconds * 1000,
+        maxHeapMb: config.workerMaxHeapMb,
+        // WASM heaps never shrink: a thread that grew past this is replaced after its task.
+        recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
+      })
     : null;
 
   const checks: ReadinessCheck[] = [

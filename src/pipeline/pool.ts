@@ -5,11 +5,16 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { ParseTask, ParseTaskResult } from './task.js';
+import type { ThreadData } from './thread-context.js';
 
 export interface PoolOptions {
   threads: number;
   taskTimeoutMs: number;
   maxHeapMb: number;
+  /** A thread whose JS heap + WASM memory passes this after a task is replaced (MB). */
+  recycleAboveMb?: number;
+  /** WebAssembly modules compiled once here and handed to every thread. */
+  wasmModules?: Record<string, WebAssembly.Module>;
 }
 
 export interface PoolStats {
@@ -52,6 +57,10 @@ export class ParsePool {
       maxThreads: opts.threads,
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
+      // Without atomics an idle thread runs its event loop, so a retiring thread can exit
+      // right after posting its result (with atomics it would block until the next task).
+      atomics: 'disabled',
+      workerData: { recycleAboveMb: opts.recycleAboveMb, wasmModules: opts.wasmModules } satisfies ThreadData,
     });
   }
 
@@ -59,7 +68,14 @@ export class ParsePool {
     const signal = AbortSignal.timeout(this.opts.taskTimeoutMs);
     this.running++;
     try {
-      return (await this.piscina.run(task, { signal })) as ParseTaskResult;
+      try {
+        return (await this.piscina.run(task, { signal })) as ParseTaskResult;
+      } catch (err) {
+        // Exit code 0 is only ever a thread retiring itself (thread-context.ts); a task handed
+        // to it in that instant never started, so it runs again on a fresh thread.
+        if (signal.aborted || !/exited with code: 0\b/.test(String((err as Error)?.message))) throw err;
+        return (await this.piscina.run(task, { signal })) as ParseTaskResult;
+      }
     } catch (err) {
       if (signal.aborted) throw new PoolTaskError(`parsing took longer than ${Math.round(this.opts.taskTimeoutMs / 1000)} s and was stopped`, 'timeout');
       const e = err as NodeJS.ErrnoException;

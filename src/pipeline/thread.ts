@@ -6,6 +6,7 @@ import { JsonWriter } from './json-writer.js';
 import { FORMATS } from '../formats/registry.js';
 import { ExtractionError, type FormatParser } from '../formats/types.js';
 import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
+import { retireIfOverCeiling } from './thread-context.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -21,7 +22,11 @@ function parserFor(format: string): Promise<FormatParser> {
 }
 
 export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
-  return writeArtifact(task, () => parserFor(task.format));
+  try {
+    return await writeArtifact(task, () => parserFor(task.format));
+  } finally {
+    retireIfOverCeiling();
+  }
 }
 
 /** Runs one parser over the task's upload and streams the whole artifact to disk. */

@@ -1,0 +1,48 @@
+// What a parsing thread knows about its pool: WebAssembly modules compiled once by the main
+// thread (instantiating a compiled module is far cheaper than compiling it per thread), and
+// the memory ceiling after which the thread retires itself (WASM heaps never shrink).
+import { getHeapStatistics } from 'node:v8';
+import { workerData } from 'piscina';
+
+export interface ThreadData {
+  /** Compiled engines by name, e.g. { pdfium: WebAssembly.Module }. */
+  wasmModules?: Record<string, WebAssembly.Module>;
+  /** Retire the thread after a task once JS heap + reported WASM memory exceed this (MB). */
+  recycleAboveMb?: number;
+}
+
+const data: ThreadData = (workerData as ThreadData | undefined) ?? {};
+const reporters: (() => number)[] = [];
+
+/** The main thread's compiled module for an engine, when the pool was given one. */
+export function precompiledModule(name: string): WebAssembly.Module | undefined {
+  return data.wasmModules?.[name];
+}
+
+/** Engines register how many bytes of WASM memory they hold (memory.buffer.byteLength). */
+export function registerMemoryReporter(bytes: () => number): void {
+  reporters.push(bytes);
+}
+
+export function threadMemoryBytes(): number {
+  let total = getHeapStatistics().used_heap_size;
+  for (const r of reporters) {
+    try {
+      total += r();
+    } catch {
+      /* an engine that failed to load holds nothing */
+    }
+  }
+  return total;
+}
+
+/**
+ * Called after each task: past the ceiling the thread exits once its result is posted, and
+ * Piscina starts a fresh one for the next task.
+ */
+export function retireIfOverCeiling(): boolean {
+  const limitMb = data.recycleAboveMb;
+  if (!limitMb || threadMemoryBytes() < limitMb * 1024 * 1024) return false;
+  setImmediate(() => process.exit(0));
+  return true;
+}

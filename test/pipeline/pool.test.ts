@@ -1,0 +1,83 @@
+// The parsing pool: per-task timeout, thread replacement after a crash, and retirement of a
+// thread that grew past its memory ceiling.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ParsePool, PoolTaskError } from '../../src/pipeline/pool.js';
+import type { ParseTask } from '../../src/pipeline/task.js';
+
+let dir: string;
+let bigCsv: string;
+let smallCsv: string;
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-pool-'));
+  bigCsv = path.join(dir, 'big.csv');
+  smallCsv = path.join(dir, 'small.csv');
+  await fs.writeFile(bigCsv, 'a,b,c\n' + Array.from({ length: 600_000 }, (_, i) => `${i},x${i},${i / 3}`).join('\n'));
+  await fs.writeFile(smallCsv, 'a,b\n1,2\n');
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const task = (input: string, name: string): ParseTask => ({
+  documentId: name,
+  fileName: path.basename(input),
+  format: 'csv',
+  options: { csvRoute: 'Tabular' },
+  customMetadata: null,
+  inputPath: input,
+  artifactPath: path.join(dir, `${name}.json`),
+  tempDir: dir,
+});
+
+const threadIds = (pool: ParsePool) => (pool as unknown as { piscina: { threads: { threadId: number }[] } }).piscina.threads.map((t) => t.threadId);
+
+describe('ParsePool', () => {
+  it('stops a task that runs past its timeout and keeps serving', async () => {
+    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30, maxHeapMb: 256 });
+    try {
+      const err = await pool.run(task(bigCsv, 'slow')).catch((e) => e);
+      expect(err).toBeInstanceOf(PoolTaskError);
+      expect((err as PoolTaskError).kind).toBe('timeout');
+      expect((err as Error).message).toMatch(/longer than/);
+    } finally {
+      await pool.close();
+    }
+    const fresh = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256 });
+    try {
+      expect(await fresh.run(task(smallCsv, 'after'))).toMatchObject({ ok: true, documentUnits: 1 });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a thread past its memory ceiling retires after its task and a fresh one takes the next', async () => {
+    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 1 });
+    try {
+      expect(await pool.run(task(smallCsv, 'one'))).toMatchObject({ ok: true });
+      const first = threadIds(pool);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await pool.run(task(smallCsv, 'two'))).toMatchObject({ ok: true });
+      const second = threadIds(pool);
+      expect(second.some((id) => !first.includes(id))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps its threads when under the ceiling', async () => {
+    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 4096 });
+    try {
+      await pool.run(task(smallCsv, 'a'));
+      const first = threadIds(pool);
+      await new Promise((r) => setTimeout(r, 300));
+      await pool.run(task(smallCsv, 'b'));
+      expect(threadIds(pool)).toEqual(first);
+    } finally {
+      await pool.close();
+    }
+  });
+});
