@@ -1,0 +1,34 @@
+// A hyparquet AsyncBuffer over an fs.FileHandle: every slice is a positioned read, so the
+// file is never held whole in memory. Bytes read are counted (benchmarks and the
+// MetadataOnly guarantee that no data page is read).
+import type { FileHandle } from 'node:fs/promises';
+import type { AsyncBuffer } from 'hyparquet';
+
+export class FileAsyncBuffer implements AsyncBuffer {
+  bytesRead = 0;
+  reads = 0;
+  /** Largest offset range touched, for tests: [lowest start, highest end). */
+  lowest = Infinity;
+
+  constructor(
+    private readonly fh: FileHandle,
+    readonly byteLength: number,
+  ) {}
+
+  async slice(start: number, end?: number): Promise<ArrayBuffer> {
+    const s = Math.max(0, Math.min(start, this.byteLength));
+    const e = Math.max(s, Math.min(end ?? this.byteLength, this.byteLength));
+    const out = new ArrayBuffer(e - s);
+    const view = new Uint8Array(out);
+    let done = 0;
+    while (done < view.length) {
+      const { bytesRead } = await this.fh.read(view, done, view.length - done, s + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    this.bytesRead += done;
+    this.reads++;
+    if (s < this.lowest) this.lowest = s;
+    return done === out.byteLength ? out : out.slice(0, done);
+  }
+}

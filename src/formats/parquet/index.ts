@@ -1,0 +1,198 @@
+// Parquet family (one Document Unit per file), on hyparquet + hyparquet-compressors.
+//
+// MetadataOnly (default): only the footer is read — the last 8 bytes give its length, then
+// exactly the footer; no data page is touched. MetadataPlusRows: everything above, then the
+// rows, read row group by row group through a file-backed AsyncBuffer and written through
+// the JsonWriter as they are rendered, so memory is bounded by one row group (a row group
+// whose uncompressed size exceeds PARQUET_MAX_ROW_GROUP_BYTES fails with a clear reason).
+// Content shape and value rendering: schema.ts (ParquetContent) and values.ts.
+import { open, type FileHandle } from 'node:fs/promises';
+import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { describeColumns, describeGeo, describeRowGroup, describeSchema, leaves } from './describe.js';
+import { FileAsyncBuffer } from './file.js';
+import { PARSERS, readSchema, renderBigInt, renderNode } from './values.js';
+
+export { ParquetContent } from './schema.js';
+export { FileAsyncBuffer } from './file.js';
+
+const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
+const MAGIC = Buffer.from('PAR1', 'latin1');
+/** Largest uncompressed row group decoded in MetadataPlusRows (bytes). */
+export const MAX_ROW_GROUP_BYTES = Number(process.env.PARQUET_MAX_ROW_GROUP_BYTES) > 0 ? Number(process.env.PARQUET_MAX_ROW_GROUP_BYTES) : 512 * 1024 * 1024;
+
+function message(err: unknown): string {
+  const m = (err as Error)?.message ?? String(err);
+  return m.length > 300 ? m.slice(0, 300) + '…' : m;
+}
+
+export interface ParquetFooter {
+  file: FileAsyncBuffer;
+  metadata: FileMetaData;
+  footerSize: number;
+}
+
+/** Reads and decodes the footer only. */
+export async function readFooter(fh: FileHandle, size: number): Promise<ParquetFooter> {
+  if (size < 12) throw new ExtractionError(`not a Parquet file: ${size} bytes is too small to hold the PAR1 header, a footer and the PAR1 trailer`);
+  const file = new FileAsyncBuffer(fh, size);
+  const tail = Buffer.from(await file.slice(size - 8, size));
+  const head = Buffer.from(await file.slice(0, 4));
+  if (!tail.subarray(4).equals(MAGIC)) {
+    throw new ExtractionError(
+      tail.subarray(4).toString('latin1') === 'PARE'
+        ? 'encrypted Parquet file (PARE footer): encrypted footers are not supported'
+        : 'not a Parquet file: it does not end with the PAR1 magic (truncated or another format)',
+    );
+  }
+  if (!head.equals(MAGIC)) throw new ExtractionError('not a Parquet file: it does not start with the PAR1 magic');
+  const footerSize = tail.readUInt32LE(0);
+  if (footerSize <= 0 || footerSize + 12 > size) {
+    throw new ExtractionError(`malformed Parquet footer: its declared length ${footerSize} does not fit in the ${size}-byte file`);
+  }
+  let metadata: FileMetaData;
+  try {
+    metadata = await parquetMetadataAsync(file, { parsers: PARSERS, initialFetchSize: footerSize + 8 } as never);
+  } catch (err) {
+    throw new ExtractionError(`malformed Parquet footer: it could not be decoded (${message(err)})`);
+  }
+  if (!Array.isArray(metadata.schema) || metadata.schema.length < 1 || !Array.isArray(metadata.row_groups)) {
+    throw new ExtractionError('malformed Parquet footer: no schema or row groups');
+  }
+  return { file, metadata, footerSize };
+}
+
+function schemaTree(metadata: FileMetaData): SchemaTree {
+  try {
+    return parquetSchema(metadata);
+  } catch (err) {
+    throw new ExtractionError(`malformed Parquet schema: ${message(err)}`);
+  }
+}
+
+export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWriter): Promise<ParseOutcome> => {
+  const mode = input.options.parquetMode === 'MetadataPlusRows' ? 'MetadataPlusRows' : 'MetadataOnly';
+  const fh = await open(input.filePath, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const { file, metadata, footerSize } = await readFooter(fh, size);
+    const tree = schemaTree(metadata);
+    const leafNodes = leaves(tree).filter((n) => n !== tree);
+    const leafPaths = leafNodes.map((n) => n.path.join('.'));
+    const leafEls = new Map<string, SchemaElement>(leafNodes.map((n) => [n.path.join('.'), n.element]));
+    const { geo, wktColumns, warnings } = describeGeo(metadata, leafNodes);
+    const codecs = new Set<string>();
+    const encodings = new Set<string>();
+    for (const g of metadata.row_groups) {
+      for (const c of g.columns) {
+        if (c.meta_data) {
+          codecs.add(c.meta_data.codec);
+          for (const e of c.meta_data.encodings) encodings.add(e);
+        }
+      }
+    }
+    const numRows = renderBigInt(BigInt(metadata.num_rows));
+    const groupRowSum = metadata.row_groups.reduce((a, g) => a + BigInt(g.num_rows), 0n);
+    if (groupRowSum !== BigInt(metadata.num_rows)) {
+      warnings.push(`the footer says ${metadata.num_rows} rows but its row groups hold ${groupRowSum}`);
+    }
+
+    w.beginObject()
+      .field('engine', ENGINE)
+      .field('mode', mode)
+      .field('fileSize', size)
+      .field('footerSize', footerSize)
+      .field('formatVersion', typeof metadata.version === 'number' ? metadata.version : null)
+      .field('createdBy', metadata.created_by ?? null)
+      .field('numRows', numRows)
+      .field('numRowGroups', metadata.row_groups.length)
+      .field('numColumns', leafNodes.length)
+      .field('numSchemaElements', metadata.schema.length - 1)
+      .field('codecs', [...codecs])
+      .field('encodings', [...encodings])
+      .field('schema', tree.children.map((c) => describeSchema(c, wktColumns)))
+      .field('columns', describeColumns(metadata, leafNodes, wktColumns))
+      .field('keyValueMetadata', (metadata.key_value_metadata ?? []).map((kv) => ({ key: kv.key, value: kv.value ?? null })))
+      .field('geo', geo);
+    await w.maybeFlush();
+    w.key('rowGroups').beginArray();
+    for (let i = 0; i < metadata.row_groups.length; i++) {
+      w.value(describeRowGroup(metadata.row_groups[i], i, leafEls, leafPaths));
+      await w.maybeFlush();
+    }
+    w.endArray();
+
+    let rowsWritten = 0;
+    if (mode === 'MetadataPlusRows') {
+      const readMetadata: FileMetaData = { ...metadata, schema: readSchema(metadata.schema) };
+      const top = tree.children;
+      w.key('rows').beginArray();
+      let rowStart = 0;
+      for (let i = 0; i < metadata.row_groups.length; i++) {
+        const g = metadata.row_groups[i];
+        const n = Number(g.num_rows);
+        const bytes = g.columns.reduce((a, c) => a + Number(c.meta_data?.total_uncompressed_size ?? 0), 0);
+        if (bytes > MAX_ROW_GROUP_BYTES) {
+          throw new ExtractionError(
+            `row group ${i} holds ${bytes} bytes uncompressed, more than the ${MAX_ROW_GROUP_BYTES}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
+          );
+        }
+        if (n > 0) {
+          let rows: Record<string, unknown>[] = [];
+          try {
+            await parquetRead({
+              file,
+              metadata: readMetadata,
+              rowStart,
+              rowEnd: rowStart + n,
+              rowFormat: 'object',
+              compressors,
+              parsers: PARSERS,
+              utf8: false,
+              onComplete: (r: Record<string, unknown>[]) => {
+                rows = r;
+              },
+            });
+          } catch (err) {
+            throw new ExtractionError(`row group ${i} could not be decoded: ${message(err)}`);
+          }
+          if (rows.length !== n) warnings.push(`row group ${i} declares ${n} rows but ${rows.length} were decoded`);
+          for (let r = 0; r < rows.length; r++) {
+            const row = rows[r];
+            const out: Record<string, unknown> = {};
+            for (const node of top) out[node.element.name] = renderNode(row[node.element.name], node, wktColumns);
+            rows[r] = undefined as never; // let the row group's values go as they are written
+            w.value(out);
+            rowsWritten++;
+            await w.maybeFlush();
+          }
+        }
+        rowStart += n;
+        input.progress((i + 1) / metadata.row_groups.length);
+      }
+      w.endArray().field('rowsWritten', rowsWritten);
+    }
+    w.endObject();
+
+    return {
+      documentFormat: 'parquet',
+      documentUnits: 1,
+      metadata: {
+        engine: ENGINE,
+        mode,
+        numRows,
+        numRowGroups: metadata.row_groups.length,
+        numColumns: leafNodes.length,
+        createdBy: metadata.created_by ?? null,
+        geo: geo !== null,
+        bytesRead: file.bytesRead,
+        ...(mode === 'MetadataPlusRows' ? { rowsWritten } : {}),
+      },
+      warnings,
+    };
+  } finally {
+    await fh.close();
+  }
+};
