@@ -27,7 +27,8 @@ const EXTENSIONS: Record<string, string> = {
 
 /** ZIP containers whose inner layout decides the format; without a telling name, documentType is required. */
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'kmz', 'shapefile', 'mapinfo', 'filegdb']);
-const OLE_FORMATS = new Set(['doc', 'xls', 'ppt', 'msg']);
+// Password-protected OOXML files are OLE containers (EncryptedPackage) too.
+const OLE_FORMATS = new Set(['doc', 'xls', 'ppt', 'msg', 'docx', 'xlsx', 'pptx']);
 
 export interface Detection {
   format: string;
@@ -78,6 +79,8 @@ export function detectFormat(head: Buffer, fileName: string | undefined, documen
 
   if (m === 'zip') {
     if (declared && (ZIP_FORMATS.has(declared) || declared === 'geopackage')) return { format: declared, by: 'documentType' };
+    const inner = officeFormatOfZip(head);
+    if (inner) return { format: inner, by: 'magic' };
     if (byName && ZIP_FORMATS.has(byName) && byName !== 'mapinfo') return { format: byName, by: 'fileName' };
     throw problems.invalidParameter(
       'documentType',
@@ -107,6 +110,51 @@ export function detectFormat(head: Buffer, fileName: string | undefined, documen
     'The format could not be recognised from the content or the file name; give fileName with an extension or documentType.',
     [...DOCUMENT_TYPES],
   );
+}
+
+/** Names of the ZIP entries whose local headers fall inside the first bytes. */
+export function zipEntryNames(head: Buffer): { name: string; stored: Buffer | null }[] {
+  const out: { name: string; stored: Buffer | null }[] = [];
+  let at = 0;
+  while (at + 30 <= head.length && head.readUInt32LE(at) === 0x04034b50) {
+    const method = head.readUInt16LE(at + 8);
+    const compressed = head.readUInt32LE(at + 18);
+    const nameLen = head.readUInt16LE(at + 26);
+    const extraLen = head.readUInt16LE(at + 28);
+    const nameEnd = at + 30 + nameLen;
+    if (nameEnd > head.length) break;
+    const name = head.subarray(at + 30, nameEnd).toString('utf8');
+    const dataStart = nameEnd + extraLen;
+    const flags = head.readUInt16LE(at + 6);
+    const stored = method === 0 && compressed < 256 && dataStart + compressed <= head.length ? head.subarray(dataStart, dataStart + compressed) : null;
+    out.push({ name, stored });
+    // A data descriptor (flag bit 3) leaves the size unknown here: stop walking.
+    if (flags & 0x08) break;
+    at = dataStart + compressed;
+  }
+  return out;
+}
+
+const ODF_MIMETYPES: Record<string, string> = {
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+};
+
+/** OOXML and OpenDocument packages say what they are in their first entries. */
+function officeFormatOfZip(head: Buffer): string | null {
+  const entries = zipEntryNames(head);
+  const mimetype = entries.find((e) => e.name === 'mimetype' && e.stored);
+  if (mimetype) {
+    const f = ODF_MIMETYPES[mimetype.stored!.toString('latin1').trim()];
+    if (f) return f;
+  }
+  const names = entries.map((e) => e.name);
+  if (!names.includes('[Content_Types].xml') && !names.some((n) => n.startsWith('_rels/'))) return null;
+  if (names.some((n) => n.startsWith('word/'))) return 'docx';
+  if (names.some((n) => n.startsWith('xl/'))) return 'xlsx';
+  if (names.some((n) => n.startsWith('ppt/'))) return 'pptx';
+  return null;
 }
 
 function looksLikeEmail(head: Buffer): boolean {
