@@ -1,0 +1,154 @@
+// Email family: EML, MBOX, MSG and PST. Each billed item (one per message; nested messages
+// are not billed again) is written to `content.messages` as soon as it is read.
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { headerValue } from './common.js';
+import { splitMbox, MboxTooLarge } from './mbox.js';
+import { parseMime } from './mime.js';
+import { readMsg } from './msg.js';
+import { walkPst } from './pst.js';
+import type { EmailMessageT } from './schema.js';
+
+export { isFromLine, splitMbox } from './mbox.js';
+export { parseMime } from './mime.js';
+
+export const MAX_EML_BYTES = 512 * 1024 * 1024;
+export const MAX_MBOX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** Streams messages into content.messages and keeps the totals. */
+class MessageSink {
+  count = 0;
+  attachments = 0;
+  totalAttachments = 0;
+  nested = 0;
+  warnings: string[] = [];
+
+  constructor(private readonly w: JsonWriter, format: string) {
+    w.beginObject().field('format', format).key('messages').beginArray();
+  }
+
+  async add(m: EmailMessageT): Promise<void> {
+    this.w.value({ index: this.count, ...m });
+    this.count++;
+    this.attachments += m.attachmentCount;
+    this.totalAttachments += m.totalAttachmentCount;
+    this.nested += m.nestedMessageCount;
+    for (const x of m.warnings ?? []) if (this.warnings.length < 100) this.warnings.push(`message ${this.count - 1}: ${x}`);
+    await this.w.maybeFlush();
+  }
+
+  end(extra: Record<string, unknown> = {}): void {
+    this.w.endArray().field('messageCount', this.count).field('attachmentCount', this.attachments)
+      .field('totalAttachmentCount', this.totalAttachments)
+      .field('nestedMessageCount', this.nested);
+    for (const [k, v] of Object.entries(extra)) this.w.field(k, v);
+    this.w.endObject();
+  }
+
+  outcome(format: string, metadata: Record<string, unknown>, warnings: string[] = []): ParseOutcome {
+    return {
+      documentFormat: format,
+      documentUnits: this.count,
+      metadata: {
+        messageCount: this.count,
+        attachmentCount: this.attachments,
+        totalAttachmentCount: this.totalAttachments,
+        nestedMessageCount: this.nested,
+        ...metadata,
+      },
+      warnings: [...warnings, ...this.warnings],
+    };
+  }
+}
+
+async function mime(buf: Buffer, what: string): Promise<EmailMessageT> {
+  try {
+    return await parseMime(buf);
+  } catch (e) {
+    throw new ExtractionError(`${what} is not a readable email message: ${(e as Error).message}`);
+  }
+}
+
+export const parseEml: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  const { size } = await stat(input.filePath);
+  if (size === 0) throw new ExtractionError('the file is empty');
+  if (size > MAX_EML_BYTES) throw new ExtractionError(`EML file is ${size} bytes; the largest accepted is ${MAX_EML_BYTES}`, 'document_too_large');
+  const buf = await readFile(input.filePath);
+  if (buf.subarray(0, 8192).includes(0) && !/^[\x20-\x7e]+:/.test(buf.subarray(0, 64).toString('latin1'))) {
+    throw new ExtractionError('the file is binary, not an RFC 5322 message');
+  }
+  const msg = await mime(buf, 'the file');
+  const sink = new MessageSink(content, 'eml');
+  await sink.add(msg);
+  sink.end();
+  return sink.outcome('eml', { bytes: size });
+};
+
+export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  const { size } = await stat(input.filePath);
+  if (size === 0) throw new ExtractionError('the file is empty');
+  const mailbox = input.fileName ? path.basename(input.fileName).replace(/\.[^.]+$/, '') : null;
+  const sink = new MessageSink(content, 'mbox');
+  let failed = 0;
+  let stats;
+  try {
+    stats = await splitMbox(
+      input.filePath,
+      async (m) => {
+        let msg: EmailMessageT;
+        try {
+          msg = await parseMime(m.raw);
+        } catch (e) {
+          failed++;
+          msg = {
+            messageId: null, subject: null, from: [], to: [], cc: [], bcc: [], replyTo: [], date: null, dateRaw: null, inReplyTo: null,
+            references: [], headers: [], text: m.raw.toString('utf8').slice(0, 1024 * 1024) || null, html: null, htmlText: null,
+            attachments: [], attachmentCount: 0, totalAttachmentCount: 0, nestedMessageCount: 0, warnings: [`not parsed as MIME: ${(e as Error).message}`],
+          };
+        }
+        const labels = headerValue(msg.headers, 'x-gmail-labels');
+        await sink.add({
+          folderPath: mailbox,
+          ...(labels ? { labels: labels.split(',').map((s) => s.trim().replace(/^"|"$/g, '')).filter(Boolean) } : {}),
+          ...msg,
+          mbox: { fromLine: m.fromLine, line: m.line },
+        });
+      },
+      { maxMessageBytes: MAX_MBOX_MESSAGE_BYTES, onProgress: (b) => input.progress(b / size) },
+    );
+  } catch (e) {
+    if (e instanceof MboxTooLarge) throw new ExtractionError(e.message, 'document_too_large');
+    throw e;
+  }
+  if (sink.count === 0) throw new ExtractionError('not an mbox file: no "From " envelope line with an mbox date was found');
+  sink.end();
+  const warnings: string[] = [];
+  if (stats.preambleBytes) warnings.push(`${stats.preambleBytes} bytes before the first "From " line were not part of any message`);
+  if (failed) warnings.push(`${failed} messages could not be parsed as MIME; their raw text is kept`);
+  return sink.outcome('mbox', { bytes: size, mailbox, unescapedFromLines: stats.unescaped }, warnings);
+};
+
+export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  const { size } = await stat(input.filePath);
+  const { message, codepage } = await readMsg(input.filePath, size);
+  const sink = new MessageSink(content, 'msg');
+  await sink.add(message);
+  sink.end();
+  return sink.outcome('msg', { bytes: size, itemClass: message.itemClass ?? null, ansiCodepage: codepage });
+};
+
+export const parsePst: FormatParser = async (input: ParseInput, content: JsonWriter) => {
+  const { size } = await stat(input.filePath);
+  const sink = new MessageSink(content, 'pst');
+  let embedded = 0;
+  const walk = await walkPst(input.filePath, async (m) => {
+    embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;
+    await sink.add(m);
+    if ((sink.count & 31) === 0) input.progress(Math.min(0.99, sink.count / 1000));
+  });
+  sink.end({ folders: walk.folders, store: walk.store });
+  const warnings = embedded ? [`${embedded} embedded-message attachments are counted but not opened (pst-extractor cannot read them)`] : [];
+  return sink.outcome('pst', { bytes: size, folderCount: walk.folders.length, store: walk.store }, warnings);
+};

@@ -1,0 +1,11 @@
+// Minimal typings for packages that ship none.
+declare module 'libmime' {
+  const libmime: { decodeWords(s: string): string };
+  export default libmime;
+}
+declare module 'html-to-text' {
+  export function convert(html: string, options?: Record<string, unknown>): string;
+}
+declare module '@kenjiuno/decompressrtf' {
+  export function decompressRTF(input: number[] | Uint8Array): number[];
+}

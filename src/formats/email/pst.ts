@@ -1,0 +1,215 @@
+// Outlook PST through pst-extractor (synchronous reads from the file descriptor, so the file
+// is never loaded whole). Folders are walked depth-first and every item is handed over as
+// soon as it is read. pst-extractor returns null for embedded-message attachments: they are
+// listed and counted as nested messages with a note.
+import { PSTFile } from 'pst-extractor';
+import { ExtractionError } from '../types.js';
+import { address, countTree, extractAttachment, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
+import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Any = any;
+
+const ATTACH_BY_VALUE = 1;
+const ATTACH_EMBEDDED_MSG = 5;
+const ATTACH_OLE = 6;
+/** Attachments larger than this are hashed but not read for text. */
+const MAX_ATTACHMENT_READ = 256 * 1024 * 1024;
+
+function safe<T>(f: () => T, fallback: T): T {
+  try {
+    const v = f();
+    return v === undefined ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}
+
+function recipients(m: Any): { to: EmailAddressT[]; cc: EmailAddressT[]; bcc: EmailAddressT[] } {
+  const out = { to: [] as EmailAddressT[], cc: [] as EmailAddressT[], bcc: [] as EmailAddressT[] };
+  const n = safe(() => m.numberOfRecipients as number, 0);
+  for (let i = 0; i < n; i++) {
+    const r = safe(() => m.getRecipient(i), null as Any);
+    if (!r) continue;
+    const a = address(r.displayName, r.smtpAddress || r.emailAddress);
+    const t = r.recipientType;
+    (t === 2 ? out.cc : t === 3 ? out.bcc : out.to).push(a);
+  }
+  return out;
+}
+
+function readAttachment(a: Any): Buffer | null {
+  const s = safe(() => a.fileInputStream, null as Any);
+  if (!s) return null;
+  const len = typeof s.length?.toNumber === 'function' ? s.length.toNumber() : Number(s.length ?? 0);
+  if (!len) return Buffer.alloc(0);
+  if (len > MAX_ATTACHMENT_READ) return null;
+  const buf = Buffer.alloc(len);
+  s.readCompletely(buf);
+  return buf;
+}
+
+function attachments(m: Any, warnings: string[]): EmailAttachmentT[] {
+  const out: EmailAttachmentT[] = [];
+  const n = safe(() => m.numberOfAttachments as number, 0);
+  for (let i = 0; i < n; i++) {
+    const a = safe(() => m.getAttachment(i), null as Any);
+    if (!a) {
+      warnings.push(`attachment ${i} unreadable`);
+      continue;
+    }
+    const fileName = a.longFilename || a.filename || a.displayName || null;
+    const contentType = a.mimeTag ? String(a.mimeTag).toLowerCase() : null;
+    const method = a.attachMethod;
+    const base = { fileName, contentType, disposition: a.contentId ? 'inline' : 'attachment', contentId: a.contentId || null };
+    if (method === ATTACH_EMBEDDED_MSG) {
+      out.push({
+        ...base,
+        contentType: contentType ?? 'application/vnd.ms-outlook',
+        size: Number(a.attachSize ?? 0),
+        sha256: null,
+        extraction: 'message',
+        message: null,
+        note: 'embedded message: pst-extractor cannot read embedded messages; counted, not opened',
+      });
+      continue;
+    }
+    let content: Buffer | null = null;
+    try {
+      content = method === ATTACH_BY_VALUE || method === ATTACH_OLE || method === 0 || method === undefined ? readAttachment(a) : null;
+    } catch (e) {
+      warnings.push(`attachment ${fileName ?? i} unreadable: ${(e as Error).message}`);
+    }
+    out.push({
+      ...base,
+      size: content?.length ?? Number(a.attachSize ?? a.filesize ?? 0),
+      sha256: content ? sha256(content) : null,
+      ...extractAttachment(contentType, fileName, content),
+      ...(content === null && method !== undefined && method !== ATTACH_BY_VALUE ? { note: `attachment by reference (method ${method}): no content in the file` } : {}),
+    });
+  }
+  return out;
+}
+
+const ITEM_SKIP = /body|rtf|html|headers|^descriptor|nodeinfo|^pstfile|attachment|recipient/i;
+
+function itemFields(m: Any): Record<string, unknown> | undefined {
+  const cls = String(safe(() => m.messageClass, ''));
+  if (!cls || /^IPM\.Note/i.test(cls)) return undefined;
+  const json = safe(() => m.toJSON() as Record<string, unknown>, {} as Record<string, unknown>);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(json)) {
+    if (ITEM_SKIP.test(k) || v === null || v === '' || v === undefined) continue;
+    if (v instanceof Date) {
+      const iso = isoDate(v);
+      if (iso) out[k] = iso;
+    } else if (typeof v === 'string' && v.length <= 4000) out[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
+}
+
+function mapMessage(m: Any, folderPath: string): EmailMessageT {
+  const warnings: string[] = [];
+  const headers = parseHeaderBlock(safe(() => m.transportMessageHeaders as string, ''));
+  const r = recipients(m);
+  const text = safe(() => m.body as string, '') || null;
+  const html = safe(() => m.bodyHTML as string, '') || null;
+  let rtfText: string | null | undefined;
+  if (!text && !html) rtfText = rtfToText(safe(() => m.bodyRTF as string, '') || null);
+  const when: Date | null = safe(() => m.clientSubmitTime as Date | null, null) ?? safe(() => m.messageDeliveryTime as Date | null, null);
+  const senderAddr = safe(() => m.senderEmailAddress as string, '');
+  const senderType = safe(() => m.senderAddrtype as string, '');
+  const from = senderAddr || m.senderName ? [address(m.senderName, senderType === 'EX' ? headerFromAddress(headers) ?? senderAddr : senderAddr)] : [];
+  const item = itemFields(m);
+  const msg: EmailMessageT = {
+    folderPath,
+    itemClass: safe(() => m.messageClass as string, '') || null,
+    messageId: safe(() => m.internetMessageId as string, '') || headerValue(headers, 'message-id'),
+    subject: safe(() => m.subject as string, '') || null,
+    from,
+    to: r.to,
+    cc: r.cc,
+    bcc: r.bcc,
+    replyTo: [],
+    date: isoDate(when),
+    dateRaw: headerValue(headers, 'date') ?? (when ? isoDate(when) : null),
+    inReplyTo: safe(() => m.inReplyToId as string, '') || messageIds(headerValue(headers, 'in-reply-to'))[0] || null,
+    references: messageIds(headerValue(headers, 'references')),
+    headers,
+    text,
+    html,
+    htmlText: htmlToText(html),
+    ...(rtfText !== undefined ? { rtfText } : {}),
+    ...(item ? { item } : {}),
+    attachments: attachments(m, warnings),
+    attachmentCount: 0,
+    totalAttachmentCount: 0,
+    nestedMessageCount: 0,
+    ...(warnings.length ? { warnings } : {}),
+  };
+  return countTree(msg);
+}
+
+function headerFromAddress(headers: { name: string; value: string }[]): string | null {
+  const f = headerValue(headers, 'from');
+  const m = f ? /<([^>]+)>/.exec(f) : null;
+  return m ? m[1] : null;
+}
+
+export interface PstWalk {
+  folders: { path: string; messageCount: number }[];
+  store: Record<string, unknown>;
+}
+
+/**
+ * Walks every folder of a PST and awaits `onMessage` for each item (depth-first, folder
+ * order as stored). Folder paths start below the unnamed root ("Top of Outlook data file/Inbox").
+ */
+export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) => Promise<void>, maxDepth = 64): Promise<PstWalk> {
+  let pst: Any;
+  try {
+    pst = new PSTFile(filePath);
+  } catch (e) {
+    throw new ExtractionError(`not a readable PST/OST file: ${(e as Error).message}`);
+  }
+  const folders: { path: string; messageCount: number }[] = [];
+  try {
+    const storeObj = safe(() => pst.getMessageStore(), null as Any);
+    const store: Record<string, unknown> = {
+      displayName: safe(() => storeObj?.displayName as string, '') || null,
+      encryption: safe(() => pst.encryptionType as number, 0),
+      format: safe(() => (pst.pstFileType === 23 ? 'unicode' : 'ansi'), 'unknown'),
+    };
+    const root = pst.getRootFolder();
+    const walk = async (folder: Any, parts: string[], depth: number): Promise<void> => {
+      const path = parts.join('/');
+      let count = 0;
+      if (safe(() => folder.contentCount as number, 0) > 0) {
+        for (;;) {
+          let m: Any;
+          try {
+            m = folder.getNextChild();
+          } catch (e) {
+            throw new ExtractionError(`corrupt PST: cannot read an item in folder "${path}": ${(e as Error).message}`);
+          }
+          if (!m) break;
+          count++;
+          await onMessage(mapMessage(m, path));
+        }
+      }
+      if (count || parts.length) folders.push({ path, messageCount: count });
+      if (depth < maxDepth && safe(() => folder.hasSubfolders as boolean, false)) {
+        for (const sub of folder.getSubFolders()) await walk(sub, [...parts, String(sub.displayName ?? '')], depth + 1);
+      }
+    };
+    await walk(root, [], 0);
+    return { folders, store };
+  } finally {
+    try {
+      pst.close();
+    } catch {
+      /* already closed */
+    }
+  }
+}
