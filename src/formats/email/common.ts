@@ -293,3 +293,22 @@ export function rtfToText(rtf: string | null | undefined, codepage = 'windows-12
   flush();
   return out.replace(/\n{3,}/g, '\n\n').trim();
 }
+
+const EXT_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff',
+  webp: 'image/webp', svg: 'image/svg+xml', pdf: 'application/pdf', txt: 'text/plain', htm: 'text/html', html: 'text/html', csv: 'text/csv',
+  xml: 'application/xml', json: 'application/json', ics: 'text/calendar', vcf: 'text/vcard', eml: 'message/rfc822', msg: 'application/vnd.ms-outlook',
+  doc: 'application/msword', dot: 'application/msword', xls: 'application/vnd.ms-excel', ppt: 'application/vnd.ms-powerpoint', rtf: 'application/rtf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet', odp: 'application/vnd.oasis.opendocument.presentation',
+  zip: 'application/zip', gz: 'application/gzip', '7z': 'application/x-7z-compressed', sql: 'application/sql', parquet: 'application/vnd.apache.parquet',
+  dwg: 'image/vnd.dwg', dxf: 'image/vnd.dxf', mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4', bin: 'application/octet-stream',
+};
+
+/** Content type from a file name, for containers (MSG, PST) that often store none. */
+export function guessContentType(fileName: string | null | undefined): string | null {
+  const m = fileName ? /\.([A-Za-z0-9]+)$/.exec(fileName) : null;
+  return m ? (EXT_TYPES[m[1].toLowerCase()] ?? null) : null;
+}

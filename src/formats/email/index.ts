@@ -149,6 +149,6 @@ export const parsePst: FormatParser = async (input: ParseInput, content: JsonWri
     if ((sink.count & 31) === 0) input.progress(Math.min(0.99, sink.count / 1000));
   });
   sink.end({ folders: walk.folders, store: walk.store });
-  const warnings = embedded ? [`${embedded} embedded-message attachments are counted but not opened (pst-extractor cannot read them)`] : [];
+  const warnings = embedded ? [`${embedded} embedded-message attachments could not be opened; they are counted`] : [];
   return sink.outcome('pst', { bytes: size, folderCount: walk.folders.length, store: walk.store }, warnings);
 };

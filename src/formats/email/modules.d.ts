@@ -6,6 +6,3 @@ declare module 'libmime' {
 declare module 'html-to-text' {
   export function convert(html: string, options?: Record<string, unknown>): string;
 }
-declare module '@kenjiuno/decompressrtf' {
-  export function decompressRTF(input: number[] | Uint8Array): number[];
-}

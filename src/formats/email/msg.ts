@@ -12,6 +12,7 @@ import {
   countTree,
   decodeText,
   extractAttachment,
+  guessContentType,
   headerValue,
   htmlToText,
   isoDate,
@@ -63,7 +64,7 @@ function bodies(d: Fields, cp: string | null): { text: string | null; html: stri
   if (!html && d.html instanceof Uint8Array && d.html.length) html = decodeText(d.html, codePageEncoding(d.internetCodepage) ?? cp);
   if (text || html || !(d.compressedRtf instanceof Uint8Array)) return { text, html };
   try {
-    const rtf = Buffer.from(decompressRTF(d.compressedRtf)).toString('latin1');
+    const rtf = Buffer.from(decompressRTF(Array.from(d.compressedRtf as Uint8Array))).toString('latin1');
     return { text, html, rtfText: rtfToText(rtf, cp ?? 'windows-1252') };
   } catch {
     return { text, html, rtfText: null };
@@ -107,7 +108,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
       warnings.push(`attachment ${a.fileName ?? a.fileNameShort ?? '?'} unreadable: ${(e as Error).message}`);
     }
     const fileName = a.fileName ?? a.fileNameShort ?? a.name ?? null;
-    const contentType = a.attachMimeTag ? String(a.attachMimeTag).toLowerCase() : null;
+    const contentType = a.attachMimeTag ? String(a.attachMimeTag).toLowerCase() : guessContentType(fileName);
     attachments.push({
       fileName,
       contentType,

@@ -1,10 +1,11 @@
 // Outlook PST through pst-extractor (synchronous reads from the file descriptor, so the file
 // is never loaded whole). Folders are walked depth-first and every item is handed over as
-// soon as it is read. pst-extractor returns null for embedded-message attachments: they are
-// listed and counted as nested messages with a note.
+// soon as it is read. pst-extractor returns null for embedded-message attachments because
+// it does not hand the attachment its parent's descriptor node; we give it that node, and
+// the embedded message is read like any other (depth-limited).
 import { PSTFile } from 'pst-extractor';
 import { ExtractionError } from '../types.js';
-import { address, countTree, extractAttachment, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
+import { MAX_NESTING, address, countTree, extractAttachment, guessContentType, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -49,7 +50,7 @@ function readAttachment(a: Any): Buffer | null {
   return buf;
 }
 
-function attachments(m: Any, warnings: string[]): EmailAttachmentT[] {
+function attachments(m: Any, warnings: string[], folderPath: string, depth: number): EmailAttachmentT[] {
   const out: EmailAttachmentT[] = [];
   const n = safe(() => m.numberOfAttachments as number, 0);
   for (let i = 0; i < n; i++) {
@@ -59,19 +60,25 @@ function attachments(m: Any, warnings: string[]): EmailAttachmentT[] {
       continue;
     }
     const fileName = a.longFilename || a.filename || a.displayName || null;
-    const contentType = a.mimeTag ? String(a.mimeTag).toLowerCase() : null;
+    const contentType = a.mimeTag ? String(a.mimeTag).toLowerCase() : guessContentType(fileName);
     const method = a.attachMethod;
     const base = { fileName, contentType, disposition: a.contentId ? 'inline' : 'attachment', contentId: a.contentId || null };
     if (method === ATTACH_EMBEDDED_MSG) {
-      out.push({
-        ...base,
-        contentType: contentType ?? 'application/vnd.ms-outlook',
-        size: Number(a.attachSize ?? 0),
-        sha256: null,
-        extraction: 'message',
-        message: null,
-        note: 'embedded message: pst-extractor cannot read embedded messages; counted, not opened',
-      });
+      const head = { ...base, contentType: contentType ?? 'application/vnd.ms-outlook', size: Number(a.attachSize ?? 0), sha256: null, extraction: 'message' as const };
+      if (depth + 1 > MAX_NESTING) {
+        warnings.push(`embedded message deeper than ${MAX_NESTING} levels not opened`);
+        out.push({ ...head, message: null, note: `not opened: nesting deeper than ${MAX_NESTING}` });
+        continue;
+      }
+      let embedded: Any = null;
+      try {
+        if (!a.descriptorIndexNode) a.descriptorIndexNode = m.descriptorIndexNode;
+        embedded = a.embeddedPSTMessage;
+      } catch (e) {
+        warnings.push(`embedded message ${fileName ?? i} unreadable: ${(e as Error).message}`);
+      }
+      if (embedded) out.push({ ...head, fileName: fileName ?? `${safe(() => embedded.subject as string, '') || 'embedded'}.msg`, message: mapMessage(embedded, folderPath, depth + 1) });
+      else out.push({ ...head, message: null, note: 'embedded message could not be read from the PST' });
       continue;
     }
     let content: Buffer | null = null;
@@ -109,7 +116,7 @@ function itemFields(m: Any): Record<string, unknown> | undefined {
   return out;
 }
 
-function mapMessage(m: Any, folderPath: string): EmailMessageT {
+function mapMessage(m: Any, folderPath: string, depth = 0): EmailMessageT {
   const warnings: string[] = [];
   const headers = parseHeaderBlock(safe(() => m.transportMessageHeaders as string, ''));
   const r = recipients(m);
@@ -123,7 +130,7 @@ function mapMessage(m: Any, folderPath: string): EmailMessageT {
   const from = senderAddr || m.senderName ? [address(m.senderName, senderType === 'EX' ? headerFromAddress(headers) ?? senderAddr : senderAddr)] : [];
   const item = itemFields(m);
   const msg: EmailMessageT = {
-    folderPath,
+    ...(depth === 0 ? { folderPath } : {}),
     itemClass: safe(() => m.messageClass as string, '') || null,
     messageId: safe(() => m.internetMessageId as string, '') || headerValue(headers, 'message-id'),
     subject: safe(() => m.subject as string, '') || null,
@@ -142,7 +149,7 @@ function mapMessage(m: Any, folderPath: string): EmailMessageT {
     htmlText: htmlToText(html),
     ...(rtfText !== undefined ? { rtfText } : {}),
     ...(item ? { item } : {}),
-    attachments: attachments(m, warnings),
+    attachments: attachments(m, warnings, folderPath, depth),
     attachmentCount: 0,
     totalAttachmentCount: 0,
     nestedMessageCount: 0,
