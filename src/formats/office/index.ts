@@ -13,7 +13,7 @@ import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';
 import { convert, libreOfficeAvailable, renderPageCount } from './libreoffice.js';
-import { head, inspectOle, isBareBiff, isOle, isRtf, isZip, looksLikePlainText } from './ole.js';
+import { head, inspectOle, isBareBiff, isOle, isRtf, isZip, looksLikePlainText, olePageCount } from './ole.js';
 import { odfProperties, ooxmlProperties } from './props.js';
 import { readSlide, slideParts } from './pptx.js';
 import type { OfficeBlock, OfficePropertiesT } from './schema.js';
@@ -68,6 +68,11 @@ async function checkOdfEncryption(zip: ZipPackage): Promise<void> {
   }
 }
 
+/** OpenDocument packages keep Basic macros under Basic/<library>/<module>.xml. */
+function odfHasMacros(zip: ZipPackage): boolean {
+  return zip.names().some((n) => /^Basic\/[^/]+\/[^/]+\.xml$/.test(n) && !/script-l[bc]\.xml$/.test(n));
+}
+
 function dropConverterProps(p: OfficePropertiesT): OfficePropertiesT {
   const { pages: _p, application: _a, template: _t, words: _w, characters: _c, ...rest } = p;
   return rest;
@@ -90,17 +95,24 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       try {
         await checkOdfEncryption(zip);
         properties = await odfProperties(zip, warnings);
+        if (odfHasMacros(zip)) metadata.hasMacros = true;
       } finally {
         zip.close();
       }
     } else if (kind === 'flat-xml') {
       renderExt = 'fodt';
       metadata.flatOpenDocument = true;
+      const text = (await head(input.filePath, 4 << 20)).toString('utf8');
+      const pc = /meta:page-count="(\d+)"/.exec(text);
+      if (pc) properties.pages = Number(pc[1]);
+      if (/<office:script\b[^>]*script:language="ooo:Basic"|<script:module\b/.test(text)) metadata.hasMacros = true;
     } else {
       throw new ExtractionError('not an OpenDocument text file: it is not a ZIP package');
     }
   } else if (format === 'rtf') {
     if (kind !== 'rtf') throw new ExtractionError('not an RTF file: it does not start with {\\rtf');
+    const pc = /\\nofpages(\d+)/.exec((await head(input.filePath, 1 << 20)).toString('latin1'));
+    if (pc) properties.pages = Number(pc[1]);
   } else if (format === 'doc') {
     if (kind === 'rtf') {
       renderExt = 'rtf';
@@ -112,6 +124,10 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       if (looksLikePlainText(h)) throw new ExtractionError('not a Word document: the file is plain text');
       warnings.push('not a Word 97+ binary document; LibreOffice recognised the content (e.g. WordPerfect) and converted it');
       metadata.nonWordContent = true;
+    }
+    if (kind === 'ole') {
+      const pc = await olePageCount(input.filePath);
+      if (pc !== null) properties.pages = pc;
     }
   }
 
@@ -134,6 +150,10 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (format === 'docx' || format === 'doc' || format === 'rtf') {
       const p = await ooxmlProperties(zip, warnings);
       properties = converted ? { ...dropConverterProps(p), ...properties } : p;
+    } else {
+      // ODT: stored properties come from meta.xml; take only what it lacks from the copy.
+      const p = dropConverterProps(await ooxmlProperties(zip, warnings));
+      properties = { ...p, ...properties };
     }
     const reader = new DocxReader(zip, warnings);
     try {
@@ -161,10 +181,8 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   } finally {
     zip.close();
   }
-  if (model.hasMacros) {
-    metadata.hasMacros = true;
-    warnings.push('the document contains macros; they were not run');
-  }
+  if (model.hasMacros) metadata.hasMacros = true;
+  if (metadata.hasMacros) warnings.push('the document contains macros; they were not run');
   return finishWord(ctx, w, model, properties, await renderP);
 }
 
@@ -272,7 +290,7 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
         await checkOdfEncryption(zip);
         properties = await odfProperties(zip, warnings);
         delete properties.pages;
-        if (zip.names().some((n) => /^Basic\//.test(n) && /\.xml$/.test(n) && !/script-lc|script-lb/.test(n))) {
+        if (odfHasMacros(zip)) {
           metadata.hasMacros = true;
           warnings.push('the spreadsheet contains macros; they were not run');
         }
@@ -343,7 +361,7 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       try {
         await checkOdfEncryption(zip);
         properties = await odfProperties(zip, warnings);
-        if (zip.names().some((n) => /^Basic\//.test(n) && /\.xml$/.test(n) && !/script-lc|script-lb/.test(n))) {
+        if (odfHasMacros(zip)) {
           metadata.hasMacros = true;
           warnings.push('the presentation contains macros; they were not run');
         }

@@ -103,3 +103,29 @@ export function isBareBiff(h: Buffer): boolean {
   const t = h.readUInt16LE(0);
   return t === 0x0009 || t === 0x0209 || t === 0x0409 || t === 0x0809;
 }
+
+/** Page count stored in a legacy file's SummaryInformation (PIDSI_PAGECOUNT), if any. */
+export async function olePageCount(filePath: string): Promise<number | null> {
+  try {
+    const cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
+    const si = stream(cfb, '\u0005SummaryInformation');
+    if (!si || si.length < 48) return null;
+    const sec = si.readUInt32LE(44);
+    if (sec + 8 > si.length) return null;
+    const count = si.readUInt32LE(sec + 4);
+    for (let i = 0; i < Math.min(count, 256); i++) {
+      const at = sec + 8 + i * 8;
+      if (at + 8 > si.length) break;
+      const id = si.readUInt32LE(at);
+      const off = si.readUInt32LE(at + 4);
+      if (id !== 14 || sec + off + 8 > si.length) continue;
+      const type = si.readUInt16LE(sec + off);
+      if (type !== 3) return null; // VT_I4
+      const v = si.readInt32LE(sec + off + 4);
+      return v > 0 ? v : null;
+    }
+  } catch {
+    /* no summary information */
+  }
+  return null;
+}
