@@ -35,7 +35,11 @@ class MessageSink {
     this.attachments += m.attachmentCount;
     this.totalAttachments += m.totalAttachmentCount;
     this.nested += m.nestedMessageCount;
-    for (const x of m.warnings ?? []) if (this.warnings.length < 100) this.warnings.push(`message ${this.count - 1}: ${x}`);
+    const collect = (msg: EmailMessageT, where: string): void => {
+      for (const x of msg.warnings ?? []) if (this.warnings.length < 100) this.warnings.push(`${where}: ${x}`);
+      msg.attachments.forEach((a, i) => a.message && collect(a.message, `${where}, nested message ${i}`));
+    };
+    collect(m, `message ${this.count - 1}`);
     await this.w.maybeFlush();
   }
 
@@ -61,6 +65,17 @@ class MessageSink {
       warnings: [...warnings, ...this.warnings],
     };
   }
+}
+
+/** X-Gmail-Labels: comma-separated, a label with a comma is double-quoted. */
+function splitLabels(v: string): string[] {
+  const out: string[] = [];
+  for (const m of v.matchAll(/\s*("(?:[^"\\]|\\.)*"|[^,]*)\s*(?:,|$)/g)) {
+    const t = m[1].startsWith('"') ? m[1].slice(1, -1).replace(/\\(.)/g, '$1') : m[1].trim();
+    if (t) out.push(t);
+    if (m.index !== undefined && m.index + m[0].length >= v.length) break;
+  }
+  return out;
 }
 
 async function mime(buf: Buffer, what: string): Promise<EmailMessageT> {
@@ -111,7 +126,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
         const labels = headerValue(msg.headers, 'x-gmail-labels');
         await sink.add({
           folderPath: mailbox,
-          ...(labels ? { labels: labels.split(',').map((s) => s.trim().replace(/^"|"$/g, '')).filter(Boolean) } : {}),
+          ...(labels ? { labels: splitLabels(labels) } : {}),
           ...msg,
           mbox: { fromLine: m.fromLine, line: m.line },
         });

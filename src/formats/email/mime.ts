@@ -70,8 +70,9 @@ export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessage
   const warnings: string[] = [];
   const headers = rawHeaders(m);
   const dateRaw = headerValue(headers, 'date');
-  // mailparser substitutes "now" for a missing or empty Date: only a real header counts.
-  const date = dateRaw ? (isoDate(m.date ?? null) ?? isoDate(dateRaw)) : null;
+  // mailparser substitutes "now" for a missing or unparseable Date: only a real, parseable header counts.
+  const parsedByMailparser = m.date instanceof Date && Math.abs(m.date.getTime() - Date.now()) > 120_000 ? isoDate(m.date) : null;
+  const date = dateRaw ? (parsedByMailparser ?? isoDate(dateRaw)) : null;
   if (dateRaw && !date) warnings.push(`unparseable Date header: ${dateRaw.slice(0, 100)}`);
   const html = typeof m.html === 'string' ? m.html : null;
   const attachments: EmailAttachmentT[] = [];
