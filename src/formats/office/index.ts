@@ -68,6 +68,13 @@ async function checkOdfEncryption(zip: ZipPackage): Promise<void> {
   }
 }
 
+/** OOXML: macro-enabled package type (docm/xlsm/pptm) and whether a VBA project is present. */
+async function ooxmlMacros(zip: ZipPackage, metadata: Record<string, unknown>): Promise<void> {
+  const ct = await zip.readTextIfPresent('[Content_Types].xml', 4 << 20).catch(() => null);
+  if (ct && /macroEnabled/i.test(ct)) metadata.macroEnabled = true;
+  if (zip.names().some((n) => /vbaProject\.bin$/i.test(n))) metadata.hasMacros = true;
+}
+
 /** OpenDocument packages keep Basic macros under Basic/<library>/<module>.xml. */
 function odfHasMacros(zip: ZipPackage): boolean {
   return zip.names().some((n) => /^Basic\/[^/]+\/[^/]+\.xml$/.test(n) && !/script-l[bc]\.xml$/.test(n));
@@ -147,6 +154,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   let model: DocxModel;
   try {
     warnings.push(...zip.warnings);
+    if (format === 'docx') await ooxmlMacros(zip, metadata);
     if (format === 'docx' || format === 'doc' || format === 'rtf') {
       const p = await ooxmlProperties(zip, warnings);
       properties = converted ? { ...dropConverterProps(p), ...properties } : p;
@@ -255,6 +263,7 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   let properties: OfficePropertiesT = {};
   let needConvert = format !== 'xlsx';
   let inputExt: string = format;
+  let declaredSheets = 0;
 
   if (format === 'xlsx') {
     if (kind !== 'zip') throw new ExtractionError('not an XLSX file: it is not a ZIP package');
@@ -263,14 +272,14 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       warnings.push(...zip.warnings);
       properties = await ooxmlProperties(zip, warnings);
       delete properties.pages;
-      if (zip.names().some((n) => /vbaProject\.bin$/i.test(n))) {
-        metadata.hasMacros = true;
-        warnings.push('the workbook contains macros; they were not run');
-      }
+      await ooxmlMacros(zip, metadata);
+      if (metadata.hasMacros) warnings.push('the workbook contains macros; they were not run');
       if (zip.resolve('xl/workbook.bin')) {
         needConvert = true;
         inputExt = 'xlsb';
         metadata.sourceVariant = 'xlsb';
+        const rels = await zip.readTextIfPresent('xl/_rels/workbook.bin.rels', 4 << 20);
+        declaredSheets = rels ? (rels.match(/\/relationships\/worksheet"/g) ?? []).length : 0;
       } else {
         const wbXml = await zip.readTextIfPresent('xl/workbook.xml', 16 << 20);
         if (wbXml === null) throw new ExtractionError('not a spreadsheet: the package has no xl/workbook.xml');
@@ -334,13 +343,18 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   const chunkBlocks = input.options.chunkHints ? ([] as ChunkSourceBlock[]) : null;
   const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks, warnings);
   if (!sheets.length) throw new ExtractionError('the workbook has no readable worksheets');
+  const totalCells = sheets.reduce((a, s) => a + s.cellCount, 0);
+  if (declaredSheets > sheets.length) {
+    warnings.push(`the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`);
+  }
+  if (needConvert && totalCells === 0) warnings.push('no cell values were read from this workbook (empty sheets, or content the converter does not support)');
   Object.assign(metadata, {
     sheetCount: sheets.length,
     hiddenSheets: sheets.filter((s) => s.state !== 'visible').map((s) => s.name),
-    cellCount: sheets.reduce((a, s) => a + s.cellCount, 0),
-    pageCount: { source: 'sheets', sheets: sheets.length },
+    cellCount: totalCells,
+    pageCount: { source: 'sheets', sheets: Math.max(sheets.length, declaredSheets) },
   });
-  const outcome: ParseOutcome = { documentFormat: format, documentUnits: sheets.length, metadata, warnings };
+  const outcome: ParseOutcome = { documentFormat: format, documentUnits: Math.max(sheets.length, declaredSheets), metadata, warnings };
   if (chunkBlocks) outcome.chunks = buildChunks(chunkBlocks);
   return outcome;
 }
@@ -391,9 +405,9 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     delete p.pages;
     properties = format === 'pptx' ? p : { ...dropConverterProps(p), ...properties };
     delete properties.pages;
-    if (format === 'pptx' && zip.names().some((n) => /vbaProject\.bin$/i.test(n))) {
-      metadata.hasMacros = true;
-      warnings.push('the presentation contains macros; they were not run');
+    if (format === 'pptx') {
+      await ooxmlMacros(zip, metadata);
+      if (metadata.hasMacros) warnings.push('the presentation contains macros; they were not run');
     }
     const parts = await slideParts(zip);
     w.beginObject().field('kind', 'presentation').field('properties', properties).key('slides').beginArray();

@@ -111,6 +111,7 @@ describe.concurrent('DOCX structure', () => {
   it('macro-enabled DOCM is parsed, macros flagged and not run', async () => {
     const a = await parseOk('tika__testWORD_macros.docm');
     expect(a.metadata.hasMacros).toBe(true);
+    expect(a.metadata.macroEnabled).toBe(true);
     expect(a.warnings.join(' ')).toMatch(/macros; they were not run/);
   }, 60_000);
 
