@@ -72,7 +72,11 @@ export class ZipPackage {
     } catch (err) {
       zip.close();
       if (err instanceof ExtractionError) throw err;
-      throw new ExtractionError(`corrupt ZIP package: ${(err as Error).message}`);
+      const msg = (err as Error).message;
+      if (/invalid relative path|absolute path|invalid characters in fileName/.test(msg)) {
+        throw new ExtractionError(`ZIP package refused: it has an entry with an unsafe path (${msg.slice(0, 200)})`);
+      }
+      throw new ExtractionError(`corrupt ZIP package: ${msg}`);
     }
     return new ZipPackage(zip, byName, limits, warnings);
   }
