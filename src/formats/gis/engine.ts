@@ -72,7 +72,7 @@ function engine(): Promise<GdalJs> {
         path: rel,
         logHandler: () => {},
         errorHandler: push,
-        env: { OGR_GEOJSON_MAX_OBJ_SIZE: '0', CPL_LOG_ERRORS: 'ON' },
+        env: { OGR_GEOJSON_MAX_OBJ_SIZE: '0', CPL_LOG_ERRORS: 'ON', VSI_CACHE: 'TRUE' },
       });
       g.Module.FS.mkdir(MOUNT);
       return g;

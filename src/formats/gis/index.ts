@@ -337,7 +337,7 @@ async function writeLayer(
   let outHost = '';
   let exported = false;
   if (featureCount > 0 || !Number.isInteger(layer.featureCount)) {
-    const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=9', '-skipfailures'];
+    const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures'];
     const toWgs84 = ['-t_srs', 'EPSG:4326'];
     // Without reprojection: declare the coordinates as WGS 84 so the GeoJSON writer keeps them as they are.
     const asIs = ['-a_srs', 'EPSG:4326'];

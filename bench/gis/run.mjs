@@ -1,0 +1,290 @@
+// GIS bench: the gdal3.js (WASM) parser against native GDAL (Debian gdal-bin) on the same
+// files. Usage: `node bench/gis/run.mjs [--runs=5] [--big=100000] [--no-build] [--write]`.
+//
+// - info:   ours = open + `ogrinfo -json` (GDALVectorInfo) per dataset in a warm thread-like
+//           process; native = one `ogrinfo -ro -so -al <dataset>` process per dataset.
+// - export: ours = the whole job as the worker runs it (unzip, discovery, info, GeoJSONSeq
+//           export reprojected to WGS 84, artifact JSON written); native = one
+//           `ogr2ogr -f GeoJSON -t_srs EPSG:4326` process per layer on pre-extracted files
+//           (native gets the extraction for free).
+// - big:    a synthetic zipped shapefile of --big polygons in EPSG:3857, same two measures,
+//           plus this process's peak RSS during our export.
+// Medians of --runs runs (≥3). GDAL start-up (once per worker thread) is reported separately.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmt, machine, median, option, table } from '../lib/harness.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CORPUS = path.resolve(ROOT, '../shared/corpus/gis');
+const RUNS = Math.max(3, option('runs', 5));
+const BIG = option('big', 100000);
+
+if (!process.argv.includes('--no-build')) spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+for (const tool of ['ogrinfo', 'ogr2ogr', 'unzip', 'zip']) {
+  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+    console.error(`${tool} is missing: apt-get install -y gdal-bin unzip zip`);
+    process.exit(2);
+  }
+}
+const nativeVersion = execFileSync('ogrinfo', ['--version']).toString().trim();
+
+const { parseGis } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
+const { discoverDatasets } = await import(path.join(ROOT, 'dist/formats/gis/discover.js'));
+const { withGdal, GDAL_VERSION } = await import(path.join(ROOT, 'dist/formats/gis/engine.js'));
+const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'));
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-bench-'));
+const now = () => performance.now();
+
+function formatOf(file) {
+  if (/^(shp_|mixed_|big_)/.test(file)) return 'shapefile';
+  if (file.startsWith('mapinfo_')) return 'mapinfo';
+  if (file.startsWith('fgdb_')) return 'filegdb';
+  if (file.startsWith('gpkg_')) return 'geopackage';
+  if (file.startsWith('geojson_')) return 'geojson';
+  if (file.startsWith('kml_')) return 'kml';
+  return null;
+}
+
+// --- inputs -------------------------------------------------------------------------------
+const files = fs.readdirSync(CORPUS).filter((f) => formatOf(f));
+
+function makeBig(n) {
+  const dir = path.join(work, 'big');
+  fs.mkdirSync(dir);
+  const seq = path.join(dir, 'big.geojsonl');
+  const out = fs.openSync(seq, 'w');
+  const side = Math.ceil(Math.sqrt(n));
+  let buf = '';
+  for (let i = 0; i < n; i++) {
+    const x = -1e6 + (i % side) * 100;
+    const y = 5e6 + Math.floor(i / side) * 100;
+    const ring = [[x, y], [x + 80, y], [x + 80, y + 60], [x + 40, y + 90], [x, y + 60], [x, y]];
+    buf += JSON.stringify({ type: 'Feature', properties: { id: i, name: `parcel ${i}`, area: 6000.5 + (i % 97), zone: `Z${i % 13}` }, geometry: { type: 'Polygon', coordinates: [ring] } }) + '\n';
+    if (buf.length > 1 << 20) {
+      fs.writeSync(out, buf);
+      buf = '';
+    }
+  }
+  fs.writeSync(out, buf);
+  fs.closeSync(out);
+  execFileSync('ogr2ogr', ['-f', 'ESRI Shapefile', '-s_srs', 'EPSG:3857', '-a_srs', 'EPSG:3857', path.join(dir, 'big_parcels.shp'), seq], { stdio: 'ignore' });
+  fs.rmSync(seq);
+  const zip = path.join(work, 'big_parcels.zip');
+  execFileSync('zip', ['-q', '-j', zip, ...fs.readdirSync(dir).map((f) => path.join(dir, f))]);
+  return { zip, dir };
+}
+
+async function extracted(file) {
+  const dir = path.join(work, 'x', file);
+  fs.mkdirSync(dir, { recursive: true });
+  if (file.endsWith('.zip')) execFileSync('unzip', ['-q', '-o', path.join(CORPUS, file), '-d', dir]);
+  else fs.copyFileSync(path.join(CORPUS, file), path.join(dir, file));
+  const found = await discoverDatasets(dir);
+  return found.sources.map((s) => ({ abs: path.join(dir, s.relPath), rel: s.relPath, format: s.format, dir }));
+}
+
+// --- measures -----------------------------------------------------------------------------
+// Every measure returns { ms, cpu }: wall time and CPU time (user+sys, ms). The machine is
+// shared, so CPU time is the steadier figure. Native commands run from one shell script whose
+// `times` built-in reports the CPU its children used.
+const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+
+function runScript(cmds) {
+  const script = path.join(work, 'cmds.sh');
+  fs.writeFileSync(script, ['export SHAPE_RESTORE_SHX=YES', ...cmds, 'times'].join('\n') + '\n');
+  const t = now();
+  const r = spawnSync('sh', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const ms = now() - t;
+  const lines = r.stdout.trim().split('\n');
+  const secs = (lines[lines.length - 1] ?? '').match(/(\d+)m([\d.]+)s/g) ?? [];
+  const cpu = secs.map((x) => {
+    const m = /(\d+)m([\d.]+)s/.exec(x);
+    return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+  }).reduce((a, b) => a + b, 0);
+  return { ms, cpu };
+}
+
+function nativeInfo(sources) {
+  return runScript(sources.map((s) => `ogrinfo -ro -so -al ${q(s.abs)} >/dev/null 2>&1`));
+}
+
+function layersOf(src) {
+  const r = spawnSync('ogrinfo', ['-ro', '-so', '-q', src.abs], { encoding: 'utf8', env: { ...process.env, SHAPE_RESTORE_SHX: 'YES' } });
+  return [...(r.stdout ?? '').matchAll(/^\d+: (.+?)(?: \([^)]*\))?$/gm)].map((m) => m[1]);
+}
+
+function nativeExport(sources, layerLists) {
+  const out = path.join(work, 'native-out.geojson');
+  const cmds = [];
+  sources.forEach((s, i) => {
+    for (const layer of layerLists[i]) cmds.push(`rm -f ${q(out)}; ogr2ogr -f GeoJSON -t_srs EPSG:4326 ${q(out)} ${q(s.abs)} ${q(layer)} >/dev/null 2>&1`);
+  });
+  return runScript(cmds);
+}
+
+async function timed(fn) {
+  const c0 = process.cpuUsage();
+  const t = now();
+  const value = await fn();
+  const c = process.cpuUsage(c0);
+  return { ms: now() - t, cpu: (c.user + c.system) / 1000, value };
+}
+
+async function oursInfo(sources) {
+  return timed(async () => {
+  for (const s of sources) {
+    await withGdal(async (g) => {
+      g.mount(s.dir);
+      const ds = g.openVector(g.virtualPath(path.relative(s.dir, s.abs)));
+      try {
+        g.vectorInfo(ds);
+      } finally {
+        g.close(ds);
+      }
+    });
+  }
+  });
+}
+
+async function oursExport(file, format) {
+  const dir = fs.mkdtempSync(path.join(work, 'job-'));
+  const { ms, cpu, value: r } = await timed(() => writeArtifact(
+    { documentId: 'bench', fileName: path.basename(file), format, options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
+    async () => parseGis,
+  ));
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (!r.ok) throw new Error(`${file}: ${r.message}`);
+  return { ms, cpu, bytes: r.artifactBytes, units: r.documentUnits };
+}
+
+// --- run ----------------------------------------------------------------------------------
+const m = machine();
+const t0 = now();
+await withGdal(async () => {});
+const startupMs = now() - t0;
+
+const corpus = [];
+for (const f of files) {
+  const sources = await extracted(f);
+  corpus.push({ file: f, format: formatOf(f), sources, layers: sources.map(layersOf) });
+}
+const allSources = corpus.flatMap((c) => c.sources);
+
+// warm-up (file cache, JIT)
+nativeInfo(allSources);
+await oursInfo(allSources);
+
+const infoNative = [];
+const infoOurs = [];
+for (let i = 0; i < RUNS; i++) {
+  infoNative.push(nativeInfo(allSources));
+  infoOurs.push(await oursInfo(allSources));
+}
+
+const exportNative = [];
+const exportOurs = [];
+const perFile = new Map();
+for (let i = 0; i < RUNS; i++) {
+  exportNative.push(nativeExport(allSources, corpus.flatMap((c) => c.layers)));
+  const total = { ms: 0, cpu: 0 };
+  for (const c of corpus) {
+    const r = await oursExport(path.join(CORPUS, c.file), c.format);
+    total.ms += r.ms;
+    total.cpu += r.cpu;
+    const p = perFile.get(c.file) ?? { ms: [], cpu: [], units: r.units, bytes: r.bytes };
+    p.ms.push(r.ms);
+    p.cpu.push(r.cpu);
+    perFile.set(c.file, p);
+  }
+  exportOurs.push(total);
+}
+
+// big file
+const big = makeBig(BIG);
+const bigSrc = [{ abs: path.join(big.dir, 'big_parcels.shp'), dir: big.dir }];
+const bigInfoNative = [];
+const bigInfoOurs = [];
+const bigExpNative = [];
+const bigExpOurs = [];
+let peakRss = 0;
+let bigBytes = 0;
+const rssBefore = process.memoryUsage().rss;
+for (let i = 0; i < RUNS; i++) {
+  bigInfoNative.push(nativeInfo(bigSrc));
+  bigInfoOurs.push(await oursInfo(bigSrc));
+  bigExpNative.push(nativeExport(bigSrc, [['big_parcels']]));
+  const timer = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 20);
+  const r = await oursExport(big.zip, 'shapefile');
+  clearInterval(timer);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  bigBytes = r.bytes;
+  bigExpOurs.push(r);
+}
+
+const med = (xs, k) => median(xs.map((x) => x[k]));
+const ratio = (a, b, k) => (med(a, k) / med(b, k)).toFixed(2);
+const row = (label, ours, native) => [
+  label,
+  fmt(med(ours, 'ms'), 1),
+  fmt(med(native, 'ms'), 1),
+  ratio(ours, native, 'ms'),
+  fmt(med(ours, 'cpu'), 1),
+  fmt(med(native, 'cpu'), 1),
+  ratio(ours, native, 'cpu'),
+];
+const HEAD = ['measure', 'ours wall ms', 'native wall ms', 'wall ratio', 'ours CPU ms', 'native CPU ms', 'CPU ratio'];
+const layerCount = corpus.reduce((n, c) => n + c.layers.flat().length, 0);
+const lines = [];
+lines.push('# GIS bench: gdal3.js parser vs native GDAL');
+lines.push('');
+lines.push(`- date (UTC): ${m.date}`);
+lines.push(`- command: \`node bench/gis/run.mjs --runs=${RUNS} --big=${BIG}\``);
+lines.push(`- machine: ${m.nproc} × ${m.cpuModel}; node ${m.node}`);
+lines.push(`- uptime at start: \`${m.uptime}\``);
+lines.push(`- ours: ${GDAL_VERSION}; native: ${nativeVersion} (Debian gdal-bin)`);
+lines.push(`- corpus: ${files.length} readable files of shared/corpus/gis (bad_* excluded), ${allSources.length} datasets, ${layerCount} layers; medians of ${RUNS} runs after one warm-up`);
+lines.push(`- GDAL WASM start-up (once per worker thread, not in the figures below): ${fmt(startupMs)} ms`);
+lines.push('');
+lines.push('## Corpus totals');
+lines.push('');
+lines.push(
+  table(HEAD, [
+    row('info: all datasets (ours in-process; native one `ogrinfo -ro -so -al` per dataset)', infoOurs, infoNative),
+    row('export: whole job per file (ours) vs `ogr2ogr -f GeoJSON -t_srs EPSG:4326` per layer (native)', exportOurs, exportNative),
+  ]),
+);
+lines.push('');
+lines.push(`## Large file: ${fmt(BIG)} polygons, zipped shapefile in EPSG:3857 (${fmt(fs.statSync(big.zip).size / 1e6, 1)} MB zip)`);
+lines.push('');
+lines.push(
+  table(HEAD, [
+    row('info', bigInfoOurs, bigInfoNative),
+    row('export to GeoJSON in WGS 84 (ours: unzip + info + export + artifact)', bigExpOurs, bigExpNative),
+  ]),
+);
+lines.push('');
+lines.push(`Artifact ${fmt(bigBytes / 1e6, 1)} MB; this process's RSS ${fmt(rssBefore / 1e6)} MB before the big runs (GDAL loaded), peak ${fmt(peakRss / 1e6)} MB during them.`);
+lines.push('');
+lines.push('## Per file (ours, whole job)');
+lines.push('');
+lines.push(table(['file', 'units', 'artifact KB', 'median wall ms', 'median CPU ms'], corpus.map((c) => {
+  const p = perFile.get(c.file);
+  return [c.file, String(p.units), fmt(p.bytes / 1024, 1), fmt(median(p.ms), 1), fmt(median(p.cpu), 1)];
+})));
+lines.push('');
+lines.push(`- uptime at end: \`${spawnSync('uptime').stdout.toString().trim()}\``);
+const md = lines.join('\n') + '\n';
+process.stdout.write(md);
+if (process.argv.includes('--write')) {
+  const out = path.join(ROOT, 'bench/results/gis.md');
+  const notes = path.join(path.dirname(fileURLToPath(import.meta.url)), 'NOTES.md');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, md + (fs.existsSync(notes) ? '\n' + fs.readFileSync(notes, 'utf8') : ''));
+}
+fs.rmSync(work, { recursive: true, force: true });
