@@ -59,6 +59,21 @@ function floorDiv(a: bigint, b: bigint): [bigint, bigint] {
   return [q, r];
 }
 
+/** Epoch count in 10^-digits seconds → ISO with `digits` fraction digits (exact). */
+function fractional(v: bigint, per: number, digits: number): string {
+  const n = Number(v);
+  if (Number.isSafeInteger(n)) {
+    const sec = Math.floor(n / per);
+    const frac = n - sec * per;
+    if (Math.abs(sec) <= 8.64e12) {
+      const d = new Date(sec * 1000).toISOString();
+      return `${d.slice(0, d.length - 5)}.${String(frac).padStart(digits, '0')}Z`;
+    }
+  }
+  const [s, f] = floorDiv(BigInt(v), BigInt(per));
+  return isoFromEpoch(s, f, digits);
+}
+
 /** Epoch days → YYYY-MM-DD (extended years outside 0000–9999). */
 function dateFromDays(days: number): string {
   const ms = days * 86400000;
@@ -134,16 +149,16 @@ export function wkbToGeoJson(bytes: Uint8Array): Record<string, unknown> {
 /** hyparquet parsers: exact timestamps as ISO strings, dates as YYYY-MM-DD, safe bytes. */
 export const PARSERS: Partial<ParquetParsers> = {
   timestampFromMilliseconds(v: bigint) {
+    const n = Number(v);
+    if (Math.abs(n) <= 8.64e15) return new Date(n).toISOString();
     const [s, f] = floorDiv(BigInt(v), 1000n);
     return isoFromEpoch(s, f, 3);
   },
   timestampFromMicroseconds(v: bigint) {
-    const [s, f] = floorDiv(BigInt(v), 1000000n);
-    return isoFromEpoch(s, f, 6);
+    return fractional(v, 1000000, 6);
   },
   timestampFromNanoseconds(v: bigint) {
-    const [s, f] = floorDiv(BigInt(v), 1000000000n);
-    return isoFromEpoch(s, f, 9);
+    return fractional(v, 1000000000, 9);
   },
   dateFromDays: dateFromDays,
   stringFromBytes(bytes: Uint8Array) {
@@ -312,4 +327,71 @@ export function renderNode(v: unknown, node: SchemaTree, wktColumns: Set<string>
     return out;
   }
   return render(v);
+}
+
+type Renderer = (v: unknown) => unknown;
+
+function leafRenderer(el: SchemaElement, wkt: boolean): Renderer {
+  if (isDecimal(el)) return (v) => (v === null || v === undefined ? null : renderDecimal(v, el));
+  if (wkt) return (v) => renderLeaf(v, el, true);
+  const lt = el.logical_type?.type;
+  if (!lt && !el.converted_type) {
+    switch (el.type) {
+      case 'INT64':
+        return (v) => (typeof v === 'bigint' ? renderBigInt(v) : render(v));
+      case 'DOUBLE':
+      case 'FLOAT':
+        return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : render(v));
+      case 'INT32':
+      case 'BOOLEAN':
+        return (v) => (v === undefined ? null : typeof v === 'object' && v !== null ? render(v) : v);
+      case 'BYTE_ARRAY':
+        return (v) => (v instanceof Uint8Array ? bytesToText(v) : render(v));
+    }
+  }
+  if (lt === 'STRING' || el.converted_type === 'UTF8' || lt === 'TIMESTAMP' || el.converted_type === 'TIMESTAMP_MILLIS' || el.converted_type === 'TIMESTAMP_MICROS') {
+    return (v) => (typeof v === 'string' ? v : render(v));
+  }
+  return (v) => renderLeaf(v, el, false);
+}
+
+/**
+ * A renderer per schema node, built once per file: the same output as renderNode(), without
+ * re-inspecting the schema for every value (the hot path of MetadataPlusRows).
+ */
+export function compileRenderer(node: SchemaTree, wktColumns: Set<string>, asElement = false): Renderer {
+  if (node.element.repetition_type === 'REPEATED' && !asElement) {
+    const inner = compileRenderer(node, wktColumns, true);
+    return (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.map(inner) : render(v));
+  }
+  if (!node.children.length) {
+    const leaf = leafRenderer(node.element, wktColumns.has(node.path.join('.')));
+    return (v) => (v === null || v === undefined ? null : leaf(v));
+  }
+  if (node.element.logical_type?.type === 'VARIANT') return render;
+  if (isListLike(node)) {
+    let sub = node.children[0];
+    if (sub.children.length === 1) sub = sub.children[0];
+    const inner = compileRenderer(sub, wktColumns, true);
+    return (v) => (v === null || v === undefined ? null : Array.isArray(v) ? v.map(inner) : render(v));
+  }
+  if (isMapLike(node)) {
+    const inner = compileRenderer(node.children[0].children[1], wktColumns, true);
+    return (v) => {
+      if (v === null || v === undefined) return null;
+      if (typeof v !== 'object' || Array.isArray(v)) return render(v);
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = inner(x);
+      return out;
+    };
+  }
+  const children = node.children.map((c) => [c.element.name, compileRenderer(c, wktColumns)] as const);
+  return (v) => {
+    if (v === null || v === undefined) return null;
+    if (typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) return render(v);
+    const obj = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [name, r] of children) if (name in obj) out[name] = r(obj[name]);
+    return out;
+  };
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { parseParquet } from '../../../src/formats/parquet/index.js';
 import { ParquetContent } from '../../../src/formats/parquet/schema.js';
-import { decimalString, renderBigInt, renderNumber, wkbToGeoJson } from '../../../src/formats/parquet/values.js';
+import { decimalString, PARSERS, renderBigInt, renderNumber, wkbToGeoJson } from '../../../src/formats/parquet/values.js';
 import { corpusPath, parseFileWith, readManifest, type ParseResult } from '../../helpers/parse.js';
 
 interface Truth {
@@ -155,6 +155,11 @@ describe('Parquet values are rendered losslessly', () => {
     expect(decimalString(5n, 4)).toBe('0.0005');
     expect(decimalString(123456789012345678901234567890n, 2)).toBe('1234567890123456789012345678.90');
     expect(renderNumber(-Infinity)).toBe('-Infinity');
+    expect(PARSERS.timestampFromMicroseconds!(-1n)).toBe('1969-12-31T23:59:59.999999Z');
+    expect(PARSERS.timestampFromNanoseconds!(1n)).toBe('1970-01-01T00:00:00.000000001Z');
+    expect(PARSERS.timestampFromNanoseconds!(9223372036854775807n)).toBe('2262-04-11T23:47:16.854775807Z');
+    expect(PARSERS.timestampFromMilliseconds!(-1n)).toBe('1969-12-31T23:59:59.999Z');
+    expect(PARSERS.dateFromDays!(19000)).toBe('2022-01-08');
     // ISO WKB point Z (1001) little-endian
     const b = Buffer.alloc(1 + 4 + 24);
     b.writeUInt8(1, 0);
