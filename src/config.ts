@@ -2,6 +2,7 @@
 // the variable's name and what it accepts; the process does not start half-configured.
 import os from 'node:os';
 import path from 'node:path';
+import { isIP } from 'node:net';
 
 export type Role = 'api' | 'worker' | 'auth';
 export const ALL_ROLES: Role[] = ['api', 'worker', 'auth'];
@@ -68,7 +69,7 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
   { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
   { name: 'DOCPARSE_MAX_ATTEMPTS', default: '3', description: 'Attempts for a job that fails transiently.' },
-  { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request header block accepted.' },
+  { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)' },
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
   { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
@@ -114,6 +115,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
 
   const port = int('PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '127.0.0.1';
+  if (!isHost(host)) problems.push(`HOST=${JSON.stringify(host)} is not a host name or IP address (e.g. 127.0.0.1, 0.0.0.0, ::)`);
   const dataDir = path.resolve(env.DOCPARSE_DATA_DIR?.trim() || './data');
   const databaseUrl = url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
   const redisUrl = url('REDIS_URL', null, ['redis:', 'rediss:']);
@@ -138,13 +140,16 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   }
 
   const cpus = os.availableParallelism();
+  const before = problems.length;
   const workerThreads = int('DOCPARSE_WORKER_THREADS', cpus, 1, 256);
-  const heavySlots = int('DOCPARSE_HEAVY_SLOTS', Math.max(1, Math.floor(workerThreads / 2)), 1, 256);
-  if (heavySlots > workerThreads) problems.push(`DOCPARSE_HEAVY_SLOTS=${heavySlots} exceeds DOCPARSE_WORKER_THREADS=${workerThreads}`);
+  const threadsValid = problems.length === before;
+  const heavySlots = int('DOCPARSE_HEAVY_SLOTS', Math.max(1, Math.floor((threadsValid ? workerThreads : cpus) / 2)), 1, 256);
+  // Only compare two valid values, so one bad value gives one message.
+  if (threadsValid && heavySlots > workerThreads) problems.push(`DOCPARSE_HEAVY_SLOTS=${heavySlots} exceeds DOCPARSE_WORKER_THREADS=${workerThreads}`);
 
-  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} must be one of fatal, error, warn, info, debug, trace, silent`);
+    problems.push(`LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
   const config: Config = {
@@ -178,4 +183,10 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** An IPv4/IPv6 address or a DNS host name (what uWS can bind), not a URL. */
+function isHost(h: string): boolean {
+  if (isIP(h)) return true;
+  return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(h);
 }

@@ -81,11 +81,20 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
       handler: async () => {
         const results = await Promise.all(
           d.checks.map(async (c) => {
+            let timer: NodeJS.Timeout | undefined;
             try {
-              await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 2 s')), 2000).unref())]);
+              await Promise.race([
+                c.check(),
+                new Promise((_, rej) => {
+                  timer = setTimeout(() => rej(new Error('timed out after 2 s')), 2000);
+                  timer.unref();
+                }),
+              ]);
               return [c.name, 'ok'] as const;
             } catch (err) {
               return [c.name, (err as Error).message || 'failed'] as const;
+            } finally {
+              clearTimeout(timer);
             }
           }),
         );

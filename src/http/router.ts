@@ -44,7 +44,9 @@ export class Router {
     if (!node || node.routes.size === 0) return { kind: 'not_found' };
     const route = node.routes.get(method === 'HEAD' ? 'GET' : method);
     if (route) return { kind: 'found', route, params };
-    return { kind: 'method_not_allowed', allow: [...node.routes.keys(), 'OPTIONS'] };
+    const allow = [...node.routes.keys()];
+    if (node.routes.has('GET')) allow.push('HEAD');
+    return { kind: 'method_not_allowed', allow: [...allow, 'OPTIONS'] };
   }
 }
 

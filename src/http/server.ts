@@ -43,6 +43,11 @@ interface Exchange {
   bytesOut: number;
   /** Set while a response stream runs, to stop it when the client goes away. */
   onAbort?: () => void;
+  remoteAddress: string;
+  /** Size of the request line and header block as received. */
+  headerBytes: number;
+  /** Close the connection after this response (the request cannot be trusted to be framed). */
+  closeAfter: boolean;
 }
 
 export class HttpServer {
@@ -104,8 +109,13 @@ export class HttpServer {
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
+    // uWS 20.30 ignores UWS_HTTP_MAX_HEADERS_SIZE: it only refuses header blocks over 4 KiB
+    // that arrive split across reads, and accepts up to its 512 KiB read buffer in one read.
+    // The configured limit is therefore enforced here ("Name: value\r\n" per header).
+    let headerBytes = method.length + path.length + rawQuery.length + 12;
     req.forEach((k, v) => {
       headers[k] = v;
+      headerBytes += k.length + v.length + 4;
     });
     const incomingId = headers['x-request-id'];
     const ex: Exchange = {
@@ -120,6 +130,9 @@ export class HttpServer {
       started: performance.now(),
       status: 0,
       bytesOut: 0,
+      headerBytes,
+      closeAfter: false,
+      remoteAddress: '',
     };
     const controller = new AbortController();
     res.onAborted(() => {
@@ -140,6 +153,7 @@ export class HttpServer {
     }
     let remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     if (this.opts.trustProxy && headers['x-forwarded-for']) remoteAddress = headers['x-forwarded-for'].split(',')[0].trim();
+    ex.remoteAddress = remoteAddress;
 
     void this.dispatch(ex, headers, rawQuery, remoteAddress, controller.signal);
   }
@@ -152,10 +166,28 @@ export class HttpServer {
       reply = this.errorReply(err, ex);
     }
     if (ex.aborted) return;
-    this.send(ex, reply);
+    try {
+      this.send(ex, reply);
+    } catch (err) {
+      // e.g. a JSON reply that cannot be serialised (BigInt, cycles): nothing was written yet,
+      // so the client still gets a problem; an unhandled rejection here would end the process.
+      this.opts.logger.error({ err, requestId: ex.requestId, path: ex.path }, 'could not send the reply');
+      if (ex.aborted || ex.finished) return;
+      try {
+        this.send(ex, this.errorReply(problems.internal(), ex));
+      } catch (err2) {
+        this.opts.logger.error({ err: err2, requestId: ex.requestId }, 'could not send the error reply');
+        ex.res.close();
+        this.finish(ex);
+      }
+    }
   }
 
   private async route(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string, signal: AbortSignal): Promise<Reply> {
+    if (ex.headerBytes > this.opts.maxHeaderBytes) {
+      ex.closeAfter = true;
+      throw new ProblemError(431, 'headers_too_large', 'Request header fields too large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
+    }
     const match = this.router.match(ex.method === 'OPTIONS' ? 'GET' : ex.method, ex.path);
     if (ex.method === 'OPTIONS') return this.options(ex, headers);
     if (match.kind === 'not_found') throw problems.notFound(`No endpoint at ${ex.path}. See /openapi/v1.json.`);
@@ -197,6 +229,7 @@ export class HttpServer {
     for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       if (this.router.match(m, ex.path).kind === 'found') allow.add(m);
     }
+    if (allow.has('GET')) allow.add('HEAD');
     if (match.kind === 'not_found' && allow.size === 1) throw problems.notFound(`No endpoint at ${ex.path}.`);
     const h: Record<string, string> = { Allow: [...allow].join(', ') };
     if (headers.origin && headers['access-control-request-method']) {
@@ -236,12 +269,30 @@ export class HttpServer {
     const { res } = ex;
     ex.status = reply.status;
     // A body nobody read (an early error): close the connection rather than drain it.
-    const closeAfter = this.draining || (ex.body !== null && !ex.body.ended);
+    const closeAfter = this.draining || ex.closeAfter || (ex.body !== null && !ex.body.ended);
     const head = () => {
       res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);
       for (const [k, v] of this.baseHeaders(ex)) res.writeHeader(k, v);
       for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
     };
+    // HEAD: the GET's headers without its body. uWS 20.30's endWithoutBody(n) with n > 0
+    // leaves the response unfinished (the connection then stalls), so the length is written
+    // as a plain header and endWithoutBody() is called without one.
+    const endHead = (length: number | undefined) => {
+      if (length !== undefined) res.writeHeader('Content-Length', String(length));
+      if (closeAfter) res.writeHeader('Connection', 'close');
+      res.endWithoutBody();
+    };
+    if ('stream' in reply && ex.method === 'HEAD') {
+      reply.stream.destroy();
+      res.cork(() => {
+        head();
+        res.writeHeader('Content-Type', reply.contentType);
+        endHead(reply.length);
+      });
+      this.finish(ex);
+      return;
+    }
     if ('stream' in reply) {
       res.cork(() => {
         head();
@@ -262,28 +313,92 @@ export class HttpServer {
     res.cork(() => {
       head();
       if (contentType) res.writeHeader('Content-Type', contentType);
-      if (payload === undefined || ex.method === 'HEAD') res.endWithoutBody(payload === undefined ? 0 : Buffer.byteLength(payload), closeAfter);
+      if (ex.method === 'HEAD') endHead(payload === undefined ? undefined : Buffer.byteLength(payload));
+      else if (payload === undefined) res.endWithoutBody(0, closeAfter);
       else res.end(payload, closeAfter);
     });
-    ex.bytesOut = payload ? Buffer.byteLength(payload) : 0;
+    ex.bytesOut = payload && ex.method !== 'HEAD' ? Buffer.byteLength(payload) : 0;
     this.finish(ex);
   }
 
-  /** Streams a Readable with backpressure; with a known length, as a Content-Length body. */
+  /**
+   * Streams a Readable with backpressure; with a known length, as a Content-Length body.
+   * One onWritable handler per response, reading the pending chunk from shared state: uWS
+   * keeps calling the first handler registered, so a handler per chunk would resend the
+   * wrong bytes. The request is finished when the last byte is handed to uWS, not on the
+   * stream's 'end' (which can come while the last chunk still waits for the socket).
+   */
   private pipe(ex: Exchange, stream: Readable, length: number | undefined): void {
     const { res } = ex;
+    /** res was ended or closed: it must not be touched again. */
+    let responded = false;
+    let pending: { chunk: Buffer; start: number } | null = null;
+    let streamEnded = false;
+    let writableRegistered = false;
+
+    const complete = () => {
+      responded = true;
+      if (!streamEnded) stream.destroy();
+      this.finish(ex);
+    };
+    const abandon = (why: string, err?: unknown) => {
+      this.opts.logger.error({ err, requestId: ex.requestId, path: ex.path }, why);
+      if (!responded && !ex.aborted) res.close();
+      responded = true;
+      stream.destroy();
+      this.finish(ex);
+    };
+    const shortBody = () => abandon(`response stream ended after ${ex.bytesOut} of ${length} declared bytes`);
+    const onWritable = (offset: number): boolean => {
+      if (ex.aborted || responded) return true;
+      if (length === undefined) {
+        stream.resume();
+        return true;
+      }
+      if (!pending) return true;
+      const [ok, done] = res.tryEnd(pending.chunk.subarray(offset - pending.start), length);
+      if (done) {
+        pending = null;
+        complete();
+        return true;
+      }
+      if (ok) {
+        pending = null;
+        if (streamEnded) shortBody();
+        else stream.resume();
+      }
+      return ok;
+    };
+    const waitWritable = () => {
+      stream.pause();
+      if (!writableRegistered) {
+        writableRegistered = true;
+        res.onWritable(onWritable);
+      }
+    };
+
     ex.onAbort = () => stream.destroy();
-    stream.on('error', (err) => {
-      this.opts.logger.error({ err, requestId: ex.requestId }, 'response stream failed');
-      if (!ex.aborted) res.close();
-      this.finish(ex);
-    });
+    stream.on('error', (err) => abandon('response stream failed', err));
     stream.on('end', () => {
-      if (!ex.aborted && length === undefined) res.cork(() => res.end());
-      this.finish(ex);
+      streamEnded = true;
+      if (ex.aborted || responded) return;
+      if (length === undefined) {
+        responded = true;
+        res.cork(() => res.end());
+        this.finish(ex);
+        return;
+      }
+      if (pending) return; // onWritable finishes it
+      if (length === 0) {
+        responded = true;
+        res.cork(() => res.end());
+        this.finish(ex);
+        return;
+      }
+      shortBody();
     });
     stream.on('data', (data: Buffer | string) => {
-      if (ex.aborted) return;
+      if (ex.aborted || responded) return;
       const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       ex.bytesOut += chunk.length;
       if (length === undefined) {
@@ -291,30 +406,19 @@ export class HttpServer {
         res.cork(() => {
           ok = res.write(chunk);
         });
-        if (!ok) {
-          stream.pause();
-          res.onWritable(() => {
-            stream.resume();
-            return true;
-          });
-        }
+        if (!ok) waitWritable();
         return;
       }
-      const startOffset = res.getWriteOffset();
+      const start = res.getWriteOffset();
       let result: [boolean, boolean] = [false, false];
       res.cork(() => {
         result = res.tryEnd(chunk, length);
       });
       const [ok, done] = result;
-      if (done) return;
-      if (!ok) {
-        stream.pause();
-        res.onWritable((offset) => {
-          if (ex.aborted) return true;
-          const [ok2, done2] = res.tryEnd(chunk.subarray(offset - startOffset), length);
-          if (ok2 && !done2) stream.resume();
-          return ok2;
-        });
+      if (done) complete();
+      else if (!ok) {
+        pending = { chunk, start };
+        waitWritable();
       }
     });
   }
@@ -328,6 +432,7 @@ export class HttpServer {
         requestId: ex.requestId,
         method: ex.method,
         path: ex.path,
+        remote: ex.remoteAddress,
         status: ex.aborted && !ex.status ? 499 : ex.status,
         ms: Math.round((performance.now() - ex.started) * 100) / 100,
         bytesIn: ex.body?.received ?? 0,

@@ -1,5 +1,5 @@
 // The only module that imports uWebSockets.js: loads the native build (refusing the slow
-// pure-JS fallback) with the configured header limit, so another build can drop in here.
+// pure-JS fallback), so another build can drop in here.
 import { createRequire } from 'node:module';
 
 export type UwsModule = typeof import('uWebSockets.js');
@@ -8,7 +8,9 @@ let loaded: UwsModule | null = null;
 
 export function loadUws(maxHeaderBytes: number): UwsModule {
   if (loaded) return loaded;
-  // Read by the native module when it loads; it answers 431 past this size.
+  // Newer uWS builds read this when the native module loads. 20.30 ignores it (it closes
+  // header blocks over 4 KiB only when they arrive split across reads), so HttpServer
+  // enforces maxHeaderBytes itself with a 431 problem.
   process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= String(maxHeaderBytes);
   const require = createRequire(import.meta.url);
   const uws = require('uWebSockets.js') as UwsModule;

@@ -1,0 +1,138 @@
+// Configuration: defaults, every bad value reported by name at boot, and the CLI refusing to
+// start half-configured.
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { describe, expect, it, vi } from 'vitest';
+import { ALL_ROLES, CONFIG_DOCS, ConfigError, loadConfig } from '../../src/config.js';
+import { REPO_ROOT, cliEntry } from '../helpers/http.js';
+
+// Real sockets and processes: independent of the runner's default timeouts.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).problems;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  it('has working defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: null,
+      redisUrl: null,
+      baseUrl: 'http://localhost:8080',
+      authUrl: 'http://localhost:8080',
+      dashboardUrl: 'http://localhost:8080/dashboard',
+      region: 'local',
+      seedDemo: true,
+      retentionSeconds: 10800,
+      workerThreads: os.availableParallelism(),
+      maxHeaderBytes: 16384,
+      shutdownGraceSeconds: 30,
+      trustProxy: false,
+      logLevel: 'info',
+      roles: ALL_ROLES,
+    });
+    expect(c.heavySlots).toBeGreaterThanOrEqual(1);
+    expect(c.heavySlots).toBeLessThanOrEqual(c.workerThreads);
+  });
+
+  it('reads every documented variable', () => {
+    const c = loadConfig({
+      PORT: '9000', HOST: '0.0.0.0', DOCPARSE_DATA_DIR: '/tmp/x', DOCPARSE_BASE_URL: 'https://api.example.com/', DOCPARSE_AUTH_URL: 'https://auth.example.com',
+      DOCPARSE_REGION: 'eu-west-1', DOCPARSE_NODE_ID: 'n1', DOCPARSE_WORKER_THREADS: '4', DOCPARSE_HEAVY_SLOTS: '1', DOCPARSE_MAX_HEADER_BYTES: '4096',
+      DOCPARSE_TRUST_PROXY: 'yes', LOG_LEVEL: 'WARN', DOCPARSE_SEED_DEMO: 'false', DOCPARSE_SHUTDOWN_GRACE_SECONDS: '0',
+    });
+    expect(c).toMatchObject({
+      port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com', dashboardUrl: 'https://api.example.com/dashboard',
+      region: 'eu-west-1', nodeId: 'n1', workerThreads: 4, heavySlots: 1, maxHeaderBytes: 4096, trustProxy: true, logLevel: 'warn', seedDemo: false, shutdownGraceSeconds: 0,
+    });
+  });
+
+  it('documents every variable it reads', () => {
+    const names = CONFIG_DOCS.map((d) => d.name);
+    for (const n of ['PORT', 'HOST', 'DOCPARSE_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'DOCPARSE_MAX_HEADER_BYTES', 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', 'LOG_LEVEL']) {
+      expect(names).toContain(n);
+    }
+  });
+
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'abc' }, /PORT="abc" is not a whole number/],
+    [{ PORT: '70000' }, /PORT=70000 is out of range \(expected 0–65535\)/],
+    [{ PORT: '-1' }, /PORT="-1" is not a whole number/],
+    [{ HOST: 'http://0.0.0.0' }, /HOST=.* is not a host name or IP address/],
+    [{ DATABASE_URL: 'mysql://x/y', DOCPARSE_MASTER_KEY: 'k'.repeat(32) }, /DATABASE_URL must use postgres:\/\/ or postgresql:\/\//],
+    [{ DATABASE_URL: 'postgres://x/y' }, /DOCPARSE_MASTER_KEY is required with DATABASE_URL/],
+    [{ REDIS_URL: 'not a url' }, /REDIS_URL="not a url" is not a valid URL/],
+    [{ DOCPARSE_BASE_URL: 'ftp://x' }, /DOCPARSE_BASE_URL must use http:\/\/ or https:\/\//],
+    [{ DOCPARSE_REGION: 'eu west' }, /DOCPARSE_REGION="eu west" must be letters, digits and dashes/],
+    [{ DOCPARSE_DEMO_CLIENT_ID: 'a b' }, /DOCPARSE_DEMO_CLIENT_ID must be 3–128 characters/],
+    [{ DOCPARSE_DEMO_CLIENT_SECRET: 'short' }, /DOCPARSE_DEMO_CLIENT_SECRET must be at least 16 characters/],
+    [{ DOCPARSE_MASTER_KEY: 'short' }, /DOCPARSE_MASTER_KEY must be at least 32 characters/],
+    [{ DOCPARSE_WORKER_THREADS: '0' }, /DOCPARSE_WORKER_THREADS=0 is out of range/],
+    [{ DOCPARSE_WORKER_THREADS: '2', DOCPARSE_HEAVY_SLOTS: '3' }, /DOCPARSE_HEAVY_SLOTS=3 exceeds DOCPARSE_WORKER_THREADS=2/],
+    [{ DOCPARSE_MAX_HEADER_BYTES: '10' }, /DOCPARSE_MAX_HEADER_BYTES=10 is out of range/],
+    [{ DOCPARSE_DIRECT_UPLOAD_MAX_BYTES: '1000000000' }, /DOCPARSE_DIRECT_UPLOAD_MAX_BYTES=1000000000 is out of range/],
+    [{ DOCPARSE_RETENTION_SECONDS: '1.5' }, /DOCPARSE_RETENTION_SECONDS="1.5" is not a whole number/],
+    [{ DOCPARSE_TRUST_PROXY: 'maybe' }, /DOCPARSE_TRUST_PROXY="maybe" is not a boolean/],
+    [{ DOCPARSE_SEED_DEMO: '2' }, /DOCPARSE_SEED_DEMO="2" is not a boolean/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL="loud" must be one of/],
+  ];
+  for (const [env, message] of bad) {
+    it(`refuses ${JSON.stringify(env)}`, () => {
+      const problems = problemsOf(env);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(message);
+    });
+  }
+
+  it('reports every bad value at once, one line each', () => {
+    try {
+      loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', DOCPARSE_TRUST_PROXY: 'maybe' });
+      expect.unreachable();
+    } catch (e) {
+      const err = e as ConfigError;
+      expect(err.problems).toHaveLength(3);
+      expect(err.message.split('\n')).toEqual([
+        'Invalid configuration:',
+        expect.stringContaining('PORT'),
+        expect.stringContaining('LOG_LEVEL'),
+        expect.stringContaining('DOCPARSE_TRUST_PROXY'),
+      ]);
+    }
+  });
+});
+
+describe('docparse serve with a bad configuration', () => {
+  it('exits with EX_CONFIG (78) and names each bad variable, without starting', async () => {
+    const child = spawn(process.execPath, [cliEntry(), 'serve'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: 'eighty', DOCPARSE_WORKER_THREADS: '0', DOCPARSE_DATA_DIR: path.join(os.tmpdir(), 'dp-never-created') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+    expect(code).toBe(78);
+    expect(err).toContain('PORT="eighty" is not a whole number');
+    expect(err).toContain('DOCPARSE_WORKER_THREADS=0 is out of range');
+  });
+
+  it('refuses an unknown role', async () => {
+    const child = spawn(process.execPath, [cliEntry(), 'serve', '--role', 'chef'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+    expect(code).toBe(78);
+    expect(err).toMatch(/--role chef is not one of api, worker, auth/);
+  });
+});

@@ -1,0 +1,233 @@
+// Public health endpoints and the OpenAPI document, on a full node started in-process, plus
+// readiness failures on a bare HttpServer.
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { loadConfig } from '../../src/config.js';
+import { startNode, type RunningNode } from '../../src/node.js';
+import { healthRoutes, type HealthDeps } from '../../src/api/health.js';
+import { RawConnection, rawRequest, startTestServer, tempDir, waitFor } from '../helpers/http.js';
+
+// Real sockets and processes: independent of the runner's default timeouts.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let node: RunningNode;
+let url: string;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await tempDir('dp-health-');
+  const config = loadConfig({
+    PORT: '0',
+    DOCPARSE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    DOCPARSE_WORKER_THREADS: '1',
+    DOCPARSE_REGION: 'eu-test-1',
+    DOCPARSE_NODE_ID: 'node-under-test',
+    DOCPARSE_DEMO_CLIENT_ID: 'health-demo',
+    DOCPARSE_DEMO_CLIENT_SECRET: 'health-demo-secret-0123456789',
+  });
+  node = await startNode(config, { logger: pino({ level: 'silent' }) });
+  url = `http://127.0.0.1:${node.port}`;
+});
+
+afterAll(async () => {
+  await node?.close();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const PUBLIC = ['/health/live', '/health/ready', '/health/node-state', '/openapi/v1.json'];
+
+describe('health endpoints on a running node', () => {
+  it('GET /health/live → 200', async () => {
+    const res = await fetch(`${url}/health/live`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(await res.json()).toEqual({ status: 'live' });
+  });
+
+  it('GET /health/ready → 200 once the control plane, job store and worker pool are ready', async () => {
+    const res = await waitFor(async () => {
+      const r = await fetch(`${url}/health/ready`);
+      return r.status === 200 ? r : (await r.body?.cancel(), null);
+    }, 'readiness', 60_000);
+    const body = (await res.json()) as { status: string; checks: Record<string, string> };
+    expect(body.status).toBe('ready');
+    for (const name of ['controlPlane', 'jobStore', 'workerPool']) expect(body.checks[name]).toBe('ok');
+  });
+
+  it('GET /health/node-state reports the telemetry a load balancer needs', async () => {
+    const res = await fetch(`${url}/health/node-state`);
+    expect(res.status).toBe(200);
+    const s = (await res.json()) as Record<string, any>;
+    expect(s).toMatchObject({ nodeId: 'node-under-test', region: 'eu-test-1', acceptingTraffic: true });
+    expect([...s.roles].sort()).toEqual(['api', 'auth', 'worker']);
+    expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(s.uptimeSeconds).toBeGreaterThanOrEqual(0);
+    expect(s.cpu.processPercent).toBeGreaterThanOrEqual(0);
+    expect(s.cpu.cores).toBeGreaterThanOrEqual(1);
+    expect(s.cpu.loadAverage).toHaveLength(3);
+    expect(s.memory.rssBytes).toBeGreaterThan(1_000_000);
+    expect(s.memory.heapUsedBytes).toBeGreaterThan(0);
+    expect(s.memory.heapTotalBytes).toBeGreaterThanOrEqual(s.memory.heapUsedBytes);
+    expect(s.memory.systemTotalBytes).toBeGreaterThanOrEqual(s.memory.systemFreeBytes);
+    expect(s.activeRequests).toBeGreaterThanOrEqual(1); // this request
+    expect(s.workerPool).toMatchObject({ threads: expect.any(Number), queued: expect.any(Number), running: expect.any(Number), utilization: expect.any(Number) });
+    expect(s.workerPool.threads).toBeGreaterThanOrEqual(1);
+    expect(s.jobQueue).toMatchObject({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number) });
+  });
+
+  it('node-state counts requests in flight', async () => {
+    const token = await fetch(`${url}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: 'health-demo', client_secret: 'health-demo-secret-0123456789' }),
+    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    expect(token).toBeTruthy();
+    const uploads: RawConnection[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = new RawConnection(node.port);
+      await c.connected;
+      await c.write(`POST /api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/csv\r\nContent-Length: 100000\r\n\r\na,b\n1,2\n`);
+      uploads.push(c);
+    }
+    const s = await waitFor(async () => {
+      const st = (await (await fetch(`${url}/health/node-state`)).json()) as { activeRequests: number };
+      return st.activeRequests >= 4 ? st : null;
+    }, 'three uploads and this request to be counted');
+    expect(s.activeRequests).toBeGreaterThanOrEqual(4);
+    for (const c of uploads) c.destroy();
+    await waitFor(async () => ((await (await fetch(`${url}/health/node-state`)).json()) as { activeRequests: number }).activeRequests === 1, 'the aborted uploads to be uncounted');
+  });
+
+  for (const p of PUBLIC) {
+    it(`${p}: unknown query parameter → 400 naming it; wrong method → 405; body on GET → 400`, async () => {
+      const res = await fetch(`${url}${p}?verbose=1`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(await res.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'verbose' });
+      const post = await fetch(`${url}${p}`, { method: 'POST' });
+      expect(post.status).toBe(405);
+      expect(post.headers.get('allow')).toContain('GET');
+      const raw = await rawRequest(node.port, `GET ${p} HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc`);
+      expect(raw.response?.status).toBe(400);
+      expect(JSON.parse(raw.response!.body)).toMatchObject({ code: 'invalid_parameter', parameter: 'body' });
+    });
+  }
+
+  it('unknown routes → 404 problem with code and requestId', async () => {
+    const res = await fetch(`${url}/health/nothing`, { headers: { 'x-request-id': 'req-404' } });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ status: 404, code: 'not_found', requestId: 'req-404' });
+  });
+});
+
+describe('GET /openapi/v1.json', () => {
+  let doc: any;
+  beforeAll(async () => {
+    const res = await fetch(`${url}/openapi/v1.json`);
+    expect(res.status).toBe(200);
+    doc = await res.json();
+  });
+
+  it('is a valid OpenAPI 3.1 document according to an independent validator', async () => {
+    const v = new Validator();
+    const r = await v.validate(structuredClone(doc));
+    expect(r.errors ?? []).toEqual([]);
+    expect(r.valid).toBe(true);
+    expect(v.version).toBe('3.1');
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    // The validator does catch a broken document (so the check above can fail).
+    const broken = structuredClone(doc);
+    broken.paths['/health/live'].get.responses = { 200: { content: {} } };
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it('describes every registered endpoint, and nothing else', () => {
+    const registered = node.http.router.routes.map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`).sort();
+    const documented: string[] = [];
+    for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const m of Object.keys(ops)) documented.push(`${m.toUpperCase()} ${p}`);
+    }
+    expect(documented.sort()).toEqual(registered);
+    for (const p of PUBLIC) expect(registered).toContain(`GET ${p}`);
+    expect(registered).toContain('POST /api/v1/documents/upload');
+    expect(registered).toContain('GET /api/v1/documents/{documentId}/status');
+  });
+
+  it('documents the same parameters that requests are validated against', async () => {
+    for (const r of node.http.router.routes) {
+      const op = doc.paths[r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][r.method.toLowerCase()];
+      const inQuery = (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+      expect(inQuery, `${r.method} ${r.path}`).toEqual(Object.keys(r.query?.properties ?? {}).sort());
+      const inPath = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      expect(inPath, `${r.method} ${r.path}`).toEqual((r.path.match(/:([A-Za-z0-9_]+)/g) ?? []).map((s) => s.slice(1)).sort());
+      if (r.auth === 'bearer') expect(op.security).toEqual([{ bearerAuth: [] }]);
+      else expect(op.security).toEqual([]);
+    }
+    // And the server really refuses what the document does not list.
+    const live = await fetch(`${url}/health/live?notDocumented=1`);
+    expect(live.status).toBe(400);
+  });
+
+  it('error responses are problem documents with code and requestId', () => {
+    expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'requestId']));
+    const upload = doc.paths['/api/v1/documents/upload'].post;
+    expect(upload.responses['400'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+  });
+});
+
+describe('readiness failures', () => {
+  function deps(over: Partial<HealthDeps>): HealthDeps {
+    return {
+      nodeId: 'n', region: 'r', roles: ['api'], version: '0.0.0', checks: [],
+      activeRequests: () => 0, accepting: () => true, poolStats: () => null, queueDepth: async () => null, openapi: () => ({}),
+      ...over,
+    };
+  }
+
+  it('503 problem naming each failing check (errors and timeouts), 200 checks not named', async () => {
+    const h = healthRoutes(deps({
+      checks: [
+        { name: 'controlPlane', check: async () => {} },
+        { name: 'jobStore', check: async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379'); } },
+        { name: 'workerPool', check: () => new Promise<void>(() => {}) },
+      ],
+    }));
+    const s = await startTestServer(h.routes);
+    try {
+      const res = await fetch(`${s.url}/health/ready`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.headers.get('retry-after')).toBe('5');
+      const body = (await res.json()) as Record<string, any>;
+      expect(body).toMatchObject({ status: 503, code: 'not_ready', requestId: res.headers.get('x-request-id') });
+      expect(body.failing.sort()).toEqual(['jobStore', 'workerPool']);
+      expect(body.detail).toContain('jobStore (connect ECONNREFUSED 127.0.0.1:6379)');
+      expect(body.detail).toContain('workerPool (timed out');
+      expect(body.checks.controlPlane).toBe('ok');
+      // Liveness is unaffected.
+      expect((await fetch(`${s.url}/health/live`)).status).toBe(200);
+    } finally {
+      h.stop();
+      await s.close();
+    }
+  });
+
+  it('503 while the node is draining, even with every check passing', async () => {
+    const h = healthRoutes(deps({ checks: [{ name: 'controlPlane', check: async () => {} }], accepting: () => false }));
+    const s = await startTestServer(h.routes);
+    try {
+      const res = await fetch(`${s.url}/health/ready`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ code: 'not_ready', failing: [] });
+      const st = (await (await fetch(`${s.url}/health/node-state`)).json()) as Record<string, unknown>;
+      expect(st.acceptingTraffic).toBe(false);
+      expect(st.workerPool).toBeNull();
+    } finally {
+      h.stop();
+      await s.close();
+    }
+  });
+});
