@@ -4,11 +4,14 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
 import { maxInlineFeatures, parseGis } from '../../../src/formats/gis/index.js';
 import { layerWktsFromText } from '../../../src/formats/gis/index.js';
 import { contentErrors, makeZip } from './helpers.js';
+
+// GDAL start-up (1–3 s, more on a loaded machine) falls in the first test of the file.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const gis = (f: string) => corpusPath('gis', f);
 let tmp: string;

@@ -1,10 +1,13 @@
 // The GIS parser on every real file of shared/corpus/gis, against MANIFEST.tsv's ground truth:
 // layer names, geometry types, feature counts and CRS (EPSG code or name) from native
 // `ogrinfo` (GDAL 3.6.2), and the layer list of gdal3.js (GDAL 3.8.4, the engine we run).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFileWith, readManifest } from '../../helpers/parse.js';
 import { parseGis } from '../../../src/formats/gis/index.js';
 import { contentErrors, formatOf, jsonGeometryType, parseTruth, type Truth } from './helpers.js';
+
+// GDAL start-up (1–3 s, more on a loaded machine) falls in the first test of the file.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const rows = (await readManifest('gis')).filter((r) => !r.file.startsWith('bad_'));
 
