@@ -6,7 +6,7 @@ export function normaliseWords(text) {
   return text
     .normalize('NFKC')
     .replace(/(\p{L})[-\u00ad]\s*\n\s*(\p{Ll})/gu, '$1$2')
-    .replace(/[\u200b\ufeff]/g, '')
+    .replace(/[\u200b\ufeff\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     .split(/\s+/)
     .filter(Boolean);
 }

@@ -87,6 +87,7 @@ class SizeStats {
 
 function headingLevel(b: RawBlock, stats: SizeStats): number | null {
   const t = b.text;
+  if (b.listMarker && !/^\(?[0-9a-zA-Z]/.test(b.listMarker)) return null; // bullets are list items
   if (t.length > 200 || b.lines.length > 3 || !/\p{L}{2}/u.test(t)) return null;
   const body = stats.body;
   const ratio = b.size / body;
@@ -275,7 +276,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
           const r = await ocrPage(doc, page, g);
           if (r.fragments.length) {
             base.ocr = r;
-            layer = { fragments: r.fragments, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0 };
+            layer = { fragments: r.fragments, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
             source = 'ocr';
           }
         } catch (e) {
@@ -284,7 +285,9 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       }
     }
     const vertical = source === 'text' && layer.verticalPairs > layer.charCount * 0.5;
-    const frags = vertical ? toVertical(layer.fragments, g.width) : layer.fragments;
+    const upright = layer.fragments.filter((f) => !f.rotated);
+    const rotated = layer.fragments.filter((f) => f.rotated);
+    const frags = vertical ? toVertical(upright, g.width) : upright;
     let blocks: RawBlock[] = [];
     let columns = frags.length ? 1 : 0;
     if (source === 'ocr' && base.ocr) {
@@ -298,6 +301,11 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
         columns = Math.max(columns, r.columns);
         blocks.push(...regionBlocks(regionLines(r.frags), r.column));
       }
+    }
+    // Rotated text (margin notes, stamps) comes after the page's main flow, one block per run.
+    for (const f of rotated) {
+      const line = { text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars };
+      blocks.push({ lines: [line], text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars, listMarker: null, column: null });
     }
     if (vertical) {
       for (const b of blocks) {

@@ -2,7 +2,7 @@
 // found by whitespace gutters in MultiColumn, with full-width bands between column areas),
 // lines within a region (fragments on one baseline, left to right), and text blocks
 // (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
-import type { Fragment } from './textlayer.js';
+import { isRtl, type Fragment } from './textlayer.js';
 
 export interface Line {
   text: string;
@@ -139,33 +139,49 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
   const body = median(sizes) || 10;
   const minGap = Math.max(body * 0.9, 5);
   const bs = bands(frags);
-  type Group = { frags: Fragment[]; gut: boolean };
-  const groups: Group[] = [];
+  type Group = { frags: Fragment[]; gut: boolean; bands: number };
+  let groups: Group[] = [];
   let cur: Group | null = null;
   for (const b of bs) {
     const bg = gutters(b, ext.x0, ext.x1, minGap).length > 0;
     if (!cur) {
-      cur = { frags: [...b], gut: bg };
+      cur = { frags: [...b], gut: bg, bands: 1 };
       continue;
     }
     if (cur.gut) {
       const union = cur.frags.concat(b);
-      if (gutters(union, ext.x0, ext.x1, minGap).length > 0) {
+      const bTop = Math.min(...b.map((f) => f.y0));
+      const curBottom = Math.max(...cur.frags.map((f) => f.y1));
+      if (bTop - curBottom < body * 3 && gutters(union, ext.x0, ext.x1, minGap).length > 0) {
         cur.frags = union;
+        cur.bands++;
         continue;
       }
       groups.push(cur);
-      cur = { frags: [...b], gut: bg };
+      cur = { frags: [...b], gut: bg, bands: 1 };
       continue;
     }
     if (bg) {
       groups.push(cur);
-      cur = { frags: [...b], gut: true };
+      cur = { frags: [...b], gut: true, bands: 1 };
       continue;
     }
     cur.frags.push(...b);
+    cur.bands++;
   }
   if (cur) groups.push(cur);
+  // A gutter seen on one or two lines only is a wide word gap or a tab stop, not columns:
+  // fold such groups into their full-width neighbours.
+  const merged: Group[] = [];
+  for (const g of groups) {
+    if (g.gut && g.bands < 3) g.gut = false;
+    const last = merged[merged.length - 1];
+    if (last && !last.gut && !g.gut) {
+      last.frags.push(...g.frags);
+      last.bands += g.bands;
+    } else merged.push(g);
+  }
+  groups = merged;
 
   const out: Region[] = [];
   for (const g of groups) {
@@ -219,13 +235,14 @@ export function regionLines(frags: Fragment[]): Line[] {
   const lines: Line[] = [];
   for (const r of rows) {
     r.sort((a, b) => a.x0 - b.x0);
+    if (isRtl(r.map((f) => f.text).join(''))) r.reverse();
     let text = '';
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     let chars = 0;
     let dom = r[0];
     let px1 = -Infinity;
     for (const f of r) {
-      const tight = f.x0 - px1 < f.size * 0.15 && (CJK.test(text.slice(-1)) || CJK.test(f.text[0] ?? ''));
+      const tight = Math.abs(f.x0 - px1) < f.size * 0.15 && (CJK.test(text.slice(-1)) || CJK.test(f.text[0] ?? ''));
       if (text && !text.endsWith(' ') && !tight) text += ' ';
       px1 = f.x1;
       text += f.text;
@@ -269,6 +286,12 @@ export function regionBlocks(lines: Line[], column: number | null): RawBlock[] {
     if (Math.abs(a.size - b.size) < 0.5) pitches.push(b.y1 - a.y1);
   }
   const pitch = median(pitches.filter((p) => p > 0));
+  // Text edges of the region: paragraphs start indented or follow a short last line.
+  const x0s = lines.map((l) => l.x0).sort((a, b) => a - b);
+  const x1s = lines.map((l) => l.x1).sort((a, b) => a - b);
+  const left = x0s[Math.floor(x0s.length * 0.2)];
+  const right = x1s[Math.floor(x1s.length * 0.8)];
+  const justified = lines.length >= 4;
   let cur: Line[] = [];
   const flush = () => {
     if (cur.length) blocks.push(makeBlock(cur, column));
@@ -286,7 +309,9 @@ export function regionBlocks(lines: Line[], column: number | null): RawBlock[] {
       const bigGap = pitch > 0 ? step > pitch * 1.45 && gap > size * 0.35 : gap > size * 0.8;
       const list = listMarkerOf(l.text) !== null && (listMarkerOf(prev.text) !== null || gap > size * 0.2 || l.x0 < prev.x0 - size);
       const overlapX = Math.min(prev.x1, l.x1) - Math.max(prev.x0, l.x0) > -size;
-      if (bigGap || sizeChange || boldChange || list || !overlapX || gap < -size * 0.5) flush();
+      const indented = justified && l.x0 > left + size * 0.8 && l.x0 < left + size * 5 && prev.x0 < left + size * 0.5 && l.x1 > right - size * 2;
+      const shortPrev = justified && prev.x1 < right - size * 3 && /[.!?:;]["')\]]?$/.test(prev.text) && Math.abs(l.x0 - left) < size * 5;
+      if (bigGap || sizeChange || boldChange || list || !overlapX || (l.y0 + l.y1) / 2 < (prev.y0 + prev.y1) / 2 || indented || shortPrev) flush();
     }
     cur.push(l);
   }

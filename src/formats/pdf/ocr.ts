@@ -80,6 +80,7 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): 
   } finally {
     ex.FPDFBitmap_Destroy(bmp);
   }
+  engine.setVariable('user_defined_dpi', String(dpi));
   engine.loadImage({ data: rgba, width: wpx, height: hpx });
   const items = engine.getTextBoxes('word');
   engine.clearImage();
@@ -145,6 +146,8 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): 
     chars: l.text.length,
     invisible: false,
     bad: 0,
+    boldChars: 0,
+    italicChars: 0,
   }));
   const xs = new Set(blocks.map((b) => b.column));
   return { dpi, meanConfidence: confN ? confSum / confN : 0, lines, fragments, blocks, columns: lines.length ? Math.max(1, xs.size) : 0, charCount };

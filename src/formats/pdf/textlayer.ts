@@ -21,6 +21,11 @@ export interface Fragment {
   invisible: boolean;
   /** Characters whose Unicode mapping failed or is garbage (U+FFFD, controls, private use). */
   bad: number;
+  /** Text set at an angle (e.g. rotated margin notes): kept out of the main reading flow. */
+  rotated?: boolean;
+  /** Characters in a bold / italic font (bold and italic are true for a majority). */
+  boldChars: number;
+  italicChars: number;
 }
 
 export interface PageGeometry {
@@ -38,6 +43,8 @@ export interface TextLayer {
   invisibleChars: number;
   /** Consecutive character pairs stacked vertically (vertical writing). */
   verticalPairs: number;
+  /** Characters dropped because the same character was already drawn at the same place. */
+  duplicates: number;
 }
 
 interface FontInfo {
@@ -82,6 +89,24 @@ export function toDisplay(g: PageGeometry, x: number, y: number): [number, numbe
   }
 }
 
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+const RTL_ALL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
+
+/** True when most letters are Hebrew/Arabic. */
+export function isRtl(text: string): boolean {
+  const rtl = text.match(RTL_ALL)?.length ?? 0;
+  return rtl > 0 && rtl * 2 >= text.replace(/[\s\d\p{P}]/gu, '').length;
+}
+
+/** Visual-order RTL text → logical order; runs of digits/Latin keep their own direction. */
+function reverseVisual(text: string): string {
+  const runs = text.match(/[A-Za-z0-9.,:%/+-]+|[^A-Za-z0-9.,:%/+-]+/g) ?? [text];
+  return runs
+    .reverse()
+    .map((r) => (/^[A-Za-z0-9.,:%/+-]+$/.test(r) ? r : Array.from(r).reverse().join('')))
+    .join('');
+}
+
 function isBad(u: number): boolean {
   return u === 0xfffd || u === 0 || (u < 32 && u !== 9 && u !== 10 && u !== 13) || (u >= 0xe000 && u <= 0xf8ff);
 }
@@ -98,7 +123,9 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
   const s = doc.scratch;
   const sp = s.ptr;
   const tp = ex.FPDFText_LoadPage(page);
-  const out: TextLayer = { fragments: [], charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0 };
+  const out: TextLayer = { fragments: [], charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+  const seen = new Map<string, number>();
+  const seenX = new Map<number, number>();
   let px0 = 0, px1 = 0, py1 = 0, hasPrev = false;
   if (!tp) return out;
   try {
@@ -108,13 +135,21 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
     let size = 0;
     let font: FontInfo = { name: '', bold: false, italic: false };
     let invisible = false;
+    let rotated = false;
+    let curRotated = false;
     let cur: Fragment | null = null;
     let pendingSpace = false;
     let curInvisibleAll = true;
+    let firstX = 0, lastX = 0;
     const push = () => {
       if (cur && cur.chars > 0) {
         cur.text = cur.text.replace(/\s+$/, '');
+        // Right-to-left text stored in visual order (left to right on the page): make it logical.
+        if (lastX > firstX && isRtl(cur.text)) cur.text = reverseVisual(cur.text);
         cur.invisible = curInvisibleAll;
+        cur.bold = cur.boldChars * 2 > cur.chars;
+        cur.italic = cur.italicChars * 2 > cur.chars;
+        if (curRotated) cur.rotated = true;
         out.fragments.push(cur);
       }
       cur = null;
@@ -145,6 +180,8 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
         }
         size = Math.round(fs * 100) / 100;
         invisible = obj ? ex.FPDFTextObj_GetTextRenderMode(obj) === 3 : false;
+        const ang = ex.FPDFText_GetCharAngle(tp, i);
+        rotated = ang > 0.2 && ang < Math.PI * 2 - 0.2;
         const fh = obj ? ex.FPDFTextObj_GetFont(obj) : 0;
         let f = fonts.get(fh);
         if (!f) {
@@ -179,6 +216,22 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
       const x0 = Math.min(ax, bx), x1 = Math.max(ax, bx), y0 = Math.min(ay, by), y1 = Math.max(ay, by);
       if (!(x1 >= x0) || !(y1 >= y0)) continue;
       const sz = size > 0 ? size : Math.max(y1 - y0, 1);
+      // Text drawn twice at (almost) the same place (fake bold, shadows): keep one copy.
+      // (Ligatures expand to several characters with one box: those are neighbours in the
+      // character stream and are kept.)
+      const gx = Math.round(x0), gy = Math.round(y1);
+      let dup = false;
+      for (let dx = -1; dx <= 1 && !dup; dx++)
+        for (let dy = -1; dy <= 1 && !dup; dy++) {
+          const at = seen.get(`${u}|${gx + dx}|${gy + dy}`);
+          if (at !== undefined && i - at > 4 && Math.abs(x0 - seenX.get(at)!) < sz * 0.12) dup = true;
+        }
+      if (dup) {
+        out.duplicates++;
+        continue;
+      }
+      seen.set(`${u}|${gx}|${gy}`, i);
+      seenX.set(i, x0);
       out.charCount++;
       if (hasPrev) {
         const cw = Math.min(x1 - x0, px1 - px0);
@@ -189,41 +242,56 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
       px1 = x1;
       py1 = y1;
       hasPrev = true;
-      const bad = isBad(u);
+      // PDFium marks end-of-line hyphens it knows of (U+0002 + IsHyphen).
+      const hyphen = u < 32 && ex.FPDFText_IsHyphen(tp, i) === 1;
+      const bad = !hyphen && isBad(u);
       if (bad) out.badChars++;
       if (invisible) out.invisibleChars++;
-      const ch = bad ? '\ufffd' : fixChar(u);
+      const ch = hyphen ? '-' : bad ? '\ufffd' : fixChar(u);
       const c: Fragment | null = cur;
-      if (c) {
+      if (c && (rotated || curRotated)) {
+        // Rotated text (e.g. margin notes set at 90°) follows the character stream.
+        if (rotated !== curRotated) push();
+      } else if (c) {
         const h = Math.min(c.y1 - c.y0, y1 - y0);
         const overlap = Math.min(c.y1, y1) - Math.max(c.y0, y0);
-        const gap = x0 - c.x1;
         const ref = Math.max(Math.min(c.size, sz), 1);
         const sameLine = overlap > h * 0.4;
-        if (!sameLine || gap > ref * 1.0 || x0 < c.x0 - ref * 0.5 || (gap < -ref * 0.6 && x1 < c.x1 - ref)) {
+        // Right-to-left text in logical order runs leftwards.
+        const leftward = RTL_CHAR.test(ch) && x1 <= c.x0 + ref * 0.3;
+        const gap = leftward ? c.x0 - x1 : x0 - c.x1;
+        if (!sameLine || gap > ref * 1.0 || (!leftward && (x0 < c.x0 - ref * 0.5 || (gap < -ref * 0.6 && x1 < c.x1 - ref)))) {
           push();
         }
       }
       const d: Fragment | null = cur;
+      lastX = x0;
       if (!d) {
-        cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0 };
+        curRotated = rotated;
+        firstX = x0;
+        cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0 };
         curInvisibleAll = invisible;
       } else {
-        const gap = x0 - d.x1;
-        if ((pendingSpace || gap > Math.min(d.size, sz) * 0.22) && !d.text.endsWith(' ')) d.text += ' ';
+        const gap = RTL_CHAR.test(ch) && x1 <= d.x0 + 1 ? d.x0 - x1 : x0 - d.x1;
+        const geomSpace = !curRotated && gap > Math.min(d.size, sz) * (RTL_CHAR.test(ch) ? 0.5 : 0.22);
+        if ((pendingSpace || geomSpace) && !d.text.endsWith(' ')) d.text += ' ';
         d.text += ch;
         d.x0 = Math.min(d.x0, x0);
         d.x1 = Math.max(d.x1, x1);
         d.y0 = Math.min(d.y0, y0);
         d.y1 = Math.max(d.y1, y1);
         // Keep the size/font of the dominant (first, non-superscript) run, unless this run is larger.
-        if (sz > d.size * 1.05 && d.chars < 3) {
+        if (sz > d.size * 1.05 && d.chars < 3 && !/^[•◦▪▫●○■□►▸‣⁃∙·\-–—*]$/.test(d.text.trim())) {
           d.size = sz;
           d.font = font.name;
-          d.bold = font.bold;
-          d.italic = font.italic;
+        } else if (d.chars <= 2 && /^[•◦▪▫●○■□►▸‣⁃∙·\-–—*]\s?$/.test(d.text)) {
+          // A bullet glyph is often larger than the item text: the item's size wins.
+          d.size = sz;
+          d.font = font.name;
         }
         d.chars++;
+        if (font.bold) d.boldChars++;
+        if (font.italic) d.italicChars++;
         if (bad) d.bad++;
         if (!invisible) curInvisibleAll = false;
       }
