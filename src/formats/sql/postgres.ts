@@ -5,7 +5,7 @@
 // are reported, never counted.
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
-import { splitGeneric, type RawStatement, type SplitResult } from './split.js';
+import { psqlMetaLines, splitGeneric, type RawStatement, type SplitResult } from './split.js';
 
 let loading: Promise<void> | null = null;
 
@@ -22,63 +22,45 @@ interface Tok {
   name: string;
 }
 
-/** Scans `text` from `from`; tokens get string offsets. Throws on lexer errors (e.g. an unterminated string). */
-function scanFrom(text: string, from: number): Tok[] {
-  const part = text.slice(from);
-  const res = pg.scanSync(part);
-  const map = new ByteOffsets(part);
-  return res.tokens.map((t) => ({ start: from + map.toChar(t.start), end: from + map.toChar(t.end), text: t.text, name: t.tokenName }));
-}
-
-function lineEnd(text: string, at: number): number {
-  const nl = text.indexOf('\n', at);
-  return nl < 0 ? text.length : nl;
-}
-
-function onlySpaceBefore(text: string, at: number): boolean {
-  for (let i = at - 1; i >= 0; i--) {
-    const c = text[i];
-    if (c === '\n' || c === '\r') return true;
-    if (c !== ' ' && c !== '\t') return false;
-  }
-  return true;
+/** Scans `text` (UTF-8 byte offsets from libpg-query become string offsets). Throws on lexer errors. */
+function scanAll(text: string): Tok[] {
+  const res = pg.scanSync(text);
+  const map = new ByteOffsets(text);
+  return res.tokens.map((t) => ({ start: map.toChar(t.start), end: map.toChar(t.end), text: t.text, name: t.tokenName }));
 }
 
 /** Splits PostgreSQL text into statements (see the header comment). */
 export function splitPostgres(text: string): SplitResult {
   const warnings: string[] = [];
   const metaCommands: { offset: number; text: string }[] = [];
-  const tokens: Tok[] = [];
   const copies: RawStatement[] = [];
-  let from = 0;
+  // psql meta-command lines are blanked (same length, so offsets hold) before PostgreSQL's
+  // lexer sees the text; `\copy` lines run one COPY each and are statements of the script.
+  const meta = psqlMetaLines(text);
+  let scanText = text;
+  if (meta.length) {
+    const parts: string[] = [];
+    let at = 0;
+    for (const [s, e] of meta) {
+      parts.push(text.slice(at, s), ' '.repeat(e - s));
+      at = e;
+      const line = text.slice(s, e);
+      if (/^\\copy\b/i.test(line)) {
+        const body = line.replace(/[\s;]+$/, '');
+        copies.push({ start: s, end: s + body.length, terminator: line.trimEnd().endsWith(';') ? ';' : null, termEnd: e, psqlCopy: true });
+      } else metaCommands.push({ offset: s, text: line });
+    }
+    parts.push(text.slice(at));
+    scanText = parts.join('');
+  }
+  let tokens: Tok[] = [];
   let tail: { start: number } | null = null;
-  // Scan; whenever a line starts with a backslash outside strings and comments, it is a
-  // psql meta-command: record it, skip the line, and scan again after it.
-  for (;;) {
-    let toks: Tok[];
-    try {
-      toks = scanFrom(text, from);
-    } catch (e) {
-      const msg = (e as Error).message;
-      warnings.push(`PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); it was split by the fallback lexer`);
-      tail = { start: from };
-      break;
-    }
-    const i = toks.findIndex((t) => t.text.startsWith('\\') && onlySpaceBefore(text, t.start));
-    if (i < 0) {
-      tokens.push(...toks);
-      break;
-    }
-    tokens.push(...toks.slice(0, i));
-    const at = toks[i].start;
-    const end = lineEnd(text, at);
-    const line = text.slice(at, end).replace(/\r$/, '');
-    if (/^\\copy\b/i.test(line)) {
-      // psql's \copy runs one COPY on the server: it is a statement of the script.
-      const body = line.replace(/[\s;]+$/, '');
-      copies.push({ start: at, end: at + body.length, terminator: line.trimEnd().endsWith(';') ? ';' : null, termEnd: at + line.length, psqlCopy: true });
-    } else metaCommands.push({ offset: at, text: line });
-    from = end;
+  try {
+    tokens = scanAll(scanText);
+  } catch (e) {
+    const msg = (e as Error).message;
+    warnings.push(`PostgreSQL's lexer rejected the text (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); it was split by the fallback lexer`);
+    tail = { start: 0 };
   }
 
   const statements: RawStatement[] = [];
@@ -123,7 +105,7 @@ export function splitPostgres(text: string): SplitResult {
     // Whatever was open before the failure point joins the fallback's first statement.
     const base = start >= 0 ? start : tail.start;
     start = -1;
-    const fb = splitGeneric(text.slice(base), 'PgFallback');
+    const fb = splitGeneric(scanText.slice(base), 'PgFallback');
     for (const st of fb.statements) statements.push({ ...st, start: base + st.start, end: base + st.end, termEnd: base + st.termEnd });
     warnings.push(...fb.warnings);
   } else close(null, last);

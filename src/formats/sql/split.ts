@@ -412,3 +412,26 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
   if (dialect === 'MySql') extras.delimiterDirectives = directives;
   return { statements, warnings, extras };
 }
+
+/**
+ * psql meta-command lines (a backslash as the first thing on a line, outside strings,
+ * comments and dollar bodies): [start, end) offsets, end at the line break. One linear pass.
+ */
+export function psqlMetaLines(text: string): [number, number][] {
+  const lx = new Lexer(text, LEX.PgFallback);
+  const out: [number, number][] = [];
+  for (;;) {
+    const tok = lx.next();
+    if (!tok) break;
+    if (tok.kind !== 'punct' || text.charCodeAt(tok.start) !== 92) continue;
+    let i = tok.start - 1;
+    while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+    if (i >= 0 && text[i] !== '\n' && text[i] !== '\r') continue;
+    let end = text.indexOf('\n', tok.start);
+    if (end < 0) end = text.length;
+    if (text[end - 1] === '\r') end--;
+    out.push([tok.start, end]);
+    lx.pos = end;
+  }
+  return out;
+}

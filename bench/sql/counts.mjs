@@ -1,0 +1,17 @@
+// Statement counts of every SQL corpus file against its MANIFEST (prints a markdown table).
+// Usage: npm run build && node bench/sql/counts.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadPostgres, normalizeDialect, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
+
+const corpus = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus/sql');
+const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const map = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
+await loadPostgres();
+console.log('| file | dialect | MANIFEST | ours |\n|:--|:--|--:|--:|');
+for (const [file, , , , d, count] of rows) {
+  const dialect = normalizeDialect(map[d]);
+  const text = fs.readFileSync(path.join(corpus, file), 'utf8');
+  const n = (dialect === 'PostgreSql' ? splitPostgres(text) : splitGeneric(text, dialect)).statements.length;
+  console.log(`| ${file} | ${dialect} | ${count} | ${n} |`);
+}
