@@ -194,9 +194,15 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   return finishWord(ctx, w, model, properties, await renderP);
 }
 
-type RenderResult = { pages: number; millis: number } | { error: string };
+type RenderResult = { pages: number; millis: number } | { error: string; disabled?: boolean };
+
+/** DOCPARSE_OFFICE_RENDER=0 turns page rendering off (pages then come from the stored count). */
+export function renderingEnabled(): boolean {
+  return process.env.DOCPARSE_OFFICE_RENDER !== '0';
+}
 
 function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
+  if (!renderingEnabled()) return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
   if (!libreOfficeAvailable()) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
   return renderPageCount(ctx.input.filePath, ctx.work, inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
 }
@@ -210,7 +216,7 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     metadata.pageCount = { source: 'rendered', rendered: render.pages, stored: stored ?? null, storedAgrees: stored === undefined ? null : stored === render.pages, renderMillis: render.millis };
     if (stored !== undefined && stored !== render.pages) warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);
   } else {
-    if (ctx.format !== 'docx') throw new ExtractionError(`page rendering failed: ${render.error}`);
+    if (ctx.format !== 'docx' && !render.disabled) throw new ExtractionError(`page rendering failed: ${render.error}`);
     units = stored && stored > 0 ? stored : 1;
     metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
     warnings.push(`pages could not be rendered (${render.error}); the ${stored ? "document's stored page count" : 'minimum of one page'} is used`);
