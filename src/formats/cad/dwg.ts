@@ -103,6 +103,11 @@ export async function readDwg(filePath: string): Promise<CadDocument> {
       throw new ExtractionError(`LibreDWG read the ${signature} drawing but could not convert it: ${(err as Error)?.message ?? String(err)}`);
     }
     const doc = fromDatabase(conv.database, signature, version, codepage);
+    doc.fileEntityCounts = entityCensus(lib, data);
+    const notConverted = notConvertedTypes(doc);
+    if (notConverted.length) {
+      warnings.push(`entities in the file that LibreDWG's converter does not turn into entities (counted in fileEntityCounts only): ${notConverted.join(', ')}`);
+    }
     if (conv.stats.unknownEntityCount) {
       warnings.push(`${conv.stats.unknownEntityCount} entities of classes LibreDWG cannot decode were skipped`);
     }
@@ -214,6 +219,38 @@ function fromDatabase(db: any, signature: string, version: { type?: string; hdr?
     return { ...rest, block: _btr ? (btrHandleToName.get(String(_btr)) ?? null) : null };
   });
   return doc;
+}
+
+/** Every entity object LibreDWG decoded, by LibreDWG's object name (all blocks; VERTEX/SEQEND included). */
+function entityCensus(lib: any, data: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  try {
+    const n = lib.dwg_get_num_objects(data);
+    for (let i = 0; i < n; i++) {
+      const obj = lib.dwg_get_object(data, i);
+      if (!obj || lib.dwg_object_get_supertype(obj) !== 0) continue;
+      const name = String(lib.dwg_object_get_dxfname(obj) || lib.dwg_object_get_name(obj) || 'UNKNOWN');
+      countInto(counts, name);
+    }
+  } catch {
+    /* census is best effort */
+  }
+  return counts;
+}
+
+const SUB_ENTITIES = new Set(['VERTEX', 'SEQEND', 'BLOCK', 'ENDBLK', 'ATTRIB', 'ATTDEF', 'INSERT', 'POLYLINE', 'DIMENSION', 'ACAD_PROXY_ENTITY']);
+
+/** DXF names in the census with no counterpart among converted entities. */
+function notConvertedTypes(doc: CadDocument): string[] {
+  const converted = new Set(doc.entities.map((e) => e.type));
+  const convertedName = (name: string) =>
+    name.startsWith('DIMENSION_') ? 'DIMENSION' : name === 'POLYLINE_2D' ? 'POLYLINE2D' : name === 'POLYLINE_3D' ? 'POLYLINE3D' : name;
+  const out: string[] = [];
+  for (const [name, n] of Object.entries(doc.fileEntityCounts ?? {})) {
+    if (SUB_ENTITIES.has(name) || name.startsWith('VERTEX') || converted.has(convertedName(name))) continue;
+    out.push(`${name} ×${n}`);
+  }
+  return out;
 }
 
 function validExtentSafe(min: unknown, max: unknown): { min: number[]; max: number[] } | null {

@@ -106,6 +106,8 @@ export interface CadDocument {
   /** Entities of model and paper space (the block records *Model_Space and *Paper_Space*), ATTRIBs included. */
   entityCounts: Record<string, number>;
   entityCount: number;
+  /** DWG only: every entity object in the file by DXF name, as the engine decoded it. */
+  fileEntityCounts?: Record<string, number>;
   texts: CadText[];
   dimensions: CadDimension[];
   /** Every entity: model space, paper spaces and block definitions (`block` says which). */

@@ -124,6 +124,11 @@ export const CadContent = Type.Object({
   blocks: Type.Array(CadBlockSchema),
   layouts: Type.Array(CadLayoutSchema),
   entityCounts: Counts,
+  fileEntityCounts: Type.Optional(
+    Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'DWG only: every entity object in the file by LibreDWG object name (e.g. DIMENSION_LINEAR, POLYLINE_PFACE; all blocks, VERTEX/SEQEND included); names with no converted counterpart are listed in warnings',
+    }),
+  ),
   texts: Type.Array(CadTextSchema),
   dimensions: Type.Array(CadDimensionSchema),
   entities: Type.Array(CadEntitySchema),

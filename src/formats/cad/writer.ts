@@ -31,6 +31,7 @@ export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { b
     w.endArray();
   }
   w.field('entityCounts', doc.entityCounts);
+  if (doc.fileEntityCounts) w.field('fileEntityCounts', doc.fileEntityCounts);
   for (const [key, list] of [['texts', doc.texts], ['dimensions', doc.dimensions], ['entities', doc.entities]] as const) {
     w.key(key).beginArray();
     for (const item of list as unknown[]) {

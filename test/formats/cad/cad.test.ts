@@ -82,6 +82,10 @@ describe('DWG (LibreDWG, fresh WASM instance per drawing)', () => {
     const hatch = c.entities.find((e: any) => e.type === 'HATCH' && e.block === '*Model_Space');
     expect(hatch.geometry.kind).toBe('hatch');
     expect(hatch.geometry.loops[0].points.length).toBeGreaterThanOrEqual(6);
+    // entities LibreDWG reads but its converter drops are still counted and named
+    expect(c.fileEntityCounts).toMatchObject({ REGION: 2, LIGHT: 1, ARC_DIMENSION: 1, POLYLINE_PFACE: 1, HATCH: 1 });
+    const r = await parseFileWith(parseDwg, corpusPath('cad', 'dwg_example_2000.dwg'), 'dwg');
+    expect(r.ok && r.artifact.warnings.join(' ')).toMatch(/REGION ×2, ARC_DIMENSION ×1, POLYLINE_PFACE ×1, LIGHT ×1/);
     const layer0 = c.layers.find((l: any) => l.name === '0');
     expect(layer0).toMatchObject({ locked: true, frozen: false, on: true, colorIndex: 7 });
   });
