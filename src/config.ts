@@ -36,6 +36,16 @@ export interface Config {
   trustProxy: boolean;
   logLevel: string;
   roles: Role[];
+  /** The node's blob storage on S3-compatible storage, or null for local disk under dataDir. */
+  s3: {
+    endpoint: string | null;
+    region: string;
+    bucket: string;
+    prefix: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    forcePathStyle: boolean;
+  } | null;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +83,13 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
   { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
+  { name: 'DOCPARSE_S3_BUCKET', default: '(unset → local disk)', description: "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app." },
+  { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
+  { name: 'DOCPARSE_S3_REGION', default: 'us-east-1', description: 'Region of the bucket.' },
+  { name: 'DOCPARSE_S3_PREFIX', default: '(none)', description: 'Key prefix inside the bucket.' },
+  { name: 'DOCPARSE_S3_ACCESS_KEY_ID', default: '(required with a bucket)', description: 'Access key for the bucket.' },
+  { name: 'DOCPARSE_S3_SECRET_ACCESS_KEY', default: '(required with a bucket)', description: 'Secret key for the bucket.' },
+  { name: 'DOCPARSE_S3_FORCE_PATH_STYLE', default: 'false', description: 'Path-style addressing (MinIO and most self-hosted services).' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
 ];
 
@@ -152,6 +169,24 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     problems.push(`LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
+  const bucket = env.DOCPARSE_S3_BUCKET?.trim() || null;
+  let s3: Config['s3'] = null;
+  if (bucket) {
+    const accessKeyId = env.DOCPARSE_S3_ACCESS_KEY_ID?.trim();
+    const secretAccessKey = env.DOCPARSE_S3_SECRET_ACCESS_KEY;
+    if (!accessKeyId) problems.push('DOCPARSE_S3_ACCESS_KEY_ID is required with DOCPARSE_S3_BUCKET');
+    if (!secretAccessKey) problems.push('DOCPARSE_S3_SECRET_ACCESS_KEY is required with DOCPARSE_S3_BUCKET');
+    s3 = {
+      endpoint: url('DOCPARSE_S3_ENDPOINT', null, ['http:', 'https:']),
+      region: env.DOCPARSE_S3_REGION?.trim() || 'us-east-1',
+      bucket,
+      prefix: env.DOCPARSE_S3_PREFIX?.trim().replace(/^\/+|\/+$/g, '') ?? '',
+      accessKeyId: accessKeyId ?? '',
+      secretAccessKey: secretAccessKey ?? '',
+      forcePathStyle: bool('DOCPARSE_S3_FORCE_PATH_STYLE', false),
+    };
+  }
+
   const config: Config = {
     port,
     host,
@@ -180,6 +215,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     trustProxy: bool('DOCPARSE_TRUST_PROXY', false),
     logLevel,
     roles,
+    s3,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import fs from 'node:fs/promises';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
-import { startNode, resolveMasterKey, VERSION } from './node.js';
+import { startNode, resolveMasterKey, VERSION, type RunningNode } from './node.js';
 import { openControlPlaneStore } from './tenancy/sql-store.js';
 import { adminUsage, runAdmin } from './cli/admin.js';
 import { runStorageAdmin } from './cli/storage.js';
@@ -54,7 +54,34 @@ async function serve(args: string[]): Promise<void> {
   const roles = (values.role ?? []).flatMap((r) => r.split(','));
   for (const r of roles) if (!ALL_ROLES.includes(r as Role)) throw new ConfigError([`--role ${r} is not one of ${ALL_ROLES.join(', ')}`]);
   const config = loadConfig(process.env, roles.length ? (roles as Role[]) : ALL_ROLES);
-  const node = await startNode(config);
+  // Signals are handled from the first moment: one during start-up stops the node as soon
+  // as it is up; a second signal exits at once.
+  let node: RunningNode | null = null;
+  let stopRequested: string | null = null;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopRequested || stopping) {
+      console.error(`${signal} again: exiting without waiting for in-flight work`);
+      process.exit(1);
+    }
+    stopRequested = signal;
+    if (node) void shutdown(node, signal);
+  };
+  const shutdown = async (n: RunningNode, signal: string) => {
+    stopping = true;
+    n.logger.info({ signal }, 'shutting down: draining in-flight work');
+    try {
+      await n.close();
+      process.exit(0);
+    } catch (err) {
+      n.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  node = await startNode(config);
   if (node.demoCredentials) {
     // Printed once, on the start that created the demo app; only its hash is stored.
     console.log(
@@ -68,21 +95,7 @@ async function serve(args: string[]): Promise<void> {
       ].join('\n'),
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    node.logger.info({ signal }, 'shutting down: draining in-flight work');
-    node.close().then(
-      () => process.exit(0),
-      (err) => {
-        node.logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested) await shutdown(node, stopRequested);
 }
 
 async function admin(args: string[]): Promise<number> {

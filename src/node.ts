@@ -15,6 +15,7 @@ import { openJobBackend, type JobBackend } from './jobs/open.js';
 import { recoverUnfinished } from './jobs/embedded-queue.js';
 import { DiskBlobStore } from './storage/disk-blob-store.js';
 import { BlobRouter } from './storage/router.js';
+import { S3BlobStore } from './storage/s3-blob-store.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { HttpServer } from './http/server.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -98,7 +99,8 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     prefix: opts.redisPrefix,
     log: logger,
   });
-  const blobs = new BlobRouter(new DiskBlobStore(path.join(config.dataDir, 'blobs')), controlPlane, sealer);
+  const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobs = new BlobRouter(nodeStore, controlPlane, sealer);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
   const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
 
@@ -190,10 +192,12 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     config, port, logger, controlPlane, jobs, blobs, identity, http, pool, retention, demoCredentials,
     close: () =>
       (closing ??= (async () => {
-        const graceMs = config.shutdownGraceSeconds * 1000;
-        await http.drain(graceMs);
+        // One grace period for the whole stop: requests first, then running jobs.
+        const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
+        const left = () => Math.max(0, deadline - Date.now());
+        await http.drain(left());
         await retention.stop();
-        await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+        await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, left()).unref())]);
         await pool?.close();
         health.stop();
         await controlPlane.close();

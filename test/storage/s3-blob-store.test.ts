@@ -113,3 +113,37 @@ describe('a tenant app with its own S3 storage', () => {
     expect(await filesUnder(`${env.dataDir}/blobs`)).toEqual(before);
   });
 });
+
+describe('a node whose own storage is an S3 bucket (DOCPARSE_S3_BUCKET)', () => {
+  it('keeps uploads and artifacts in the bucket, none on local disk', async () => {
+    const s3 = await startS3('node-bucket');
+    const env = await createTestEnv('embedded', {
+      DOCPARSE_S3_BUCKET: s3.bucket,
+      DOCPARSE_S3_ENDPOINT: s3.endpoint,
+      DOCPARSE_S3_ACCESS_KEY_ID: s3.accessKeyId,
+      DOCPARSE_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      DOCPARSE_S3_FORCE_PATH_STYLE: 'true',
+      DOCPARSE_S3_PREFIX: 'node-a',
+    });
+    const n = await startTestNode(env);
+    try {
+      const token = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
+      const res = await fetch(`${n.url}/api/v1/documents/upload?fileName=n.csv&csvRoute=Tabular&documentId=node-s3`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: 'x\n1\n2\n3\n' });
+      expect(res.status).toBe(202);
+      await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/node-s3/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number }).statusInt === 8, 'completion');
+      const artifact = (await (await fetch(`${n.url}/api/v1/documents/node-s3/result`, { headers: { authorization: `Bearer ${token}` } })).json()) as { content: { rowCount: number } };
+      expect(artifact.content.rowCount).toBe(3);
+      const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+      const objects = ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'node-a/jobs/' }))).Contents ?? []).map((o) => o.Key!);
+      client.destroy();
+      expect(objects.filter((k) => k.endsWith('/upload') || k.endsWith('/artifact.json'))).toHaveLength(2);
+      expect(await filesUnder(`${env.dataDir}/blobs`)).toEqual([]);
+      const ready = await fetch(`${n.url}/health/ready`);
+      expect(ready.status).toBe(200);
+    } finally {
+      await n.close();
+      await destroyTestEnv(env);
+      await s3.close();
+    }
+  });
+});
