@@ -1,0 +1,210 @@
+// Shared helpers for the end-to-end benches: a bench server in a child process (in-process
+// startNode from dist, with its own data dir, Redis prefix and throw-away database), a small
+// keep-alive HTTP client, percentiles and load figures. 127.0.0.1 only.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(HERE, '../..');
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+
+/** Tiny argv parser: --key value / --flag. */
+export function args(defaults) {
+  const out = { ...defaults };
+  const a = process.argv.slice(2);
+  for (let i = 0; i < a.length; i++) {
+    if (!a[i].startsWith('--')) continue;
+    const k = a[i].slice(2);
+    const v = a[i + 1] && !a[i + 1].startsWith('--') ? a[++i] : 'true';
+    out[k] = typeof defaults[k] === 'number' ? Number(v) : v;
+  }
+  return out;
+}
+
+const CLK_TCK = 100;
+/** CPU seconds (user + system, all threads) used so far by a process, from /proc/<pid>/stat. */
+export function cpuSeconds(pid) {
+  const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+export const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+export const uptimeLine = () => fs.readFileSync('/proc/loadavg', 'utf8').trim();
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+export function stats(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1], min: s[0] };
+}
+export const median = (xs) => stats(xs).p50;
+export const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+
+/** Throw-away PostgreSQL database (created and dropped through the admin URL). */
+export async function createDatabase() {
+  const pg = require('pg');
+  const name = `dp_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    name,
+    url: u.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** Deletes every Redis key under `${prefix}:` (a dedicated bench prefix, never 'docparse'). */
+export async function deleteRedisPrefix(prefix) {
+  if (!prefix || prefix === 'docparse' || !prefix.startsWith('dp-bench-')) throw new Error(`refusing to delete keys under '${prefix}'`);
+  const { Redis } = require('ioredis');
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await r.connect();
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) deleted += await r.del(...keys);
+  } while (cursor !== '0');
+  r.disconnect();
+  return deleted;
+}
+
+/**
+ * Starts bench/e2e/server.mjs (startNode from dist in a child process) in `mode` embedded|redis.
+ * The parent owns the temp data dir, the database and the Redis prefix, so it cleans them up
+ * even if the child dies.
+ */
+export async function startBenchServer(mode, extraEnv = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-e2e-'));
+  const db = mode === 'redis' ? await createDatabase() : null;
+  const redisPrefix = mode === 'redis' ? `dp-bench-${randomBytes(4).toString('hex')}` : '';
+  const env = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DOCPARSE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    DOCPARSE_SEED_DEMO: 'false',
+    DOCPARSE_NODE_ID: `bench-e2e-${mode}-${randomBytes(3).toString('hex')}`,
+    DOCPARSE_MASTER_KEY: randomBytes(32).toString('hex'),
+    BENCH_REDIS_PREFIX: redisPrefix,
+    ...(db ? { DATABASE_URL: db.url, REDIS_URL } : {}),
+    ...extraEnv,
+  };
+  if (!db) {
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+  }
+  const child = spawn(process.execPath, [path.join(HERE, 'server.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  const cleanup = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(t);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (db) await db.drop();
+    if (redisPrefix) await deleteRedisPrefix(redisPrefix);
+  };
+  try {
+    const info = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('bench server did not start within 90 s')), 90_000);
+      child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        try {
+          const m = JSON.parse(line);
+          if (m.port) {
+            clearTimeout(timer);
+            resolve(m);
+          }
+        } catch {
+          process.stderr.write(`[server] ${line}\n`);
+        }
+      });
+    });
+    return { ...info, pid: child.pid, mode, dataDir, db: db?.name ?? null, redisPrefix, url: `http://127.0.0.1:${info.port}`, stop: cleanup };
+  } catch (err) {
+    await cleanup().catch(() => {});
+    throw err;
+  }
+}
+
+/** Keep-alive HTTP client on 127.0.0.1 (node:http: cheaper per request than fetch). */
+export function client(baseUrl, { maxSockets = 64 } = {}) {
+  const u = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const request = (method, p, { headers = {}, body } = {}) =>
+    new Promise((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, method, path: p, agent, headers: body !== undefined ? { 'content-length': Buffer.byteLength(body), ...headers } : headers }, (res) => {
+        const parts = [];
+        res.on('data', (c) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let json = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {}
+          resolve({ status: res.statusCode, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { request, agent, close: () => agent.destroy() };
+}
+
+export async function getToken(c, clientId, clientSecret) {
+  const body = new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: clientId, client_secret: clientSecret }).toString();
+  const r = await c.request('POST', '/connect/token', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  if (r.status !== 200 || !r.json?.access_token) throw new Error(`token: ${r.status} ${r.text}`);
+  return r.json.access_token;
+}
+
+/** A small CSV (~4 KB, 100 rows of 6 columns: integer, string, number, boolean, date, string). */
+export function smallCsv(rows = 100) {
+  const lines = ['id,name,amount,active,day,city'];
+  const cities = ['Paris', 'Lyon', 'Berlin', 'Madrid', 'Rome', 'Oslo'];
+  for (let i = 1; i <= rows; i++) {
+    lines.push(`${i},item-${i},${(i * 13.37).toFixed(2)},${i % 2 === 0},2024-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')},${cities[i % cities.length]}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function writeJson(file, data) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
+}
