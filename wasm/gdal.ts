@@ -12,4 +12,4 @@
 // - Start-up (~1–2.5 s, ~200 MB resident) happens once per worker thread (module-level
 //   promise); `withGdal()` serialises jobs inside the thread (GDAL and the Emscripten FS hold
 //   global state) and mounts each job's private scratch folder at /dp.
-export { GDAL_VERSION, GdalError, GdalSession, gdalAssetDir, warmGdal, withGdal } from '../src/formats/gis/engine.js';
+export { GDAL_VERSION, GdalError, GdalSession, gdalAssetDir, gdalBroken, warmGdal, withGdal } from '../src/formats/gis/engine.js';

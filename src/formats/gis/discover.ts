@@ -86,8 +86,9 @@ async function walk(root: string, rel: string, out: Discovery, depth: number): P
   const names = dirents.map((d) => d.name);
   const join = (n: string) => (rel ? `${rel}/${n}` : n);
 
-  if (rel && isGdbFolder(path.basename(rel), names)) {
-    out.sources.push({ relPath: rel, format: 'filegdb', sidecars: {}, notes: [] });
+  if (isGdbFolder(rel ? path.basename(rel) : '', names)) {
+    // A geodatabase zipped without its folder has its tables at the archive root.
+    out.sources.push({ relPath: rel || '.', format: 'filegdb', sidecars: {}, notes: [] });
     return;
   }
 

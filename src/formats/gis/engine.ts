@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { ExtractionError } from '../types.js';
 
 /** Emscripten module surface we use (the package ships no types for it). */
 interface EmModule {
@@ -256,13 +257,32 @@ export class GdalSession {
  * Runs `fn` with exclusive use of this thread's GDAL. Start-up happens on first use.
  * The job's log is cleared before and the mount removed after, whatever happens.
  */
+/** Set when the WASM instance aborted (e.g. out of memory): it cannot be used again in this thread. */
+let brokenReason: string | null = null;
+
+function engineBroken(reason: string): ExtractionError {
+  return new ExtractionError(
+    `The GIS engine stopped on this document (${reason}); the worker thread must be replaced before GIS documents can be read again.`,
+    'extraction_failed',
+    true,
+  );
+}
+
 export function withGdal<T>(fn: (s: GdalSession) => Promise<T>): Promise<T> {
   const run = queue.then(async () => {
+    if (brokenReason) throw engineBroken(brokenReason);
     const g = await engine();
     const s = new GdalSession(g);
     s.drainLog();
     try {
       return await fn(s);
+    } catch (err) {
+      const msg = (err as Error)?.message ?? String(err);
+      if (err instanceof WebAssembly.RuntimeError || /\bAborted\(|out of memory|memory access out of bounds/i.test(msg)) {
+        brokenReason = msg.slice(0, 200);
+        throw engineBroken(brokenReason);
+      }
+      throw err;
     } finally {
       s.unmount();
       s.drainLog();
@@ -270,6 +290,11 @@ export function withGdal<T>(fn: (s: GdalSession) => Promise<T>): Promise<T> {
   });
   queue = run.catch(() => undefined);
   return run;
+}
+
+/** True once the WASM instance of this thread aborted; the thread should be recycled. */
+export function gdalBroken(): boolean {
+  return brokenReason !== null;
 }
 
 /** Starts GDAL without running a job (e.g. to warm a thread). */

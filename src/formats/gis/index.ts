@@ -10,14 +10,14 @@
 //    disk, and they are copied into the artifact line by line (memory bounded by one feature),
 //    up to DOCPARSE_GIS_MAX_INLINE_FEATURES per job (default 100000).
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
-import { extractZip, isZipHead, type ExtractReport } from './zip.js';
+import { extractZip, isZipHead, zipLimits, type ExtractReport } from './zip.js';
 
 export { GisContent } from './schema.js';
 
@@ -84,6 +84,58 @@ interface Prepared {
   archive: ExtractReport | null;
 }
 
+/**
+ * ZIPs inside the ZIP (e.g. one zipped shapefile per layer) are extracted in place, two
+ * levels deep, into a folder named like the archive; the size budget is shared.
+ */
+async function expandNestedZips(root: string, archive: ExtractReport): Promise<void> {
+  for (let depth = 0; depth < 2; depth++) {
+    const { nested } = await discoverDatasets(root);
+    let expanded = 0;
+    for (const rel of nested) {
+      if (!/\.(zip|kmz)$/i.test(rel)) continue;
+      const abs = path.join(root, rel);
+      if (!isZipHead(await readHead(abs, 4))) continue;
+      const limits = zipLimits();
+      limits.maxTotalBytes -= archive.uncompressedBytes;
+      limits.maxEntries -= archive.entries;
+      if (limits.maxTotalBytes <= 0 || limits.maxEntries <= 0) {
+        throw new ExtractionError('The ZIP archive and the archives inside it expand beyond the size or entry limit; refused.');
+      }
+      const held = `${abs}.nested-archive`;
+      await rename(abs, held);
+      await mkdir(abs);
+      const r = await extractZip(held, abs, limits);
+      await rm(held, { force: true });
+      archive.entries += r.entries;
+      archive.files += r.files - 1;
+      archive.uncompressedBytes += r.uncompressedBytes;
+      archive.skipped.push(...r.skipped.map((x) => `${rel}/${x}`));
+      expanded++;
+    }
+    if (!expanded) return;
+  }
+}
+
+/** GDAL's OpenFileGDB driver needs a folder named *.gdb: give one to geodatabases zipped without it. */
+async function nameGeodatabaseFolders(root: string, sources: DatasetSource[], fileName: string | null): Promise<void> {
+  for (const src of sources) {
+    if (src.format !== 'filegdb' || /\.gdb$/i.test(src.relPath)) continue;
+    if (src.relPath === '.') {
+      const stem = path.basename(fileName ?? 'upload').replace(/(\.gdb)?\.zip$/i, '').replace(/[^\p{L}\p{N}._-]+/gu, '_') || 'upload';
+      const target = `${stem}.gdb`;
+      const entries = await readdir(root);
+      await mkdir(path.join(root, target));
+      for (const e of entries) await rename(path.join(root, e), path.join(root, target, e));
+      src.relPath = target;
+    } else {
+      const target = `${src.relPath}.gdb`;
+      await rename(path.join(root, src.relPath), path.join(root, target));
+      src.relPath = target;
+    }
+  }
+}
+
 async function prepareInput(input: ParseInput, warnings: string[]): Promise<Prepared> {
   const head = await readHead(input.filePath, 8);
   const root = path.join(input.tempDir, 'gis-in');
@@ -91,6 +143,7 @@ async function prepareInput(input: ParseInput, warnings: string[]): Promise<Prep
   await mkdir(root, { recursive: true });
   if (isZipHead(head)) {
     const archive = await extractZip(input.filePath, root);
+    await expandNestedZips(root, archive);
     for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${s}.`);
     return { root, archive };
   }
@@ -526,6 +579,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   const warnings: string[] = [];
   const prepared = await prepareInput(input, warnings);
   const found = await discoverDatasets(prepared.root);
+  await nameGeodatabaseFolders(prepared.root, found.sources, input.fileName);
   if (found.sources.length === 0) throw new ExtractionError(describeEmpty(input, prepared, found.orphans, found.nested));
   for (const o of found.orphans) warnings.push(`${o} was ignored: it is not part of a complete dataset (no matching .shp).`);
   for (const n of found.nested) warnings.push(`${n} is an archive inside the archive and was not opened.`);

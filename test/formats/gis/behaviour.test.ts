@@ -215,6 +215,32 @@ describe('metadata and features', () => {
     expect(b.content.datasets[0].name).toBe('poly');
   });
 
+  it('ZIPs inside the ZIP are opened too (one zipped shapefile per layer)', async () => {
+    const p = await writeTmp(
+      'bundle.zip',
+      makeZip([
+        { name: 'a/poly.zip', data: await fs.readFile(gis('shp_poly.zip')) },
+        { name: 'qgis.zip', data: await fs.readFile(gis('shp_qgis_export.zip')) },
+        { name: 'readme.txt', data: Buffer.from('two layers') },
+      ]),
+    );
+    const a = await okParse(p, 'shapefile');
+    expect(a.documentUnits).toBe(2);
+    expect(a.content.datasets.map((d: any) => d.source).sort()).toEqual(['a/poly.zip/poly.shp', 'qgis.zip/qgis.shp']);
+    expect(a.content.datasets.map((d: any) => d.featureCount).sort()).toEqual([10, 2]);
+  });
+
+  it('a geodatabase zipped without its .gdb folder is found at the archive root', async () => {
+    const { extractZip } = await import('../../../src/formats/gis/zip.js');
+    const dir = await fs.mkdtemp(path.join(tmp, 'gdb-'));
+    await extractZip(gis('fgdb_curves.gdb.zip'), dir);
+    const gdb = path.join(dir, 'curves.gdb');
+    const members = await Promise.all((await fs.readdir(gdb)).map(async (n) => ({ name: n, data: await fs.readFile(path.join(gdb, n)), deflate: true })));
+    const p = await writeTmp('flat-gdb.zip', makeZip(members));
+    const a = await okParse(p, 'filegdb');
+    expect(a.content.datasets.map((d: any) => `${d.name}:${d.featureCount}`).sort()).toEqual(['line:9', 'polygon:5']);
+  });
+
   it('a KMZ is read through its KML', async () => {
     const kml = await fs.readFile(gis('kml_samples.kml'));
     const p = await writeTmp('samples.kmz', makeZip([{ name: 'doc.kml', data: kml, deflate: true }]));
