@@ -7,7 +7,11 @@ import type { ZipPackage } from './zip.js';
 import { ExtractionError } from '../types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
-const PART_LIMIT = 128 * 1024 * 1024;
+/**
+ * Largest main document part read (the XML tree costs ~10–20× its size in heap, and the
+ * worker's heap is capped): 48 MiB of WordprocessingML is thousands of pages.
+ */
+const PART_LIMIT = Number(process.env.DOCPARSE_OFFICE_MAX_PART_MB ?? 48) * 1024 * 1024;
 const MAX_DEPTH = 64;
 
 export interface DocxModel {

@@ -22,6 +22,8 @@ import { ZipPackage } from './zip.js';
 
 export type OfficeFormat = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'ods' | 'pptx' | 'ppt' | 'odp';
 
+const MAX_SHEET_XML_BYTES = Number(process.env.DOCPARSE_OFFICE_MAX_SHEET_XML_MB ?? 160) * 1024 * 1024;
+
 const WORD: ReadonlySet<string> = new Set(['docx', 'doc', 'odt', 'rtf']);
 const SHEET: ReadonlySet<string> = new Set(['xlsx', 'xls', 'ods']);
 
@@ -340,9 +342,17 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
         z.close();
       }
     }
-  } else {
-    // Guard the package (sizes, ratios) before exceljs inflates it.
-    const z = await ZipPackage.open(xlsxPath);
+  }
+  // Guard the package (sizes, ratios) before exceljs inflates it; exceljs holds every cell
+  // in memory (a few hundred bytes each), so the sheet XML is bounded for the worker's heap.
+  const z = await ZipPackage.open(xlsxPath);
+  try {
+    z.checkRatios();
+    const sheetBytes = z.names().filter((n) => /^xl\/worksheets\/[^/]+\.xml$/i.test(n)).reduce((a, n) => a + (z.info(n)?.uncompressedSize ?? 0), 0);
+    if (sheetBytes > MAX_SHEET_XML_BYTES) {
+      throw new ExtractionError(`the workbook's sheets hold ${Math.round(sheetBytes / 2 ** 20)} MiB of cell XML, over this node's ${Math.round(MAX_SHEET_XML_BYTES / 2 ** 20)} MiB limit for spreadsheets`);
+    }
+  } finally {
     z.close();
   }
   const wb = await loadWorkbook(xlsxPath);

@@ -103,6 +103,16 @@ export class ZipPackage {
     return { name, compressedSize: e.compressedSize, uncompressedSize: e.uncompressedSize, encrypted: (e.generalPurposeBitFlag & 1) !== 0 };
   }
 
+  /** Refuses the package when any large entry has a bomb-like compression ratio. */
+  checkRatios(): void {
+    for (const [name, e] of this.byName) {
+      if (e.uncompressedSize > 1024 * 1024 && e.compressedSize > 0 && e.uncompressedSize / e.compressedSize > this.limits.maxRatio) {
+        throw new ExtractionError(`package part ${name} has a compression ratio of ${Math.round(e.uncompressedSize / e.compressedSize)}:1; refused as a possible zip bomb`);
+      }
+      if (e.uncompressedSize > this.limits.maxEntryBytes) throw new ExtractionError(`package part ${name} is ${e.uncompressedSize} bytes (limit ${this.limits.maxEntryBytes})`);
+    }
+  }
+
   async read(name: string, maxBytes = this.limits.maxEntryBytes): Promise<Buffer> {
     const real = this.resolve(name);
     const e = real ? this.byName.get(real) : undefined;

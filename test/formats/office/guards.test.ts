@@ -115,3 +115,16 @@ describe('unsafe entry paths', () => {
     }
   }, 60_000);
 });
+
+describe('spreadsheet package guards (before exceljs inflates anything)', () => {
+  it('an XLSX with a bomb-like sheet part is refused', async () => {
+    const p = await writeZip('bomb.xlsx', {
+      '[Content_Types].xml': CONTENT_TYPES,
+      'xl/workbook.xml': '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="S" sheetId="1"/></sheets></workbook>',
+      'xl/worksheets/sheet1.xml': `<worksheet><sheetData>${' '.repeat(24 * 1024 * 1024)}</sheetData></worksheet>`,
+    });
+    const r = await parsePath(p, 'xlsx');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toMatch(/zip bomb/);
+  }, 60_000);
+});
