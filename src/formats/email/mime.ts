@@ -101,6 +101,6 @@ export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessage
     nestedMessageCount: 0,
     ...(warnings.length ? { warnings } : {}),
   };
-  if (!headers.length && !msg.text && !attachments.length) throw new Error('no headers and no body: not an RFC 5322 message');
+  if (!headers.length && (depth === 0 || (!msg.text && !attachments.length))) throw new Error('no header fields: not an RFC 5322 message');
   return countTree(msg);
 }

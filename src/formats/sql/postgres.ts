@@ -5,7 +5,7 @@
 // are reported, never counted.
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
-import { psqlMetaLines, splitGeneric, type RawStatement, type SplitResult } from './split.js';
+import { pgPrepass, splitGeneric, type RawStatement, type SplitResult } from './split.js';
 
 let loading: Promise<void> | null = null;
 
@@ -22,11 +22,18 @@ interface Tok {
   name: string;
 }
 
-/** Scans `text` (UTF-8 byte offsets from libpg-query become string offsets). Throws on lexer errors. */
-function scanAll(text: string): Tok[] {
-  const res = pg.scanSync(text);
-  const map = new ByteOffsets(text);
-  return res.tokens.map((t) => ({ start: map.toChar(t.start), end: map.toChar(t.end), text: t.text, name: t.tokenName }));
+/** Text is scanned by PostgreSQL's lexer in pieces of about this size, cut at safe statement boundaries. */
+const SCAN_CHUNK = 1 << 20;
+
+/** Scans text[from, to) (UTF-8 byte offsets from libpg-query become string offsets). Throws on lexer errors. */
+function scanRange(text: string, from: number, to: number, into: Tok[]): void {
+  const part = text.slice(from, to);
+  const res = pg.scanSync(part);
+  const map = new ByteOffsets(part);
+  for (const t of res.tokens) {
+    if (t.tokenName === 'SQL_COMMENT' || t.tokenName === 'C_COMMENT') continue;
+    into.push({ start: from + map.toChar(t.start), end: from + map.toChar(t.end), text: t.text.length > 16 ? t.text.slice(0, 16) : t.text, name: t.tokenName });
+  }
 }
 
 /** Splits PostgreSQL text into statements (see the header comment). */
@@ -34,16 +41,19 @@ export function splitPostgres(text: string): SplitResult {
   const warnings: string[] = [];
   const metaCommands: { offset: number; text: string }[] = [];
   const copies: RawStatement[] = [];
-  // psql meta-command lines are blanked (same length, so offsets hold) before PostgreSQL's
-  // lexer sees the text; `\copy` lines run one COPY each and are statements of the script.
-  const meta = psqlMetaLines(text);
+  // psql meta-command lines and COPY … FROM STDIN data are blanked (same length, so offsets
+  // hold) before PostgreSQL's lexer sees the text; `\copy` lines run one COPY each and are
+  // statements of the script.
+  const pre = pgPrepass(text);
+  const blanks = [...pre.meta.map(([s, e]) => ({ s, e, meta: true })), ...pre.copyData.map(([s, e]) => ({ s, e, meta: false }))].sort((x, y) => x.s - y.s);
   let scanText = text;
-  if (meta.length) {
+  if (blanks.length) {
     const parts: string[] = [];
     let at = 0;
-    for (const [s, e] of meta) {
-      parts.push(text.slice(at, s), ' '.repeat(e - s));
+    for (const { s, e, meta } of blanks) {
+      parts.push(text.slice(at, s), text.slice(s, e).replace(/[^\r\n]/g, ' '));
       at = e;
+      if (!meta) continue;
       const line = text.slice(s, e);
       if (/^\\copy\b/i.test(line)) {
         const body = line.replace(/[\s;]+$/, '');
@@ -53,15 +63,28 @@ export function splitPostgres(text: string): SplitResult {
     parts.push(text.slice(at));
     scanText = parts.join('');
   }
-  let tokens: Tok[] = [];
+  const tokens: Tok[] = [];
   let tail: { start: number } | null = null;
-  try {
-    tokens = scanAll(scanText);
-  } catch (e) {
-    const msg = (e as Error).message;
-    warnings.push(`PostgreSQL's lexer rejected the text (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); it was split by the fallback lexer`);
-    tail = { start: 0 };
+  let from = 0;
+  let ci = 0;
+  while (from < scanText.length) {
+    let to = scanText.length;
+    while (ci < pre.cuts.length && pre.cuts[ci] <= from) ci++;
+    if (scanText.length - from > SCAN_CHUNK) {
+      while (ci < pre.cuts.length && pre.cuts[ci] - from < SCAN_CHUNK) ci++;
+      if (ci < pre.cuts.length) to = pre.cuts[ci];
+    }
+    try {
+      scanRange(scanText, from, to, tokens);
+    } catch (e) {
+      const msg = (e as Error).message;
+      warnings.push(`PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); the rest was split by the fallback lexer`);
+      tail = { start: from };
+      break;
+    }
+    from = to;
   }
+  if (pre.copyData.length) warnings.push(`${pre.copyData.length} COPY … FROM STDIN data blocks are data, not statements`);
 
   const statements: RawStatement[] = [];
   let start = -1;
@@ -81,7 +104,6 @@ export function splitPostgres(text: string): SplitResult {
     idents.length = 0;
   };
   for (const t of tokens) {
-    if (t.name === 'SQL_COMMENT' || t.name === 'C_COMMENT') continue;
     if (t.text === ';' && paren === 0 && begin === 0) {
       if (start < 0) continue; // empty statement
       close(';', t.end);

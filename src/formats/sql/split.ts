@@ -413,25 +413,81 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
   return { statements, warnings, extras };
 }
 
+export interface PgPrepass {
+  /** psql meta-command lines: [start, end) up to the line break. */
+  meta: [number, number][];
+  /** Inline data of COPY … FROM STDIN, through its terminating "\\." line. */
+  copyData: [number, number][];
+  /** Offsets just after a ';' where PostgreSQL's lexer can start afresh (statement boundaries
+   *  outside parentheses and outside CREATE FUNCTION/PROCEDURE, whose BEGIN ATOMIC bodies hold ';'). */
+  cuts: number[];
+}
+
+function lineEndAt(text: string, at: number): number {
+  let end = text.indexOf('\n', at);
+  if (end < 0) end = text.length;
+  if (end > at && text[end - 1] === '\r') end--;
+  return end;
+}
+
 /**
- * psql meta-command lines (a backslash as the first thing on a line, outside strings,
- * comments and dollar bodies): [start, end) offsets, end at the line break. One linear pass.
+ * One linear pass over PostgreSQL text with the fallback lexer: finds psql meta-command
+ * lines (a backslash first on a line, outside strings, comments and dollar bodies), the
+ * inline data of COPY … FROM STDIN (which psql reads up to a "\\." line), and safe cut points.
  */
-export function psqlMetaLines(text: string): [number, number][] {
+export function pgPrepass(text: string): PgPrepass {
   const lx = new Lexer(text, LEX.PgFallback);
-  const out: [number, number][] = [];
+  const out: PgPrepass = { meta: [], copyData: [], cuts: [] };
+  let words: string[] = [];
+  let paren = 0;
+  let copyStdin = false;
   for (;;) {
     const tok = lx.next();
     if (!tok) break;
-    if (tok.kind !== 'punct' || text.charCodeAt(tok.start) !== 92) continue;
-    let i = tok.start - 1;
-    while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
-    if (i >= 0 && text[i] !== '\n' && text[i] !== '\r') continue;
-    let end = text.indexOf('\n', tok.start);
-    if (end < 0) end = text.length;
-    if (text[end - 1] === '\r') end--;
-    out.push([tok.start, end]);
-    lx.pos = end;
+    if (tok.kind === 'space' || tok.kind === 'comment') continue;
+    const c = text.charCodeAt(tok.start);
+    if (tok.kind === 'punct' && c === 92) {
+      let i = tok.start - 1;
+      while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+      if (i < 0 || text[i] === '\n' || text[i] === '\r') {
+        const end = lineEndAt(text, tok.start);
+        out.meta.push([tok.start, end]);
+        lx.pos = end;
+        continue;
+      }
+    }
+    if (tok.kind === 'punct' && c === 59 && paren === 0) {
+      const fn = words[0] === 'create' && (words[1] === 'function' || words[1] === 'procedure' || (words[1] === 'or' && (words[3] === 'function' || words[3] === 'procedure')));
+      if (copyStdin) {
+        // Data starts on the next line and runs to a line holding only "\.". Scripts with the
+        // data removed (no such line before the next FROM STDIN) have no inline data.
+        const eol = text.indexOf('\n', tok.end);
+        const dataStart = eol < 0 ? text.length : eol + 1;
+        const re = /^\\\.[ \t]*\r?$|\bfrom\s+stdin\b/gim;
+        re.lastIndex = dataStart;
+        const m = re.exec(text);
+        if (m && m[0].startsWith('\\')) {
+          const dataEnd = lineEndAt(text, m.index);
+          if (dataEnd > dataStart) out.copyData.push([dataStart, dataEnd]);
+          lx.pos = dataEnd;
+        }
+      }
+      if (!fn) out.cuts.push(lx.pos > tok.end ? lx.pos : tok.end);
+      words = [];
+      paren = 0;
+      copyStdin = false;
+      continue;
+    }
+    if (tok.kind === 'punct') {
+      if (c === 40) paren++;
+      else if (c === 41 && paren > 0) paren--;
+      continue;
+    }
+    if (tok.kind === 'word') {
+      const w = text.slice(tok.start, tok.end).toLowerCase();
+      if (words.length < 4) words.push(w);
+      if (words[0] === 'copy' && w === 'stdin' && paren === 0) copyStdin = true;
+    }
   }
   return out;
 }

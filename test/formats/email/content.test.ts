@@ -233,6 +233,8 @@ describe('bad input fails with a clear reason', () => {
     expect(!empty.ok && empty.message).toMatch(/empty/);
     const bin = await runBytes(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2, 3]), 'eml');
     expect(bin.ok).toBe(false);
+    const text = await runBytes('just some words\nand more words\n', 'eml');
+    expect(!text.ok && text.message).toMatch(/header/);
   });
   it('an MBOX without envelope lines', async () => {
     const r = await runBytes('Subject: x\n\nno envelope\n', 'mbox');

@@ -51,6 +51,20 @@ describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
     expect(r.statements[1].psqlCopy).toBe(true);
     expect((r.extras.psqlMetaCommands as unknown[]).length).toBe(2);
   });
+  it('COPY … FROM STDIN inline data (pg_dump style) is data, not statements', () => {
+    const sql = `COPY t (a, b) FROM stdin;\n1\tx; y\n2\t'z\n\\.\nSELECT 1;\nCOPY u FROM stdin;\n\\.\nSELECT 2;`;
+    const r = splitPostgres(sql);
+    expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['COPY t (a, b) FROM stdin', 'SELECT 1', 'COPY u FROM stdin', 'SELECT 2']);
+  });
+  it('large scripts are scanned in pieces with the same result as file by file', () => {
+    const dir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../../shared/corpus/sql');
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith('pg__')).sort();
+    const texts = files.map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+    const each = texts.reduce((n, t) => n + splitPostgres(t).statements.length, 0);
+    const all = Array(3).fill(texts.join('\n;\n')).join('\n;\n');
+    expect(all.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(splitPostgres(all).statements.length).toBe(3 * each);
+  });
   it('reports byte-accurate spans with non-ASCII text', async () => {
     const sql = `select 'héllo 😀';\nselect 'ü' as x;`;
     const r = await runText(sql, 'PostgreSQL');
