@@ -22,8 +22,9 @@ function rawHeaders(m: ParsedMail): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = [];
   for (const h of m.headerLines ?? []) {
     const i = h.line.indexOf(':');
-    const name = i > 0 ? h.line.slice(0, i).trim() : h.key;
-    const value = (i > 0 ? h.line.slice(i + 1) : '').replace(/\r?\n[ \t]+/g, ' ').trim();
+    const name = i > 0 ? h.line.slice(0, i).trim() : '';
+    if (!/^[\x21-\x39\x3b-\x7e]+$/.test(name)) continue; // not a header field (RFC 5322 field-name)
+    const value = h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
     out.push({ name, value: decodeWords(value) });
     if (out.length >= 1000) break;
   }
