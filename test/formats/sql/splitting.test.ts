@@ -123,6 +123,34 @@ describe('MySQL, BigQuery, SQLite, Oracle', () => {
   });
 });
 
+describe('end to end per dialect', () => {
+  const cases: [string, string, string[]][] = [
+    ['BigQuery', 'SELECT a FROM `p.d.t` WHERE b = 1; INSERT INTO d.t2 (a) VALUES (1);', ['SELECT', 'INSERT']],
+    ['Sqlite', 'CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT); SELECT b FROM t WHERE a = 1;', ['CREATE TABLE', 'SELECT']],
+    ['Oracle', "CREATE OR REPLACE PROCEDURE p AS BEGIN NULL; END;\n/\nSELECT * FROM dual;", ['CREATE PROCEDURE', 'SELECT']],
+    ['MySql', 'UPDATE t SET a = 1 WHERE b = 2; DELETE FROM u WHERE c = 3;', ['UPDATE', 'DELETE']],
+  ];
+  for (const [dialect, sql, types] of cases) {
+    it(`${dialect}: units, types, parse status, schema`, async () => {
+      const r = await runText(sql, dialect);
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      const c = r.artifact.content;
+      expect(Value.Check(SqlContent, c)).toBe(true);
+      expect(r.artifact.documentUnits).toBe(types.length);
+      expect(c.statements.map((s: any) => s.type)).toEqual(types);
+      if (dialect === 'Oracle') {
+        expect(c.parser).toBeNull();
+        expect(c.statements.every((s: any) => s.parseStatus === 'skipped')).toBe(true);
+        expect(c.parseRate).toBeNull();
+      } else {
+        expect(c.parsedCount).toBe(types.length);
+        expect(c.tables.length).toBeGreaterThan(0);
+      }
+    });
+  }
+});
+
 describe('dialect option and bad input', () => {
   it('accepts the spellings the API allows, case-insensitively', () => {
     for (const v of ['PostgreSql', 'PostgreSQL', 'postgresql', 'MsSql', 'MSSQL', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle']) expect(normalizeDialect(v)).not.toBeNull();
