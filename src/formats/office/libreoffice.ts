@@ -4,7 +4,7 @@
 // disabled in that profile, each run is bounded by a timeout that kills the whole process
 // group, and the output is checked because soffice exits 0 even when it failed.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,12 +41,24 @@ const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
 
 /** Profiles not in use, reused across jobs of this thread (first start of a profile is slow). */
 const idleProfiles: string[] = [];
+const allProfiles = new Set<string>();
 let profileSeq = 0;
+let cleanupHooked = false;
+
+function hookCleanup(): void {
+  if (cleanupHooked) return;
+  cleanupHooked = true;
+  process.once('exit', () => {
+    for (const d of allProfiles) rmSync(d, { recursive: true, force: true });
+  });
+}
 
 async function takeProfile(): Promise<string> {
   const p = idleProfiles.pop();
   if (p) return p;
   const dir = path.join(os.tmpdir(), `docparse-lo-${process.pid}-${threadId}-${profileSeq++}`);
+  hookCleanup();
+  allProfiles.add(dir);
   await fs.mkdir(path.join(dir, 'user'), { recursive: true });
   await fs.writeFile(path.join(dir, 'user', 'registrymodifications.xcu'), REGISTRY);
   return dir;
@@ -54,7 +66,10 @@ async function takeProfile(): Promise<string> {
 
 function releaseProfile(dir: string, healthy: boolean): void {
   if (healthy) idleProfiles.push(dir);
-  else void fs.rm(dir, { recursive: true, force: true });
+  else {
+    allProfiles.delete(dir);
+    void fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 export interface ConvertResult {
