@@ -274,7 +274,8 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       if (garbage || thin) {
         try {
           const r = await ocrPage(doc, page, g);
-          if (r.fragments.length) {
+          // Keep the text layer when OCR finds less (e.g. a blank scan under a real text line).
+          if (r.fragments.length && r.charCount >= layer.charCount) {
             base.ocr = r;
             layer = { fragments: r.fragments, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
             source = 'ocr';

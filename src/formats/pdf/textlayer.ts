@@ -130,6 +130,16 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
   if (!tp) return out;
   try {
     const n = ex.FPDFText_CountChars(tp);
+    // Dominant text direction (degrees), from a sample of characters.
+    const hist = new Map<number, number>();
+    for (let i = 0; i < n; i += 7) {
+      const a = ex.FPDFText_GetCharAngle(tp, i);
+      if (a < 0) continue;
+      const d = Math.round((a * 180) / Math.PI / 15) * 15 % 360;
+      hist.set(d, (hist.get(d) ?? 0) + 1);
+    }
+    let dominant = 0, domN = -1;
+    for (const [d, c] of hist) if (c > domN) (dominant = d), (domN = c);
     const fonts = new Map<number, FontInfo>();
     let lastObj = -1;
     let size = 0;
@@ -180,8 +190,10 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
         }
         size = Math.round(fs * 100) / 100;
         invisible = obj ? ex.FPDFTextObj_GetTextRenderMode(obj) === 3 : false;
+        // Text at an angle to the page's dominant text direction (margin notes, stamps).
         const ang = ex.FPDFText_GetCharAngle(tp, i);
-        rotated = ang > 0.2 && ang < Math.PI * 2 - 0.2;
+        const diff = ang < 0 ? 0 : (((ang * 180) / Math.PI - dominant) % 360 + 360) % 360;
+        rotated = diff > 12 && diff < 348;
         const fh = obj ? ex.FPDFTextObj_GetFont(obj) : 0;
         let f = fonts.get(fh);
         if (!f) {

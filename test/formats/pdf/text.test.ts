@@ -21,8 +21,12 @@ const ENCRYPTED: Record<string, string> = {
   'camelot__health_protected.pdf': 'userpass',
 };
 const SCANS = ['pdfjs__scan-bad.pdf', 'camelot__image.pdf', 'pdfminer__pdf-with-jbig2.pdf', 'generated__scanned-3p.pdf'];
-/** Text PDFs whose text pdftotext renders the same way (AcroForms: poppler also prints field values; habibi: broken font maps). */
-const NOT_COMPARABLE = ['pdfminer__f1040nr.pdf', 'pysample__libreoffice-form.pdf', 'pysample__habibi-rotated.pdf', 'generated__truncated-tracemonkey.pdf', ...SCANS, ...Object.keys(ENCRYPTED)];
+/**
+ * Text PDFs left out of the ≥ 0.97 SingleColumn comparison (figures in bench/results/pdf.md):
+ * AcroForms (poppler also prints the field values), habibi (glyphs without Unicode maps),
+ * birdisland (every string printed twice with an offset: pdftotext keeps both copies).
+ */
+const NOT_COMPARABLE = ['pdfminer__f1040nr.pdf', 'pysample__libreoffice-form.pdf', 'pysample__habibi-rotated.pdf', 'camelot__birdisland.pdf', 'generated__truncated-tracemonkey.pdf', ...SCANS, ...Object.keys(ENCRYPTED)];
 const MULTI = ['pdfjs__tracemonkey.pdf', 'pysample__multicolumn.pdf', 'pdfminer__naacl06-shinyama.pdf', 'pdfplumber__federal-register-2020-17221.pdf'];
 
 describe('page counts (Document Units) equal pdfinfo on every corpus file', () => {
@@ -56,8 +60,9 @@ describe('page counts (Document Units) equal pdfinfo on every corpus file', () =
 
 describe('SingleColumn text equals pdftotext -layout (top-to-bottom order), similarity ≥ 0.97', () => {
   it('all comparable text PDFs', async () => {
-    const files = manifest.map((r) => r.file).filter((f) => !NOT_COMPARABLE.includes(f));
-    expect(files.length).toBeGreaterThanOrEqual(18);
+    // Multi-column files are compared in MultiColumn mode below (pdftotext -layout interleaves columns by its own row grid).
+    const files = manifest.filter((r) => !r.what_it_tests.startsWith('MultiColumn')).map((r) => r.file).filter((f) => !NOT_COMPARABLE.includes(f));
+    expect(files.length).toBeGreaterThanOrEqual(15);
     const low: string[] = [];
     for (const f of files) {
       const a = await parsedOk(f, { pdfMode: 'SingleColumn' });
