@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { ExtractionError } from '../types.js';
 import { newLibreDwgInstance } from './libredwg.js';
 import {
+  checkCadSize,
   countInto,
   isModelSpace,
   isPaperSpace,
@@ -57,6 +58,7 @@ const CODEPAGES: Record<number, string> = {
 };
 
 export async function readDwg(filePath: string): Promise<CadDocument> {
+  await checkCadSize(filePath);
   const bytes = await readFile(filePath);
   if (bytes.length < 0x80 || !/^AC[12][.0-9]\d{2}/.test(bytes.subarray(0, 6).toString('latin1'))) {
     throw new ExtractionError(

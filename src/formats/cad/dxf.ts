@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { ExtractionError } from '../types.js';
 import {
+  checkCadSize,
   countInto,
   decodeUnicodeEscapes,
   Extent,
@@ -541,6 +542,7 @@ function assemble(recs: Rec[], warnings: string[]): { e: Record<string, any>; re
 }
 
 export async function readDxf(filePath: string): Promise<{ doc: CadDocument; binary: boolean; encoding: string }> {
+  await checkCadSize(filePath);
   const buf = await readFile(filePath);
   const binary = buf.length >= BINARY_SENTINEL.length && buf.subarray(0, BINARY_SENTINEL.length).equals(BINARY_SENTINEL);
   const warnings: string[] = [];

@@ -3,6 +3,8 @@
 //
 // Geometry is compact (documented in schema.ts): points are [x, y] or [x, y, z] arrays
 // (z left out when 0), angles in radians, coordinates in drawing units (see `units`).
+import { stat } from 'node:fs/promises';
+import { ExtractionError } from '../types.js';
 
 export type Pt = number[];
 
@@ -290,4 +292,14 @@ export const DIMENSION_TYPES = ['linear', 'aligned', 'angular', 'diameter', 'rad
 export function dimensionTypeName(flags: unknown): string {
   const n = typeof flags === 'number' ? flags & 7 : -1;
   return DIMENSION_TYPES[n] ?? 'unknown';
+}
+
+/** Largest CAD file read (bytes): drawings are decoded whole in memory (DWG inside WASM). */
+export const CAD_MAX_BYTES = Number(process.env.CAD_MAX_BYTES) > 0 ? Number(process.env.CAD_MAX_BYTES) : 256 * 1024 * 1024;
+
+export async function checkCadSize(filePath: string): Promise<void> {
+  const { size } = await stat(filePath);
+  if (size > CAD_MAX_BYTES) {
+    throw new ExtractionError(`the drawing is ${size} bytes, larger than the ${CAD_MAX_BYTES}-byte limit for CAD files (CAD_MAX_BYTES)`);
+  }
 }

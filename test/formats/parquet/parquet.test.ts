@@ -145,6 +145,15 @@ describe('Parquet values are rendered losslessly', () => {
     expect(l.rows[1]).toEqual({ int64_list: [null, 1], utf8_list: null });
     const m = content(await parse('pqt_nested_maps.snappy.parquet', 'MetadataPlusRows'));
     expect(m.rows[0]).toEqual({ a: { a: { 1: true, 2: false } }, b: 1, c: 1 });
+    const rep = content(await parse('pqt_repeated_no_annotation.parquet', 'MetadataPlusRows'));
+    expect(rep.rows[2]).toEqual({ id: 3, phoneNumbers: { phone: [] } });
+    expect(rep.rows[5].phoneNumbers.phone).toEqual([
+      { number: 1111111111, kind: 'home' },
+      { number: 2222222222, kind: null },
+      { number: 3333333333, kind: 'mobile' },
+    ]);
+    const nl = content(await parse('pqt_nested_lists.snappy.parquet', 'MetadataPlusRows'));
+    expect(nl.rows[0]).toEqual({ a: [[['a', 'b'], ['c']], [null, ['d']]], b: 1 });
   });
 
   it('helpers: int64 beyond 2^53 as strings, decimals, non-finite floats, WKB', () => {
