@@ -188,8 +188,10 @@ const md = `# Parquet benchmark
 | file(s) | docparse (footer only, positioned reads) | baseline: read whole file + hyparquet parquetMetadata (metadata only, no artifact) | ratio |
 |---|---|---|---|
 | ${corpusFiles.length} corpus files, ms per file (in-process, median of ${Math.max(rounds, 5)} rounds) | ${fmt(median(corpusOurs), 2)} ms incl. the full metadata artifact | ${fmt(median(corpusWhole), 2)} ms | ${fmt(median(corpusOurs) / median(corpusWhole), 2)} |
-| ${fmt(bigSize / 2 ** 20, 0)} MiB file, in-process (warm), median of ${Math.max(rounds, 5)} | ${fmt(median(bigOurs), 2)} ms | ${fmt(median(bigWhole), 2)} ms | ${fmt(median(bigOurs) / median(bigWhole), 2)} |
+| ${fmt(bigSize / 2 ** 20, 0)} MiB file, in-process (warm), median of ${Math.max(rounds, 5)} | ${fmt(median(bigOurs), 2)} ms | ${fmt(median(bigWhole), 2)} ms | ${fmt(median(bigOurs) / median(bigWhole), 3)} |
 | ${fmt(bigSize / 2 ** 20, 0)} MiB file, whole process run (start-up and imports included) | ${fmt(oursMeta.ms, 1)} ms, peak RSS ${fmt(oursMeta.rss, 0)} MiB | ${fmt(wholeMeta.ms, 1)} ms, peak RSS ${fmt(wholeMeta.rss, 0)} MiB | ${fmt(oursMeta.ms / wholeMeta.ms, 2)} time, ${fmt(oursMeta.rss / wholeMeta.rss, 2)} RSS |
+
+- The corpus baseline only decodes an in-memory footer (the files are tiny, so reading them whole costs nothing); the docparse figure includes opening the file, the positioned reads, describing schema, row groups, statistics and geo metadata, and writing the artifact JSON. On the large file, reading only the footer is what counts.
 
 ## MetadataPlusRows on the ${fmt(bigSize / 2 ** 20, 0)} MiB file
 
