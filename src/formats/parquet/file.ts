@@ -7,8 +7,10 @@ import type { AsyncBuffer } from 'hyparquet';
 export class FileAsyncBuffer implements AsyncBuffer {
   bytesRead = 0;
   reads = 0;
-  /** Largest offset range touched, for tests: [lowest start, highest end). */
+  /** Lowest offset read. */
   lowest = Infinity;
+  /** Largest single read (bytes): bounded by one row group's column chunks in MetadataPlusRows. */
+  largestRead = 0;
 
   constructor(
     private readonly fh: FileHandle,
@@ -28,6 +30,7 @@ export class FileAsyncBuffer implements AsyncBuffer {
     }
     this.bytesRead += done;
     this.reads++;
+    if (done > this.largestRead) this.largestRead = done;
     if (s < this.lowest) this.lowest = s;
     return done === out.byteLength ? out : out.slice(0, done);
   }

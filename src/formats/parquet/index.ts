@@ -190,6 +190,7 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
         createdBy: metadata.created_by ?? null,
         geo: geo !== null,
         bytesRead: file.bytesRead,
+        largestRead: file.largestRead,
         ...(mode === 'MetadataPlusRows' ? { rowsWritten } : {}),
       },
       warnings,

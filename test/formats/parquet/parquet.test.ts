@@ -110,6 +110,19 @@ describe('Parquet MetadataPlusRows: rows as the MANIFEST full read says', () => 
   }
 });
 
+describe('MetadataPlusRows reads row group by row group', () => {
+  it.each(['pqt_geospatial_geography-polygons.parquet', 'pqt_geospatial_geospatial.parquet', 'gdal_nested_types.parquet'])('%s: no read spans more than one row group', async (file) => {
+    const r = await parse(file, 'MetadataPlusRows');
+    const c = content(r);
+    if (!r.ok) return;
+    const groupBytes = c.rowGroups.map((g: any) => g.columns.reduce((a: number, col: any) => a + Number(col.compressedSize), 0));
+    const footerRead = c.footerSize + 8;
+    expect(c.numRowGroups).toBeGreaterThan(1);
+    expect(r.artifact.metadata.largestRead).toBeLessThanOrEqual(Math.max(footerRead, ...groupBytes));
+    expect(Math.max(footerRead, ...groupBytes)).toBeLessThan(c.fileSize / 2 + footerRead); // the bound is meaningful
+  });
+});
+
 describe('Parquet values are rendered losslessly', () => {
   it('decimals (INT32, FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY) are exact strings with `scale` digits', async () => {
     for (const f of ['pqt_int32_decimal.parquet', 'pqt_fixed_length_decimal.parquet', 'pqt_byte_array_decimal.parquet']) {
