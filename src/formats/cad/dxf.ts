@@ -110,41 +110,62 @@ function decodeText(buf: Buffer): { text: string; encoding: string } {
 }
 
 function readAsciiTags(text: string): { tags: Tags; warnings: string[] } {
-  const lines = text.split(/\r\n|\r|\n/);
+  // Scans line by line without splitting the whole text into an array of lines.
   const codes: number[] = [];
   const values: Val[] = [];
   const warnings: string[] = [];
   let lenient = 0;
-  let i = 0;
-  for (; i + 1 < lines.length; i += 2) {
-    const raw = lines[i].trim();
+  let pos = 0;
+  let lineNo = 0;
+  const n = text.length;
+  const nextLine = (): string | null => {
+    if (pos >= n) return null;
+    let i = pos;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || c === 13) break;
+      i++;
+    }
+    const line = text.slice(pos, i);
+    if (i < n && text.charCodeAt(i) === 13 && text.charCodeAt(i + 1) === 10) i += 2;
+    else i += 1;
+    pos = i;
+    lineNo++;
+    return line;
+  };
+  for (;;) {
+    const codeLine = nextLine();
+    if (codeLine === null) break;
+    const raw = codeLine.trim();
     if (!/^-?\d{1,4}$/.test(raw)) {
-      if (raw === '' && lines.slice(i).every((l) => l.trim() === '')) break;
-      throw new ExtractionError(`malformed DXF: line ${i + 1} should hold a group code but holds ${JSON.stringify(raw.slice(0, 40))}`);
+      if (raw === '' && /^\s*$/.test(text.slice(pos))) break;
+      throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a group code but holds ${JSON.stringify(raw.slice(0, 40))}`);
+    }
+    const v = nextLine();
+    if (v === null) {
+      warnings.push('the DXF ends in the middle of a group (odd number of lines)');
+      break;
     }
     const code = parseInt(raw, 10);
-    const v = lines[i + 1];
     const kind = valueKind(code);
-    if (kind === 'str' || kind === 'bin') values.push(v.replace(/\r$/, ''));
+    if (kind === 'str' || kind === 'bin') values.push(v);
     else if (kind === 'bool') values.push(v.trim() !== '0');
     else {
-      let n = Number(v.trim());
-      if (!Number.isFinite(n)) {
+      let num = Number(v.trim());
+      if (!Number.isFinite(num)) {
         // Like AutoCAD (strtod), accept a number followed by junk, e.g. "256QSW".
-        n = parseFloat(v.trim());
-        if (Number.isFinite(n)) lenient++;
+        num = parseFloat(v.trim());
+        if (Number.isFinite(num)) lenient++;
       }
-      if (!Number.isFinite(n)) {
-        throw new ExtractionError(`malformed DXF: line ${i + 2} should hold a number for group code ${code} but holds ${JSON.stringify(v.trim().slice(0, 40))}`);
+      if (!Number.isFinite(num)) {
+        throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a number for group code ${code} but holds ${JSON.stringify(v.trim().slice(0, 40))}`);
       }
-      values.push(n);
+      values.push(num);
     }
     codes.push(code);
     if (code === 0 && v.trim() === 'EOF') break;
   }
   if (lenient) warnings.push(`${lenient} numeric values had trailing characters and were read up to them`);
-  if (codes.length && codes[codes.length - 1] === 0 && String(values[values.length - 1]).trim() === 'EOF') return { tags: { codes, values }, warnings };
-  if (i < lines.length && lines[i].trim() !== '') warnings.push('the DXF ends in the middle of a group (odd number of lines)');
   return { tags: { codes, values }, warnings };
 }
 
