@@ -114,7 +114,7 @@ function nativeInfo(sources) {
 
 function layersOf(src) {
   const r = spawnSync('ogrinfo', ['-ro', '-so', '-q', src.abs], { encoding: 'utf8', env: { ...process.env, SHAPE_RESTORE_SHX: 'YES' } });
-  return [...(r.stdout ?? '').matchAll(/^\d+: (.+?)(?: \([^)]*\))?$/gm)].map((m) => m[1]);
+  return [...(r.stdout ?? '').matchAll(/^(?:\d+|Layer): (.+?)(?: \([^)]*\))?$/gm)].map((m) => m[1]);
 }
 
 function nativeExport(sources, layerLists) {
