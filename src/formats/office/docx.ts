@@ -329,7 +329,8 @@ export class DocxReader {
     if (info.footnoteIds.length) inline.footnoteIds = info.footnoteIds;
     if (info.endnoteIds.length) inline.endnoteIds = info.endnoteIds;
     if (info.commentIds.length) inline.commentIds = info.commentIds;
-    if (top) for (const l of info.links) this.model.hyperlinks.push(l);
+    const inMain = this.partName === this.currentMain();
+    if (inMain) for (const l of info.links) this.model.hyperlinks.push(l);
 
     const hasText = text.trim().length > 0;
     if (hasText || inline.footnoteIds || inline.commentIds || inline.endnoteIds) {
@@ -346,7 +347,6 @@ export class DocxReader {
     for (const box of info.extra) {
       for (const b of this.walkBlocks(box, depth + 1, false)) {
         if (b.type !== 'table') (b as { inTextBox?: boolean }).inTextBox = true;
-        if (top) for (const l of (b as { links?: Link[] }).links ?? []) this.model.hyperlinks.push(l);
         out.push(this.reindex(b, nextIndex()));
       }
     }
