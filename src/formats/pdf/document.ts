@@ -172,9 +172,23 @@ export class PdfDocument {
     };
   }
 
+  private closers: (() => void)[] = [];
+
+  /** Runs `fn` before the document is closed (e.g. to release a form environment). */
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const fn of this.closers.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // best effort
+      }
+    }
     this.scratch.free();
     this.p.ex.FPDF_CloseDocument(this.handle);
     this.p.M.removeFunction(this.cb);

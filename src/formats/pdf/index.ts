@@ -10,9 +10,9 @@ import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { PdfDocument, type PdfMetadata } from './document.js';
 import { getPdfium } from './pdfium-loader.js';
-import { pageGeometry, readTextLayer, type PageGeometry, type TextLayer } from './textlayer.js';
+import { frameToDisplay, pageGeometry, readTextLayer, type PageGeometry, type TextLayer } from './textlayer.js';
 import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, toVertical, type RawBlock } from './layout.js';
-import type { PdfBlockT, PdfPageT } from './schema.js';
+import type { PdfBlockT, PdfPageT, PdfTableT } from './schema.js';
 import { readOutline, readPageLabel } from './outline.js';
 import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import { advancedPageExtras, type AdvancedExtras } from './advanced.js';
@@ -121,6 +121,7 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
     const garbagePages: number[] = [];
     const failedPages: number[] = [];
     const ocrPages: number[] = [];
+    let prevTable: { table: PdfTableT; page: number; height: number } | null = null;
 
     const emit = async (pw: PageWork) => {
       const i = pw.number - 1;
@@ -195,6 +196,17 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
       else if (pw.textSource === 'none') emptyPages.push(i + 1);
       if (pw.textSource === 'ocr') ocrPages.push(i + 1);
       if (pw.charCount > 20 && pw.badChars / pw.charCount > 0.25) garbagePages.push(i + 1);
+      // Tables continued across pages: last table at the bottom of one page, first at the top
+      // of the next, with the same number of columns.
+      const tables = pw.extras?.tables ?? [];
+      if (prevTable && tables.length) {
+        const t = tables[0];
+        if (t.columns === prevTable.table.columns && t.bbox[1] < pw.geometry.height * 0.3 && prevTable.table.bbox[3] > prevTable.height * 0.7 && prevTable.page === i) {
+          t.continuedFrom = prevTable.table.id;
+          prevTable.table.continuesOn = t.id;
+        }
+      }
+      prevTable = tables.length ? { table: tables[tables.length - 1], page: i + 1, height: pw.geometry.height } : null;
       stats.add(pw.blocks);
       sigs[i] = pw.marginSigs;
       pending.push(pw);
@@ -277,7 +289,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
           // Keep the text layer when OCR finds less (e.g. a blank scan under a real text line).
           if (r.fragments.length && r.charCount >= layer.charCount) {
             base.ocr = r;
-            layer = { fragments: r.fragments, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+            layer = { fragments: r.fragments, frame: g, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
             source = 'ocr';
           }
         } catch (e) {
@@ -310,19 +322,26 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     }
     if (vertical) {
       for (const b of blocks) {
-        fromVertical(b, g.width);
-        for (const l of b.lines) fromVertical(l, g.width);
+        fromVertical(b, layer.frame.width);
+        for (const l of b.lines) fromVertical(l, layer.frame.width);
       }
     }
+    const frame = layer.frame;
     base.blocks = blocks;
     base.columns = columns;
     base.textSource = blocks.length ? source : 'none';
-    base.marginSigs = marginCandidates(blocks, g);
+    base.marginSigs = marginCandidates(blocks, frame);
     if (mode === 'Advanced') {
       try {
-        base.extras = advancedPageExtras(doc, page, i, g, frags, blocks);
+        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks);
       } catch (e) {
         warnings.push(`advanced extraction failed on page ${i + 1}: ${(e as Error).message}`);
+      }
+    }
+    if (frame.rotation !== g.rotation) {
+      for (const b of blocks) {
+        frameToDisplay(frame, g, b);
+        for (const l of b.lines) frameToDisplay(frame, g, l);
       }
     }
   } finally {

@@ -38,6 +38,12 @@ export interface PageGeometry {
 
 export interface TextLayer {
   fragments: Fragment[];
+  /**
+   * Geometry the fragments are expressed in: the displayed page, or — when the page's text
+   * runs sideways on screen (a /Rotate'd scan of landscape text) — the frame in which it reads
+   * upright. frameToDisplay() maps boxes back.
+   */
+  frame: PageGeometry;
   charCount: number;
   badChars: number;
   invisibleChars: number;
@@ -72,6 +78,34 @@ export function pageGeometry(doc: PdfDocument, page: number): PageGeometry {
     box = rotation % 2 ? [0, 0, height, width] : [0, 0, width, height];
   }
   return { width, height, rotation: rotation * 90, box };
+}
+
+/** Inverse of toDisplay: a frame point back to PDF user space. */
+export function fromDisplay(g: PageGeometry, X: number, Y: number): [number, number] {
+  const [L, B, R, T] = g.box;
+  switch (g.rotation) {
+    case 90:
+      return [Y + L, X + B];
+    case 180:
+      return [R - X, Y + B];
+    case 270:
+      return [R - Y, T - X];
+    default:
+      return [X + L, T - Y];
+  }
+}
+
+/** Maps a box from a reading frame to the displayed page (in place). */
+export function frameToDisplay(frame: PageGeometry, g: PageGeometry, b: { x0: number; y0: number; x1: number; y1: number }): void {
+  if (frame.rotation === g.rotation) return;
+  const [ux0, uy0] = fromDisplay(frame, b.x0, b.y0);
+  const [ux1, uy1] = fromDisplay(frame, b.x1, b.y1);
+  const [ax, ay] = toDisplay(g, ux0, uy0);
+  const [bx, by] = toDisplay(g, ux1, uy1);
+  b.x0 = Math.min(ax, bx);
+  b.x1 = Math.max(ax, bx);
+  b.y0 = Math.min(ay, by);
+  b.y1 = Math.max(ay, by);
 }
 
 /** Maps a point in PDF user space to display space (top-left origin, rotation applied). */
@@ -118,12 +152,13 @@ function fixChar(u: number): string {
 }
 
 /** Extracts fragments from a loaded page. */
-export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): TextLayer {
+export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry): TextLayer {
+  let g = display;
   const { ex, M } = doc.p;
   const s = doc.scratch;
   const sp = s.ptr;
   const tp = ex.FPDFText_LoadPage(page);
-  const out: TextLayer = { fragments: [], charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+  const out: TextLayer = { fragments: [], frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
   const seen = new Map<string, number>();
   const seenX = new Map<number, number>();
   let px0 = 0, px1 = 0, py1 = 0, hasPrev = false;
@@ -140,6 +175,14 @@ export function readTextLayer(doc: PdfDocument, page: number, g: PageGeometry): 
     }
     let dominant = 0, domN = -1;
     for (const [d, c] of hist) if (c > domN) (dominant = d), (domN = c);
+    // Text that runs sideways on the displayed page is read in the frame where it is upright.
+    const shown = (((display.rotation + dominant) % 360) + 360) % 360;
+    if (shown === 90 || shown === 180 || shown === 270) {
+      const rot = (((display.rotation - shown) % 360) + 360) % 360;
+      const [L, B, R, T] = display.box;
+      g = { ...display, rotation: rot, width: rot % 180 ? T - B : R - L, height: rot % 180 ? R - L : T - B };
+      out.frame = g;
+    }
     const fonts = new Map<number, FontInfo>();
     let lastObj = -1;
     let size = 0;
