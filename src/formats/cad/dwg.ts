@@ -175,6 +175,7 @@ function fromDatabase(db: any, signature: string, version: { type?: string; hdr?
 
   const refs = new Map<string, number>();
   const blocks: CadBlock[] = [];
+  const preR2007 = /^AC10(0\d|1[0-8])$/.test(version.hdr ?? signature);
   const btrHandleToName = new Map<string, string>();
   for (const b of db.tables?.BLOCK_RECORD?.entries ?? []) {
     const name = String(b.name ?? '');
@@ -184,6 +185,7 @@ function fromDatabase(db: any, signature: string, version: { type?: string; hdr?
     let n = 0;
     const add = (e: any, insertHandle: string | null) => {
       n++;
+      if (preR2007 && e.type === 'MULTILEADER' && typeof e.textContent === 'string') e.textContent = undoUtf16Misread(e.textContent);
       countInto(counts, String(e.type));
       if (space) {
         doc.entityCount++;
@@ -221,6 +223,20 @@ function fromDatabase(db: any, signature: string, version: { type?: string; hdr?
     return { ...rest, block: _btr ? (btrHandleToName.get(String(_btr)) ?? null) : null };
   });
   return doc;
+}
+
+/**
+ * libredwg-web reads MULTILEADER text of pre-2007 drawings (8-bit strings) as UTF-16, so
+ * "xx\\Pxx" arrives as CJK-looking pairs. When every UTF-16 unit splits into two ASCII
+ * bytes, the string is decoded again as the bytes it was.
+ */
+export function undoUtf16Misread(s: string): string {
+  if (!/[\u0100-\uffff]/.test(s)) return s;
+  const bytes = Buffer.from(s, 'utf16le');
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  for (let i = 0; i < end; i++) if (bytes[i] >= 0x80 || bytes[i] === 0) return s;
+  return bytes.subarray(0, end).toString('latin1');
 }
 
 /** Every entity object LibreDWG decoded, by LibreDWG's object name (all blocks; VERTEX/SEQEND included). */

@@ -90,6 +90,16 @@ describe('DWG (LibreDWG, fresh WASM instance per drawing)', () => {
     expect(layer0).toMatchObject({ locked: true, frozen: false, on: true, colorIndex: 7 });
   });
 
+  it('example_2000 DWG and DXF agree on dimension measurements and texts', async () => {
+    const dwg = content(await parseFileWith(parseDwg, corpusPath('cad', 'dwg_example_2000.dwg'), 'dwg'));
+    const dxf = content(await parseFileWith(parseDxf, corpusPath('cad', 'dxf_example_2000.dxf'), 'dxf'));
+    const dims = (c: any) => c.dimensions.filter((d: any) => /^\*model_space$/i.test(d.block)).map((d: any) => `${d.dimensionType}:${d.measurement.toFixed(4)}`).sort();
+    expect(dims(dwg)).toEqual(dims(dxf));
+    expect(dims(dwg)).toContain('aligned:1504.6795');
+    const texts = (c: any, kind: string) => c.texts.filter((t: any) => t.kind === kind && /^\*model_space$/i.test(t.block)).map((t: any) => t.plainText).sort();
+    for (const kind of ['TEXT', 'MTEXT', 'ATTRIB', 'MULTILEADER']) expect([kind, texts(dwg, kind)]).toEqual([kind, texts(dxf, kind)]);
+  });
+
   it('attribs_fr: accented layer names and attribute values survive', async () => {
     const c = content(await parseFileWith(parseDwg, corpusPath('cad', 'dwg_attribs_fr.dwg'), 'dwg'));
     expect(c.layers.some((l: any) => /[éèàç]/i.test(l.name))).toBe(true);
