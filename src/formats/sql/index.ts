@@ -30,6 +30,8 @@ const NSP_DATABASE: Partial<Record<Dialect, { build: string; database: string }>
 /** Statements longer than this are not handed to node-sql-parser (a PEG parser can be slow on huge inputs). */
 const MAX_NSP_CHARS = 200_000;
 const MAX_PG_PARSE_CHARS = 8_000_000;
+/** ASTs of statements longer than this are not written (type, tables and columns still are). */
+const MAX_AST_CHARS = 256 * 1024;
 
 interface NspParser {
   parse(sql: string, opt: { database: string }): { ast: unknown; tableList: string[]; columnList: string[] };
@@ -162,7 +164,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
       type: p.type,
       parseStatus: p.parseStatus,
       parser: p.parseStatus === 'skipped' && !p.parseError ? null : parserName,
-      ...(p.ast !== undefined ? { ast: p.ast } : {}),
+      ...(p.ast !== undefined ? (sql.length > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
       ...(p.parseError
         ? {
             parseError: {

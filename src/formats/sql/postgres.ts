@@ -172,6 +172,12 @@ export function pgReferences(ast: unknown): { tables: string[]; columns: string[
       return;
     }
     const o = n as Record<string, unknown>;
+    // A RangeVar appears wrapped ({RangeVar: {...}}) in FROM lists and bare in typed fields
+    // (InsertStmt.relation, CreateStmt.relation, …): both carry relname.
+    if (typeof o.relname === 'string' && ('relpersistence' in o || 'inh' in o || 'location' in o)) {
+      const rv = o as { catalogname?: string; schemaname?: string; relname: string };
+      tables.add([rv.catalogname, rv.schemaname, rv.relname].filter(Boolean).join('.'));
+    }
     for (const [k, v] of Object.entries(o)) {
       if (k === 'RangeVar' && v && typeof v === 'object') {
         const rv = v as { catalogname?: string; schemaname?: string; relname?: string };

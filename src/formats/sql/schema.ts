@@ -18,6 +18,7 @@ export const SqlStatement = Type.Object({
   parseStatus: Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')]),
   parser: Type.Union([Type.String(), Type.Null()]),
   ast: Type.Optional(Type.Unknown({ description: "The parser's AST: libpg-query (PostgreSQL's parse tree as JSON) or node-sql-parser." })),
+  astOmitted: Type.Optional(Type.Boolean({ description: 'The statement parsed but is longer than 256 KiB: its AST is not written.' })),
   parseError: Type.Optional(
     Type.Object({
       message: Type.String(),

@@ -176,6 +176,18 @@ describe('dialect option and bad input', () => {
       expect(latin.artifact.content.statements[0].text).toContain('café');
     }
   });
+  it('a very long statement is parsed but its AST is not written', async () => {
+    const values = Array.from({ length: 30000 }, (_, i) => `(${i}, 'row ${i}')`).join(',\n');
+    const r = await runText(`insert into big (a, b) values\n${values};\nselect 1;`, 'PostgreSql');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const [ins, sel] = r.artifact.content.statements;
+    expect(ins.parseStatus).toBe('parsed');
+    expect(ins.astOmitted).toBe(true);
+    expect(ins.ast).toBeUndefined();
+    expect(ins.tables).toEqual(['big']);
+    expect(sel.ast).toBeDefined();
+  });
   it('an empty file has no statements and a warning', async () => {
     const r = await runText('-- nothing here\n', 'Snowflake');
     expect(r.ok && r.artifact.documentUnits).toBe(0);
