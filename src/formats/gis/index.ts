@@ -368,6 +368,7 @@ async function writeLayer(
     warnings.push(`The layer has ${layer.geometryFields.length} geometry fields; the features carry the first (${gf?.name || 'unnamed'}).`);
   }
   if (layer.fidColumnName) metadata.fidColumn = layer.fidColumnName;
+  if (layer.usedDomains) metadata.domains = layer.usedDomains;
   let enc = encoding;
   const shpEnc = layer.metadata?.SHAPEFILE?.SOURCE_ENCODING;
   if (!enc && typeof shpEnc === 'string' && shpEnc) enc = shpEnc;
@@ -552,7 +553,14 @@ async function processSource(
       warnings.push(`${src.relPath}: the dataset holds no layer; nothing to report.`);
       return;
     }
+    const domains = info.domains && typeof info.domains === 'object' ? (info.domains as Record<string, unknown>) : {};
     for (const layer of layers) {
+      // Field domains (coded values, ranges) the layer's fields use, from the dataset's catalogue.
+      const used: Record<string, unknown> = {};
+      for (const f of Array.isArray(layer.fields) ? layer.fields : []) {
+        if (f?.domainName && domains[f.domainName] !== undefined) used[f.domainName] = domains[f.domainName];
+      }
+      if (Object.keys(used).length) layer.usedDomains = used;
       await writeLayer(s, ds, layer, { ...src, format }, driver, encoding, [...pre, ...openWarnings], content, job, tempDir);
     }
   } catch (err) {

@@ -189,6 +189,16 @@ describe('metadata and features', () => {
     expect(d.warnings.join('\n')).toMatch(/converted to MultiPolygon/);
   });
 
+  it('field domains used by a layer are reported with its fields', async () => {
+    for (const [file, format] of [['fgdb_domains.gdb.zip', 'filegdb'], ['gpkg_domains.gpkg', 'geopackage']] as const) {
+      const a = await okParse(gis(file), format);
+      const d = a.content.datasets[0];
+      const withDomain = d.fields.filter((f: any) => f.domainName);
+      expect(withDomain.length, file).toBeGreaterThan(0);
+      for (const f of withDomain) expect(d.metadata.domains[f.domainName], `${file} ${f.domainName}`).toBeTruthy();
+    }
+  });
+
   it('GDAL counting more features than it returns is reported (KML placemarks without geometry)', async () => {
     const a = await okParse(gis('kml_several_schema_in_layer.kml'), 'kml');
     const d = a.content.datasets[0];
