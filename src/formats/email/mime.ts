@@ -67,7 +67,8 @@ async function attachment(a: Attachment, depth: number, warnings: string[]): Pro
 
 /** Parses one MIME message (bytes) into the artifact's message shape. */
 export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessageT> {
-  const m = await simpleParser(source, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true } as Record<string, unknown>);
+  // skipHtmlToText: `text` is only a real text part; the HTML's text is computed once, below.
+  const m = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true, keepCidLinks: true } as Record<string, unknown>);
   const warnings: string[] = [];
   const headers = rawHeaders(m);
   const dateRaw = headerValue(headers, 'date');

@@ -36,8 +36,10 @@ const MAPPED = new Set([
   'innerMsgContentFields', 'innerMsgContent', 'normalizedSubject', 'conversationTopic',
 ]);
 
-function sender(d: Fields): EmailAddressT[] {
-  const addr = d.senderSmtpAddress || d.sentRepresentingSmtpAddress || (d.senderAddressType === 'EX' ? null : d.senderEmail) || d.senderEmail;
+function sender(d: Fields, headers: { name: string; value: string }[]): EmailAddressT[] {
+  // Exchange senders carry an X.500 DN; prefer an SMTP address from the properties or the transport headers.
+  const fromHeader = /<([^<>\s]+@[^<>\s]+)>/.exec(headerValue(headers, 'from') ?? '')?.[1];
+  const addr = d.senderSmtpAddress || d.sentRepresentingSmtpAddress || (d.senderAddressType === 'EX' ? fromHeader : d.senderEmail) || d.senderEmail;
   if (!addr && !d.senderName) return [];
   return [address(d.senderName, addr)];
 }
@@ -124,7 +126,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
     itemClass: d.messageClass ?? null,
     messageId: d.messageId ?? headerValue(headers, 'message-id') ?? null,
     subject: d.subject ?? null,
-    from: sender(d),
+    from: sender(d, headers),
     to: recipients(d, 'to'),
     cc: recipients(d, 'cc'),
     bcc: recipients(d, 'bcc'),

@@ -55,6 +55,8 @@ describe('EML headers and bodies', () => {
   });
   it('HTML bodies come with their text', async () => {
     const m = await first('tika__testLotusEml.eml');
+    expect(m.text).toBeNull(); // HTML only: no text part is invented
+    expect(m.htmlText).toBe('Message body');
     expect(m.html).toMatch(/<[a-z]/i);
     expect(m.htmlText.length).toBeGreaterThan(0);
     expect(m.htmlText).not.toMatch(/<\/?[a-z]+[^>]*>/i);
