@@ -106,6 +106,10 @@ async function measure(group, files, ways) {
 
 await measure('DOCX', docx, [
   ['docparse, pages rendered by LibreOffice (default)', (f) => runParser(f)],
+  ['docparse, DOCPARSE_OFFICE_RENDER=auto (render only when Word\'s layout does not confirm the stored count)', async (f) => {
+    process.env.DOCPARSE_OFFICE_RENDER = 'auto';
+    try { await runParser(f); } finally { delete process.env.DOCPARSE_OFFICE_RENDER; }
+  }],
   ['docparse, rendering off (DOCPARSE_OFFICE_RENDER=0, stored pages)', async (f) => {
     process.env.DOCPARSE_OFFICE_RENDER = '0';
     try { await runParser(f); } finally { delete process.env.DOCPARSE_OFFICE_RENDER; }
@@ -146,6 +150,22 @@ if (!skipQuality) {
   quality.sort((a, b) => a.file.localeCompare(b.file));
 }
 
+// ---- auto mode over every DOCX with ground truth ----
+const auto = [];
+if (!skipQuality) {
+  process.env.DOCPARSE_OFFICE_RENDER = 'auto';
+  for (const r of rows.filter((x) => ok(x) && /\.(docx|docm)$/.test(x.file))) {
+    const t = performance.now();
+    try {
+      const o = await runParser(r.file);
+      auto.push({ file: r.file, units: o.documentUnits, source: o.metadata.pageCount.source, truth: Number(r.pages_rendered), ms: performance.now() - t });
+    } catch (e) {
+      auto.push({ file: r.file, units: null, source: `error: ${e.message}`, truth: Number(r.pages_rendered), ms: performance.now() - t });
+    }
+  }
+  delete process.env.DOCPARSE_OFFICE_RENDER;
+}
+
 rmSync(tmp, { recursive: true, force: true });
 
 // ---- report ----
@@ -180,6 +200,12 @@ if (quality.length) {
   const noes = quality.filter((q) => !['xlsx', 'xls', 'ods'].includes(q.format) && /^\d+$/.test(q.rendered) && q.units !== Number(q.rendered)).map((q) => `\`${q.file}\``);
   if (noes.length) L.push(`- Disagreements: ${noes.join(', ')} (see the table; explained in test/formats/office/converted-documents.test.ts and the README).`);
   L.push('- Spreadsheets are billed per sheet; the MANIFEST\'s figure for them is printed pages, shown for reference (agreement is not expected).', '');
+  if (auto.length) {
+    const skipped = auto.filter((a) => a.source === 'stored-confirmed');
+    const eqA = auto.filter((a) => a.units === a.truth);
+    const wrong = auto.filter((a) => a.units !== a.truth).map((a) => `\`${a.file}\` (${a.units} vs ${a.truth}, ${a.source})`);
+    L.push(`- DOCX in \`DOCPARSE_OFFICE_RENDER=auto\` mode: ${skipped.length}/${auto.length} files skip rendering (stored count confirmed by Word's layout markers); **${eqA.length}/${auto.length}** equal the MANIFEST's rendered pages${wrong.length ? `; differing: ${wrong.join(', ')}` : ''}. Median ms per file: ${fmt(median(auto.map((a) => a.ms)), 0)} (auto) vs ${fmt(median(quality.filter((q) => q.format === 'docx' && !q.error).map((q) => q.ms)), 0)} (always, 3 concurrent).`);
+  }
   L.push('| file | format | units | source | MANIFEST rendered | MANIFEST stored | agrees | ms | error |', '|---|---|---|---|---|---|---|---|---|');
   for (const q of quality) {
     const agrees = q.error ? (q.rendered === 'none' ? 'yes (fails)' : 'NO (fails)') : ['xlsx', 'xls', 'ods'].includes(q.format) ? `n/a (${q.units} sheets)` : q.units === Number(q.rendered) ? 'yes' : 'NO';

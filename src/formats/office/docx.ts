@@ -23,6 +23,8 @@ export interface DocxModel {
   hyperlinks: { text: string; target: string }[];
   images: OfficeImageT[];
   hasMacros: boolean;
+  /** w:lastRenderedPageBreak markers in the body: Word's own layout at its last save. */
+  renderedPageBreaks: number;
 }
 
 interface StyleInfo {
@@ -69,7 +71,7 @@ export class DocxReader {
   private rels = new Map<string, Rel>();
   private partName = '';
   private blockIndex = 0;
-  readonly model: DocxModel = { blocks: [], headersFooters: [], footnotes: [], endnotes: [], comments: [], hyperlinks: [], images: [], hasMacros: false };
+  readonly model: DocxModel = { blocks: [], headersFooters: [], footnotes: [], endnotes: [], comments: [], hyperlinks: [], images: [], hasMacros: false, renderedPageBreaks: 0 };
 
   constructor(
     private readonly zip: ZipPackage,
@@ -407,6 +409,9 @@ export class DocxReader {
         }
         case 'instrText':
           field.instr += allText(n);
+          break;
+        case 'lastRenderedPageBreak':
+          if (this.partName === this.currentMain()) this.model.renderedPageBreaks++;
           break;
         case 'footnoteReference':
           info.footnoteIds.push(attr(n, 'id') ?? '');

@@ -142,7 +142,9 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
 
   // Content: DOCX directly; the others through LibreOffice → DOCX. Rendering runs alongside.
   const work = ctx.work;
-  const renderP = renderPages(ctx, renderExt);
+  // In "auto" mode a DOCX whose stored page count Word's own layout markers confirm is not
+  // rendered; that is decided after reading it.
+  let renderP: Promise<RenderResult> | null = renderMode() === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt);
   let converted = false;
   if (format !== 'docx') {
     if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${format.toUpperCase()} files and is not installed on this node`);
@@ -183,7 +185,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
           z2.close();
         }
         metadata.recoveredBy = 'libreoffice';
-        return finishWord(ctx, w, model, properties, await renderP);
+        return finishWord(ctx, w, model, properties, await (renderP ?? renderPages(ctx, renderExt)));
       }
       throw err;
     }
@@ -193,14 +195,30 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   }
   if (model.hasMacros) metadata.hasMacros = true;
   if (metadata.hasMacros) warnings.push('the document contains macros; they were not run');
+  if (!renderP) {
+    const wordPages = model.renderedPageBreaks + 1;
+    const byWord = /Microsoft Office Word|Microsoft Word/i.test(properties.application ?? '');
+    renderP = byWord && properties.pages === wordPages ? Promise.resolve({ confirmed: wordPages }) : renderPages(ctx, renderExt);
+  }
   return finishWord(ctx, w, model, properties, await renderP);
 }
 
-type RenderResult = { pages: number; millis: number } | { error: string; disabled?: boolean };
+type RenderResult = { pages: number; millis: number } | { confirmed: number } | { error: string; disabled?: boolean };
 
-/** DOCPARSE_OFFICE_RENDER=0 turns page rendering off (pages then come from the stored count). */
+/**
+ * DOCPARSE_OFFICE_RENDER: "always" (default) renders every word-processing document;
+ * "auto" skips rendering a DOCX written by Word when its stored page count equals Word's own
+ * layout (lastRenderedPageBreak markers + 1); "0"/"off" never renders (stored count billed).
+ */
+export function renderMode(): 'always' | 'auto' | 'off' {
+  const v = (process.env.DOCPARSE_OFFICE_RENDER ?? 'always').toLowerCase();
+  if (v === '0' || v === 'off' || v === 'false') return 'off';
+  if (v === 'auto') return 'auto';
+  return 'always';
+}
+
 export function renderingEnabled(): boolean {
-  return process.env.DOCPARSE_OFFICE_RENDER !== '0';
+  return renderMode() !== 'off';
 }
 
 function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
@@ -213,7 +231,10 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
   const { warnings, metadata } = ctx;
   const stored = properties.pages;
   let units: number;
-  if ('pages' in render) {
+  if ('confirmed' in render) {
+    units = render.confirmed;
+    metadata.pageCount = { source: 'stored-confirmed', rendered: null, stored: stored ?? null, storedAgrees: true, wordLayoutPages: render.confirmed };
+  } else if ('pages' in render) {
     units = render.pages;
     metadata.pageCount = { source: 'rendered', rendered: render.pages, stored: stored ?? null, storedAgrees: stored === undefined ? null : stored === render.pages, renderMillis: render.millis };
     if (stored !== undefined && stored !== render.pages) warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);

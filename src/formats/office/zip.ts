@@ -153,7 +153,11 @@ export class ZipPackage {
     return this.resolve(name) ? this.readText(name, maxBytes) : null;
   }
 
+  private closed = false;
+
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.zip.close();
   }
 }
