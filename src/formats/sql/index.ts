@@ -110,7 +110,7 @@ const SPLITTERS: Record<Dialect, string> = {
   MySql: "';' or the current DELIMITER, outside strings and comments",
   BigQuery: "';' outside strings, comments and BEGIN … END blocks",
   Sqlite: "';' outside strings, comments and CREATE TRIGGER … BEGIN … END",
-  Oracle: "';' for SQL; '/' lines for PL/SQL units",
+  Oracle: "';' for SQL; '/' lines for PL/SQL units; SQL*Plus command lines are directives",
 };
 
 function split(text: string, dialect: Dialect): SplitResult {
@@ -185,6 +185,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   const directives: { kind: string; line: number; text: string }[] = [];
   for (const d of (extras.psqlMetaCommands as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'psql', line: lines.position(d.offset).line, text: d.text });
   for (const d of (extras.delimiterDirectives as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'delimiter', line: lines.position(d.offset).line, text: d.text });
+  for (const d of (extras.sqlplusCommands as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'sqlplus', line: lines.position(d.offset).line, text: d.text });
 
   const parseRate = attempted ? Math.round((parsed / attempted) * 10000) / 10000 : null;
   content.field('statementCount', statements.length)

@@ -43,7 +43,7 @@ export const SqlContent = Type.Object({
   tables: Type.Array(Type.String(), { description: 'Every table referenced by any statement.' }),
   directives: Type.Array(
     Type.Object({ kind: Type.String(), line: Type.Integer({ minimum: 1 }), text: Type.String() }),
-    { description: 'Client directives that are not statements (psql meta-commands, MySQL DELIMITER).' },
+    { description: 'Client directives that are not statements (psql meta-commands, MySQL DELIMITER, SQL*Plus commands).' },
   ),
 });
 

@@ -243,6 +243,9 @@ class Lexer {
 const GO_LINE = /[ \t]*go(?:[ \t]+(\d+))?[ \t]*(?:--[^\n]*)?(?=\r?\n|$)/iy;
 const SLASH_LINE = /[ \t]*\/[ \t]*(?=\r?\n|$)/y;
 const DELIMITER_LINE = /[ \t]*delimiter[ \t]+(\S+)[ \t]*(?=\r?\n|$)/iy;
+/** SQL*Plus client commands, one line each, between statements (not SQL, not counted). */
+const SQLPLUS_LINE =
+  /[ \t]*(?:rem(?:ark)?\b|pro(?:mpt)?\b|spo(?:ol)?\b|@@?|whenever\b|def(?:ine)?\b|undef(?:ine)?\b|col(?:umn)?\b|conn(?:ect)?\b|exit\b|quit\b|show\s+err|sho(?:w)?\s+errors|set\s+(?:serveroutput|serverout|define|echo|feedback|verify|linesize|lines|pagesize|pages|heading|timing|termout|trimspool|trimout|sqlblanklines|long|scan|escape|autocommit|sqlprompt|colsep|newpage|wrap|arraysize|head|term|ver|feed)\b)[^\r\n]*/iy;
 const PLSQL_UNIT = /^(declare|begin|create(\s+or\s+replace)?(\s+(editionable|noneditionable))?\s+(function|procedure|package|trigger|type|library|java))\b/i;
 
 function matchAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
@@ -321,6 +324,12 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
         if (m && (start < 0 || plsql || paren === 0)) {
           lx.pos = p + m[0].length;
           close('/', lx.pos);
+          continue;
+        }
+        const sp = start < 0 ? matchAt(SQLPLUS_LINE, text, p) : null;
+        if (sp) {
+          directives.push({ offset: p, text: sp[0].trim() });
+          lx.pos = p + sp[0].length;
           continue;
         }
       } else if (dialect === 'MySql' && start < 0) {
@@ -410,6 +419,7 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
   if (depth > 0 || declarePending) warnings.push('a scripting block (BEGIN … END) is not closed at the end of the file');
   const extras: Record<string, unknown> = {};
   if (dialect === 'MySql') extras.delimiterDirectives = directives;
+  if (dialect === 'Oracle') extras.sqlplusCommands = directives;
   return { statements, warnings, extras };
 }
 

@@ -117,6 +117,12 @@ describe('MySQL, BigQuery, SQLite, Oracle', () => {
     const sql = 'create trigger tr after insert on t begin update u set a = 1; delete from v; end; select 1';
     expect(texts(sql, 'Sqlite')).toHaveLength(2);
   });
+  it('Oracle SQL*Plus command lines are directives, not statements', () => {
+    const sql = "SET SERVEROUTPUT ON\nPROMPT creating table;\nREM a remark\nCREATE TABLE t (a NUMBER);\n@other_script.sql\nSELECT 'set x' FROM dual;\nEXIT";
+    const r = splitGeneric(sql, 'Oracle');
+    expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['CREATE TABLE t (a NUMBER)', "SELECT 'set x' FROM dual"]);
+    expect((r.extras.sqlplusCommands as unknown[]).length).toBe(5);
+  });
   it("Oracle PL/SQL units end at '/' lines; q-quotes never split", () => {
     const sql = "create or replace procedure p as begin null; null; end;\n/\nselect q'[a;b]' from dual;\nbegin\n  x;\nend;\n/\n";
     expect(texts(sql, 'Oracle')).toEqual(['create or replace procedure p as begin null; null; end;', "select q'[a;b]' from dual", 'begin\n  x;\nend;']);
