@@ -88,6 +88,37 @@ describe('legacy charsets', () => {
   });
 });
 
+describe('Windows code pages and attachment kinds (synthetic)', () => {
+  it('windows-1251 and windows-1252 bodies and encoded-word subjects; CSV and HTML attachments extracted', async () => {
+    const cyr = Buffer.from('Привет, мир', 'utf8');
+    const iconv = (await import('iconv-lite')).default;
+    const body1251 = iconv.encode('Привет, мир', 'windows-1251');
+    const subject = `=?windows-1252?Q?caf=E9_cr=E8me?=`;
+    const csv = Buffer.from('a,b\n1,2\n').toString('base64');
+    const html = Buffer.from('<html><body><h1>Title</h1><p>Para &amp; more</p></body></html>').toString('base64');
+    const msg = Buffer.concat([
+      Buffer.from(`From: =?windows-1251?B?${iconv.encode('Иван', 'windows-1251').toString('base64')}?= <ivan@example.ru>\r\nTo: a@b.c\r\nSubject: ${subject}\r\nDate: Tue, 1 Jun 2021 10:00:00 +0300\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="XX"\r\n\r\n--XX\r\nContent-Type: text/plain; charset=windows-1251\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`, 'latin1'),
+      body1251,
+      Buffer.from(`\r\n--XX\r\nContent-Type: text/csv; name="t.csv"\r\nContent-Disposition: attachment; filename="t.csv"\r\nContent-Transfer-Encoding: base64\r\n\r\n${csv}\r\n--XX\r\nContent-Type: text/html; name="p.html"\r\nContent-Disposition: attachment; filename="p.html"\r\nContent-Transfer-Encoding: base64\r\n\r\n${html}\r\n--XX--\r\n`, 'latin1'),
+    ]);
+    const r = await runBytes(msg, 'eml');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(Value.Check(EmailContent, r.artifact.content)).toBe(true);
+    const m = r.artifact.content.messages[0];
+    expect(m.subject).toBe('café crème');
+    expect(m.from[0]).toEqual({ name: 'Иван', address: 'ivan@example.ru' });
+    expect(m.text.trim()).toBe(cyr.toString('utf8'));
+    expect(m.date).toBe('2021-06-01T07:00:00.000Z');
+    const [c, h] = m.attachments;
+    expect(c.extraction).toBe('csv');
+    expect(c.text).toBe('a,b\n1,2\n');
+    expect(h.extraction).toBe('html');
+    expect(h.text).toContain('Para & more');
+    expect(h.text).not.toContain('<p>');
+  });
+});
+
 describe('attachments', () => {
   it('file name, content type, size and SHA-256 of the decoded bytes', async () => {
     const m = await first('tika__testEmailWithPNGAtt.eml');
