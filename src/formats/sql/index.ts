@@ -161,6 +161,9 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
       terminator: raw.terminator,
       ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
       ...(raw.psqlCopy ? { psqlCopy: true } : {}),
+      ...(raw.parts
+        ? { parts: raw.parts.map(([a, b]) => ({ text: text.slice(a, b), span: { start: lines.position(a), end: lines.position(b) }, type: classifyStatement(text.slice(a, b)) })) }
+        : {}),
       type: p.type,
       parseStatus: p.parseStatus,
       parser: p.parseStatus === 'skipped' && !p.parseError ? null : parserName,

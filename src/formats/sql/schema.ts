@@ -13,6 +13,11 @@ export const SqlStatement = Type.Object({
   span: Type.Object({ start: Position, end: Position }, { description: 'end is exclusive.' }),
   terminator: Type.Union([Type.String(), Type.Null()], { description: "';', 'GO', 'GO n', '/', a MySQL DELIMITER, or null at end of file." }),
   repeat: Type.Optional(Type.Integer({ minimum: 1, description: 'T-SQL `GO n`: times the batch runs (still one unit).' })),
+  parts: Type.Optional(
+    Type.Array(Type.Object({ text: Type.String(), span: Type.Object({ start: Position, end: Position }), type: Type.String() }), {
+      description: "T-SQL: the batch's ';'-terminated statements, when it has more than one (informational; the batch is the unit).",
+    }),
+  ),
   psqlCopy: Type.Optional(Type.Boolean({ description: 'A psql \\copy line: the client-side COPY it runs.' })),
   type: Type.String({ description: 'Statement type, e.g. SELECT, INSERT, CREATE TABLE, CREATE FUNCTION; BATCH types name the first statement.' }),
   parseStatus: Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')]),

@@ -40,6 +40,8 @@ export interface RawStatement {
   termEnd: number;
   /** T-SQL `GO n`: how many times the batch is executed. */
   repeat?: number;
+  /** T-SQL: the batch's ';'-terminated statements (outside BEGIN … END and CASE … END), when more than one. */
+  parts?: [number, number][];
   /** PostgreSQL: a psql `\copy` line (client-side COPY), counted as a statement. */
   psqlCopy?: boolean;
 }
@@ -271,6 +273,9 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
   let words: string[] = []; // first words of the statement, lower case
   let pendingEnd = false; // previous word was END inside a block
   let prevWord = '';
+  let parts: [number, number][] = []; // T-SQL statements inside the batch
+  let partStart = -1;
+  let partLast = -1;
 
   const reset = (): void => {
     start = -1;
@@ -282,9 +287,13 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
     words = [];
     pendingEnd = false;
     prevWord = '';
+    parts = [];
+    partStart = -1;
+    partLast = -1;
   };
   const close = (terminator: string | null, termEnd: number, repeat?: number): void => {
-    if (start >= 0) statements.push({ start, end: last, terminator, termEnd, ...(repeat !== undefined ? { repeat } : {}) });
+    if (partStart >= 0) parts.push([partStart, partLast]);
+    if (start >= 0) statements.push({ start, end: last, terminator, termEnd, ...(repeat !== undefined ? { repeat } : {}), ...(parts.length > 1 ? { parts } : {}) });
     reset();
   };
 
@@ -360,6 +369,25 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
     }
     if (start < 0) start = tok.start;
     last = tok.end;
+    if (dialect === 'MsSql') {
+      if (s === ';' && paren === 0 && depth === 0) {
+        if (partStart >= 0) parts.push([partStart, partLast]);
+        partStart = -1;
+        continue;
+      }
+      if (s !== ';') {
+        if (partStart < 0) partStart = tok.start;
+        partLast = tok.end;
+      }
+      if (tok.kind === 'word' && paren === 0) {
+        const w = s.toLowerCase();
+        if (w === 'begin') {
+          const nx = peek(tok.end);
+          if (!/^(tran|transaction|distributed|dialog|conversation)$/.test(nx)) depth++;
+        } else if (w === 'case') depth++;
+        else if (w === 'end' && depth > 0 && peek(tok.end) !== 'conversation') depth--;
+      }
+    }
     if (tok.kind === 'punct') {
       if (s === '(') paren++;
       else if (s === ')' && paren > 0) paren--;

@@ -92,6 +92,21 @@ describe('T-SQL', () => {
   });
 });
 
+describe('T-SQL statements inside a batch', () => {
+  it("lists ';'-terminated statements outside BEGIN … END and CASE … END", () => {
+    const sql = `BEGIN TRAN; UPDATE t SET a = CASE WHEN b = 1 THEN 2 END; IF @x = 1 BEGIN PRINT 'a'; PRINT 'b'; END; COMMIT\nGO\nSELECT 1`;
+    const r = splitGeneric(sql, 'MsSql');
+    expect(r.statements).toHaveLength(2);
+    expect(r.statements[0].parts!.map(([a, b]) => sql.slice(a, b))).toEqual([
+      'BEGIN TRAN',
+      'UPDATE t SET a = CASE WHEN b = 1 THEN 2 END',
+      "IF @x = 1 BEGIN PRINT 'a'; PRINT 'b'; END",
+      'COMMIT',
+    ]);
+    expect(r.statements[1].parts).toBeUndefined();
+  });
+});
+
 describe('Snowflake', () => {
   it('keeps scripting blocks and $$ bodies whole; BEGIN TRANSACTION is a statement', () => {
     const sql = `begin transaction;\ninsert into t values (1);\ncommit;\nexecute immediate $$ begin select 1; end; $$;\ndeclare x int; begin x := 1; if (x > 0) then return x; end if; case when x = 1 then select 1; end case; end;\nbegin\n  let y := 2;\n  return y;\nend;\nselect 'it\\'s; ok'`;
