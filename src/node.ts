@@ -25,6 +25,12 @@ import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './api/limits.js';
 import { ArtifactSchema } from './api/schemas.js';
+import { GisContent } from './formats/gis/schema.js';
+import { CadContent } from './formats/cad/schema.js';
+import { ParquetContent } from './formats/parquet/schema.js';
+
+/** The artifact envelope and each family's `content`, published with the OpenAPI document. */
+const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, GisContent, CadContent, ParquetContent };
 import { ParsePool } from './pipeline/pool.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
@@ -135,7 +141,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     poolStats: () => pool?.stats() ?? null,
     queueDepth: () => jobs.queue.depth(),
     openapi: () =>
-      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: { Artifact: ArtifactSchema } })),
+      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: CONTENT_SCHEMAS })),
   });
   for (const r of health.routes) http.add(r);
   if (has('auth')) for (const r of identity.routes) http.add(r);

@@ -14,6 +14,8 @@ export interface FormatInfo {
 }
 
 const csv: FormatInfo = { format: 'csv', family: 'csv', load: async () => (await import('./csv/index.js')).parseCsv };
+const gis = async () => (await import('./gis/index.js')).parseGis;
+const gisFormat = (format: string): FormatInfo => ({ format, family: 'gis', load: gis });
 
 /** Formats by concrete name (artifact document_format). */
 export const FORMATS: Record<string, FormatInfo> = {
@@ -34,19 +36,19 @@ export const FORMATS: Record<string, FormatInfo> = {
   mbox: { format: 'mbox', family: 'email' },
   pst: { format: 'pst', family: 'email' },
   sql: { format: 'sql', family: 'sql' },
-  shapefile: { format: 'shapefile', family: 'gis' },
-  mapinfo: { format: 'mapinfo', family: 'gis' },
-  filegdb: { format: 'filegdb', family: 'gis' },
-  geopackage: { format: 'geopackage', family: 'gis' },
-  geojson: { format: 'geojson', family: 'gis' },
-  kml: { format: 'kml', family: 'gis' },
-  kmz: { format: 'kmz', family: 'gis' },
-  gml: { format: 'gml', family: 'gis' },
-  gpx: { format: 'gpx', family: 'gis' },
-  flatgeobuf: { format: 'flatgeobuf', family: 'gis' },
-  dwg: { format: 'dwg', family: 'cad' },
-  dxf: { format: 'dxf', family: 'cad' },
-  parquet: { format: 'parquet', family: 'parquet' },
+  shapefile: gisFormat('shapefile'),
+  mapinfo: gisFormat('mapinfo'),
+  filegdb: gisFormat('filegdb'),
+  geopackage: gisFormat('geopackage'),
+  geojson: gisFormat('geojson'),
+  kml: gisFormat('kml'),
+  kmz: gisFormat('kmz'),
+  gml: gisFormat('gml'),
+  gpx: gisFormat('gpx'),
+  flatgeobuf: gisFormat('flatgeobuf'),
+  dwg: { format: 'dwg', family: 'cad', load: async () => (await import('./cad/index.js')).parseDwg },
+  dxf: { format: 'dxf', family: 'cad', load: async () => (await import('./cad/index.js')).parseDxf },
+  parquet: { format: 'parquet', family: 'parquet', load: async () => (await import('./parquet/index.js')).parseParquet },
 };
 
 /** Families whose parser is built; uploads of other families are refused with 415. */

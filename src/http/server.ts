@@ -19,6 +19,7 @@ export interface HttpServerOptions {
   authenticate?: (ctx: RequestContext) => Promise<Principal>;
 }
 
+const EMPTY_QUERY = new URLSearchParams();
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized',
@@ -41,6 +42,8 @@ interface Exchange {
   started: number;
   status: number;
   bytesOut: number;
+  /** Aborted when the client goes away; created only if a handler asks for ctx.signal. */
+  controller?: AbortController;
   /** Set while a response stream runs, to stop it when the client goes away. */
   onAbort?: () => void;
   remoteAddress: string;
@@ -134,10 +137,9 @@ export class HttpServer {
       closeAfter: false,
       remoteAddress: '',
     };
-    const controller = new AbortController();
     res.onAborted(() => {
       ex.aborted = true;
-      controller.abort(new ClientAbortedError());
+      ex.controller?.abort(new ClientAbortedError());
       ex.body?.fail(new ClientAbortedError());
       ex.onAbort?.();
       this.finish(ex);
@@ -151,17 +153,17 @@ export class HttpServer {
       ex.body = body;
       res.onData((ab, isLast) => body.push(Buffer.from(new Uint8Array(ab)), isLast));
     }
-    let remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    let remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
     if (this.opts.trustProxy && headers['x-forwarded-for']) remoteAddress = headers['x-forwarded-for'].split(',')[0].trim();
     ex.remoteAddress = remoteAddress;
 
-    void this.dispatch(ex, headers, rawQuery, remoteAddress, controller.signal);
+    void this.dispatch(ex, headers, rawQuery, remoteAddress);
   }
 
-  private async dispatch(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string, signal: AbortSignal): Promise<void> {
+  private async dispatch(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string): Promise<void> {
     let reply: Reply;
     try {
-      reply = await this.route(ex, headers, rawQuery, remoteAddress, signal);
+      reply = await this.route(ex, headers, rawQuery, remoteAddress);
     } catch (err) {
       reply = this.errorReply(err, ex);
     }
@@ -183,7 +185,7 @@ export class HttpServer {
     }
   }
 
-  private async route(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string, signal: AbortSignal): Promise<Reply> {
+  private async route(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string): Promise<Reply> {
     if (ex.headerBytes > this.opts.maxHeaderBytes) {
       ex.closeAfter = true;
       throw new ProblemError(431, 'headers_too_large', 'Request header fields too large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
@@ -200,7 +202,7 @@ export class HttpServer {
       method: ex.method,
       path: ex.path,
       query: {},
-      rawQuery: new URLSearchParams(rawQuery),
+      rawQuery: rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY,
       params: match.params,
       headers,
       remoteAddress,
@@ -208,7 +210,14 @@ export class HttpServer {
       body: undefined,
       bodyStream: ex.body,
       principal: null,
-      signal,
+      // Created on first use: most requests never look at it.
+      get signal() {
+        if (!ex.controller) {
+          ex.controller = new AbortController();
+          if (ex.aborted) ex.controller.abort(new ClientAbortedError());
+        }
+        return ex.controller.signal;
+      },
     };
     if (route.auth === 'bearer') {
       if (!this.opts.authenticate) throw problems.unavailable('Authentication is not configured on this node.');
@@ -427,7 +436,7 @@ export class HttpServer {
     if (ex.finished) return;
     ex.finished = true;
     this.activeRequests--;
-    this.opts.logger.info(
+    if (this.opts.logger.isLevelEnabled('info')) this.opts.logger.info(
       {
         requestId: ex.requestId,
         method: ex.method,

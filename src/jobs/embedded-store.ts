@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
-import { assertTransition, isUnfinished } from './transitions.js';
-import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
+import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
+import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
 import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, recordKey, type JobLogger } from './support.js';
 
 export interface EmbeddedJobStoreOptions {
@@ -92,11 +92,15 @@ export class EmbeddedJobStore implements JobStore {
     this.records.delete(key);
   }
 
-  /** Queues a durable write (job) or removal (null) of one key's file, in call order. */
-  private persist(key: string, job: JobRecord | null): Promise<void> {
+  /**
+   * Queues a write (job) or removal (null) of one key's file, in call order. `durable`
+   * writes are fsynced; the others are still atomic (rename) but may be lost in a power cut,
+   * which only rewinds a job to an earlier state that recovery takes up again.
+   */
+  private persist(key: string, job: JobRecord | null, durable = true): Promise<void> {
     const body = job ? JSON.stringify(job) : null;
     const prev = this.writes.get(key) ?? Promise.resolve();
-    const next = prev.then(() => this.writeFile(key, body));
+    const next = prev.then(() => this.writeFile(key, body, durable));
     const tracked = next.catch(() => undefined);
     this.writes.set(key, tracked);
     void tracked.then(() => {
@@ -105,7 +109,7 @@ export class EmbeddedJobStore implements JobStore {
     return next;
   }
 
-  private async writeFile(key: string, body: string | null): Promise<void> {
+  private async writeFile(key: string, body: string | null, durable: boolean): Promise<void> {
     const file = path.join(this.dir, this.fileName(key));
     if (body === null) {
       await unlink(file).catch((err: NodeJS.ErrnoException) => {
@@ -117,12 +121,12 @@ export class EmbeddedJobStore implements JobStore {
     const fh = await openFile(tmp, 'w');
     try {
       await fh.writeFile(body, 'utf8');
-      if (this.fsync) await fh.sync();
+      if (this.fsync && durable) await fh.sync();
     } finally {
       await fh.close();
     }
     await rename(tmp, file);
-    if (this.fsync) await this.syncDir();
+    if (this.fsync && durable) await this.syncDir();
   }
 
   private async syncDir(): Promise<void> {
@@ -189,7 +193,8 @@ export class EmbeddedJobStore implements JobStore {
       updatedAt: new Date(this.now()).toISOString(),
     };
     this.setInMemory(key, next);
-    await this.persist(key, next);
+    // Accepted (put) and finished states are fsynced; the steps between need not be.
+    await this.persist(key, next, isTerminal(to) || to === JobState.Queued);
     return cloneRecord(next);
   }
 

@@ -22,8 +22,17 @@ const EXTENSIONS: Record<string, string> = {
   pdf: 'pdf', docx: 'docx', docm: 'docx', xlsx: 'xlsx', xlsm: 'xlsx', pptx: 'pptx', pptm: 'pptx', odt: 'odt', ods: 'ods', odp: 'odp',
   rtf: 'rtf', doc: 'doc', xls: 'xls', ppt: 'ppt', eml: 'eml', msg: 'msg', mbox: 'mbox', mbx: 'mbox', pst: 'pst', sql: 'sql',
   gpkg: 'geopackage', geojson: 'geojson', kml: 'kml', kmz: 'kmz', gml: 'gml', gpx: 'gpx', fgb: 'flatgeobuf',
-  dwg: 'dwg', dxf: 'dxf', csv: 'csv', tsv: 'csv', tab: 'mapinfo', mif: 'mapinfo', parquet: 'parquet', geoparquet: 'parquet',
+  dwg: 'dwg', dxf: 'dxf', csv: 'csv', tsv: 'csv', parquet: 'parquet', geoparquet: 'parquet',
 };
+
+/** Zipped datasets named after what they hold: roads.shp.zip, parcels.gdb.zip … */
+const ZIPPED_NAMES: [RegExp, string][] = [
+  [/\.shp\.zip$/i, 'shapefile'],
+  [/\.gdb\.zip$/i, 'filegdb'],
+  [/\.gpkg\.zip$/i, 'geopackage'],
+  [/\.(tab|mif)\.zip$/i, 'mapinfo'],
+];
+const GIS_FORMATS = new Set(['shapefile', 'mapinfo', 'filegdb', 'geopackage', 'geojson', 'kml', 'kmz', 'gml', 'gpx', 'flatgeobuf']);
 
 /** ZIP containers whose inner layout decides the format; without a telling name, documentType is required. */
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'kmz', 'shapefile', 'mapinfo', 'filegdb']);
@@ -63,6 +72,7 @@ function magic(head: Buffer): string | null {
   if (/^From \S+.*\d{4}\s*\r?\n/.test(text)) return 'mbox';
   if (/^\s*<\?xml[^>]*>\s*(<!--[\s\S]*?-->\s*)*<kml[\s>]/i.test(text) || /^\s*<kml[\s>]/i.test(text)) return 'kml';
   if (/^\s*<\?xml[^>]*>\s*(<!--[\s\S]*?-->\s*)*<gpx[\s>]/i.test(text)) return 'gpx';
+  if (/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(gml:FeatureCollection|wfs:FeatureCollection|ogr:FeatureCollection)[\s>]/.test(text)) return 'gml';
   if (/^\s*\{[\s\S]*"type"\s*:\s*"(FeatureCollection|Feature)"/.test(text)) return 'geojson';
   return null;
 }
@@ -78,10 +88,13 @@ export function detectFormat(head: Buffer, fileName: string | undefined, documen
   const m = magic(head);
 
   if (m === 'zip') {
-    if (declared && (ZIP_FORMATS.has(declared) || declared === 'geopackage')) return { format: declared, by: 'documentType' };
+    // A GIS ZIP may hold any vector format; the parser finds every dataset inside.
+    if (declared && (ZIP_FORMATS.has(declared) || GIS_FORMATS.has(declared))) return { format: declared, by: 'documentType' };
     const inner = officeFormatOfZip(head);
     if (inner) return { format: inner, by: 'magic' };
     if (byName && ZIP_FORMATS.has(byName) && byName !== 'mapinfo') return { format: byName, by: 'fileName' };
+    const zipped = fileName ? ZIPPED_NAMES.find(([re]) => re.test(fileName.trim())) : undefined;
+    if (zipped) return { format: zipped[1], by: 'fileName' };
     throw problems.invalidParameter(
       'documentType',
       'ZIP uploads need documentType (ShpZip, MapInfo, FileGdb, or an Office/OpenDocument type) unless the file name says what the archive is.',

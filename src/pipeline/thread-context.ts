@@ -36,13 +36,21 @@ export function threadMemoryBytes(): number {
   return total;
 }
 
+const brokenChecks: (() => string | null)[] = [];
+
+/** Engines register a check that names why this thread's instance is unusable (or null). */
+export function registerBrokenCheck(check: () => string | null): void {
+  brokenChecks.push(check);
+}
+
 /**
- * Called after each task: past the ceiling the thread exits once its result is posted, and
- * Piscina starts a fresh one for the next task.
+ * Called after each task: past the ceiling, or with a broken engine, the thread exits once
+ * its result is posted, and Piscina starts a fresh one for the next task.
  */
 export function retireIfOverCeiling(): boolean {
+  const broken = brokenChecks.some((c) => c() !== null);
   const limitMb = data.recycleAboveMb;
-  if (!limitMb || threadMemoryBytes() < limitMb * 1024 * 1024) return false;
+  if (!broken && (!limitMb || threadMemoryBytes() < limitMb * 1024 * 1024)) return false;
   setImmediate(() => process.exit(0));
   return true;
 }

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ExtractionError } from '../types.js';
+import { registerBrokenCheck } from '../../pipeline/thread-context.js';
 
 /** Emscripten module surface we use (the package ships no types for it). */
 interface EmModule {
@@ -296,6 +297,9 @@ export function withGdal<T>(fn: (s: GdalSession) => Promise<T>): Promise<T> {
 export function gdalBroken(): boolean {
   return brokenReason !== null;
 }
+
+// An aborted GDAL instance cannot be reset: the thread retires after this task.
+registerBrokenCheck(() => brokenReason);
 
 /** Starts GDAL without running a job (e.g. to warm a thread). */
 export async function warmGdal(): Promise<void> {

@@ -1,0 +1,84 @@
+// Every wired format family through the real API (embedded node): the upload is detected,
+// routed, parsed in a worker thread, served as JSON, and charged the family's Document Units.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import { createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
+import { corpusPath } from '../helpers/parse.js';
+
+let env: TestEnv;
+let n: TestNode;
+let token: string;
+
+beforeAll(async () => {
+  env = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '2' });
+  n = await startTestNode(env);
+  token = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
+});
+afterAll(async () => {
+  await n?.close();
+  if (env) await destroyTestEnv(env);
+});
+
+async function run(file: string, query: Record<string, string>): Promise<{ status: any; artifact: any }> {
+  const body = await fs.readFile(file);
+  const res = await fetch(`${n.url}/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body });
+  expect(res.status, await res.clone().text()).toBe(202);
+  const { documentId } = (await res.json()) as { documentId: string };
+  const status = await waitFor(async () => {
+    const s = (await (await fetch(`${n.url}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+    return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+  }, `${file} to finish`, 120_000);
+  const r = await fetch(`${n.url}/api/v1/documents/${documentId}/result`, { headers: { authorization: `Bearer ${token}` } });
+  return { status, artifact: r.status === 200 ? await r.json() : await r.json() };
+}
+
+describe('format families through the API', () => {
+  it('GIS: a ZIP of six shapefiles is six datasets, six units', async () => {
+    const { status, artifact } = await run(corpusPath('gis', 'shp_multilayer_6.zip'), { fileName: 'layers.zip', documentType: 'SHP_ZIP' });
+    expect(status.statusInt).toBe(8);
+    expect(artifact.document_format).toBe('shapefile');
+    expect(artifact.documentUnits).toBe(6);
+    expect(artifact.content.datasets).toHaveLength(6);
+    expect(status.documentUnits).toBe(6);
+  });
+
+  it('GIS: a GeoPackage is detected by its bytes', async () => {
+    const { status, artifact } = await run(corpusPath('gis', 'gpkg_poly_golden.gpkg'), {});
+    expect(status.statusInt).toBe(8);
+    expect(artifact.document_format).toBe('geopackage');
+    expect(artifact.documentUnits).toBeGreaterThanOrEqual(1);
+  });
+
+  it('CAD: a DWG is one unit with layers and entity counts', async () => {
+    const { status, artifact } = await run(corpusPath('cad', 'dwg_example_2018.dwg'), {});
+    expect(status.statusInt).toBe(8);
+    expect(artifact.document_format).toBe('dwg');
+    expect(artifact.documentUnits).toBe(1);
+    expect(artifact.content.layers.length).toBeGreaterThan(0);
+  });
+
+  it('CAD: a DXF is one unit', async () => {
+    const { status, artifact } = await run(corpusPath('cad', 'dxf_example_2000.dxf'), { fileName: 'example.dxf' });
+    expect(status.statusInt).toBe(8);
+    expect(artifact.document_format).toBe('dxf');
+    expect(artifact.documentUnits).toBe(1);
+  });
+
+  it('CAD: a truncated DWG fails with a reason (422), nothing charged', async () => {
+    const { status, artifact } = await run(corpusPath('cad', 'bad_dwg_truncated_2018.dwg'), {});
+    expect(status.statusInt).toBe(9);
+    expect(status.error.code).toBe('extraction_failed');
+    expect(artifact.code).toBe('extraction_failed');
+  });
+
+  it('Parquet: metadata by default, rows on request', async () => {
+    const meta = await run(corpusPath('parquet', 'pqt_alltypes_plain.parquet'), {});
+    expect(meta.status.statusInt).toBe(8);
+    expect(meta.artifact.document_format).toBe('parquet');
+    expect(meta.artifact.documentUnits).toBe(1);
+    expect(JSON.stringify(meta.artifact.content)).not.toContain('"rows"');
+    const rows = await run(corpusPath('parquet', 'pqt_alltypes_plain.parquet'), { parquetMode: 'metadataplusrows' });
+    expect(rows.status.statusInt).toBe(8);
+    expect(JSON.stringify(rows.artifact.content)).toContain('"rows"');
+  });
+});
