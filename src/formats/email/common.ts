@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import libmime from 'libmime';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
@@ -20,17 +20,21 @@ export function sha256(buf: Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex');
 }
 
+/** html-to-text compiled once (compiling its selectors per call costs more than converting). */
+let converter: ((html: string) => string) | null = null;
+
 export function htmlToText(html: string | null | undefined): string | null {
   if (!html) return null;
   const src = html.length > MAX_HTML_FOR_TEXT ? html.slice(0, MAX_HTML_FOR_TEXT) : html;
+  converter ??= compile({
+    wordwrap: false,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { ignoreHref: true } },
+    ],
+  });
   try {
-    return convert(src, {
-      wordwrap: false,
-      selectors: [
-        { selector: 'img', format: 'skip' },
-        { selector: 'a', options: { ignoreHref: true } },
-      ],
-    }).trim();
+    return converter(src).trim();
   } catch {
     return src.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
   }

@@ -5,4 +5,5 @@ declare module 'libmime' {
 }
 declare module 'html-to-text' {
   export function convert(html: string, options?: Record<string, unknown>): string;
+  export function compile(options?: Record<string, unknown>): (html: string) => string;
 }
