@@ -409,7 +409,7 @@ export function splitGeneric(text: string, dialect: GenericDialect): SplitResult
       continue;
     }
     if (dialect === 'Snowflake' || dialect === 'BigQuery') {
-      const head = words.length === 1 || prevWord === 'as';
+      const head = words.length === 1 || prevWord === 'as' || (words[0] === 'create' && words.includes('procedure'));
       if (w === 'declare' && dialect === 'Snowflake' && head && depth === 0) declarePending = true;
       else if (w === 'begin') {
         const nx = peek(tok.end);

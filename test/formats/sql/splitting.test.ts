@@ -124,6 +124,10 @@ describe('MySQL, BigQuery, SQLite, Oracle', () => {
     expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END', 'SELECT "a;b"']);
     expect((r.extras.delimiterDirectives as unknown[]).length).toBe(2);
   });
+  it('BigQuery procedure bodies are one statement', () => {
+    const sql = 'CREATE OR REPLACE PROCEDURE ds.p(x INT64)\nBEGIN\n  DECLARE y INT64;\n  IF x > 0 THEN SET y = 1; END IF;\n  SELECT y;\nEND;\nCALL ds.p(1);';
+    expect(texts(sql, 'BigQuery')).toHaveLength(2);
+  });
   it('BigQuery triple-quoted strings and BEGIN … END blocks', () => {
     const sql = "select '''a;\nb'''; begin select 1; select 2; end; declare x int64 default 1; select `p.d.t`";
     expect(texts(sql, 'BigQuery')).toHaveLength(4);
