@@ -183,7 +183,7 @@ L.push('| set | way | median pass (ms) | docs/s | time ratio vs first row |', '|
 for (const s of speed) L.push(`| ${s.group} (${s.files} files) | ${s.name} | ${s.ms.toFixed(0)} | ${fmt(s.perSec)} | ${fmt(s.ratio)}× |`);
 L.push('');
 L.push('DOCX sets are the first 10 corpus DOCX files by name; XLSX and PPTX sets are every corpus file of that type with ground truth (Strict XLSX excluded: it always goes through LibreOffice).', '');
-L.push('Reading: exact page counts cost one LibreOffice run per document, and nearly all of that is soffice start-up (one run converting three documents takes about as long as one converting one), so the default DOCX path runs at about the speed of a bare LibreOffice PDF export and two orders of magnitude below the pure-JS readers; with rendering off docparse reads DOCX faster than mammoth while producing the full structure. Spreadsheets and presentations never render (sheets and slides are counted from the package), which is why their rows are 19× and 113× faster than a render-based count. DOC, ODT and RTF pay two LibreOffice runs (convert and render, run in parallel).', '');
+L.push('Reading: exact page counts cost one LibreOffice run per document, and nearly all of that is soffice start-up (one run converting three documents takes about as long as one converting one), so the default DOCX path runs at about the speed of a bare LibreOffice PDF export and two orders of magnitude below the pure-JS readers; with rendering off docparse reads DOCX faster than mammoth while producing the full structure. Spreadsheets and presentations never render (sheets and slides are counted from the package), which is why they run one to two orders of magnitude faster than a render-based count (ratios above). DOC, ODT and RTF pay two LibreOffice runs (convert and render, run in parallel).', '');
 if (quality.length) {
   const docs = quality.filter((q) => ['docx', 'doc', 'odt', 'rtf'].includes(q.format) && /^\d+$/.test(q.rendered));
   const eq = docs.filter((q) => q.units === Number(q.rendered));
@@ -199,12 +199,12 @@ if (quality.length) {
   L.push(`- Files whose MANIFEST says "none" (encrypted/corrupt): ${noneFail.filter((q) => q.error).length}/${noneFail.length} fail with a clear error.`);
   const noes = quality.filter((q) => !['xlsx', 'xls', 'ods'].includes(q.format) && /^\d+$/.test(q.rendered) && q.units !== Number(q.rendered)).map((q) => `\`${q.file}\``);
   if (noes.length) L.push(`- Disagreements: ${noes.join(', ')} (see the table; explained in test/formats/office/converted-documents.test.ts and the README).`);
-  L.push('- Spreadsheets are billed per sheet; the MANIFEST\'s figure for them is printed pages, shown for reference (agreement is not expected).', '');
+  L.push('- Spreadsheets are billed per sheet; the MANIFEST\'s figure for them is printed pages, shown for reference (agreement is not expected).');
   if (auto.length) {
     const skipped = auto.filter((a) => a.source === 'stored-confirmed');
     const eqA = auto.filter((a) => a.units === a.truth);
     const wrong = auto.filter((a) => a.units !== a.truth).map((a) => `\`${a.file}\` (${a.units} vs ${a.truth}, ${a.source})`);
-    L.push(`- DOCX in \`DOCPARSE_OFFICE_RENDER=auto\` mode: ${skipped.length}/${auto.length} files skip rendering (stored count confirmed by Word's layout markers); **${eqA.length}/${auto.length}** equal the MANIFEST's rendered pages${wrong.length ? `; differing: ${wrong.join(', ')}` : ''}. Median ms per file: ${fmt(median(auto.map((a) => a.ms)), 0)} (auto) vs ${fmt(median(quality.filter((q) => q.format === 'docx' && !q.error).map((q) => q.ms)), 0)} (always, 3 concurrent).`);
+    L.push(`- DOCX in \`DOCPARSE_OFFICE_RENDER=auto\` mode: ${skipped.length}/${auto.length} files skip rendering (stored count confirmed by Word's layout markers); **${eqA.length}/${auto.length}** equal the MANIFEST's rendered pages${wrong.length ? `; differing: ${wrong.join(', ')}` : ''}. Median ms per file: ${fmt(median(auto.map((a) => a.ms)), 0)} (auto) vs ${fmt(median(quality.filter((q) => q.format === 'docx' && !q.error).map((q) => q.ms)), 0)} (always, 3 concurrent).`, '');
   }
   L.push('| file | format | units | source | MANIFEST rendered | MANIFEST stored | agrees | ms | error |', '|---|---|---|---|---|---|---|---|---|');
   for (const q of quality) {
