@@ -65,6 +65,16 @@ export class JsonWriter {
     return this;
   }
 
+  /**
+   * Writes a value that is already JSON text (e.g. one line of GeoJSONSeq that was just
+   * parsed and checked): saves stringifying it again. The caller vouches that it is valid.
+   */
+  raw(json: string): this {
+    this.prefix();
+    this.buf += json;
+    return this;
+  }
+
   /** key + value in one call. */
   field(name: string, v: unknown): this {
     return this.key(name).value(v);

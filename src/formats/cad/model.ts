@@ -295,7 +295,7 @@ export function dimensionTypeName(flags: unknown): string {
 }
 
 /** Largest CAD file read (bytes): drawings are decoded whole in memory (DWG inside WASM). */
-export const CAD_MAX_BYTES = Number(process.env.CAD_MAX_BYTES) > 0 ? Number(process.env.CAD_MAX_BYTES) : 256 * 1024 * 1024;
+export const CAD_MAX_BYTES = Number(process.env.DOCPARSE_CAD_MAX_BYTES) > 0 ? Number(process.env.DOCPARSE_CAD_MAX_BYTES) : 256 * 1024 * 1024;
 
 export async function checkCadSize(filePath: string): Promise<void> {
   const { size } = await stat(filePath);

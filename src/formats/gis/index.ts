@@ -331,9 +331,13 @@ async function streamFeatures(
     }
     if (reprojected) bbox.addGeometry(f.geometry);
     if (inline) {
-      if (f.properties === undefined) f.properties = null;
-      if (f.geometry === undefined) f.geometry = null;
-      content.value(f);
+      // The line was valid JSON: copy it as is unless a member must be filled in.
+      if (f.properties !== undefined && f.geometry !== undefined) content.raw(line);
+      else {
+        if (f.properties === undefined) f.properties = null;
+        if (f.geometry === undefined) f.geometry = null;
+        content.value(f);
+      }
       inlined++;
       job.inlined++;
       await content.maybeFlush();

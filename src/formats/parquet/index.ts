@@ -21,7 +21,7 @@ export { FileAsyncBuffer } from './file.js';
 const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
 const MAGIC = Buffer.from('PAR1', 'latin1');
 /** Largest uncompressed row group decoded in MetadataPlusRows (bytes). */
-export const MAX_ROW_GROUP_BYTES = Number(process.env.PARQUET_MAX_ROW_GROUP_BYTES) > 0 ? Number(process.env.PARQUET_MAX_ROW_GROUP_BYTES) : 512 * 1024 * 1024;
+export const MAX_ROW_GROUP_BYTES = Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) > 0 ? Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) : 512 * 1024 * 1024;
 
 function message(err: unknown): string {
   const m = (err as Error)?.message ?? String(err);
