@@ -4,7 +4,7 @@
 // disabled in that profile, each run is bounded by a timeout that kills the whole process
 // group, and the output is checked because soffice exits 0 even when it failed.
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,18 +45,35 @@ const allProfiles = new Set<string>();
 let profileSeq = 0;
 let cleanupHooked = false;
 
+const PROFILE_ROOT = path.join(os.tmpdir(), 'docparse-lo');
+
 function hookCleanup(): void {
   if (cleanupHooked) return;
   cleanupHooked = true;
   process.once('exit', () => {
     for (const d of allProfiles) rmSync(d, { recursive: true, force: true });
   });
+  // Profiles of processes that died without their exit hook (killed workers) are removed by
+  // the next process that starts LibreOffice.
+  try {
+    for (const name of readdirSync(PROFILE_ROOT)) {
+      const pid = Number(name.split('-')[0]);
+      if (!Number.isInteger(pid) || pid === process.pid) continue;
+      try {
+        process.kill(pid, 0);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(path.join(PROFILE_ROOT, name), { recursive: true, force: true });
+      }
+    }
+  } catch {
+    /* no profile root yet */
+  }
 }
 
 async function takeProfile(): Promise<string> {
   const p = idleProfiles.pop();
   if (p) return p;
-  const dir = path.join(os.tmpdir(), `docparse-lo-${process.pid}-${threadId}-${profileSeq++}`);
+  const dir = path.join(PROFILE_ROOT, `${process.pid}-${threadId}-${profileSeq++}`);
   hookCleanup();
   allProfiles.add(dir);
   await fs.mkdir(path.join(dir, 'user'), { recursive: true });
