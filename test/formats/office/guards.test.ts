@@ -128,3 +128,21 @@ describe('spreadsheet package guards (before exceljs inflates anything)', () => 
     if (!r.ok) expect(r.message).toMatch(/zip bomb/);
   }, 60_000);
 });
+
+describe('LibreOffice converter bounds', () => {
+  it('a conversion over its time limit is killed and reported', async () => {
+    const { convert } = await import('../../../src/formats/office/libreoffice.js');
+    const out = path.join(dir, 'timeout');
+    await expect(convert(corpusPath('office', 'tika__testWORD.doc'), 'pdf', out, { timeoutMs: 200 })).rejects.toThrow(/did not finish converting within/);
+    // Nothing was left behind as output.
+    const left = (await fs.readdir(out)).filter((f) => f.endsWith('.pdf'));
+    expect(left).toEqual([]);
+  }, 60_000);
+
+  it('a file LibreOffice cannot open yields no output and a clear error (it exits 0)', async () => {
+    const { convert } = await import('../../../src/formats/office/libreoffice.js');
+    const p = path.join(dir, 'garbage.pptx');
+    await fs.writeFile(p, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
+    await expect(convert(p, 'pdf', path.join(dir, 'garbage'))).rejects.toThrow(/LibreOffice could not read the document/);
+  }, 120_000);
+});
