@@ -117,6 +117,27 @@ function bands(frags: Fragment[]): Fragment[][] {
   return out;
 }
 
+type Iv = [number, number];
+
+/** Sorted, merged x-coverage of fragments (optionally merged into an existing coverage). */
+function coverage(frags: Fragment[], base: Iv[] = []): Iv[] {
+  const iv = base.concat(frags.map((f) => [f.x0, f.x1] as Iv)).sort((a, b) => a[0] - b[0]);
+  const out: Iv[] = [];
+  for (const [a, b] of iv) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) {
+      if (b > last[1]) last[1] = b;
+    } else out.push([a, b]);
+  }
+  return out;
+}
+
+/** True when a merged coverage leaves an interior gap of at least minGap inside [lo, hi]. */
+function hasGutter(cov: Iv[], lo: number, hi: number, minGap: number): boolean {
+  for (let k = 1; k < cov.length; k++) if (cov[k][0] - cov[k - 1][1] >= minGap && cov[k - 1][1] > lo && cov[k][0] < hi) return true;
+  return false;
+}
+
 /** Interior empty x-intervals (gutters) of at least minGap inside [lo, hi]. */
 function gutters(frags: Fragment[], lo: number, hi: number, minGap: number): [number, number][] {
   const iv = frags.map((f) => [f.x0, f.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
@@ -139,35 +160,43 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
   const body = median(sizes) || 10;
   const minGap = Math.max(body * 0.9, 5);
   const bs = bands(frags);
-  type Group = { frags: Fragment[]; gut: boolean; bands: number };
+  type Group = { frags: Fragment[]; gut: boolean; bands: number; cov: Iv[]; bottom: number };
   let groups: Group[] = [];
   let cur: Group | null = null;
   for (const b of bs) {
-    const bg = gutters(b, ext.x0, ext.x1, minGap).length > 0;
+    const bcov = coverage(b);
+    const bg = hasGutter(bcov, ext.x0, ext.x1, minGap);
+    let bTop = Infinity, bBottom = -Infinity;
+    for (const f of b) {
+      if (f.y0 < bTop) bTop = f.y0;
+      if (f.y1 > bBottom) bBottom = f.y1;
+    }
     if (!cur) {
-      cur = { frags: [...b], gut: bg, bands: 1 };
+      cur = { frags: [...b], gut: bg, bands: 1, cov: bcov, bottom: bBottom };
       continue;
     }
     if (cur.gut) {
-      const union = cur.frags.concat(b);
-      const bTop = Math.min(...b.map((f) => f.y0));
-      const curBottom = Math.max(...cur.frags.map((f) => f.y1));
-      if (bTop - curBottom < body * 3 && gutters(union, ext.x0, ext.x1, minGap).length > 0) {
-        cur.frags = union;
+      const ucov = coverage(b, cur.cov);
+      if (bTop - cur.bottom < body * 3 && hasGutter(ucov, ext.x0, ext.x1, minGap)) {
+        cur.frags.push(...b);
+        cur.cov = ucov;
         cur.bands++;
+        cur.bottom = Math.max(cur.bottom, bBottom);
         continue;
       }
       groups.push(cur);
-      cur = { frags: [...b], gut: bg, bands: 1 };
+      cur = { frags: [...b], gut: bg, bands: 1, cov: bcov, bottom: bBottom };
       continue;
     }
     if (bg) {
       groups.push(cur);
-      cur = { frags: [...b], gut: true, bands: 1 };
+      cur = { frags: [...b], gut: true, bands: 1, cov: bcov, bottom: bBottom };
       continue;
     }
     cur.frags.push(...b);
+    cur.cov = coverage(b, cur.cov);
     cur.bands++;
+    cur.bottom = Math.max(cur.bottom, bBottom);
   }
   if (cur) groups.push(cur);
   // A gutter seen on one or two lines only is a wide word gap or a tab stop, not columns:

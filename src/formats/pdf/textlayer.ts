@@ -123,7 +123,10 @@ export function toDisplay(g: PageGeometry, x: number, y: number): [number, numbe
   }
 }
 
-const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+function isRtlCode(u: number): boolean {
+  return (u >= 0x590 && u <= 0x8ff) || (u >= 0xfb1d && u <= 0xfdff) || (u >= 0xfe70 && u <= 0xfeff);
+}
+
 const RTL_ALL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
 
 /** True when most letters are Hebrew/Arabic. */
@@ -158,13 +161,18 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
   const s = doc.scratch;
   const sp = s.ptr;
   const tp = ex.FPDFText_LoadPage(page);
+  const mem = ex.memory as { buffer: ArrayBuffer };
+  let f32 = new Float32Array(mem.buffer);
+  const sp4 = sp >> 2;
   const out: TextLayer = { fragments: [], frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
-  const seen = new Map<string, number>();
-  const seenX = new Map<number, number>();
+  const seen = new Map<number, number>();
   let px0 = 0, px1 = 0, py1 = 0, hasPrev = false;
   if (!tp) return out;
   try {
     const n = ex.FPDFText_CountChars(tp);
+    const seenX = new Float64Array(Math.max(n, 0));
+    const seenY = new Float64Array(Math.max(n, 0));
+    const seenU = new Int32Array(Math.max(n, 0));
     // Dominant text direction (degrees), from a sample of characters.
     const hist = new Map<number, number>();
     for (let i = 0; i < n; i += 7) {
@@ -184,6 +192,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       out.frame = g;
     }
     const fonts = new Map<number, FontInfo>();
+    const bl = g.box[0], bt = g.box[3];
     let lastObj = -1;
     let size = 0;
     let font: FontInfo = { name: '', bold: false, italic: false };
@@ -265,28 +274,45 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       // Loose boxes span the glyph advance and the font's ascent..descent: consistent heights
       // for line grouping and gaps that reflect real spacing (monospace fonts included).
       if (!ex.FPDFText_GetLooseCharBox(tp, i, sp)) continue;
-      const l = s.f32(0), t = s.f32(1), r = s.f32(2), b = s.f32(3);
-      const [ax, ay] = toDisplay(g, l, b);
-      const [bx, by] = toDisplay(g, r, t);
-      const x0 = Math.min(ax, bx), x1 = Math.max(ax, bx), y0 = Math.min(ay, by), y1 = Math.max(ay, by);
+      if (f32.buffer !== mem.buffer) f32 = new Float32Array(mem.buffer);
+      const l = f32[sp4], t = f32[sp4 + 1], r = f32[sp4 + 2], b = f32[sp4 + 3];
+      let x0: number, x1: number, y0: number, y1: number;
+      if (g.rotation === 0) {
+        x0 = l - bl;
+        x1 = r - bl;
+        y0 = bt - t;
+        y1 = bt - b;
+      } else {
+        const [ax, ay] = toDisplay(g, l, b);
+        const [bx, by] = toDisplay(g, r, t);
+        x0 = Math.min(ax, bx);
+        x1 = Math.max(ax, bx);
+        y0 = Math.min(ay, by);
+        y1 = Math.max(ay, by);
+      }
       if (!(x1 >= x0) || !(y1 >= y0)) continue;
       const sz = size > 0 ? size : Math.max(y1 - y0, 1);
       // Text drawn twice at (almost) the same place (fake bold, shadows): keep one copy.
       // (Ligatures expand to several characters with one box: those are neighbours in the
       // character stream and are kept.)
-      const gx = Math.round(x0), gy = Math.round(y1);
+      // 2-pt grid; look at the cell and its nearer neighbours only (4 lookups).
+      const fx = x0 / 2, fy = y1 / 2;
+      const gx = Math.floor(fx), gy = Math.floor(fy);
+      const nx = fx - gx < 0.5 ? gx - 1 : gx + 1, ny = fy - gy < 0.5 ? gy - 1 : gy + 1;
       let dup = false;
-      for (let dx = -1; dx <= 1 && !dup; dx++)
-        for (let dy = -1; dy <= 1 && !dup; dy++) {
-          const at = seen.get(`${u}|${gx + dx}|${gy + dy}`);
-          if (at !== undefined && i - at > 4 && Math.abs(x0 - seenX.get(at)!) < sz * 0.12) dup = true;
-        }
+      for (let q = 0; q < 4 && !dup; q++) {
+        const cx = (q & 1 ? nx : gx) & 4095, cy = (q & 2 ? ny : gy) & 4095;
+        const at = seen.get((Math.imul(u, 0x9e3779b1) ^ (cx << 12) ^ cy) & 0x3fffffff);
+        if (at !== undefined && seenU[at] === u && i - at > 4 && Math.abs(x0 - seenX[at]) < sz * 0.12 && Math.abs(y1 - seenY[at]) < sz * 0.12) dup = true;
+      }
       if (dup) {
         out.duplicates++;
         continue;
       }
-      seen.set(`${u}|${gx}|${gy}`, i);
-      seenX.set(i, x0);
+      seen.set((Math.imul(u, 0x9e3779b1) ^ ((gx & 4095) << 12) ^ (gy & 4095)) & 0x3fffffff, i);
+      seenU[i] = u;
+      seenX[i] = x0;
+      seenY[i] = y1;
       out.charCount++;
       if (hasPrev) {
         const cw = Math.min(x1 - x0, px1 - px0);
@@ -313,7 +339,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         const ref = Math.max(Math.min(c.size, sz), 1);
         const sameLine = overlap > h * 0.4;
         // Right-to-left text in logical order runs leftwards.
-        const leftward = RTL_CHAR.test(ch) && x1 <= c.x0 + ref * 0.3;
+        const leftward = isRtlCode(u) && x1 <= c.x0 + ref * 0.3;
         const gap = leftward ? c.x0 - x1 : x0 - c.x1;
         if (!sameLine || gap > ref * 1.0 || (!leftward && (x0 < c.x0 - ref * 0.5 || (gap < -ref * 0.6 && x1 < c.x1 - ref)))) {
           push();
@@ -327,8 +353,9 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0 };
         curInvisibleAll = invisible;
       } else {
-        const gap = RTL_CHAR.test(ch) && x1 <= d.x0 + 1 ? d.x0 - x1 : x0 - d.x1;
-        const geomSpace = !curRotated && gap > Math.min(d.size, sz) * (RTL_CHAR.test(ch) ? 0.5 : 0.22);
+        const rtl = isRtlCode(u);
+        const gap = rtl && x1 <= d.x0 + 1 ? d.x0 - x1 : x0 - d.x1;
+        const geomSpace = !curRotated && gap > Math.min(d.size, sz) * (rtl ? 0.5 : 0.22);
         if ((pendingSpace || geomSpace) && !d.text.endsWith(' ')) d.text += ' ';
         d.text += ch;
         d.x0 = Math.min(d.x0, x0);

@@ -62,7 +62,7 @@ describe('SingleColumn text equals pdftotext -layout (top-to-bottom order), simi
   it('all comparable text PDFs', async () => {
     // Multi-column files are compared in MultiColumn mode below (pdftotext -layout interleaves columns by its own row grid).
     const files = manifest.filter((r) => !r.what_it_tests.startsWith('MultiColumn')).map((r) => r.file).filter((f) => !NOT_COMPARABLE.includes(f));
-    expect(files.length).toBeGreaterThanOrEqual(15);
+    expect(files.length).toBeGreaterThanOrEqual(13);
     const low: string[] = [];
     for (const f of files) {
       const a = await parsedOk(f, { pdfMode: 'SingleColumn' });
