@@ -10,7 +10,13 @@ SUDO=""
 
 # Debian packages: services for the integration tests, and engine data the parsers load
 # from installed packages (nothing is downloaded at run time).
-APT_PACKAGES=(redis-server postgresql postgresql-client tesseract-ocr-eng)
+APT_PACKAGES=(
+  redis-server postgresql postgresql-client          # services the integration tests use
+  tesseract-ocr-eng                                  # OCR model (PDF Ocr mode)
+  libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui  # legacy Office, page rendering
+  fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-ipafont-gothic fonts-ipafont-mincho  # metric-compatible fonts: page counts depend on them
+  poppler-utils                                      # pdfinfo/pdftotext: ground truth in the PDF tests
+)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -23,6 +23,9 @@ const EXTENSIONS: Record<string, string> = {
   rtf: 'rtf', doc: 'doc', xls: 'xls', ppt: 'ppt', eml: 'eml', msg: 'msg', mbox: 'mbox', mbx: 'mbox', pst: 'pst', sql: 'sql',
   gpkg: 'geopackage', geojson: 'geojson', kml: 'kml', kmz: 'kmz', gml: 'gml', gpx: 'gpx', fgb: 'flatgeobuf',
   dwg: 'dwg', dxf: 'dxf', csv: 'csv', tsv: 'csv', parquet: 'parquet', geoparquet: 'parquet',
+  // Templates, macro-enabled, binary and flat variants of the Office/OpenDocument formats.
+  xlsb: 'xlsx', dotx: 'docx', dotm: 'docx', xltx: 'xlsx', xltm: 'xlsx', potx: 'pptx', potm: 'pptx', ppsx: 'pptx', ppsm: 'pptx',
+  fodt: 'odt', fods: 'ods', fodp: 'odp', ott: 'odt', ots: 'ods', otp: 'odp', dot: 'doc', xlt: 'xls', pot: 'ppt', pps: 'ppt',
 };
 
 /** Zipped datasets named after what they hold: roads.shp.zip, parcels.gdb.zip … */

@@ -71,6 +71,24 @@ describe('format families through the API', () => {
     expect(artifact.code).toBe('extraction_failed');
   });
 
+  it('Office: a DOCX is detected from its ZIP entries and billed by pages; XLSX by sheets', async () => {
+    const docx = await run(corpusPath('office', 'tika__testWORD.docx'), {});
+    expect(docx.status.statusInt).toBe(8);
+    expect(docx.artifact.document_format).toBe('docx');
+    expect(docx.artifact.documentUnits).toBeGreaterThanOrEqual(1);
+    const xlsx = await run(corpusPath('office', 'tika__testEXCEL.xlsx'), { chunkHints: 'true' });
+    expect(xlsx.status.statusInt).toBe(8);
+    expect(xlsx.artifact.document_format).toBe('xlsx');
+    expect(xlsx.artifact.documentUnits).toBe(xlsx.artifact.content.sheets.length);
+  });
+
+  it('Office: a password-protected DOCX fails as encrypted_document (422)', async () => {
+    const { status, artifact } = await run(corpusPath('office', 'tika__testWORD_protected_passtika.docx'), { fileName: 'protected.docx' });
+    expect(status.statusInt).toBe(9);
+    expect(status.error.code).toBe('encrypted_document');
+    expect(artifact.status).toBe(422);
+  });
+
   it('Parquet: metadata by default, rows on request', async () => {
     const meta = await run(corpusPath('parquet', 'pqt_alltypes_plain.parquet'), {});
     expect(meta.status.statusInt).toBe(8);
