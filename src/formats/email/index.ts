@@ -15,7 +15,8 @@ export { isFromLine, splitMbox } from './mbox.js';
 export { parseMime } from './mime.js';
 
 export const MAX_EML_BYTES = 512 * 1024 * 1024;
-export const MAX_MBOX_MESSAGE_BYTES = 256 * 1024 * 1024;
+/** Bytes of one MBOX message parsed; a larger message is counted, with its headers only. */
+export const MAX_MBOX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Streams messages into content.messages and keeps the totals. */
 class MessageSink {
@@ -67,6 +68,14 @@ class MessageSink {
   }
 }
 
+/** Offset of the blank line that ends the header block (or the whole buffer). */
+function headerEnd(buf: Buffer): number {
+  const lf = buf.indexOf('\n\n');
+  const crlf = buf.indexOf('\r\n\r\n');
+  const cands = [lf, crlf].filter((x) => x >= 0);
+  return cands.length ? Math.min(...cands) : Math.min(buf.length, 1024 * 1024);
+}
+
 /** X-Gmail-Labels: comma-separated, a label with a comma is double-quoted. */
 function splitLabels(v: string): string[] {
   const out: string[] = [];
@@ -114,7 +123,12 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
       async (m) => {
         let msg: EmailMessageT;
         try {
-          msg = await parseMime(m.raw);
+          if (m.truncatedFrom !== undefined) {
+            // Too large to parse whole: keep the header block, count the message, say so.
+            const end = headerEnd(m.raw);
+            msg = await parseMime(Buffer.concat([m.raw.subarray(0, end), Buffer.from('\r\n\r\n')]));
+            msg.warnings = [...(msg.warnings ?? []), `message of ${m.truncatedFrom} bytes is larger than ${MAX_MBOX_MESSAGE_BYTES}: headers only, body and attachments not parsed`];
+          } else msg = await parseMime(m.raw);
         } catch (e) {
           failed++;
           msg = {
@@ -134,7 +148,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
       { maxMessageBytes: MAX_MBOX_MESSAGE_BYTES, onProgress: (b) => input.progress(b / size) },
     );
   } catch (e) {
-    if (e instanceof MboxTooLarge) throw new ExtractionError(e.message, 'document_too_large');
+    if (e instanceof MboxTooLarge) throw new ExtractionError(e.message);
     throw e;
   }
   if (sink.count === 0) throw new ExtractionError('not an mbox file: no "From " envelope line with an mbox date was found');

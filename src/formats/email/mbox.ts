@@ -23,6 +23,8 @@ export interface MboxMessage {
   fromLine: string;
   /** 1-based line of the envelope line. */
   line: number;
+  /** Bytes of the whole message when it was larger than maxMessageBytes: `raw` then holds only its start. */
+  truncatedFrom?: number;
 }
 
 export interface MboxStats {
@@ -36,12 +38,14 @@ const ESCAPED_FROM = /^>+From /;
 
 /**
  * Streams an mbox file and calls `onMessage` for each message, awaiting it (backpressure).
- * `maxMessageBytes` bounds one message; larger ones throw.
+ * `maxMessageBytes` bounds the bytes kept of one message; a larger one is handed over with
+ * only its first maxMessageBytes (enough for its headers) and `truncatedFrom` set, so it is
+ * still counted. A single line longer than maxLineBytes (no line breaks: not an mbox) throws.
  */
 export async function splitMbox(
   filePath: string,
   onMessage: (m: MboxMessage) => Promise<void>,
-  opts: { maxMessageBytes: number; onProgress?: (bytes: number) => void },
+  opts: { maxMessageBytes: number; maxLineBytes?: number; onProgress?: (bytes: number) => void },
 ): Promise<MboxStats> {
   const stats: MboxStats = { preambleBytes: 0, unescaped: 0 };
   let parts: Buffer[] = [];
@@ -49,17 +53,19 @@ export async function splitMbox(
   let current: { fromLine: string; line: number } | null = null;
   let prevBlank = true;
   let lineNo = 0;
-  let carry: Buffer | null = null;
   let read = 0;
   // A message's trailing blank line belongs to the separator: hold it back until we know.
   let heldBlank: Buffer | null = null;
+  let total = 0; // bytes of the current message, kept or not
+  const maxLine = opts.maxLineBytes ?? 64 * 1024 * 1024;
 
   const finish = async (): Promise<void> => {
     if (current) {
       const raw = Buffer.concat(parts, size);
-      const m = { raw, fromLine: current.fromLine, line: current.line };
+      const m: MboxMessage = { raw, fromLine: current.fromLine, line: current.line, ...(total > size ? { truncatedFrom: total } : {}) };
       parts = [];
       size = 0;
+      total = 0;
       current = null;
       await onMessage(m);
     }
@@ -84,8 +90,11 @@ export async function splitMbox(
       return;
     }
     if (heldBlank) {
-      parts.push(heldBlank);
-      size += heldBlank.length;
+      total += heldBlank.length;
+      if (size + heldBlank.length <= opts.maxMessageBytes) {
+        parts.push(heldBlank);
+        size += heldBlank.length;
+      }
       heldBlank = null;
     }
     if (blank) {
@@ -97,29 +106,47 @@ export async function splitMbox(
       out = line.subarray(1);
       stats.unescaped++;
     }
-    parts.push(out);
-    size += out.length;
-    if (size > opts.maxMessageBytes) throw new MboxTooLarge(current.line, opts.maxMessageBytes);
+    total += out.length;
+    if (size + out.length <= opts.maxMessageBytes) {
+      parts.push(out);
+      size += out.length;
+    }
   };
 
   const stream = createReadStream(filePath, { highWaterMark: 1024 * 1024 });
+  // Pieces of a line that spans chunks (joined once, when its end arrives).
+  let carry: Buffer[] = [];
+  let carryLen = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     read += chunk.length;
-    let buf: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
-    carry = null;
     let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(10, start);
-      if (nl < 0) break;
-      await onLine(buf.subarray(start, nl + 1)); // slices; copied once per message by Buffer.concat
-      start = nl + 1;
+    let nl = chunk.indexOf(10);
+    if (nl < 0) {
+      carry.push(chunk);
+      carryLen += chunk.length;
+      if (carryLen > maxLine) throw new MboxTooLarge(lineNo + 1, maxLine);
+      continue;
     }
-    if (start < buf.length) carry = Buffer.from(buf.subarray(start));
-    if (carry && carry.length > opts.maxMessageBytes) throw new MboxTooLarge(lineNo + 1, opts.maxMessageBytes);
-    buf = Buffer.alloc(0);
+    if (carry.length) {
+      carry.push(chunk.subarray(0, nl + 1));
+      await onLine(Buffer.concat(carry));
+      carry = [];
+      carryLen = 0;
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    while (nl >= 0) {
+      await onLine(chunk.subarray(start, nl + 1)); // slices; copied once per message by Buffer.concat
+      start = nl + 1;
+      nl = chunk.indexOf(10, start);
+    }
+    if (start < chunk.length) {
+      carry.push(chunk.subarray(start));
+      carryLen += chunk.length - start;
+    }
     opts.onProgress?.(read);
   }
-  if (carry) await onLine(carry);
+  if (carry.length) await onLine(Buffer.concat(carry));
   // A trailing blank line is the final separator; keep none.
   heldBlank = null;
   await finish();
@@ -128,6 +155,6 @@ export async function splitMbox(
 
 export class MboxTooLarge extends Error {
   constructor(line: number, max: number) {
-    super(`the message starting at line ${line} is larger than ${max} bytes`);
+    super(`line ${line} is longer than ${max} bytes: not an mbox file`);
   }
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
-import { isFromLine, parseEml, parseMbox, parseMsg, parsePst } from '../../../src/formats/email/index.js';
+import { isFromLine, parseEml, parseMbox, parseMsg, parsePst, splitMbox } from '../../../src/formats/email/index.js';
 import { EmailContent } from '../../../src/formats/email/schema.js';
 import type { FormatParser } from '../../../src/formats/types.js';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
@@ -230,6 +230,31 @@ describe('MBOX splitting', () => {
     expect(a.content.messages.map((m: any) => m.mbox.line)).toEqual([1, 78, 177]);
     const g = await runBytes('From 1@xxx Mon Jan 04 10:00:00 +0000 2021\nX-Gmail-Labels: Inbox,"Work, 2021",Important\nSubject: g\n\nbody\n', 'mbox');
     expect(g.ok && g.artifact.content.messages[0].labels).toEqual(['Inbox', 'Work, 2021', 'Important']);
+  });
+});
+
+describe('MBOX limits', () => {
+  it('a message over the size bound is still handed over (and counted), with only its start kept', async () => {
+    const big = 'x'.repeat(100) + '\n';
+    const text = `From a@b Mon Jan  4 10:00:00 2021\nSubject: one\n\nhi\n\nFrom a@b Mon Jan  4 10:00:00 2021\nSubject: two\n\n${big.repeat(3000)}\nFrom a@b Mon Jan  4 10:00:00 2021\nSubject: three\n\nbye\n`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-mbox-'));
+    const f = path.join(dir, 'big.mbox');
+    fs.writeFileSync(f, text);
+    const got: { size: number; truncatedFrom?: number; subject: string }[] = [];
+    try {
+      await splitMbox(f, async (m) => void got.push({ size: m.raw.length, truncatedFrom: m.truncatedFrom, subject: /Subject: (\w+)/.exec(m.raw.toString())![1] }), { maxMessageBytes: 50_000 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(got.map((g) => g.subject)).toEqual(['one', 'two', 'three']);
+    expect(got[1].size).toBeLessThanOrEqual(50_000);
+    expect(got[1].truncatedFrom).toBeGreaterThan(300_000);
+    expect(got[0].truncatedFrom).toBeUndefined();
+  });
+  it('a file without line breaks is not an mbox', async () => {
+    const r = await runBytes('From a@b Mon Jan  4 10:00:00 2021\n' + 'y'.repeat(70 * 1024 * 1024), 'mbox');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toMatch(/not an mbox/);
   });
 });
 
