@@ -6,7 +6,7 @@ import iconv from 'iconv-lite';
 import { ExtractionError } from '../types.js';
 
 /** Largest SQL file read (decoded text is held in memory while statements are split). */
-export const MAX_SQL_BYTES = 256 * 1024 * 1024;
+export const MAX_SQL_BYTES = 128 * 1024 * 1024;
 
 export interface DecodedText {
   text: string;
