@@ -525,7 +525,50 @@ function boxToDisplay(frame: PageGeometry, g: PageGeometry, b: number[]): [numbe
  * `frame` is the geometry the fragments are in (the displayed page unless its text runs
  * sideways); rulings are found in that frame too, and all boxes are returned in display space.
  */
-export function advancedPageExtras(doc: PdfDocument, page: number, index: number, g: PageGeometry, frame: PageGeometry, frags: Fragment[], _blocks: RawBlock[]): AdvancedExtras {
+/** Structure-tree element types by marked-content ID for a page (tagged PDFs). */
+export function structTypes(doc: PdfDocument, page: number): Map<number, string> {
+  const { ex } = doc.p;
+  const out = new Map<number, string>();
+  const tree = ex.FPDF_StructTree_GetForPage(page);
+  if (!tree) return out;
+  let visited = 0;
+  const walk = (el: number, depth: number, inherited: string) => {
+    if (!el || depth > 64 || ++visited > 20000) return;
+    const raw = doc.utf16((b, l) => ex.FPDF_StructElement_GetType(el, b, l)).replace(/\0+$/, '');
+    // Keep the meaningful type: list items and table cells name their container.
+    const type = raw === 'LBody' || raw === 'Lbl' ? inherited || raw : raw === 'Span' || raw === 'Link' ? inherited || raw : raw;
+    const nm = ex.FPDF_StructElement_GetMarkedContentIdCount(el);
+    for (let k = 0; k < nm; k++) {
+      const id = ex.FPDF_StructElement_GetMarkedContentIdAtIndex(el, k);
+      if (id >= 0 && !out.has(id)) out.set(id, type);
+    }
+    const n = ex.FPDF_StructElement_CountChildren(el);
+    for (let k = 0; k < n; k++) {
+      const child = ex.FPDF_StructElement_GetChildAtIndex(el, k);
+      if (child) walk(child, depth + 1, raw === 'LI' ? 'LI' : /^(TD|TH)$/.test(raw) ? raw : type);
+      else {
+        const mc = ex.FPDF_StructElement_GetChildMarkedContentID(el, k);
+        if (mc >= 0 && !out.has(mc)) out.set(mc, type);
+      }
+    }
+  };
+  try {
+    const n = ex.FPDF_StructTree_CountChildren(tree);
+    for (let k = 0; k < n; k++) walk(ex.FPDF_StructTree_GetChildAtIndex(tree, k), 0, '');
+  } finally {
+    ex.FPDF_StructTree_Close(tree);
+  }
+  return out;
+}
+
+export function advancedPageExtras(doc: PdfDocument, page: number, index: number, g: PageGeometry, frame: PageGeometry, frags: Fragment[], blocks: RawBlock[], types?: Map<number, string>): AdvancedExtras {
+  if (types?.size) {
+    for (const b of blocks) {
+      const id = b.lines.find((l) => l.mcid !== undefined && l.mcid >= 0)?.mcid;
+      const t = id !== undefined ? types.get(id) : undefined;
+      if (t) b.structType = t;
+    }
+  }
   const images: NonNullable<PdfPageT['images']> = [];
   const { h, v } = rulingSegments(doc, page, frame, images);
   const ruled = ruledTables(h, v, frags, index + 1);

@@ -52,6 +52,8 @@ export class Scratch {
 export class PdfDocument {
   readonly handle: number;
   readonly pageCount: number;
+  /** The document has a structure tree (tagged PDF). */
+  readonly tagged: boolean;
   readonly scratch: Scratch;
   private fd: number;
   private readonly cb: number;
@@ -70,6 +72,7 @@ export class PdfDocument {
     this.cb = cb;
     this.access = access;
     this.pageCount = p.ex.FPDF_GetPageCount(handle);
+    this.tagged = !!p.ex.FPDFCatalog_IsTagged(handle);
     this.scratch = new Scratch(p);
   }
 

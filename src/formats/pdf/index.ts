@@ -15,7 +15,7 @@ import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, t
 import type { PdfBlockT, PdfPageT, PdfTableT } from './schema.js';
 import { readOutline, readPageLabel } from './outline.js';
 import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
-import { advancedPageExtras, type AdvancedExtras } from './advanced.js';
+import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 
 export type { PdfContentT } from './schema.js';
 
@@ -39,6 +39,7 @@ interface PageWork {
   charCount: number;
   badChars: number;
   error: string | null;
+  structTypes?: Map<number, string>;
 }
 
 function r2(n: number): number {
@@ -139,8 +140,9 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
       const blocks: PdfBlockT[] = pw.blocks.map((b, bi) => {
         const id = `p${pw.number}.b${bi}`;
         const mark = marks.get(bi);
-        const level = mark ? null : headingLevel(b, stats);
-        const kind: PdfBlockT['kind'] = mark ?? (level ? 'heading' : b.listMarker ? 'list' : 'paragraph');
+        const tagLevel = b.structType && /^H([1-6])$/.exec(b.structType);
+        const level = mark ? null : tagLevel ? Number(tagLevel[1]) : b.structType === 'P' || b.structType === 'LI' ? null : headingLevel(b, stats);
+        const kind: PdfBlockT['kind'] = mark ?? (level ? 'heading' : b.listMarker || b.structType === 'LI' ? 'list' : 'paragraph');
         const out: PdfBlockT = {
           id,
           kind,
@@ -309,10 +311,16 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     } else if (mode === 'SingleColumn') {
       for (const r of singleRegion(frags)) blocks.push(...regionBlocks(regionLines(r.frags), null));
     } else {
+      // Tagged PDFs (Advanced): a block never spans two structure elements of different types.
+      const types = mode === 'Advanced' && doc.tagged ? structTypes(doc, page) : undefined;
+      const split = types?.size
+        ? (a: { mcid?: number }, b: { mcid?: number }) => a.mcid !== b.mcid && types.get(a.mcid ?? -1) !== types.get(b.mcid ?? -1)
+        : undefined;
+      base.structTypes = types;
       const regions = columnRegions(frags);
       for (const r of regions) {
         columns = Math.max(columns, r.columns);
-        blocks.push(...regionBlocks(regionLines(r.frags), r.column));
+        blocks.push(...regionBlocks(regionLines(r.frags), r.column, split));
       }
     }
     // Rotated text (margin notes, stamps) comes after the page's main flow, one block per run.
@@ -333,7 +341,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.marginSigs = marginCandidates(blocks, frame);
     if (mode === 'Advanced') {
       try {
-        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks);
+        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes);
       } catch (e) {
         warnings.push(`advanced extraction failed on page ${i + 1}: ${(e as Error).message}`);
       }

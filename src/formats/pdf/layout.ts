@@ -15,6 +15,8 @@ export interface Line {
   italic: boolean;
   font: string;
   chars: number;
+  /** Marked-content ID of the line's main fragment (tagged PDFs), -1 when none. */
+  mcid?: number;
 }
 
 export interface Region {
@@ -54,6 +56,8 @@ export function listMarkerOf(text: string): string | null {
   const m = LIST_MARKER.exec(text);
   return m ? m[0].trim() : null;
 }
+
+const MARKER_ONLY = /^(?:[•◦▪▫●○■□►▸‣⁃∙·\-–—*]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)]|\(?(?:i|ii|iii|iv|v|vi|vii|viii|ix|x)[.)])$/;
 
 const CJK = /[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\ufe30-\ufe4f]/;
 
@@ -215,7 +219,12 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
   const out: Region[] = [];
   for (const g of groups) {
     const gext = extent(g.frags);
-    const gs = g.gut ? gutters(g.frags, gext.x0, gext.x1, minGap) : [];
+    let gs = g.gut ? gutters(g.frags, gext.x0, gext.x1, minGap) : [];
+    // List markers ("•", "1.", "a)") set off by a tab are not a column of their own.
+    if (gs.length) {
+      const leftOf = g.frags.filter((f) => f.x1 <= gs[0][0] + 0.5);
+      if (leftOf.length && gs[0][0] - gext.x0 < body * 3 && leftOf.every((f) => MARKER_ONLY.test(f.text))) gs = gs.slice(1);
+    }
     if (!gs.length) {
       out.push({ ...gext, column: null, columns: 1, frags: g.frags });
       continue;
@@ -282,7 +291,7 @@ export function regionLines(frags: Fragment[]): Line[] {
       chars += f.chars;
       if (f.chars > dom.chars) dom = f;
     }
-    lines.push({ text, x0, y0, x1, y1, size: dom.size, bold: dom.bold, italic: dom.italic, font: dom.font, chars });
+    lines.push({ text, x0, y0, x1, y1, size: dom.size, bold: dom.bold, italic: dom.italic, font: dom.font, chars, mcid: dom.mcid });
   }
   lines.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   return lines;
@@ -305,7 +314,7 @@ export function joinLines(lines: string[]): string {
 }
 
 /** Blocks of a region: lines grouped into paragraphs. */
-export function regionBlocks(lines: Line[], column: number | null): RawBlock[] {
+export function regionBlocks(lines: Line[], column: number | null, split?: (prev: Line, next: Line) => boolean): RawBlock[] {
   const blocks: RawBlock[] = [];
   if (!lines.length) return blocks;
   // Typical baseline pitch of this region, for the paragraph gap threshold.
@@ -340,7 +349,7 @@ export function regionBlocks(lines: Line[], column: number | null): RawBlock[] {
       const overlapX = Math.min(prev.x1, l.x1) - Math.max(prev.x0, l.x0) > -size;
       const indented = justified && l.x0 > left + size * 0.8 && l.x0 < left + size * 5 && prev.x0 < left + size * 0.5 && l.x1 > right - size * 2;
       const shortPrev = justified && prev.x1 < right - size * 3 && /[.!?:;]["')\]]?$/.test(prev.text) && Math.abs(l.x0 - left) < size * 5;
-      if (bigGap || sizeChange || boldChange || list || !overlapX || (l.y0 + l.y1) / 2 < (prev.y0 + prev.y1) / 2 || indented || shortPrev) flush();
+      if ((split && split(prev, l)) || bigGap || sizeChange || boldChange || list || !overlapX || (l.y0 + l.y1) / 2 < (prev.y0 + prev.y1) / 2 || indented || shortPrev) flush();
     }
     cur.push(l);
   }

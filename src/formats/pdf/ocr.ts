@@ -148,6 +148,7 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): 
     bad: 0,
     boldChars: 0,
     italicChars: 0,
+    mcid: -1,
   }));
   const xs = new Set(blocks.map((b) => b.column));
   return { dpi, meanConfidence: confN ? confSum / confN : 0, lines, fragments, blocks, columns: lines.length ? Math.max(1, xs.size) : 0, charCount };

@@ -26,6 +26,8 @@ export interface Fragment {
   /** Characters in a bold / italic font (bold and italic are true for a majority). */
   boldChars: number;
   italicChars: number;
+  /** Marked-content ID of the first character's text object (tagged PDFs), -1 when none. */
+  mcid: number;
 }
 
 export interface PageGeometry {
@@ -199,6 +201,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     let invisible = false;
     let rotated = false;
     let curRotated = false;
+    let mcid = -1;
     let cur: Fragment | null = null;
     let pendingSpace = false;
     let curInvisibleAll = true;
@@ -242,6 +245,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         }
         size = Math.round(fs * 100) / 100;
         invisible = obj ? ex.FPDFTextObj_GetTextRenderMode(obj) === 3 : false;
+        mcid = obj ? ex.FPDFPageObj_GetMarkedContentID(obj) : -1;
         // Text at an angle to the page's dominant text direction (margin notes, stamps).
         const ang = ex.FPDFText_GetCharAngle(tp, i);
         const diff = ang < 0 ? 0 : (((ang * 180) / Math.PI - dominant) % 360 + 360) % 360;
@@ -350,7 +354,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       if (!d) {
         curRotated = rotated;
         firstX = x0;
-        cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0 };
+        cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0, mcid };
         curInvisibleAll = invisible;
       } else {
         const rtl = isRtlCode(u);

@@ -111,3 +111,20 @@ describe('Advanced: forms, links, images', () => {
     expect(img.bbox[2] - img.bbox[0]).toBeGreaterThan(scan.content.pages[0].width * 0.8);
   });
 });
+
+describe('Advanced: tagged PDFs use the structure tree', () => {
+  it('Word 365 file: H1 heading, P paragraphs and LI list items from the structure tree; the table', async () => {
+    const a = await parsedOk('pdfplumber__word365_structure.pdf', { pdfMode: 'Advanced' });
+    expect(a.metadata.tagged).toBe(true);
+    const blocks = a.content.pages[0].blocks;
+    const title = blocks.find((b: any) => b.text === 'Titre');
+    expect(title).toMatchObject({ kind: 'heading', level: 1, structType: 'H1' });
+    const items = blocks.filter((b: any) => b.structType === 'LI');
+    expect(items.map((b: any) => b.text)).toEqual(['• Liste', '• Liste 2', '• Liste 3', '1. Liste numérotée', '2. Liste numérotée']);
+    expect(items.every((b: any) => b.kind === 'list')).toBe(true);
+    expect(blocks.find((b: any) => b.text === 'Lorem ipsum dolor sit amet').kind).toBe('paragraph');
+    const t = a.content.pages[0].tables[0];
+    expect(t.cells.map((c: any) => c.text).join(' ')).toMatch(/En-tête 1.*Alouette/);
+  });
+});
+
