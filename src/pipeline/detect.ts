@@ -173,9 +173,20 @@ function officeFormatOfZip(head: Buffer): string | null {
   return null;
 }
 
+const MAIL_HEADERS = new Set(['from', 'to', 'subject', 'date', 'message-id', 'mime-version', 'received', 'return-path', 'delivered-to', 'reply-to', 'x-mailer']);
+
+/** An RFC 5322 header block: every line a header or a folded continuation, mail headers among them. */
 function looksLikeEmail(head: Buffer): boolean {
-  const text = head.subarray(0, 4096).toString('latin1');
-  const headers = text.split(/\r?\n\r?\n/, 1)[0];
-  const names = [...headers.matchAll(/^([A-Za-z-]+):/gm)].map((m) => m[1].toLowerCase());
-  return names.includes('from') && (names.includes('subject') || names.includes('date') || names.includes('message-id'));
+  const text = head.subarray(0, 8192).toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  if (end <= 0) return false;
+  const lines = text.slice(0, end).split(/\r?\n/);
+  if (/^From \S/.test(lines[0])) lines.shift(); // an mbox-style envelope line before the headers
+  const names: string[] = [];
+  for (const line of lines) {
+    const m = /^([A-Za-z0-9][A-Za-z0-9-]*):/.exec(line);
+    if (m) names.push(m[1].toLowerCase());
+    else if (!/^[ \t]/.test(line)) return false;
+  }
+  return names.length >= 2 && names.includes('from') && names.some((n) => MAIL_HEADERS.has(n) && n !== 'from' || n === 'content-type');
 }

@@ -5,6 +5,9 @@ import fs from 'node:fs/promises';
 import { createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { corpusPath } from '../helpers/parse.js';
 
+const MBOX = 'synthetic__gmail-takeout-style.mbox';
+const PG_FILE = 'pg__case.sql';
+
 let env: TestEnv;
 let n: TestNode;
 let token: string;
@@ -87,6 +90,25 @@ describe('format families through the API', () => {
     expect(status.statusInt).toBe(9);
     expect(status.error.code).toBe('encrypted_document');
     expect(artifact.status).toBe(422);
+  });
+
+  it('Email: an MBOX is billed per message; an EML is one', async () => {
+    const mbox = await run(corpusPath('email', MBOX), {});
+    expect(mbox.status.statusInt).toBe(8);
+    expect(mbox.artifact.document_format).toBe('mbox');
+    expect(mbox.artifact.documentUnits).toBe(mbox.artifact.content.messages.length);
+    expect(mbox.artifact.documentUnits).toBeGreaterThan(1);
+    const eml = await run(corpusPath('email', 'mailparser__nested.eml'), {});
+    expect(eml.status.statusInt).toBe(8);
+    expect(eml.artifact.documentUnits).toBe(1);
+  });
+
+  it('SQL: sqlDialect spellings are matched; units are statements', async () => {
+    const { status, artifact } = await run(corpusPath('sql', PG_FILE), { fileName: 'schema.sql', sqlDialect: 'postgresql' });
+    expect(status.statusInt).toBe(8);
+    expect(artifact.document_format).toBe('sql');
+    expect(artifact.documentUnits).toBe(artifact.content.statements.length);
+    expect(artifact.documentUnits).toBeGreaterThan(1);
   });
 
   it('Parquet: metadata by default, rows on request', async () => {
