@@ -83,6 +83,18 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
   { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
+  // Format-family limits: read by the parsers inside worker threads, validated here at boot.
+  { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it datasets carry featuresTruncated/featuresOmitted and a warning.' },
+  { name: 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', default: '4294967296', description: 'GIS: total bytes a ZIP may unpack to (zip-bomb guard).' },
+  { name: 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', default: '20000', description: 'GIS: entries a ZIP may hold.' },
+  { name: 'DOCPARSE_GIS_MAX_ZIP_RATIO', default: '1000', description: 'GIS: largest compression ratio of a ZIP member over 1 MiB.' },
+  { name: 'DOCPARSE_CAD_MAX_BYTES', default: '268435456', description: 'CAD: largest drawing (decoded whole in memory).' },
+  { name: 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', default: '536870912', description: 'Parquet rows: largest uncompressed row group read.' },
+  { name: 'DOCPARSE_OFFICE_RENDER', default: 'always', description: 'Office page counts: always render with LibreOffice, auto (trust Word-confirmed DOCX counts), or off (stored counts).' },
+  { name: 'DOCPARSE_OFFICE_MAX_PART_MB', default: '48', description: 'Office: largest main WordprocessingML part.' },
+  { name: 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', default: '160', description: "Office: largest workbook sheet XML (cells are held in memory)." },
+  { name: 'DOCPARSE_SOFFICE', default: '(soffice on PATH)', description: 'Office: path of the LibreOffice binary.' },
+  { name: 'DOCPARSE_SOFFICE_TIMEOUT_MS', default: '120000', description: 'Office: a LibreOffice conversion running longer is killed.' },
   { name: 'DOCPARSE_S3_BUCKET', default: '(unset → local disk)', description: "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app." },
   { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
   { name: 'DOCPARSE_S3_REGION', default: 'us-east-1', description: 'Region of the bucket.' },
@@ -167,6 +179,16 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  // Family limits are read by the parsers in their threads; a bad value is refused here.
+  for (const name of ['DOCPARSE_GIS_MAX_INLINE_FEATURES', 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_RATIO',
+    'DOCPARSE_CAD_MAX_BYTES', 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', 'DOCPARSE_OFFICE_MAX_PART_MB', 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', 'DOCPARSE_SOFFICE_TIMEOUT_MS']) {
+    int(name, 1, 1, Number.MAX_SAFE_INTEGER);
+  }
+  const officeRender = env.DOCPARSE_OFFICE_RENDER?.trim().toLowerCase();
+  if (officeRender && !['always', 'auto', 'off', '0', 'false'].includes(officeRender)) {
+    problems.push(`DOCPARSE_OFFICE_RENDER=${JSON.stringify(env.DOCPARSE_OFFICE_RENDER)} must be always, auto or off`);
   }
 
   const bucket = env.DOCPARSE_S3_BUCKET?.trim() || null;

@@ -300,6 +300,6 @@ export const CAD_MAX_BYTES = Number(process.env.DOCPARSE_CAD_MAX_BYTES) > 0 ? Nu
 export async function checkCadSize(filePath: string): Promise<void> {
   const { size } = await stat(filePath);
   if (size > CAD_MAX_BYTES) {
-    throw new ExtractionError(`the drawing is ${size} bytes, larger than the ${CAD_MAX_BYTES}-byte limit for CAD files (CAD_MAX_BYTES)`);
+    throw new ExtractionError(`the drawing is ${size} bytes, larger than the ${CAD_MAX_BYTES}-byte limit for CAD files (DOCPARSE_CAD_MAX_BYTES)`);
   }
 }

@@ -4,7 +4,7 @@
 // exactly the footer; no data page is touched. MetadataPlusRows: everything above, then the
 // rows, read row group by row group through a file-backed AsyncBuffer and written through
 // the JsonWriter as they are rendered, so memory is bounded by one row group (a row group
-// whose uncompressed size exceeds PARQUET_MAX_ROW_GROUP_BYTES fails with a clear reason).
+// whose uncompressed size exceeds DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES fails with a clear reason).
 // Content shape and value rendering: schema.ts (ParquetContent) and values.ts.
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
