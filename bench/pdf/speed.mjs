@@ -125,12 +125,7 @@ if (!noOcr) {
   };
 }
 
-// Peak RSS of one parsing thread's process on the largest corpus files (fresh process each).
-result.peakRss = {};
-for (const [file, mode] of [['pysample__GeoTopo-komprimiert.pdf', 'SingleColumn'], ['pysample__GeoTopo-komprimiert.pdf', 'Advanced'], ...(noOcr ? [] : [['generated__scanned-3p.pdf', 'Ocr']])]) {
-  const base = Number(execFileSync(process.execPath, ['--input-type=module', '-e', 'console.log(process.resourceUsage().maxRSS)'], { encoding: 'utf8' }).trim());
-  const kb = JSON.parse(execFileSync(process.execPath, [new URL('./rss-child.mjs', import.meta.url).pathname, path.join(CORPUS, file), mode], { encoding: 'utf8' }).trim()).maxRssKb;
-  result.peakRss[`${file} ${mode}`] = { processMaxRssMb: Math.round(kb / 1024), nodeBaselineMb: Math.round(base / 1024) };
-}
+// Peak RSS per thread: run `node bench/pdf/rss-child.mjs <file> <mode>` from a shell (a child
+// forked from this large process would inherit its ru_maxrss).
 fs.rmSync(tmp, { recursive: true, force: true });
 console.log(JSON.stringify(result, null, 2));
