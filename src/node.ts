@@ -29,11 +29,12 @@ import { GisContent } from './formats/gis/schema.js';
 import { CadContent } from './formats/cad/schema.js';
 import { ParquetContent } from './formats/parquet/schema.js';
 import { OfficeContent } from './formats/office/schema.js';
+import { PdfContent } from './formats/pdf/schema.js';
 import { EmailContent } from './formats/email/schema.js';
 import { SqlContent } from './formats/sql/schema.js';
 
 /** The artifact envelope and each family's `content`, published with the OpenAPI document. */
-const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
+const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
 import { ParsePool } from './pipeline/pool.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';

@@ -20,7 +20,7 @@ const gisFormat = (format: string): FormatInfo => ({ format, family: 'gis', load
 /** Formats by concrete name (artifact document_format). */
 export const FORMATS: Record<string, FormatInfo> = {
   csv,
-  pdf: { format: 'pdf', family: 'pdf' },
+  pdf: { format: 'pdf', family: 'pdf', load: async () => (await import('./pdf/index.js')).parsePdf },
   docx: { format: 'docx', family: 'office', load: async () => (await import('./office/index.js')).parseDocx },
   xlsx: { format: 'xlsx', family: 'office', load: async () => (await import('./office/index.js')).parseXlsx },
   pptx: { format: 'pptx', family: 'office', load: async () => (await import('./office/index.js')).parsePptx },

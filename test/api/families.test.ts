@@ -6,6 +6,7 @@ import { createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type T
 import { corpusPath } from '../helpers/parse.js';
 
 const MBOX = 'synthetic__gmail-takeout-style.mbox';
+const PDF_FILE = 'camelot__column_span_1.pdf';
 const PG_FILE = 'pg__case.sql';
 
 let env: TestEnv;
@@ -36,6 +37,23 @@ async function run(file: string, query: Record<string, string>): Promise<{ statu
 }
 
 describe('format families through the API', () => {
+  it('PDF: billed per page; OCR and Advanced run in the heavy lane and complete', async () => {
+    const single = await run(corpusPath('pdf', PDF_FILE), { pdfMode: 'SingleColumn', chunkHints: 'true' });
+    expect(single.status.statusInt).toBe(8);
+    expect(single.artifact.document_format).toBe('pdf');
+    expect(single.artifact.documentUnits).toBe(single.artifact.content.pages.length);
+    expect(Array.isArray(single.artifact.chunks)).toBe(true);
+    const advanced = await run(corpusPath('pdf', PDF_FILE), { pdfMode: 'Advanced' });
+    expect(advanced.status.statusInt).toBe(8);
+    expect(advanced.artifact.documentUnits).toBe(single.artifact.documentUnits);
+  });
+
+  it('PDF: an encrypted file without its password fails as encrypted_document', async () => {
+    const { status } = await run(corpusPath('pdf', 'pysample__libreoffice-writer-password.pdf'), { pdfMode: 'SingleColumn' });
+    expect(status.statusInt).toBe(9);
+    expect(status.error.code).toBe('encrypted_document');
+  });
+
   it('GIS: a ZIP of six shapefiles is six datasets, six units', async () => {
     const { status, artifact } = await run(corpusPath('gis', 'shp_multilayer_6.zip'), { fileName: 'layers.zip', documentType: 'SHP_ZIP' });
     expect(status.statusInt).toBe(8);
