@@ -9,7 +9,7 @@ import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { PdfDocument, type PdfMetadata } from './document.js';
-import { getPdfium } from './pdfium-loader.js';
+import { getPdfium, resetPdfium } from './pdfium-loader.js';
 import { frameToDisplay, pageGeometry, readTextLayer, type PageGeometry, type TextLayer } from './textlayer.js';
 import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, toVertical, type RawBlock } from './layout.js';
 import type { PdfBlockT, PdfPageT, PdfTableT } from './schema.js';
@@ -103,6 +103,21 @@ function headingLevel(b: RawBlock, stats: SizeStats): number | null {
 
 /** Document Units for PDFs are pages. */
 export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<ParseOutcome> => {
+  try {
+    return await parse(input, w);
+  } catch (e) {
+    if (e instanceof ExtractionError) throw e;
+    // A trap inside PDFium/Tesseract (RuntimeError: unreachable, out of bounds, OOM): the
+    // document is the cause; the instance is replaced for the next one.
+    if ((e as Error)?.name === 'RuntimeError' || /Aborted|memory access out of bounds|unreachable/.test(String((e as Error)?.message))) {
+      resetPdfium();
+      throw new ExtractionError(`PDF engine failed on this document: ${(e as Error).message}`, 'extraction_failed');
+    }
+    throw e;
+  }
+};
+
+async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise<ParseOutcome> {
   const mode: Mode = (input.options.pdfMode as Mode | undefined) ?? 'SingleColumn';
   const pdfium = await getPdfium();
   const doc = PdfDocument.open(pdfium, input.filePath);
@@ -240,9 +255,13 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
       chunks: input.options.chunkHints ? buildChunks(chunkBlocks) : undefined,
     };
   } finally {
-    doc.close();
+    try {
+      doc.close();
+    } catch {
+      // after a trap inside PDFium the instance is dropped anyway (resetPdfium)
+    }
   }
-};
+}
 
 function listPages(pages: number[]): string {
   return pages.length > 20 ? pages.slice(0, 20).join(', ') + ', …' : pages.join(', ');

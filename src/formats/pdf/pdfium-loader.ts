@@ -74,6 +74,14 @@ export function getPdfium(): Promise<Pdfium> {
   return instance;
 }
 
+/**
+ * Drops the thread's instance after PDFium aborted (a WASM trap leaves its heap in an unknown
+ * state); the next document instantiates a fresh one from the same compiled module.
+ */
+export function resetPdfium(): void {
+  instance = null;
+}
+
 /** Bytes of WASM memory PDFium holds (it never shrinks: the pool recycles threads above a threshold). */
 export async function pdfiumHeapBytes(): Promise<number> {
   if (!instance) return 0;
