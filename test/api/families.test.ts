@@ -140,3 +140,39 @@ describe('format families through the API', () => {
     expect(JSON.stringify(rows.artifact.content)).toContain('"rows"');
   });
 });
+
+describe('heavy and light lanes', () => {
+  it('OCR jobs wait in 6/run in 7 within their slots while a CSV job passes them', async () => {
+    const lanesEnv = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '2', DOCPARSE_HEAVY_SLOTS: '1' });
+    const node = await startTestNode(lanesEnv);
+    try {
+      const tok = await getToken(node.url, 'demo-client', 'demo-secret-0123456789');
+      const scan = await fs.readFile(corpusPath('pdf', 'generated__scanned-3p.pdf'));
+      const ocrIds: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${node.url}/api/v1/documents/upload?fileName=scan.pdf&pdfMode=Ocr&documentId=ocr-${i}`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: scan });
+        expect(r.status).toBe(202);
+        ocrIds.push(`ocr-${i}`);
+      }
+      const statusOf = async (id: string) => (await (await fetch(`${node.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as any;
+      // Heavy jobs are visible as waiting-for-provider (6) or provider-processing (7).
+      const heavyStates = await Promise.all(ocrIds.map(statusOf));
+      expect(heavyStates.every((s) => s.statusInt === 6 || s.statusInt === 7)).toBe(true);
+      const csv = await fetch(`${node.url}/api/v1/documents/upload?fileName=x.csv&csvRoute=Tabular&documentId=light-1`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a,b\n1,2\n' });
+      expect(csv.status).toBe(202);
+      await waitFor(async () => (await statusOf('light-1')).statusInt === 8, 'the light job', 60_000);
+      const stillHeavy = await Promise.all(ocrIds.map(statusOf));
+      // With one heavy slot, at most one OCR job runs at a time; the light job did not queue behind them.
+      expect(stillHeavy.filter((s) => s.statusInt === 7).length).toBeLessThanOrEqual(1);
+      expect(stillHeavy.some((s) => s.statusInt === 6 || s.statusInt === 7)).toBe(true);
+      const done = await waitFor(async () => {
+        const all = await Promise.all(ocrIds.map(statusOf));
+        return all.every((s) => s.statusInt === 8) ? all : null;
+      }, 'the OCR jobs', 240_000);
+      expect(done.map((s) => s.documentUnits)).toEqual([3, 3, 3]);
+    } finally {
+      await node.close();
+      await destroyTestEnv(lanesEnv);
+    }
+  });
+});
