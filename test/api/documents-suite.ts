@@ -300,6 +300,19 @@ export function documentsSuite(mode: Mode): void {
       expect(((await put.json()) as Record<string, any>).parameter).toBe('sha256');
     });
 
+    it('upload bytes per second over the plan → 429 rate_limited with Retry-After, nothing stored', async () => {
+      const slow = await createApp(n.node, { maxBytesPerSecond: 100 });
+      const t = await getToken(n.url, slow.clientId, slow.clientSecret);
+      const body = 'a,b\n' + '1,2\n'.repeat(200); // 804 bytes: within 10 s × 100 B/s once, not twice
+      expect((await upload({ fileName: 'r1.csv', csvRoute: 'Tabular' }, body, t)).status).toBe(202);
+      const second = await upload({ fileName: 'r2.csv', csvRoute: 'Tabular' }, body, t);
+      expect(second.status).toBe(429);
+      expect(second.headers.get('retry-after')).toBeTruthy();
+      expect(((await second.json()) as Record<string, any>)).toMatchObject({ code: 'rate_limited', limit: 100 });
+      const stored = (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(slow.tenantId) && f.endsWith('/upload'));
+      expect(stored).toHaveLength(1);
+    });
+
     it('a client that disconnects mid-upload leaves nothing stored and the node keeps serving', async () => {
       const before = await filesUnder(path.join(env.dataDir, 'blobs'));
       await new Promise<void>((resolve, reject) => {
