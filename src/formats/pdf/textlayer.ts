@@ -223,16 +223,15 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     };
     for (let i = 0; i < n; i++) {
       const u = ex.FPDFText_GetUnicode(tp, i);
-      const generated = ex.FPDFText_IsGenerated(tp, i) === 1;
+      // Line breaks and spaces (PDFium's generated ones included) end a fragment / mark a gap.
       if (u === 13 || u === 10) {
-        if (generated || true) push();
+        push();
         continue;
       }
-      if (u === 32 || u === 9 || u === 0xa0 || (generated && u === 32)) {
+      if (u === 32 || u === 9 || u === 0xa0) {
         pendingSpace = true;
         continue;
       }
-      if (generated) continue;
       if (u === 0xfffe || u === 0xffff) continue;
       const obj = ex.FPDFText_GetTextObject(tp, i);
       if (obj !== lastObj) {
