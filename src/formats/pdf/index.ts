@@ -17,7 +17,7 @@ import { readOutline, readPageLabel } from './outline.js';
 import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 
-export type { PdfContentT } from './schema.js';
+export { PdfContent, type PdfContentT } from './schema.js';
 
 type Mode = 'SingleColumn' | 'MultiColumn' | 'Ocr' | 'Advanced';
 
