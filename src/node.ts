@@ -36,6 +36,7 @@ import { SqlContent } from './formats/sql/schema.js';
 /** The artifact envelope and each family's `content`, published with the OpenAPI document. */
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
 import { ParsePool } from './pipeline/pool.js';
+import { compilePdfiumModule } from './formats/pdf/pdfium-loader.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 
@@ -122,6 +123,8 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
         maxHeapMb: config.workerMaxHeapMb,
         // WASM heaps never shrink: a thread that grew past this is replaced after its task.
         recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
+        // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
+        wasmModules: { pdfium: (await compilePdfiumModule()) as WebAssembly.Module },
       })
     : null;
 

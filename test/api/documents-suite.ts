@@ -128,10 +128,15 @@ export function documentsSuite(mode: Mode): void {
     it('accepts enum spellings case-insensitively (SHP_ZIP, PostgreSQL, tabular)', async () => {
       const res = await upload({ fileName: 'x.csv', csvRoute: 'TABULAR', documentType: 'csv' }, 'a,b\n1,2\n');
       expect(res.status).toBe(202);
-      const shp = await upload({ documentType: 'SHP_ZIP' }, Buffer.from([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]));
-      // Recognised as a shapefile ZIP; that family ships in its own release.
-      expect(shp.status).toBe(415);
-      expect(((await shp.json()) as Record<string, any>).format).toBe('shapefile');
+      const shp = await upload({ documentType: 'SHP_ZIP' }, await fs.readFile(path.join(CORPUS, '../gis/shp_poly.zip')));
+      expect(shp.status).toBe(202);
+      const shpJob = await status(((await shp.json()) as Status).documentId);
+      expect((shpJob as unknown as { format: string }).format).toBe('shapefile');
+      const sql = await upload({ fileName: 'q.sql', sqlDialect: 'PostgreSQL' }, 'select 1; select 2;');
+      expect(sql.status).toBe(202);
+      const bad = await upload({ fileName: 'q.sql', sqlDialect: 'Cobol' }, 'select 1;');
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as Record<string, any>).allowed).toContain('PostgreSql');
     });
 
     it('needs a plan feature for OCR and Advanced PDF modes', async () => {

@@ -274,24 +274,7 @@ export async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeout
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Every file below dir, recursively ([] when dir does not exist). */
-export async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  async function walk(d: string): Promise<void> {
-    let entries;
-    try {
-      entries = await fs.readdir(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else out.push(p);
-    }
-  }
-  await walk(dir);
-  return out;
-}
+export { filesUnder } from './node.js';
 
 export async function tempDir(prefix = 'dp-http-'): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), prefix));

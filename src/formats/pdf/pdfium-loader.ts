@@ -4,7 +4,7 @@
 // once per thread, and the instance is cached for the life of the thread.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { workerData } from 'node:worker_threads';
+import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 
 const require = createRequire(import.meta.url);
@@ -45,10 +45,15 @@ export interface Pdfium {
 
 let instance: Promise<Pdfium> | null = null;
 
+/** The module the main thread compiled (pool workerData, thread-context.ts), if any. */
 function moduleFromWorkerData(): WasmModule | null {
-  const m = (workerData as { wasmModules?: { pdfium?: unknown } } | null)?.wasmModules?.pdfium;
+  const m: unknown = precompiledModule('pdfium');
   return m instanceof WA.Module ? (m as WasmModule) : null;
 }
+
+let heap: { buffer: ArrayBuffer } | null = null;
+// WASM memory never shrinks: the thread retires once it has grown past the pool's ceiling.
+registerMemoryReporter(() => heap?.buffer.byteLength ?? 0);
 
 /** The thread's PDFium instance (instantiated on first use, then reused). */
 export function getPdfium(): Promise<Pdfium> {
@@ -65,7 +70,9 @@ export function getPdfium(): Promise<Pdfium> {
         print: () => {},
       } as never);
       api.PDFiumExt_Init();
-      return { api, M: api.pdfium, ex: api.pdfium.wasmExports as unknown as PdfiumExports };
+      const ex = api.pdfium.wasmExports as unknown as PdfiumExports;
+      heap = ex.memory as { buffer: ArrayBuffer };
+      return { api, M: api.pdfium, ex };
     })();
     instance.catch(() => {
       instance = null;
