@@ -103,7 +103,8 @@ describe('README state diagram', async () => {
   const { readFile } = await import('node:fs/promises');
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8').catch(() => '');
   const block = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/.exec(readme)?.[1];
-  it.skipIf(block === undefined)('matches TRANSITIONS_MERMAID (paste the constant into README.md)', () => {
-    expect(block).toBe(TRANSITIONS_MERMAID);
+  it('matches TRANSITIONS_MERMAID (the README draws the table the code enforces)', () => {
+    expect(block).toBeDefined();
+    expect(block?.trimEnd()).toBe(TRANSITIONS_MERMAID.trimEnd());
   });
 });
