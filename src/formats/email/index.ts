@@ -7,6 +7,7 @@ import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome 
 import { headerValue } from './common.js';
 import { splitMbox, MboxTooLarge } from './mbox.js';
 import { parseMime } from './mime.js';
+import { enrichAttachments } from './service-attachments.js';
 import { readMsg } from './msg.js';
 import { walkPst } from './pst.js';
 import type { EmailMessageT } from './schema.js';
@@ -31,6 +32,7 @@ class MessageSink {
   }
 
   async add(m: EmailMessageT): Promise<void> {
+    await enrichAttachments(m);
     this.w.value({ index: this.count, ...m });
     this.count++;
     this.attachments += m.attachmentCount;

@@ -2,6 +2,7 @@
 // message/rfc822 parts come back from mailparser as attachments: they are parsed here,
 // recursively, up to MAX_NESTING.
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
+import { rememberContent } from './service-attachments.js';
 import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
@@ -62,7 +63,7 @@ async function attachment(a: Attachment, depth: number, warnings: string[]): Pro
       return { ...base, extraction: 'message', message: null, note: `nested message unreadable: ${(e as Error).message}` };
     }
   }
-  return { ...base, ...extractAttachment(contentType, a.filename ?? null, content, charsetOf(a)) };
+  return rememberContent({ ...base, ...extractAttachment(contentType, a.filename ?? null, content, charsetOf(a)) }, content);
 }
 
 /** Parses one MIME message (bytes) into the artifact's message shape. */

@@ -1,6 +1,7 @@
 // Outlook MSG through @kenjiuno/msgreader. Non-Unicode (ANSI) strings are decoded with the
 // message's code page: the file is read once to learn it, then read with it. Embedded MSG
 // attachments are mapped recursively (depth-limited). One billed item per file.
+import { rememberContent } from './service-attachments.js';
 import { readFile } from 'node:fs/promises';
 import MsgReaderModule from '@kenjiuno/msgreader';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
@@ -111,7 +112,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
     }
     const fileName = a.fileName ?? a.fileNameShort ?? a.name ?? null;
     const contentType = a.attachMimeTag ? String(a.attachMimeTag).toLowerCase() : guessContentType(fileName);
-    attachments.push({
+    attachments.push(rememberContent({
       fileName,
       contentType,
       size: content?.length ?? a.contentLength ?? 0,
@@ -119,7 +120,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
       disposition: a.attachmentHidden || a.pidContentId ? 'inline' : 'attachment',
       contentId: a.pidContentId ?? null,
       ...extractAttachment(contentType, fileName, content),
-    });
+    }, content));
   }
   const item = itemFields(d);
   const msg: EmailMessageT = {

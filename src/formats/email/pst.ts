@@ -5,6 +5,7 @@
 // the embedded message is read like any other (depth-limited).
 import { PSTFile } from 'pst-extractor';
 import { ExtractionError } from '../types.js';
+import { rememberContent } from './service-attachments.js';
 import { MAX_NESTING, address, countTree, extractAttachment, guessContentType, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
@@ -87,13 +88,13 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
     } catch (e) {
       warnings.push(`attachment ${fileName ?? i} unreadable: ${(e as Error).message}`);
     }
-    out.push({
+    out.push(rememberContent({
       ...base,
       size: content?.length ?? Number(a.attachSize ?? a.filesize ?? 0),
       sha256: content ? sha256(content) : null,
       ...extractAttachment(contentType, fileName, content),
       ...(content === null && method !== undefined && method !== ATTACH_BY_VALUE ? { note: `attachment by reference (method ${method}): no content in the file` } : {}),
-    });
+    }, content));
   }
   return out;
 }
