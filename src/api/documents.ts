@@ -6,6 +6,8 @@ import { ProblemError, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobPrefix } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { Intake, parseCustomMetadata, peek, tooLarge, type IntakeDeps } from './intake.js';
+import { partsPrefix } from '../pipeline/worker-loop.js';
+import { Type } from '@sinclair/typebox';
 import {
   ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery,
 } from './schemas.js';
@@ -157,5 +159,33 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     },
   };
 
-  return [upload, status, batch, result];
+  const part: RouteDef = {
+    method: 'GET',
+    path: '/api/v1/documents/:documentId/parts/:name',
+    operationId: 'getDocumentPart',
+    summary: 'An extra part of a completed result (e.g. GIS features past the inline cap)',
+    description: 'Parts are named in the artifact (e.g. `content.datasets[].featuresPart`); GeoJSON text sequences are served as application/geo+json-seq.',
+    tags: ['documents'],
+    auth: 'bearer',
+    params: Type.Object({ documentId: DocumentIdParams.properties.documentId, name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' }) }),
+    responses: {
+      200: { description: 'The part (streamed).', contentType: 'application/octet-stream' },
+      202: { description: 'Still processing.', schema: JobStatusSchema },
+      404: { description: 'document_not_found, or no such part.' },
+    },
+    handler: async (ctx) => {
+      const job = await d.jobs.get(ctx.principal!.tenantId, ctx.params.documentId);
+      if (!job) throw problems.documentNotFound(ctx.params.documentId);
+      if (job.statusInt !== JobState.Completed) {
+        if (job.statusInt === JobState.Failed) throw problems.documentNotFound(ctx.params.documentId);
+        return { status: 202, headers: { 'Retry-After': '2' }, json: statusOf(job) };
+      }
+      const blob = await (await d.blobs.for(job.storageConfigId)).read(`${partsPrefix(job.uploadKey)}/${ctx.params.name}`);
+      if (!blob) throw new ProblemError(404, 'part_not_found', 'Part not found', `This result has no part named ${JSON.stringify(ctx.params.name)}.`);
+      const contentType = ctx.params.name.endsWith('.geojsonseq') ? 'application/geo+json-seq' : 'application/octet-stream';
+      return { status: 200, stream: blob.stream, length: blob.size, contentType };
+    },
+  };
+
+  return [upload, status, batch, result, part];
 }

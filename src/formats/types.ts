@@ -27,6 +27,11 @@ export interface ParseOutcome {
   warnings: string[];
   /** Retrieval chunks, when options.chunkHints is true and the family supports them (chunks.ts). */
   chunks?: Chunk[];
+  /**
+   * Extra files stored beside the artifact (e.g. GIS features past the inline cap), served at
+   * /api/v1/documents/{id}/parts/{name}. Paths must be inside input.tempDir.
+   */
+  parts?: { name: string; path: string }[];
 }
 
 export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<ParseOutcome>;

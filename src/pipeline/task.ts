@@ -17,7 +17,7 @@ export interface ParseTask {
 }
 
 export type ParseTaskResult =
-  | { ok: true; documentFormat: string; documentUnits: number; artifactBytes: number; warnings: number }
+  | { ok: true; documentFormat: string; documentUnits: number; artifactBytes: number; warnings: number; parts: { name: string; path: string }[] }
   | { ok: false; code: string; message: string; transient: boolean };
 
 export const SCHEMA_VERSION = '1.0';

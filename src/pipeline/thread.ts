@@ -75,6 +75,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
       documentUnits: outcome.documentUnits,
       artifactBytes: w.bytesWritten,
       warnings: outcome.warnings.length,
+      parts: outcome.parts ?? [],
     };
   } catch (err) {
     out.destroy();

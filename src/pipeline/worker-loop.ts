@@ -28,6 +28,11 @@ export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
 }
 
+/** Where a job's extra parts live: beside its upload and artifact. */
+export function partsPrefix(uploadKey: string): string {
+  return `${uploadKey.replace(/\/upload$/, '')}/parts`;
+}
+
 export function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
@@ -97,6 +102,7 @@ export class WorkerLoop {
       if (!materializing) return;
       const artifactKey = `${job.uploadKey.replace(/\/upload$/, '')}/artifact.json`;
       const artifactBytes = await blobStore.putFile(artifactKey, artifactPath);
+      for (const part of result.parts) await blobStore.putFile(`${partsPrefix(job.uploadKey)}/${part.name}`, part.path);
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
       const completedAt = new Date();

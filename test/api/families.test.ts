@@ -176,3 +176,37 @@ describe('heavy and light lanes', () => {
     }
   });
 });
+
+describe('GIS features past the inline cap', () => {
+  it('are served as a result part, every omitted feature once', async () => {
+    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '3';
+    const capEnv = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '1' });
+    const node = await startTestNode(capEnv);
+    delete process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
+    try {
+      const tok = await getToken(node.url, 'demo-client', 'demo-secret-0123456789');
+      const body = await fs.readFile(corpusPath('gis', 'shp_poly.zip'));
+      const r = await fetch(`${node.url}/api/v1/documents/upload?documentType=ShpZip&documentId=capped`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body });
+      expect(r.status).toBe(202);
+      const auth = { headers: { authorization: `Bearer ${tok}` } };
+      await waitFor(async () => ((await (await fetch(`${node.url}/api/v1/documents/capped/status`, auth)).json()) as any).statusInt === 8, 'completion');
+      const artifact = (await (await fetch(`${node.url}/api/v1/documents/capped/result`, auth)).json()) as any;
+      const ds = artifact.content.datasets[0];
+      expect(ds.features).toHaveLength(3);
+      expect(ds.featuresTruncated).toBe(true);
+      expect(ds.featuresPart).toMatch(/\.geojsonseq$/);
+      const part = await fetch(`${node.url}/api/v1/documents/capped/parts/${ds.featuresPart}`, auth);
+      expect(part.status).toBe(200);
+      expect(part.headers.get('content-type')).toBe('application/geo+json-seq');
+      const records = (await part.text()).split('\x1e').filter((x) => x.trim());
+      expect(records).toHaveLength(ds.featuresOmitted);
+      expect(ds.features.length + records.length).toBe(ds.featureCount);
+      for (const rec of records) expect(JSON.parse(rec).type).toBe('Feature');
+      const missing = await fetch(`${node.url}/api/v1/documents/capped/parts/nope.geojsonseq`, auth);
+      expect(missing.status).toBe(404);
+    } finally {
+      await node.close();
+      await destroyTestEnv(capEnv);
+    }
+  });
+});

@@ -9,7 +9,8 @@
 //    count, extent and fields; `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` writes the features to
 //    disk, and they are copied into the artifact line by line (memory bounded by one feature),
 //    up to DOCPARSE_GIS_MAX_INLINE_FEATURES per job (default 100000).
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -293,6 +294,9 @@ async function encodingNote(root: string, src: DatasetSource): Promise<string | 
 }
 
 interface JobState {
+  /** Files of features past the cap, served as result parts. */
+  parts: { name: string; path: string }[];
+  tempDir: string;
   cap: number;
   inlined: number;
   truncated: boolean;
@@ -307,11 +311,22 @@ async function streamFeatures(
   content: JsonWriter,
   job: JobState,
   reprojected: boolean,
-): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number }> {
+): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number; part: string | null }> {
   const bbox = new BBox();
   let inlined = 0;
   let omitted = 0;
   let bad = 0;
+  // Features past the cap go to a part file (GeoJSON text sequence), served with the result.
+  let spill: { name: string; out: WriteStream } | null = null;
+  const keep = async (line: string) => {
+    if (!spill) {
+      const name = `features-${job.parts.length + 1}.geojsonseq`;
+      const file = path.join(job.tempDir, name);
+      spill = { name, out: createWriteStream(file) };
+      job.parts.push({ name, path: file });
+    }
+    if (!spill.out.write(`\x1e${line}\n`)) await once(spill.out, 'drain');
+  };
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   content.key('features').beginArray();
   for await (const raw of rl) {
@@ -320,6 +335,7 @@ async function streamFeatures(
     const inline = job.inlined < job.cap;
     if (!inline && !reprojected) {
       omitted++;
+      await keep(line);
       continue;
     }
     let f: any;
@@ -341,11 +357,19 @@ async function streamFeatures(
       inlined++;
       job.inlined++;
       await content.maybeFlush();
-    } else omitted++;
+    } else {
+      omitted++;
+      await keep(line);
+    }
   }
   content.endArray();
   if (omitted > 0) job.truncated = true;
-  return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad };
+  const written = spill as { name: string; out: WriteStream } | null;
+  if (written) {
+    written.out.end();
+    await once(written.out, 'finish');
+  }
+  return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad, part: written?.name ?? null };
 }
 
 async function writeLayer(
@@ -433,7 +457,7 @@ async function writeLayer(
   if (!reprojected && crs === null && gf && featureCount > 0 && !warnings.some((w) => w.startsWith('The .prj file is missing'))) {
     warnings.push('The layer has no coordinate system (e.g. no .prj): features are given in the file\'s own coordinates, not WGS 84 (featuresCrs "native").');
   }
-  let stats = { inlined: 0, omitted: 0, bbox: null as number[] | null, bad: 0 };
+  let stats = { inlined: 0, omitted: 0, bbox: null as number[] | null, bad: 0, part: null as string | null };
   if (exported) {
     stats = await streamFeatures(outHost, content, job, reprojected);
     await rm(outHost, { force: true });
@@ -443,7 +467,7 @@ async function writeLayer(
   if (stats.bad) warnings.push(`${stats.bad} exported features were not valid JSON and were left out.`);
   if (stats.omitted) {
     warnings.push(
-      `Only ${stats.inlined} of the ${stats.inlined + stats.omitted} features were inlined: the per-job cap DOCPARSE_GIS_MAX_INLINE_FEATURES=${job.cap} was reached.`,
+      `Only ${stats.inlined} of the ${stats.inlined + stats.omitted} features were inlined: the per-job cap DOCPARSE_GIS_MAX_INLINE_FEATURES=${job.cap} was reached; the rest are in the result part ${stats.part}.`,
     );
   }
   const exportedCount = stats.inlined + stats.omitted;
@@ -459,7 +483,9 @@ async function writeLayer(
     .field('featuresCrs', reprojected ? 'EPSG:4326' : 'native')
     .field('featuresInlined', stats.inlined)
     .field('featuresTruncated', stats.omitted > 0)
-    .field('featuresOmitted', stats.omitted)
+    .field('featuresOmitted', stats.omitted);
+  if (stats.part) content.field('featuresPart', stats.part);
+  content
     .field('extent', { native: native && native.every(Number.isFinite) ? native : null, wgs84: reprojected ? stats.bbox : null })
     .field('warnings', warnings.slice(0, MAX_WARNINGS_PER_DATASET + 5))
     .endObject();
@@ -597,7 +623,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   for (const n of found.nested) warnings.push(`${n} is an archive inside the archive and was not opened.`);
   await mkdir(path.join(input.tempDir, 'gis-out'), { recursive: true });
 
-  const job: JobState = { cap: maxInlineFeatures(), inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
+  const job: JobState = { parts: [], tempDir: input.tempDir, cap: maxInlineFeatures(), inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
   const failures: { source: string; format: string; error: string }[] = [];
 
   await withGdal(async (s) => {
@@ -642,7 +668,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
     maxInlineFeatures: job.cap,
   };
   if (prepared.archive) metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
-  return { documentFormat: input.format, documentUnits: job.units, metadata, warnings };
+  return { documentFormat: input.format, documentUnits: job.units, metadata, warnings, parts: job.parts };
 };
 
 /** One parser per concrete format name (all the same engine). */
