@@ -84,7 +84,7 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
   { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
   // Format-family limits: read by the parsers inside worker threads, validated here at boot.
-  { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it a dataset's remaining features are served as the result part named by featuresPart.' },
+  { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it the remaining features of a dataset are served as the result part named by featuresPart.' },
   { name: 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', default: '4294967296', description: 'GIS: total bytes a ZIP may unpack to (zip-bomb guard).' },
   { name: 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', default: '20000', description: 'GIS: entries a ZIP may hold.' },
   { name: 'DOCPARSE_GIS_MAX_ZIP_RATIO', default: '1000', description: 'GIS: largest compression ratio of a ZIP member over 1 MiB.' },
