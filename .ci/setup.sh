@@ -45,8 +45,11 @@ if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
 fi
 # Tests connect as postgres over TCP: give it a known password (works under trust and scram).
 if ! psql "postgres://postgres:postgres@127.0.0.1:5432/postgres" -Atqc 'select 1' >/dev/null 2>&1; then
-  $SUDO -u postgres psql -q -c "ALTER USER postgres PASSWORD 'postgres'" 2>/dev/null \
-    || su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\""
+  if [ -n "$SUDO" ]; then
+    sudo -u postgres psql -q -c "ALTER USER postgres PASSWORD 'postgres'"
+  else
+    su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\""
+  fi
 fi
 
 # npm packages exactly as locked.
