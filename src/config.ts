@@ -2,6 +2,7 @@
 // the variable's name and what it accepts; the process does not start half-configured.
 import os from 'node:os';
 import path from 'node:path';
+import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
 
 export type Role = 'api' | 'worker' | 'auth';
@@ -37,15 +38,7 @@ export interface Config {
   logLevel: string;
   roles: Role[];
   /** The node's blob storage on S3-compatible storage, or null for local disk under dataDir. */
-  s3: {
-    endpoint: string | null;
-    region: string;
-    bucket: string;
-    prefix: string;
-    accessKeyId: string;
-    secretAccessKey: string;
-    forcePathStyle: boolean;
-  } | null;
+  s3: S3BlobStoreOptions | null;
 }
 
 export class ConfigError extends Error {

@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { RouteDef, Reply } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
-import { BlobTooLargeError, jobPrefix } from '../storage/blob-store.js';
+import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { Intake, parseCustomMetadata, peek, tooLarge, type IntakeDeps } from './intake.js';
-import { partsPrefix } from '../pipeline/worker-loop.js';
 import { Type } from '@sinclair/typebox';
 import {
   ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery,
@@ -68,7 +67,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
 
       const documentId = q.documentId ?? randomUUID();
       const generation = randomUUID();
-      const uploadKey = `${jobPrefix(p.tenantId, documentId, generation)}/upload`;
+      const uploadKey = jobKeys({ tenantId: p.tenantId, documentId, generation }).upload;
       let written;
       try {
         written = await (await d.blobs.for(limits.storageConfigId)).write(uploadKey, all, { maxBytes });
@@ -180,7 +179,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         if (job.statusInt === JobState.Failed) throw problems.documentNotFound(ctx.params.documentId);
         return { status: 202, headers: { 'Retry-After': '2' }, json: statusOf(job) };
       }
-      const blob = await (await d.blobs.for(job.storageConfigId)).read(`${partsPrefix(job.uploadKey)}/${ctx.params.name}`);
+      const blob = await (await d.blobs.for(job.storageConfigId)).read(jobKeys(job).part(ctx.params.name));
       if (!blob) throw new ProblemError(404, 'part_not_found', 'Part not found', `This result has no part named ${JSON.stringify(ctx.params.name)}.`);
       const contentType = ctx.params.name.endsWith('.geojsonseq') ? 'application/geo+json-seq' : 'application/octet-stream';
       return { status: 200, stream: blob.stream, length: blob.size, contentType };

@@ -2,17 +2,14 @@
 // Cached briefly so an upload does not cost two control-plane queries.
 import type { ControlPlaneStore, Plan } from '../tenancy/types.js';
 
-export interface AppLimits {
+export type AppLimits = Pick<
+  Plan,
+  'maxDocumentUnitsPerMonth' | 'advancedPdfExtraction' | 'ocrPdfExtraction' | 'maxFileSizeBytes' | 'maxConcurrentJobs' | 'maxBytesPerSecond'
+> & {
   planId: string | null;
   /** The app's own S3-compatible storage, or null for the node's. */
   storageConfigId: string | null;
-  maxDocumentUnitsPerMonth: number;
-  advancedPdfExtraction: boolean;
-  ocrPdfExtraction: boolean;
-  maxFileSizeBytes: number;
-  maxConcurrentJobs: number;
-  maxBytesPerSecond: number;
-}
+};
 
 /** Apps without a plan get basic extraction within these bounds (README: "Plans and limits"). */
 export const NO_PLAN_LIMITS: AppLimits = {

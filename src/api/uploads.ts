@@ -6,7 +6,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
-import { BlobTooLargeError, jobPrefix } from '../storage/blob-store.js';
+import { BlobTooLargeError, jobKeys, jobPrefix } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES } from './intake.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
@@ -112,7 +112,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const generation = randomUUID();
       const now = new Date();
       const expiresAt = new Date(now.getTime() + s.sessionTtlSeconds * 1000);
-      const uploadKey = `${jobPrefix(p.tenantId, documentId, generation)}/upload`;
+      const uploadKey = jobKeys({ tenantId: p.tenantId, documentId, generation }).upload;
       const session: JobRecord = {
         tenantId: p.tenantId, appId: p.appId, documentId, generation, statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
         fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: b.sha256?.toLowerCase() ?? '',

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { BlobRouter } from '../storage/router.js';
+import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
 import { PoolTaskError, type ParsePool } from './pool.js';
@@ -26,11 +27,6 @@ export interface WorkerLoopDeps {
 /** Exponential backoff: 2 s, 4 s, 8 s … capped at 60 s. */
 export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
-}
-
-/** Where a job's extra parts live: beside its upload and artifact. */
-export function partsPrefix(uploadKey: string): string {
-  return `${uploadKey.replace(/\/upload$/, '')}/parts`;
 }
 
 export function monthOf(date: Date): string {
@@ -100,9 +96,10 @@ export class WorkerLoop {
       }
       const materializing = await store.transition(ref, JobState.Materializing);
       if (!materializing) return;
-      const artifactKey = `${job.uploadKey.replace(/\/upload$/, '')}/artifact.json`;
+      const keys = jobKeys(job);
+      const artifactKey = keys.artifact;
       const artifactBytes = await blobStore.putFile(artifactKey, artifactPath);
-      for (const part of result.parts) await blobStore.putFile(`${partsPrefix(job.uploadKey)}/${part.name}`, part.path);
+      for (const part of result.parts) await blobStore.putFile(keys.part(part.name), part.path);
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
       const completedAt = new Date();

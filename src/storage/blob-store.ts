@@ -38,3 +38,14 @@ export function jobPrefix(tenantId: string, documentId: string, generation: stri
   const safeDoc = Buffer.from(documentId).toString('base64url');
   return `jobs/${tenantId}/${safeDoc}/${generation}`;
 }
+
+/** The keys inside a job's folder: the upload, the artifact and any extra result parts. */
+export function jobKeys(job: { tenantId: string; documentId: string; generation: string }) {
+  const prefix = jobPrefix(job.tenantId, job.documentId, job.generation);
+  return {
+    prefix,
+    upload: `${prefix}/upload`,
+    artifact: `${prefix}/artifact.json`,
+    part: (name: string) => `${prefix}/parts/${name}`,
+  };
+}

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
-import { ColumnProfile, planColumn, type ColumnInfo, type ColumnPlan } from './columns.js';
+import { ColumnProfile, planColumn, type ColumnPlan } from './columns.js';
 import {
   detectEurostat,
   detectHeader,
