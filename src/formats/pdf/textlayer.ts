@@ -156,6 +156,48 @@ function fixChar(u: number): string {
   return String.fromCodePoint(u);
 }
 
+/**
+ * Integer map (30-bit keys → character index) for the duplicate-glyph check: open addressing
+ * in typed arrays, reused across pages (a generation stamp empties it in O(1)). Same semantics
+ * as a Map<number, number> with set() overwriting, without per-entry allocation.
+ */
+class IntTable {
+  private bits = 10;
+  /** Slots of 4 int32: generation, key, value, unused (one cache line holds four slots). */
+  private t = new Int32Array(4 << 10);
+  private gen = 1;
+  /** Empties the table, sized for up to `n` entries (load factor <= 1/4). */
+  reset(n: number): void {
+    let bits = 10;
+    while (1 << bits < n * 4) bits++;
+    if (bits > this.bits || this.gen >= 0x7fffffff) {
+      this.bits = Math.max(bits, this.bits);
+      this.t = new Int32Array(4 << this.bits);
+      this.gen = 0;
+    }
+    this.gen++;
+  }
+  private slot(key: number): number {
+    const t = this.t, gen = this.gen;
+    const mask = (1 << this.bits) - 1;
+    let h = Math.imul(key, 0x85ebca6b) >>> (32 - this.bits);
+    while (t[h << 2] === gen && t[(h << 2) + 1] !== key) h = (h + 1) & mask;
+    return h << 2;
+  }
+  /** The value stored for key, or -1. */
+  get(key: number): number {
+    const o = this.slot(key);
+    return this.t[o] === this.gen ? this.t[o + 2] : -1;
+  }
+  set(key: number, v: number): void {
+    const o = this.slot(key);
+    this.t[o] = this.gen;
+    this.t[o + 1] = key;
+    this.t[o + 2] = v;
+  }
+}
+const seen = new IntTable();
+
 /** Extracts fragments from a loaded page. */
 export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry): TextLayer {
   let g = display;
@@ -167,7 +209,6 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
   let f32 = new Float32Array(mem.buffer);
   const sp4 = sp >> 2;
   const out: TextLayer = { fragments: [], frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
-  const seen = new Map<number, number>();
   let px0 = 0, px1 = 0, py1 = 0, hasPrev = false;
   if (!tp) return out;
   try {
@@ -175,6 +216,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     const seenX = new Float64Array(Math.max(n, 0));
     const seenY = new Float64Array(Math.max(n, 0));
     const seenU = new Int32Array(Math.max(n, 0));
+    seen.reset(n);
     // Dominant text direction (degrees), from a sample of characters.
     const hist = new Map<number, number>();
     for (let i = 0; i < n; i += 7) {
@@ -277,7 +319,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       // Loose boxes span the glyph advance and the font's ascent..descent: consistent heights
       // for line grouping and gaps that reflect real spacing (monospace fonts included).
       if (!ex.FPDFText_GetLooseCharBox(tp, i, sp)) continue;
-      if (f32.buffer !== mem.buffer) f32 = new Float32Array(mem.buffer);
+      if (f32.length === 0) f32 = new Float32Array(mem.buffer); // the heap grew: the old view is detached
       const l = f32[sp4], t = f32[sp4 + 1], r = f32[sp4 + 2], b = f32[sp4 + 3];
       let x0: number, x1: number, y0: number, y1: number;
       if (g.rotation === 0) {
@@ -306,7 +348,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       for (let q = 0; q < 4 && !dup; q++) {
         const cx = (q & 1 ? nx : gx) & 4095, cy = (q & 2 ? ny : gy) & 4095;
         const at = seen.get((Math.imul(u, 0x9e3779b1) ^ (cx << 12) ^ cy) & 0x3fffffff);
-        if (at !== undefined && seenU[at] === u && i - at > 4 && Math.abs(x0 - seenX[at]) < sz * 0.12 && Math.abs(y1 - seenY[at]) < sz * 0.12) dup = true;
+        if (at >= 0 && seenU[at] === u && i - at > 4 && Math.abs(x0 - seenX[at]) < sz * 0.12 && Math.abs(y1 - seenY[at]) < sz * 0.12) dup = true;
       }
       if (dup) {
         out.duplicates++;
