@@ -9,11 +9,11 @@
 //    count, extent and fields; `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` writes the features to
 //    disk, and they are copied into the artifact line by line (memory bounded by one feature),
 //    up to DOCPARSE_GIS_MAX_INLINE_FEATURES per job (default 100000).
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
@@ -306,6 +306,15 @@ interface JobState {
   outSeq: number;
 }
 
+/** Bytes read from GDAL's output per step: large reads, few calls, whole lines split in bulk. */
+const READ_CHUNK = 1024 * 1024;
+
+/**
+ * Copies GDAL's GeoJSONSeq output into the artifact. The file is read in 1 MiB chunks and
+ * split into lines here (no readline, no per-line await); every line is still parsed once,
+ * to check it and to take the WGS 84 extent, and copied as is when it is complete. Memory
+ * stays bounded by one chunk plus the writer's buffer.
+ */
 async function streamFeatures(
   file: string,
   content: JsonWriter,
@@ -318,32 +327,37 @@ async function streamFeatures(
   let bad = 0;
   // Features past the cap go to a part file (GeoJSON text sequence), served with the result.
   let spill: { name: string; out: WriteStream } | null = null;
-  const keep = async (line: string) => {
+  let spillBuf = '';
+  const flushSpill = async () => {
+    if (!spill || !spillBuf) return;
+    const chunk = spillBuf;
+    spillBuf = '';
+    if (!spill.out.write(chunk)) await once(spill.out, 'drain');
+  };
+  const keep = (line: string) => {
     if (!spill) {
       const name = `features-${job.parts.length + 1}.geojsonseq`;
       const file = path.join(job.tempDir, name);
       spill = { name, out: createWriteStream(file) };
       job.parts.push({ name, path: file });
     }
-    if (!spill.out.write(`\x1e${line}\n`)) await once(spill.out, 'drain');
+    spillBuf += `\x1e${line}\n`;
   };
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  content.key('features').beginArray();
-  for await (const raw of rl) {
+  const take = (raw: string) => {
     const line = raw.charCodeAt(0) === 0x1e ? raw.slice(1) : raw;
-    if (!line.trim()) continue;
+    if (!line.trim()) return;
     const inline = job.inlined < job.cap;
     if (!inline && !reprojected) {
       omitted++;
-      await keep(line);
-      continue;
+      keep(line);
+      return;
     }
     let f: any;
     try {
       f = JSON.parse(line);
     } catch {
       bad++;
-      continue;
+      return;
     }
     if (reprojected) bbox.addGeometry(f.geometry);
     if (inline) {
@@ -356,16 +370,36 @@ async function streamFeatures(
       }
       inlined++;
       job.inlined++;
-      await content.maybeFlush();
     } else {
       omitted++;
-      await keep(line);
+      keep(line);
     }
+  };
+  content.key('features').beginArray();
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, null);
+      const text = rest + (bytesRead > 0 ? decoder.write(buf.subarray(0, bytesRead)) : decoder.end());
+      // Line ends as readline sees them (\n, \r\n or a lone \r); GDAL writes \n.
+      const lines = text.includes('\r') ? text.split(/\r?\n|\r/) : text.split('\n');
+      rest = bytesRead > 0 ? (lines.pop() as string) : '';
+      for (const raw of lines) take(raw);
+      await content.maybeFlush();
+      await flushSpill();
+      if (bytesRead === 0) break;
+    }
+  } finally {
+    await fh.close();
   }
   content.endArray();
   if (omitted > 0) job.truncated = true;
   const written = spill as { name: string; out: WriteStream } | null;
   if (written) {
+    await flushSpill();
     written.out.end();
     await once(written.out, 'finish');
   }

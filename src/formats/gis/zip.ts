@@ -8,8 +8,12 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { ExtractionError } from '../types.js';
+
+/** Inflate and write chunk size. */
+const CHUNK = 1024 * 1024;
 
 export interface ZipLimits {
   maxEntries: number;
@@ -110,8 +114,12 @@ export async function extractZip(zipPath: string, destDir: string, limits = zipL
           }
           if (entry.isEncrypted()) throw new ExtractionError(`ZIP member ${JSON.stringify(name)} is encrypted; password-protected archives are not supported.`, 'encrypted_document');
           await mkdir(path.dirname(target), { recursive: true });
-          const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
-            zip.openReadStream(entry, (e, s) => (e || !s ? rej(e ?? new Error('no stream')) : res(s))),
+          // Deflated members are inflated here rather than by yauzl, in 1 MiB chunks (zlib's
+          // default is 16 KiB): a 35 MB shapefile is then ~35 chunks through the guard and the
+          // file, not ~2,200. The size check yauzl would do is done below.
+          const deflated = entry.compressionMethod === 8;
+          const raw = await new Promise<NodeJS.ReadableStream>((res, rej) =>
+            zip.openReadStream(entry, deflated ? { decodeFileData: false } : {}, (e, s) => (e || !s ? rej(e ?? new Error('no stream')) : res(s))),
           );
           let seen = 0;
           const counter = new Transform({
@@ -122,7 +130,12 @@ export async function extractZip(zipPath: string, destDir: string, limits = zipL
               } else cb(null, chunk);
             },
           });
-          await pipeline(stream, counter, createWriteStream(target, { flags: 'wx' }));
+          const sink = createWriteStream(target, { flags: 'wx', highWaterMark: CHUNK });
+          if (deflated) await pipeline(raw, createInflateRaw({ chunkSize: CHUNK }), counter, sink);
+          else await pipeline(raw, counter, sink);
+          if (deflated && seen !== declared) {
+            throw new Error(`${seen > declared ? 'too many' : 'not enough'} bytes in the stream: expected ${declared}, got ${seen}`);
+          }
           report.uncompressedBytes += seen;
           report.files++;
         })().then(
