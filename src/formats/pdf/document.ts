@@ -49,6 +49,60 @@ export class Scratch {
   }
 }
 
+/**
+ * PDFium reads the file in many small pieces (objects, xref sections: mostly < 4 KiB): serve
+ * them from a few 64 KiB blocks read with one system call each. Large reads go straight to
+ * the WASM heap. Memory stays bounded (4 blocks per open document).
+ */
+class ReadCache {
+  private static readonly BLOCK = 1 << 16;
+  private static readonly SLOTS = 4;
+  private readonly bufs: Buffer[] = [];
+  private readonly starts: number[] = [];
+  private readonly lens: number[] = [];
+  private next = 0;
+  constructor(
+    private readonly fd: number,
+    private readonly size: number,
+  ) {}
+
+  /** Copies file bytes [pos, pos+len) to heap[dst…]; false when the file has fewer bytes. */
+  read(heap: Uint8Array, dst: number, len: number, pos: number): boolean {
+    if (pos + len > this.size) return false;
+    if (len >= ReadCache.BLOCK >> 1) return fs.readSync(this.fd, heap, dst, len, pos) === len;
+    let done = 0;
+    while (done < len) {
+      const p = pos + done;
+      let k = 0;
+      while (k < this.starts.length && !(p >= this.starts[k] && p < this.starts[k] + this.lens[k])) k++;
+      if (k === this.starts.length) k = this.load(p - (p % ReadCache.BLOCK));
+      if (p >= this.starts[k] + this.lens[k]) return false;
+      const from = p - this.starts[k];
+      const n = Math.min(len - done, this.lens[k] - from);
+      heap.set(this.bufs[k].subarray(from, from + n), dst + done);
+      done += n;
+    }
+    return true;
+  }
+
+  private load(start: number): number {
+    let k: number;
+    if (this.bufs.length < ReadCache.SLOTS) {
+      k = this.bufs.length;
+      this.bufs.push(Buffer.allocUnsafe(ReadCache.BLOCK));
+      this.starts.push(-1);
+      this.lens.push(0);
+    } else {
+      k = this.next;
+      this.next = (this.next + 1) % ReadCache.SLOTS;
+    }
+    this.starts[k] = start;
+    this.lens[k] = 0;
+    this.lens[k] = fs.readSync(this.fd, this.bufs[k], 0, Math.min(ReadCache.BLOCK, this.size - start), start);
+    return k;
+  }
+}
+
 export class PdfDocument {
   readonly handle: number;
   readonly pageCount: number;
@@ -102,10 +156,10 @@ export class PdfDocument {
       throw new ExtractionError('not a PDF file (no %PDF- header)', 'extraction_failed');
     }
     const M = p.M;
+    const blocks = new ReadCache(fd, size);
     const cb = M.addFunction((_param: number, pos: number, buf: number, len: number) => {
       try {
-        const n = fs.readSync(fd, M.HEAPU8, buf, len, pos >>> 0);
-        return n === len ? 1 : 0;
+        return blocks.read(M.HEAPU8, buf, len, pos >>> 0) ? 1 : 0;
       } catch {
         return 0;
       }

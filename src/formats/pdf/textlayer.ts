@@ -158,44 +158,65 @@ function fixChar(u: number): string {
 
 /**
  * Integer map (30-bit keys → character index) for the duplicate-glyph check: open addressing
- * in typed arrays, reused across pages (a generation stamp empties it in O(1)). Same semantics
- * as a Map<number, number> with set() overwriting, without per-entry allocation.
+ * in one small typed array (key + 1, value per slot), reused across pages; the slots a page
+ * used are zeroed at the next reset. Same semantics as a Map<number, number> with set()
+ * overwriting, without per-entry allocation. Most lookups are for keys never set: a 16 KiB
+ * bit filter (stays in L1 cache) answers those without touching the larger table.
  */
 class IntTable {
   private bits = 10;
-  /** Slots of 4 int32: generation, key, value, unused (one cache line holds four slots). */
-  private t = new Int32Array(4 << 10);
-  private gen = 1;
-  /** Empties the table, sized for up to `n` entries (load factor <= 1/4). */
+  private t = new Int32Array(2 << 10);
+  private used = new Int32Array(1 << 9);
+  private nUsed = 0;
+  private readonly filter = new Int32Array(1 << 12);
+  /** Empties the table, sized for up to `n` entries (load factor <= 1/2). */
   reset(n: number): void {
     let bits = 10;
-    while (1 << bits < n * 4) bits++;
-    if (bits > this.bits || this.gen >= 0x7fffffff) {
-      this.bits = Math.max(bits, this.bits);
-      this.t = new Int32Array(4 << this.bits);
-      this.gen = 0;
+    while (1 << bits < n * 2) bits++;
+    if (bits > this.bits) {
+      this.bits = bits;
+      this.t = new Int32Array(2 << bits);
+      this.used = new Int32Array(1 << (bits - 1));
+    } else {
+      const t = this.t, used = this.used;
+      for (let k = 0; k < this.nUsed; k++) t[used[k]] = 0;
     }
-    this.gen++;
+    this.nUsed = 0;
+    this.filter.fill(0);
   }
   private slot(key: number): number {
-    const t = this.t, gen = this.gen;
+    const t = this.t;
     const mask = (1 << this.bits) - 1;
+    const k1 = key + 1;
     let h = Math.imul(key, 0x85ebca6b) >>> (32 - this.bits);
-    while (t[h << 2] === gen && t[(h << 2) + 1] !== key) h = (h + 1) & mask;
-    return h << 2;
+    for (;;) {
+      const v = t[h << 1];
+      if (v === k1 || v === 0) return h << 1;
+      h = (h + 1) & mask;
+    }
   }
   /** The value stored for key, or -1. */
   get(key: number): number {
+    const b = Math.imul(key, 0x9e3779b1) >>> 15;
+    if ((this.filter[b >>> 5] & (1 << (b & 31))) === 0) return -1;
     const o = this.slot(key);
-    return this.t[o] === this.gen ? this.t[o + 2] : -1;
+    return this.t[o] !== 0 ? this.t[o + 1] : -1;
   }
   set(key: number, v: number): void {
+    const b = Math.imul(key, 0x9e3779b1) >>> 15;
+    this.filter[b >>> 5] |= 1 << (b & 31);
     const o = this.slot(key);
-    this.t[o] = this.gen;
-    this.t[o + 1] = key;
-    this.t[o + 2] = v;
+    if (this.t[o] === 0) {
+      this.t[o] = key + 1;
+      this.used[this.nUsed++] = o;
+    }
+    this.t[o + 1] = v;
   }
 }
+/** Per-character scratch of the duplicate check (grown as needed, reused across pages). */
+let seenX = new Float64Array(1024);
+let seenY = new Float64Array(1024);
+let seenU = new Int32Array(1024);
 const seen = new IntTable();
 
 /** Extracts fragments from a loaded page. */
@@ -213,9 +234,11 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
   if (!tp) return out;
   try {
     const n = ex.FPDFText_CountChars(tp);
-    const seenX = new Float64Array(Math.max(n, 0));
-    const seenY = new Float64Array(Math.max(n, 0));
-    const seenU = new Int32Array(Math.max(n, 0));
+    if (seenU.length < n) {
+      seenX = new Float64Array(n);
+      seenY = new Float64Array(n);
+      seenU = new Int32Array(n);
+    }
     seen.reset(n);
     // Dominant text direction (degrees), from a sample of characters.
     const hist = new Map<number, number>();
@@ -247,6 +270,8 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     let cur: Fragment | null = null;
     let pendingSpace = false;
     let curInvisibleAll = true;
+    /** cur.text ends with a space (tracked: endsWith on a long concatenated string flattens it). */
+    let curEndsSpace = false;
     let firstX = 0, lastX = 0;
     const push = () => {
       if (cur && cur.chars > 0) {
@@ -395,14 +420,16 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       if (!d) {
         curRotated = rotated;
         firstX = x0;
+        curEndsSpace = ch === ' ';
         cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0, mcid };
         curInvisibleAll = invisible;
       } else {
         const rtl = isRtlCode(u);
         const gap = rtl && x1 <= d.x0 + 1 ? d.x0 - x1 : x0 - d.x1;
         const geomSpace = !curRotated && gap > Math.min(d.size, sz) * (rtl ? 0.5 : 0.22);
-        if ((pendingSpace || geomSpace) && !d.text.endsWith(' ')) d.text += ' ';
+        if ((pendingSpace || geomSpace) && !curEndsSpace) d.text += ' ';
         d.text += ch;
+        curEndsSpace = ch === ' ';
         d.x0 = Math.min(d.x0, x0);
         d.x1 = Math.max(d.x1, x1);
         d.y0 = Math.min(d.y0, y0);
