@@ -29,8 +29,6 @@ export interface RequestContext<Q = Record<string, unknown>, B = unknown> {
   method: string;
   path: string;
   query: Q;
-  /** Query as sent, for routes that need the raw values. */
-  rawQuery: URLSearchParams;
   params: Record<string, string>;
   /** Lower-case header names. */
   headers: Record<string, string>;

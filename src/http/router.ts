@@ -15,9 +15,14 @@ export type Match =
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
+/** Params of routes without path parameters: shared, so a static match allocates nothing. */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export class Router {
   private readonly root = newNode();
   readonly routes: RouteDef[] = [];
+  /** Exact path → method → ready-made match, for routes without parameters (the hot path). */
+  private readonly exact = new Map<string, Map<string, Match>>();
 
   add(route: RouteDef): void {
     let node = this.root;
@@ -36,9 +41,18 @@ export class Router {
     if (node.routes.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
     node.routes.set(route.method, route);
     this.routes.push(route);
+    if (!route.path.includes(':')) {
+      let byMethod = this.exact.get(route.path);
+      if (!byMethod) this.exact.set(route.path, (byMethod = new Map()));
+      const found: Match = { kind: 'found', route, params: NO_PARAMS };
+      byMethod.set(route.method, found);
+      if (route.method === 'GET') byMethod.set('HEAD', found);
+    }
   }
 
   match(method: string, path: string): Match {
+    const hit = this.exact.get(path)?.get(method);
+    if (hit) return hit;
     const params: Record<string, string> = {};
     const node = find(this.root, split(path), 0, params);
     if (!node || node.routes.size === 0) return { kind: 'not_found' };

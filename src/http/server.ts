@@ -19,7 +19,6 @@ export interface HttpServerOptions {
   authenticate?: (ctx: RequestContext) => Promise<Principal>;
 }
 
-const EMPTY_QUERY = new URLSearchParams();
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized',
@@ -27,31 +26,92 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
+/** "200 OK" etc., built once: the status line is written on every response. */
+const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]));
+const statusLine = (status: number) => STATUS_LINE[status] ?? `${status} `;
+/** uWS hands the method as sent; the common spellings map to upper case without allocating. */
+const METHOD_UPPER: Record<string, string> = Object.fromEntries(
+  ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [[m, m], [m.toLowerCase(), m]]),
+);
 const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
 const CORS_EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Location';
 
-interface Exchange {
-  res: HttpResponse;
-  aborted: boolean;
-  finished: boolean;
-  method: string;
-  path: string;
-  requestId: string;
-  origin: string | undefined;
-  body: BodyStream | null;
-  started: number;
-  status: number;
-  bytesOut: number;
+/** One request/response pair, from the uWS callback to the last byte. */
+class Exchange {
+  aborted = false;
+  finished = false;
+  body: BodyStream | null = null;
+  status = 0;
+  bytesOut = 0;
   /** Aborted when the client goes away; created only if a handler asks for ctx.signal. */
-  controller?: AbortController;
+  controller: AbortController | undefined = undefined;
   /** Set while a response stream runs, to stop it when the client goes away. */
-  onAbort?: () => void;
-  remoteAddress: string;
-  /** Size of the request line and header block as received. */
-  headerBytes: number;
+  onAbort: (() => void) | undefined = undefined;
   /** Close the connection after this response (the request cannot be trusted to be framed). */
-  closeAfter: boolean;
+  closeAfter = false;
+  private remote: string | undefined = undefined;
+
+  constructor(
+    readonly res: HttpResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly requestId: string,
+    readonly origin: string | undefined,
+    readonly started: number,
+    /** Size of the request line and header block as received. */
+    readonly headerBytes: number,
+    private readonly forwardedFor: string | undefined,
+  ) {}
+
+  /** Peer address (or the first X-Forwarded-For hop behind a trusted proxy), read on first use. */
+  get remoteAddress(): string {
+    if (this.remote === undefined) {
+      if (this.forwardedFor) this.remote = this.forwardedFor.split(',')[0].trim();
+      else this.remote = this.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+    }
+    return this.remote;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(new ClientAbortedError());
+    }
+    return this.controller.signal;
+  }
 }
+
+/** The handler's view of a request. A class so the lazy members cost nothing until read. */
+class Context implements RequestContext {
+  query: Record<string, unknown> = {};
+  body: unknown = undefined;
+  principal: Principal | null = null;
+  constructor(
+    private readonly ex: Exchange,
+    readonly params: Record<string, string>,
+    readonly headers: Record<string, string>,
+  ) {}
+  get method(): string {
+    return this.ex.method;
+  }
+  get path(): string {
+    return this.ex.path;
+  }
+  get requestId(): string {
+    return this.ex.requestId;
+  }
+  get bodyStream(): BodyStream | null {
+    return this.ex.body;
+  }
+  get remoteAddress(): string {
+    return this.ex.remoteAddress;
+  }
+  get signal(): AbortSignal {
+    return this.ex.signal;
+  }
+}
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T>)?.then === 'function';
 
 export class HttpServer {
   readonly router = new Router();
@@ -108,7 +168,8 @@ export class HttpServer {
 
   private onRequest(res: HttpResponse, req: HttpRequest): void {
     // Everything from req must be read now: it is invalid after this callback returns.
-    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const sentMethod = req.getCaseSensitiveMethod();
+    const method = METHOD_UPPER[sentMethod] ?? sentMethod.toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
@@ -121,22 +182,16 @@ export class HttpServer {
       headerBytes += k.length + v.length + 4;
     });
     const incomingId = headers['x-request-id'];
-    const ex: Exchange = {
+    const ex = new Exchange(
       res,
-      aborted: false,
-      finished: false,
       method,
       path,
-      requestId: incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
-      origin: headers.origin,
-      body: null,
-      started: performance.now(),
-      status: 0,
-      bytesOut: 0,
+      incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+      headers.origin,
+      performance.now(),
       headerBytes,
-      closeAfter: false,
-      remoteAddress: '',
-    };
+      this.opts.trustProxy ? headers['x-forwarded-for'] : undefined,
+    );
     res.onAborted(() => {
       ex.aborted = true;
       ex.controller?.abort(new ClientAbortedError());
@@ -153,20 +208,37 @@ export class HttpServer {
       ex.body = body;
       res.onData((ab, isLast) => body.push(Buffer.from(new Uint8Array(ab)), isLast));
     }
-    let remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-    if (this.opts.trustProxy && headers['x-forwarded-for']) remoteAddress = headers['x-forwarded-for'].split(',')[0].trim();
-    ex.remoteAddress = remoteAddress;
-
-    void this.dispatch(ex, headers, rawQuery, remoteAddress);
+    // The access log names the peer even when the client aborts (res is unusable by then).
+    if (this.logEnabled()) void ex.remoteAddress;
+    this.dispatch(ex, headers, rawQuery);
   }
 
-  private async dispatch(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string): Promise<void> {
-    let reply: Reply;
+  private logEnabled(): boolean {
+    return this.opts.logger.isLevelEnabled('info');
+  }
+
+  /**
+   * Routes and answers. Synchronous as far as the route allows: most public routes answer
+   * without any await, and the reply goes out from the handler's promise in one hop.
+   */
+  private dispatch(ex: Exchange, headers: Record<string, string>, rawQuery: string): void {
+    let reply: Reply | Promise<Reply>;
     try {
-      reply = await this.route(ex, headers, rawQuery, remoteAddress);
+      reply = this.route(ex, headers, rawQuery);
     } catch (err) {
       reply = this.errorReply(err, ex);
     }
+    if (isPromise(reply)) {
+      reply.then(
+        (r) => this.respond(ex, r),
+        (err) => this.respond(ex, this.errorReply(err, ex)),
+      );
+    } else {
+      this.respond(ex, reply);
+    }
+  }
+
+  private respond(ex: Exchange, reply: Reply): void {
     if (ex.aborted) return;
     try {
       this.send(ex, reply);
@@ -185,45 +257,33 @@ export class HttpServer {
     }
   }
 
-  private async route(ex: Exchange, headers: Record<string, string>, rawQuery: string, remoteAddress: string): Promise<Reply> {
+  private route(ex: Exchange, headers: Record<string, string>, rawQuery: string): Reply | Promise<Reply> {
     if (ex.headerBytes > this.opts.maxHeaderBytes) {
       ex.closeAfter = true;
       throw new ProblemError(431, 'headers_too_large', 'Request header fields too large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
     }
-    const match = this.router.match(ex.method === 'OPTIONS' ? 'GET' : ex.method, ex.path);
     if (ex.method === 'OPTIONS') return this.options(ex, headers);
+    const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') throw problems.notFound(`No endpoint at ${ex.path}. See /openapi/v1.json.`);
     if (match.kind === 'method_not_allowed') throw problems.methodNotAllowed(match.allow);
     const route = match.route;
     if (ex.body && !route.body) {
       throw problems.invalidParameter('body', `${ex.method} ${route.path} takes no request body.`);
     }
-    const ctx: RequestContext = {
-      method: ex.method,
-      path: ex.path,
-      query: {},
-      rawQuery: rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY,
-      params: match.params,
-      headers,
-      remoteAddress,
-      requestId: ex.requestId,
-      body: undefined,
-      bodyStream: ex.body,
-      principal: null,
-      // Created on first use: most requests never look at it.
-      get signal() {
-        if (!ex.controller) {
-          ex.controller = new AbortController();
-          if (ex.aborted) ex.controller.abort(new ClientAbortedError());
-        }
-        return ex.controller.signal;
-      },
-    };
+    const ctx = new Context(ex, match.params, headers);
+    if (route.auth === 'bearer' || (route.body && route.body.kind !== 'raw')) return this.routeAsync(ex, route, ctx, headers, rawQuery);
+    ctx.query = parseQuery(route.query, rawQuery);
+    if (route.params) validateBody(route.params, ctx.params, 'path');
+    return route.handler(ctx);
+  }
+
+  /** Routes that wait before their handler: bearer-token checks and buffered bodies. */
+  private async routeAsync(ex: Exchange, route: RouteDef, ctx: Context, headers: Record<string, string>, rawQuery: string): Promise<Reply> {
     if (route.auth === 'bearer') {
       if (!this.opts.authenticate) throw problems.unavailable('Authentication is not configured on this node.');
       ctx.principal = await this.opts.authenticate(ctx);
     }
-    ctx.query = parseQuery(route.query, ctx.rawQuery);
+    ctx.query = parseQuery(route.query, rawQuery);
     if (route.params) validateBody(route.params, ctx.params, 'path');
     if (route.body && route.body.kind !== 'raw') {
       const raw = ex.body ? await ex.body.readAll(route.body.maxBytes ?? 1 << 20) : Buffer.alloc(0);
@@ -266,12 +326,19 @@ export class HttpServer {
     };
   }
 
-  private baseHeaders(ex: Exchange): [string, string][] {
-    const h: [string, string][] = [['X-Request-Id', ex.requestId], ['Cache-Control', 'no-store']];
+  /** Status line, request id, no-store, CORS and the reply's own headers. Call inside cork(). */
+  private writeHead(ex: Exchange, reply: Reply): void {
+    const { res } = ex;
+    res.writeStatus(statusLine(reply.status));
+    res.writeHeader('X-Request-Id', ex.requestId);
+    res.writeHeader('Cache-Control', 'no-store');
     if (ex.origin) {
-      h.push(['Access-Control-Allow-Origin', ex.origin], ['Vary', 'Origin'], ['Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS]);
+      res.writeHeader('Access-Control-Allow-Origin', ex.origin);
+      res.writeHeader('Vary', 'Origin');
+      res.writeHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
     }
-    return h;
+    const extra = reply.headers;
+    if (extra) for (const k in extra) res.writeHeader(k, extra[k]);
   }
 
   private send(ex: Exchange, reply: Reply): void {
@@ -279,11 +346,7 @@ export class HttpServer {
     ex.status = reply.status;
     // A body nobody read (an early error): close the connection rather than drain it.
     const closeAfter = this.draining || ex.closeAfter || (ex.body !== null && !ex.body.ended);
-    const head = () => {
-      res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);
-      for (const [k, v] of this.baseHeaders(ex)) res.writeHeader(k, v);
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    };
+    const head = () => this.writeHead(ex, reply);
     // HEAD: the GET's headers without its body. uWS 20.30's endWithoutBody(n) with n > 0
     // leaves the response unfinished (the connection then stalls), so the length is written
     // as a plain header and endWithoutBody() is called without one.
@@ -319,16 +382,31 @@ export class HttpServer {
       payload = reply.text;
       contentType = reply.contentType;
     }
-    res.cork(() => {
-      head();
-      if (contentType) res.writeHeader('Content-Type', contentType);
-      if (ex.method === 'HEAD') endHead(payload === undefined ? undefined : Buffer.byteLength(payload));
-      else if (payload === undefined) res.endWithoutBody(0, closeAfter);
-      else res.end(payload, closeAfter);
-    });
-    ex.bytesOut = payload && ex.method !== 'HEAD' ? Buffer.byteLength(payload) : 0;
+    if (ex.method === 'HEAD') {
+      res.cork(() => {
+        this.writeHead(ex, reply);
+        if (contentType) res.writeHeader('Content-Type', contentType);
+        endHead(payload === undefined ? undefined : Buffer.byteLength(payload));
+      });
+    } else {
+      // The common case, without a closure per response: cork() runs the bound writer at once.
+      this.pendingSend = { ex, reply, payload, contentType, closeAfter };
+      res.cork(this.writePending);
+      this.pendingSend = null;
+      // Bytes out only feed the access log.
+      if (payload !== undefined && this.logEnabled()) ex.bytesOut = Buffer.byteLength(payload);
+    }
     this.finish(ex);
   }
+
+  private pendingSend: { ex: Exchange; reply: Reply; payload: string | undefined; contentType: string | undefined; closeAfter: boolean } | null = null;
+  private readonly writePending = (): void => {
+    const { ex, reply, payload, contentType, closeAfter } = this.pendingSend!;
+    this.writeHead(ex, reply);
+    if (contentType) ex.res.writeHeader('Content-Type', contentType);
+    if (payload === undefined) ex.res.endWithoutBody(0, closeAfter);
+    else ex.res.end(payload, closeAfter);
+  };
 
   /**
    * Streams a Readable with backpressure; with a known length, as a Content-Length body.

@@ -82,6 +82,14 @@ describe('Router', () => {
     expect(router.match('GET', '/a/%E0%A4%A').kind).toBe('not_found');
   });
 
+  it('answers a static path the same whether spelled exactly or with extra slashes', () => {
+    for (const path of ['/a/fixed', '/a/fixed/', '//a//fixed']) {
+      expect(router.match('GET', path)).toMatchObject({ kind: 'found', route: { operationId: 'GET/a/fixed' }, params: {} });
+      expect(router.match('HEAD', path)).toMatchObject({ kind: 'found', route: { operationId: 'GET/a/fixed' } });
+    }
+    expect(router.match('PATCH', '/a/fixed').kind).toBe('method_not_allowed');
+  });
+
   it('refuses duplicate routes and conflicting parameter names at registration', () => {
     expect(() => router.add(r('GET', '/a/:id'))).toThrow(/duplicate/);
     expect(() => router.add(r('PUT', '/a/:other'))).toThrow(/conflicts/);
@@ -98,13 +106,28 @@ describe('query parsing', () => {
     },
     { additionalProperties: false },
   );
-  const q = (s: string) => parseQuery<Record<string, unknown>>(schema, new URLSearchParams(s));
+  const q = (s: string) => parseQuery<Record<string, unknown>>(schema, s);
 
   it('coerces to the schema types and canonicalises enum spellings', () => {
     expect(q('n=-3&x=1.5&b=false&dialect=POSTGRESQL')).toEqual({ n: -3, x: 1.5, b: false, dialect: 'PostgreSql' });
     expect(q('dialect=postgres')).toEqual({ dialect: 'PostgreSql' });
     expect(q('dialect=ms_sql')).toEqual({ dialect: 'MsSql' });
     expect(canonicalEnum({ enum: ['ShpZip'] }, 'SHP_ZIP')).toBe('ShpZip');
+  });
+
+  it('decodes form-urlencoded names and values as URLSearchParams does', () => {
+    const text = Type.Object({ name: Type.Optional(Type.String()), 'a b': Type.Optional(Type.String()) }, { additionalProperties: false });
+    const t = (s: string) => parseQuery<Record<string, unknown>>(text, s);
+    for (const s of ['name=a+b%20c', 'name=%E2%82%AC', 'name=100%', 'name=%zz%', 'name=%C3', 'a+b=1', 'a%20b=x&&name=y', 'name', 'name=', '&name=x&', 'name=a=b']) {
+      expect(t(s)).toEqual(Object.fromEntries(new URLSearchParams(s)));
+    }
+    expect(t('')).toEqual({});
+  });
+
+  it('refuses a parameter given twice, also when spelled differently', () => {
+    for (const s of ['n=1&n=2', 'n=1&%6E=2']) {
+      expect(() => q(s)).toThrow(/more than once/);
+    }
   });
 
   it('names the parameter on every kind of error', () => {
