@@ -2,7 +2,7 @@
 //
 // Both flavours serve the SAME RouteDefs — the real `healthRoutes` (/health/node-state,
 // /health/live) and a JSON route (/bench/json?name=..&count=..) — through the same Router,
-// the same query parser/validator (parseQuery from dist/http/validation.js), the same
+// the same query parser/validator (parseQuery from dist/http/validation.js on the raw query string), the same
 // JSON.stringify, the same response headers (X-Request-Id, Cache-Control, Content-Type) and
 // the same access-log call on a silent pino logger. Only the transport differs:
 //   uws  — the real HttpServer from dist/http/server.js (uWebSockets.js);
@@ -118,6 +118,10 @@ process.once('SIGTERM', async () => {
 });
 
 // ---- node:http adapter: HttpServer's per-request work, for GET routes without a body ----
+// Mirrors HttpServer: request id, router (exact-path index, then the tree), a context object
+// with lazy members, parseQuery on the raw string, a synchronous route with the reply sent
+// from the handler's promise, problem mapping, JSON.stringify, the same response headers and
+// the access-log call.
 function nodeHttpServer(routeDefs) {
   const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
   const router = new Router();
@@ -125,63 +129,88 @@ function nodeHttpServer(routeDefs) {
     if (r.query) precompile(r.query);
     router.add(r);
   }
+  class Context {
+    query = {};
+    body = undefined;
+    principal = null;
+    bodyStream = null;
+    constructor(ex, params, headers) {
+      this.ex = ex;
+      this.params = params;
+      this.headers = headers;
+    }
+    get method() { return this.ex.method; }
+    get path() { return this.ex.path; }
+    get requestId() { return this.ex.requestId; }
+    get remoteAddress() { return this.ex.req.socket.remoteAddress ?? ''; }
+    get signal() {
+      if (!this.ex.controller) {
+        this.ex.controller = new AbortController();
+        if (this.ex.aborted) this.ex.controller.abort(new Error('client aborted'));
+      }
+      return this.ex.controller.signal;
+    }
+  }
   const server = http.createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
-    const method = req.method;
     const url = req.url;
     const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const rawQuery = q < 0 ? '' : url.slice(q + 1);
     const headers = req.headers;
     const incomingId = headers['x-request-id'];
     const ex = {
-      method,
-      path,
+      req,
+      res,
+      method: req.method,
+      path: q < 0 ? url : url.slice(0, q),
       requestId: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
       started: performance.now(),
       status: 0,
       bytesOut: 0,
       aborted: false,
+      controller: undefined,
     };
-    const controller = new AbortController();
+    // HttpServer's onAborted: every request learns when its client goes away.
     res.once('close', () => {
       if (!res.writableFinished) {
         ex.aborted = true;
-        controller.abort(new Error('client aborted'));
+        ex.controller?.abort(new Error('client aborted'));
+        active--;
       }
     });
     active++;
-    const remoteAddress = req.socket.remoteAddress ?? '';
-    route(ex, headers, rawQuery, remoteAddress, controller.signal)
-      .catch((err) => {
-        const p = err instanceof ProblemError ? err : problems.internal();
-        return { status: p.status, headers: p.headers, contentType: 'application/problem+json', json: toProblemBody(p, ex.path, ex.requestId) };
-      })
-      .then((reply) => {
-        if (ex.aborted) return;
-        const payload = JSON.stringify(reply.json);
-        const h = { 'X-Request-Id': ex.requestId, 'Cache-Control': 'no-store', ...reply.headers, 'Content-Type': reply.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) };
-        ex.status = reply.status;
-        res.writeHead(reply.status, h);
-        res.end(payload);
-        ex.bytesOut = Buffer.byteLength(payload);
-        active--;
-        logger.info(
-          { requestId: ex.requestId, method: ex.method, path: ex.path, status: ex.status, ms: Math.round((performance.now() - ex.started) * 100) / 100, bytesIn: 0, bytesOut: ex.bytesOut, aborted: ex.aborted || undefined },
-          'request',
-        );
-      });
+    let reply;
+    try {
+      reply = route(ex, headers, q < 0 ? '' : url.slice(q + 1));
+    } catch (err) {
+      reply = errorReply(err, ex);
+    }
+    if (typeof reply?.then === 'function') reply.then((r) => send(ex, r), (err) => send(ex, errorReply(err, ex)));
+    else send(ex, reply);
   });
   server.keepAliveTimeout = 30_000;
 
-  async function route(ex, headers, rawQuery, remoteAddress, signal) {
+  function errorReply(err, ex) {
+    const p = err instanceof ProblemError ? err : problems.internal();
+    return { status: p.status, headers: p.headers, contentType: 'application/problem+json', json: toProblemBody(p, ex.path, ex.requestId) };
+  }
+  function send(ex, reply) {
+    const { res } = ex;
+    if (ex.aborted) return;
+    const payload = JSON.stringify(reply.json);
+    const h = { 'X-Request-Id': ex.requestId, 'Cache-Control': 'no-store', ...reply.headers, 'Content-Type': reply.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) };
+    ex.status = reply.status;
+    res.writeHead(reply.status, h);
+    res.end(payload);
+    active--;
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ requestId: ex.requestId, method: ex.method, path: ex.path, status: ex.status, ms: Math.round((performance.now() - ex.started) * 100) / 100, bytesIn: 0, bytesOut: Buffer.byteLength(payload) }, 'request');
+    }
+  }
+  function route(ex, headers, rawQuery) {
     const match = router.match(ex.method, ex.path);
     if (match.kind === 'not_found') throw problems.notFound(`No endpoint at ${ex.path}.`);
     if (match.kind === 'method_not_allowed') throw problems.methodNotAllowed(match.allow);
-    const ctx = {
-      method: ex.method, path: ex.path, query: {}, rawQuery: new URLSearchParams(rawQuery), params: match.params, headers, remoteAddress,
-      requestId: ex.requestId, body: undefined, bodyStream: null, principal: null, signal,
-    };
-    ctx.query = parseQuery(match.route.query, ctx.rawQuery);
+    const ctx = new Context(ex, match.params, headers);
+    ctx.query = parseQuery(match.route.query, rawQuery);
     return match.route.handler(ctx);
   }
   return server;
