@@ -12,7 +12,7 @@
 // Nothing is downloaded at run time: the .wasm and .data files come from the installed
 // gdal3.js package (see wasm/gdal.ts for how they are located).
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, fstatSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ExtractionError } from '../types.js';
 import { registerBrokenCheck } from '../../pipeline/thread-context.js';
@@ -56,6 +56,156 @@ export function gdalAssetDir(): string {
   return dir;
 }
 
+/** NODEFS internals we wrap (see bufferNodeFs). */
+interface NodeFsStream {
+  node: unknown;
+  flags: number;
+  nfd: number;
+  wbuf?: { buf: Buffer; len: number; pos: number } | null;
+  rbuf?: { buf: Buffer; len: number; pos: number } | null;
+}
+type StreamOps = Record<string, (...a: any[]) => any>;
+
+const WRITE_BUFFER = 1024 * 1024;
+const READ_BUFFER = 256 * 1024;
+/** Files below this size are read as GDAL asks (no read-ahead buffer). */
+const READ_BUFFER_MIN_FILE = 2 * 1024 * 1024;
+/** First write error of a buffered flush since the last check (a failed export must not look complete). */
+let pendingIoError: Error | null = null;
+
+function takeIoError(): Error | null {
+  const e = pendingIoError;
+  pendingIoError = null;
+  return e;
+}
+
+/**
+ * Emscripten's NODEFS makes one host system call per C-level read or write: GDAL writes its
+ * GeoJSONSeq output through a 1 KiB stdio buffer (50,000 `writeSync` calls for a 33 MB
+ * layer) and reads shapefiles in 16–32 KiB pieces. This wraps the NODEFS of this GDAL
+ * instance so that write-only streams are buffered (1 MiB) and read-only streams of large
+ * files read ahead (256 KiB). Consistency: any read, stat, truncate or seek on a file first
+ * flushes the write buffers held for it, and any write drops the read-ahead of that file.
+ */
+function bufferNodeFs(M: EmModule & { NODEFS: any; FS: any }): void {
+  const N = M.NODEFS;
+  const so: StreamOps = N.stream_ops;
+  const no: StreamOps = N.node_ops;
+  if ((so as any).__dpBuffered) return;
+  const orig = { read: so.read, write: so.write, close: so.close, llseek: so.llseek, fsync: so.fsync, getattr: no.getattr, setattr: no.setattr };
+  const open = new Set<NodeFsStream>();
+  const errno = (e: unknown): Error => {
+    const code = (e as NodeJS.ErrnoException)?.code;
+    return code ? new M.FS.ErrnoError(N.convertNodeCode(e)) : (e as Error);
+  };
+  const flush = (st: NodeFsStream) => {
+    const b = st.wbuf;
+    if (!b || !b.len) return;
+    try {
+      let off = 0;
+      while (off < b.len) off += writeSync(st.nfd, b.buf, off, b.len - off, b.pos + off);
+    } catch (e) {
+      pendingIoError ??= e as Error;
+      throw errno(e);
+    } finally {
+      b.pos += b.len;
+      b.len = 0;
+    }
+  };
+  const flushNode = (node: unknown) => {
+    for (const st of open) if (st.node === node) flush(st);
+  };
+  const dropReadAhead = (node: unknown) => {
+    for (const st of open) if (st.node === node && st.rbuf) st.rbuf.len = 0;
+  };
+  so.write = function (st: NodeFsStream, buffer: Uint8Array, offset: number, length: number, position: number) {
+    dropReadAhead(st.node);
+    if ((st.flags & 3) !== 1 /* O_WRONLY */) {
+      flushNode(st.node);
+      return orig.write.call(this, st, buffer, offset, length, position);
+    }
+    let b = st.wbuf;
+    if (!b) {
+      b = st.wbuf = { buf: Buffer.allocUnsafe(WRITE_BUFFER), len: 0, pos: position };
+      open.add(st);
+    }
+    if (position !== b.pos + b.len || b.len + length > WRITE_BUFFER) {
+      flush(st);
+      b.pos = position;
+    }
+    if (length >= WRITE_BUFFER) {
+      const n = orig.write.call(this, st, buffer, offset, length, position) as number;
+      b.pos = position + n;
+      return n;
+    }
+    b.buf.set(buffer.subarray(offset, offset + length), b.len);
+    b.len += length;
+    return length;
+  };
+  so.read = function (st: NodeFsStream, buffer: Uint8Array, offset: number, length: number, position: number) {
+    flushNode(st.node);
+    let c = st.rbuf;
+    if (c === undefined) {
+      // Decided once per stream: read-only and large enough to be worth a buffer.
+      c = st.rbuf = null;
+      if ((st.flags & 3) === 0 /* O_RDONLY */) {
+        try {
+          if (fstatSync(st.nfd).size >= READ_BUFFER_MIN_FILE) {
+            c = st.rbuf = { buf: Buffer.allocUnsafe(READ_BUFFER), len: 0, pos: 0 };
+            open.add(st);
+          }
+        } catch {
+          /* read unbuffered */
+        }
+      }
+    }
+    if (!c || length >= READ_BUFFER / 2 || length === 0) return orig.read.call(this, st, buffer, offset, length, position);
+    if (position < c.pos || position + length > c.pos + c.len) {
+      c.pos = position;
+      c.len = 0;
+      try {
+        for (let n = 1; c.len < READ_BUFFER && n > 0; c.len += n) n = readSync(st.nfd, c.buf, c.len, READ_BUFFER - c.len, position + c.len);
+      } catch (e) {
+        c.len = 0;
+        throw errno(e);
+      }
+    }
+    const n = Math.max(0, Math.min(length, c.pos + c.len - position));
+    buffer.set(c.buf.subarray(position - c.pos, position - c.pos + n), offset);
+    return n;
+  };
+  so.close = function (st: NodeFsStream) {
+    try {
+      flush(st);
+    } finally {
+      open.delete(st);
+      st.wbuf = null;
+      st.rbuf = null;
+      orig.close.call(this, st);
+    }
+  };
+  so.llseek = function (st: NodeFsStream, ...rest: unknown[]) {
+    flush(st);
+    return orig.llseek.call(this, st, ...rest);
+  };
+  if (orig.fsync) {
+    so.fsync = function (st: NodeFsStream, ...rest: unknown[]) {
+      flush(st);
+      return orig.fsync.call(this, st, ...rest);
+    };
+  }
+  no.getattr = function (node: unknown, ...rest: unknown[]) {
+    flushNode(node);
+    return orig.getattr.call(this, node, ...rest);
+  };
+  no.setattr = function (node: unknown, ...rest: unknown[]) {
+    flushNode(node);
+    dropReadAhead(node);
+    return orig.setattr.call(this, node, ...rest);
+  };
+  (so as any).__dpBuffered = true;
+}
+
 let log: string[] = [];
 let enginePromise: Promise<GdalJs> | null = null;
 let queue: Promise<unknown> = Promise.resolve();
@@ -77,6 +227,7 @@ function engine(): Promise<GdalJs> {
         env: { OGR_GEOJSON_MAX_OBJ_SIZE: '0', CPL_LOG_ERRORS: 'ON', VSI_CACHE: 'TRUE' },
       });
       g.Module.FS.mkdir(MOUNT);
+      bufferNodeFs(g.Module as EmModule & { NODEFS: any; FS: any });
       return g;
     })();
     enginePromise.catch(() => {
@@ -230,6 +381,7 @@ export class GdalSession {
   /** `ogr2ogr` from an open dataset into a new file (virtual path). */
   vectorTranslate(destVPath: string, ds: number, args: string[]): void {
     this.resetError();
+    takeIoError();
     const a = this.argv(args);
     const opts = this.M.ccall('GDALVectorTranslateOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
     a.free();
@@ -247,6 +399,8 @@ export class GdalSession {
       this.close(out);
       const err = this.lastError();
       if (err.type >= 3) this.fail('export to GeoJSON failed');
+      const io = takeIoError();
+      if (io) throw new GdalError(`export to GeoJSON failed: ${io.message}`, this.drainLog());
     } finally {
       this.M._free(list);
       this.M.ccall('GDALVectorTranslateOptionsFree', null, ['number'], [opts]);

@@ -397,3 +397,45 @@ describe('formats without corpus files (made here with GDAL from a corpus GeoJSO
     expect(a.documentUnits).toBe(1); // GPX: only the waypoints layer holds features
   });
 });
+
+describe('buffered host-file I/O of the GDAL engine', () => {
+  it('buffered writes are seen by stat, readers and the host file; read-ahead sees later writes', async () => {
+    const { withGdal } = await import('../../../src/formats/gis/engine.js');
+    const dir = await fs.mkdtemp(path.join(tmp, 'io-'));
+    const big = Buffer.alloc(3 * 1024 * 1024, 0x61); // above the read-ahead threshold
+    await fs.writeFile(path.join(dir, 'big.bin'), big);
+    await withGdal(async (s) => {
+      s.mount(dir);
+      const FS = (s as any).g.Module.FS;
+      // write-only stream: small writes stay buffered until something looks at the file
+      const w = FS.open(s.virtualPath('out.txt'), 'w');
+      FS.write(w, new TextEncoder().encode('hello '), 0, 6);
+      FS.write(w, new TextEncoder().encode('world'), 0, 5);
+      expect(FS.stat(s.virtualPath('out.txt')).size).toBe(11);
+      const r = FS.open(s.virtualPath('out.txt'), 'r');
+      const got = new Uint8Array(11);
+      expect(FS.read(r, got, 0, 11, 0)).toBe(11);
+      expect(Buffer.from(got).toString()).toBe('hello world');
+      FS.close(r);
+      FS.write(w, new TextEncoder().encode('!'), 0, 1, 0); // a write elsewhere in the file
+      FS.close(w);
+      // read-only stream over a large file: read-ahead, then a write through another stream
+      const rb = FS.open(s.virtualPath('big.bin'), 'r');
+      const one = new Uint8Array(4);
+      FS.read(rb, one, 0, 4, 1000);
+      expect(Buffer.from(one).toString()).toBe('aaaa');
+      const wb = FS.open(s.virtualPath('big.bin'), 'r+');
+      FS.write(wb, new TextEncoder().encode('bbbb'), 0, 4, 1000);
+      FS.close(wb);
+      FS.read(rb, one, 0, 4, 1000);
+      expect(Buffer.from(one).toString()).toBe('bbbb');
+      const tail = new Uint8Array(10);
+      expect(FS.read(rb, tail, 0, 10, big.length - 4)).toBe(4); // short read at end of file
+      FS.close(rb);
+    });
+    expect(await fs.readFile(path.join(dir, 'out.txt'), 'utf8')).toBe('!ello world');
+    const after = await fs.readFile(path.join(dir, 'big.bin'));
+    expect(after.subarray(1000, 1004).toString()).toBe('bbbb');
+    expect(after.length).toBe(big.length);
+  });
+});
