@@ -180,19 +180,37 @@ function covered(segs: Seg[], pos: number, a: number, b: number): boolean {
   return got >= need * 0.6;
 }
 
+/** The rules covered() would look at for position `pos` (same order). */
+function rulesAt(segs: Seg[], pos: number): Seg[] {
+  return segs.filter((s) => !(Math.abs(s.pos - pos) > TOL));
+}
+
 /** Ruled tables: connected groups of horizontal and vertical rules forming a grid. */
 function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): PdfTableT[] {
   // Connected components of intersecting segments.
   const all = [...h.map((s) => ({ s, hz: true })), ...v.map((s) => ({ s, hz: false }))];
   const parent = all.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  // Each horizontal rule against the vertical rules whose x lies within its reach (sorted by
+  // x, binary search): the same components as testing every pair.
+  const vIdx: number[] = [];
+  for (let j = 0; j < all.length; j++) if (!all[j].hz && !Number.isNaN(all[j].s.pos)) vIdx.push(j); // NaN never intersects
+  vIdx.sort((p, q) => all[p].s.pos - all[q].s.pos);
   for (let i = 0; i < all.length; i++) {
     if (!all[i].hz) continue;
     const a = all[i].s;
-    for (let j = 0; j < all.length; j++) {
-      if (all[j].hz) continue;
+    const lo = a.a - TOL, hi = a.b + TOL;
+    let k0 = 0, k1 = vIdx.length;
+    while (k0 < k1) {
+      const mid = (k0 + k1) >> 1;
+      if (all[vIdx[mid]].s.pos < lo) k0 = mid + 1;
+      else k1 = mid;
+    }
+    for (let k = k0; k < vIdx.length; k++) {
+      const j = vIdx[k];
       const b = all[j].s;
-      if (b.pos >= a.a - TOL && b.pos <= a.b + TOL && a.pos >= b.a - TOL && a.pos <= b.b + TOL) parent[find(i)] = find(j);
+      if (b.pos > hi) break;
+      if (b.pos >= lo && a.pos >= b.a - TOL && a.pos <= b.b + TOL) parent[find(i)] = find(j);
     }
   }
   const groups = new Map<number, { h: Seg[]; v: Seg[] }>();
@@ -264,17 +282,25 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
       if (l) l.push(fr);
       else gridText.set(k, [fr]);
     }
-    const crossesX = (r: number, x: number) => inGrid.some((fr) => fr.x0 < x - 1 && fr.x1 > x + 1 && (fr.y0 + fr.y1) / 2 > ys[r] && (fr.y0 + fr.y1) / 2 < ys[r + 1]);
-    const crossesY = (c: number, y: number) => inGrid.some((fr) => fr.y0 < y - 1 && fr.y1 > y + 1 && (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]);
+    // Fragments by grid row / column band (centre strictly inside), and rules by position:
+    // computed once instead of rescanning for every cell.
+    const rowFr: Fragment[][] = [], colFr: Fragment[][] = [];
+    const inRow = (r: number) => (rowFr[r] ??= inGrid.filter((fr) => (fr.y0 + fr.y1) / 2 > ys[r] && (fr.y0 + fr.y1) / 2 < ys[r + 1]));
+    const inCol = (c: number) => (colFr[c] ??= inGrid.filter((fr) => (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]));
+    const crossesX = (r: number, x: number) => inRow(r).some((fr) => fr.x0 < x - 1 && fr.x1 > x + 1);
+    const crossesY = (c: number, y: number) => inCol(c).some((fr) => fr.y0 < y - 1 && fr.y1 > y + 1);
+    const vAt: Seg[][] = [], hAt: Seg[][] = [];
+    const vRules = (c: number) => (vAt[c] ??= rulesAt(g.v, xs[c]));
+    const hRules = (r: number) => (hAt[r] ??= rulesAt(g.h, ys[r]));
     // Merge neighbours across a missing rule, unless both hold text that stays on its own side
     // (columns ruled only in the header, rows ruled only every few lines).
     for (let r = 0; r < R; r++)
       for (let c = 0; c < C; c++) {
-        if (c + 1 < C && !covered(g.v, xs[c + 1], ys[r], ys[r + 1])) {
+        if (c + 1 < C && !covered(vRules(c + 1), xs[c + 1], ys[r], ys[r + 1])) {
           const split = gridText.has(id(r, c)) && gridText.has(id(r, c + 1)) && !crossesX(r, xs[c + 1]);
           if (!split) up[f(id(r, c + 1))] = f(id(r, c));
         }
-        if (r + 1 < R && !covered(g.h, ys[r + 1], xs[c], xs[c + 1])) {
+        if (r + 1 < R && !covered(hRules(r + 1), ys[r + 1], xs[c], xs[c + 1])) {
           const split = gridText.has(id(r, c)) && gridText.has(id(r + 1, c)) && !crossesY(c, ys[r + 1]);
           if (!split) up[f(id(r + 1, c))] = f(id(r, c));
         }
@@ -404,6 +430,46 @@ function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, fi
   return out;
 }
 
+/**
+ * Fragments by centre point, sorted by centre y: the fragments whose centre lies in a box
+ * (link text) without scanning the page's fragments once per link.
+ */
+class CentreIndex {
+  private readonly cx: Float64Array;
+  private readonly cy: Float64Array;
+  /** Fragment indices sorted by centre y. */
+  private readonly byY: Int32Array;
+  constructor(private readonly frags: Fragment[]) {
+    const n = frags.length;
+    this.cx = new Float64Array(n);
+    this.cy = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const f = frags[i];
+      this.cx[i] = (f.x0 + f.x1) / 2;
+      this.cy[i] = (f.y0 + f.y1) / 2;
+    }
+    const cy = this.cy;
+    this.byY = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => cy[a] - cy[b]);
+  }
+  /** Texts of the fragments with centre in [x0, x1] × [y0, y1], in fragment order, joined by spaces. */
+  textIn(x0: number, y0: number, x1: number, y1: number): string {
+    const { cx, cy, byY } = this;
+    let lo = 0, hi = byY.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cy[byY[mid]] < y0) lo = mid + 1;
+      else hi = mid;
+    }
+    const hits: number[] = [];
+    for (let k = lo; k < byY.length && cy[byY[k]] <= y1; k++) {
+      const i = byY[k];
+      if (cx[i] >= x0 && cx[i] <= x1) hits.push(i);
+    }
+    hits.sort((a, b) => a - b);
+    return hits.map((i) => this.frags[i].text).join(' ');
+  }
+}
+
 const ANNOT_SUBTYPES = ['Unknown', 'Text', 'Link', 'FreeText', 'Line', 'Square', 'Circle', 'Polygon', 'PolyLine', 'Highlight', 'Underline', 'Squiggly', 'StrikeOut', 'Stamp', 'Caret', 'Ink', 'Popup', 'FileAttachment', 'Sound', 'Movie', 'Widget', 'Screen', 'PrinterMark', 'TrapNet', 'Watermark', 'ThreeD', 'RichMedia', 'XFAWidget', 'Redact'];
 const FIELD_TYPES = ['unknown', 'pushbutton', 'checkbox', 'radiobutton', 'combobox', 'listbox', 'textfield', 'signature'];
 const ANNOT_LINK = 2;
@@ -418,6 +484,7 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
   const annots: NonNullable<PdfPageT['annotations']> = [];
   const fields: NonNullable<PdfPageT['formFields']> = [];
   const n = ex.FPDFPage_GetAnnotCount(page);
+  let centres: CentreIndex | undefined;
   for (let k = 0; k < n && k < 5000; k++) {
     const a = ex.FPDFPage_GetAnnot(page, k);
     if (!a) continue;
@@ -450,10 +517,7 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
             if (idx >= 0) item.targetPage = idx + 1;
           }
         }
-        const text = frags
-          .filter((f) => (f.x0 + f.x1) / 2 >= bbox[0] - 1 && (f.x0 + f.x1) / 2 <= bbox[2] + 1 && (f.y0 + f.y1) / 2 >= bbox[1] - 1 && (f.y0 + f.y1) / 2 <= bbox[3] + 1)
-          .map((f) => f.text)
-          .join(' ');
+        const text = (centres ??= new CentreIndex(frags)).textIn(bbox[0] - 1, bbox[1] - 1, bbox[2] + 1, bbox[3] + 1);
         if (text) item.text = text;
         links.push(item);
         continue;

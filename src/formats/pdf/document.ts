@@ -103,12 +103,16 @@ class ReadCache {
   }
 }
 
+const STR_BUF = 4096;
+
 export class PdfDocument {
   readonly handle: number;
   readonly pageCount: number;
   /** The document has a structure tree (tagged PDF). */
   readonly tagged: boolean;
   readonly scratch: Scratch;
+  /** Reused buffer for strings read from PDFium (utf16). */
+  private readonly strBuf: number;
   private fd: number;
   private readonly cb: number;
   private readonly access: number;
@@ -128,6 +132,7 @@ export class PdfDocument {
     this.pageCount = p.ex.FPDF_GetPageCount(handle);
     this.tagged = !!p.ex.FPDFCatalog_IsTagged(handle);
     this.scratch = new Scratch(p);
+    this.strBuf = p.ex.malloc(STR_BUF);
   }
 
   /** Opens `filePath`; `password` for encrypted files. Throws ExtractionError on failure. */
@@ -183,8 +188,16 @@ export class PdfDocument {
 
   /** Reads a UTF-16LE string written by a PDFium "get text into buffer" function. */
   utf16(call: (buf: number, len: number) => number, maxBytes = 1 << 16): string {
-    const need = call(0, 0);
+    // One call when the text fits the document's string buffer (PDFium writes only when the
+    // buffer is large enough, and returns the length either way); else size it, as before.
+    const sb = this.strBuf;
+    const need = call(sb, STR_BUF - 2);
     if (!need || need <= 2) return '';
+    if (need <= STR_BUF - 2 && need <= maxBytes) {
+      this.p.M.HEAPU8[sb + need] = 0;
+      this.p.M.HEAPU8[sb + need + 1] = 0;
+      return this.p.M.UTF16ToString(sb);
+    }
     const len = Math.min(need, maxBytes);
     const buf = this.p.ex.malloc(len + 2);
     try {
@@ -247,6 +260,7 @@ export class PdfDocument {
       }
     }
     this.scratch.free();
+    this.p.ex.free(this.strBuf);
     this.p.ex.FPDF_CloseDocument(this.handle);
     this.p.M.removeFunction(this.cb);
     this.p.ex.free(this.access);
