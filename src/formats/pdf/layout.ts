@@ -121,24 +121,40 @@ function bands(frags: Fragment[]): Fragment[][] {
   return out;
 }
 
-type Iv = [number, number];
+/** Merged x-coverage: sorted, disjoint intervals as a flat list start0, end0, start1, end1, … */
+type Cov = number[];
+
+const byX0 = (a: Fragment, b: Fragment) => a.x0 - b.x0;
 
 /** Sorted, merged x-coverage of fragments (optionally merged into an existing coverage). */
-function coverage(frags: Fragment[], base: Iv[] = []): Iv[] {
-  const iv = base.concat(frags.map((f) => [f.x0, f.x1] as Iv)).sort((a, b) => a[0] - b[0]);
-  const out: Iv[] = [];
-  for (const [a, b] of iv) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1]) {
-      if (b > last[1]) last[1] = b;
-    } else out.push([a, b]);
+function coverage(frags: Fragment[], base: Cov = []): Cov {
+  // `base` is already sorted: sort only the new intervals, then merge the two runs (the union
+  // does not depend on the order of intervals with equal starts).
+  const add = frags.slice().sort(byX0);
+  const out: Cov = [];
+  let i = 0, j = 0;
+  while (i < base.length || j < add.length) {
+    let a: number, b: number;
+    if (j >= add.length || (i < base.length && !(add[j].x0 < base[i]))) {
+      a = base[i];
+      b = base[i + 1];
+      i += 2;
+    } else {
+      a = add[j].x0;
+      b = add[j].x1;
+      j++;
+    }
+    const n = out.length;
+    if (n && a <= out[n - 1]) {
+      if (b > out[n - 1]) out[n - 1] = b;
+    } else out.push(a, b);
   }
   return out;
 }
 
 /** True when a merged coverage leaves an interior gap of at least minGap inside [lo, hi]. */
-function hasGutter(cov: Iv[], lo: number, hi: number, minGap: number): boolean {
-  for (let k = 1; k < cov.length; k++) if (cov[k][0] - cov[k - 1][1] >= minGap && cov[k - 1][1] > lo && cov[k][0] < hi) return true;
+function hasGutter(cov: Cov, lo: number, hi: number, minGap: number): boolean {
+  for (let k = 2; k < cov.length; k += 2) if (cov[k] - cov[k - 1] >= minGap && cov[k - 1] > lo && cov[k] < hi) return true;
   return false;
 }
 
@@ -164,7 +180,8 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
   const body = median(sizes) || 10;
   const minGap = Math.max(body * 0.9, 5);
   const bs = bands(frags);
-  type Group = { frags: Fragment[]; gut: boolean; bands: number; cov: Iv[]; bottom: number };
+  // cov: merged coverage of a gutter group's bands (not kept for full-width groups: unused).
+  type Group = { frags: Fragment[]; gut: boolean; bands: number; cov: Cov; bottom: number };
   let groups: Group[] = [];
   let cur: Group | null = null;
   for (const b of bs) {
@@ -180,8 +197,8 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
       continue;
     }
     if (cur.gut) {
-      const ucov = coverage(b, cur.cov);
-      if (bTop - cur.bottom < body * 3 && hasGutter(ucov, ext.x0, ext.x1, minGap)) {
+      const ucov = bTop - cur.bottom < body * 3 ? coverage(b, cur.cov) : null;
+      if (ucov && hasGutter(ucov, ext.x0, ext.x1, minGap)) {
         cur.frags.push(...b);
         cur.cov = ucov;
         cur.bands++;
@@ -198,7 +215,6 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
       continue;
     }
     cur.frags.push(...b);
-    cur.cov = coverage(b, cur.cov);
     cur.bands++;
     cur.bottom = Math.max(cur.bottom, bBottom);
   }
