@@ -415,9 +415,9 @@ function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, fi
       if (cols.length >= 3 && full >= run.length * 0.6) {
         const cells: PdfTableT['cells'] = [];
         run.forEach((r, ri) => {
+          const y0 = Math.min(...r.map((fr) => fr.y0)), y1 = Math.max(...r.map((fr) => fr.y1));
           cols.forEach(([a, b], ci) => {
             const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
-            const y0 = Math.min(...r.map((fr) => fr.y0)), y1 = Math.max(...r.map((fr) => fr.y1));
             cells.push({ row: ri, col: ci, rowSpan: 1, colSpan: 1, text: fs.sort((p, q) => p.x0 - q.x0).map((fr) => fr.text).join(' '), bbox: [r2(a), r2(y0), r2(b), r2(y1)] });
           });
         });
