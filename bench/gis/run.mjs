@@ -8,7 +8,11 @@
 //           `ogr2ogr -f GeoJSON -t_srs EPSG:4326` process per layer on pre-extracted files
 //           (native gets the extraction for free).
 // - big:    a synthetic zipped shapefile of --big polygons in EPSG:3857, same two measures,
-//           plus this process's peak RSS during our export.
+//           plus this process's peak RSS during our export, plus the GDAL step alone on both
+//           sides (open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser's options),
+//           which shows how much of our time is GDAL's own WASM work.
+//           bench/gis/stages.mjs breaks that step down further.
+// --write appends bench/gis/NOTES.md and writes bench/results/gis.md.
 // Medians of --runs runs (≥3). GDAL start-up (once per worker thread) is reported separately.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -210,6 +214,30 @@ const bigInfoNative = [];
 const bigInfoOurs = [];
 const bigExpNative = [];
 const bigExpOurs = [];
+// The GDAL step alone, ours and native, with the options the parser uses: where the floor is.
+const SEQ = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures', '-t_srs', 'EPSG:4326'];
+const bigStepNative = [];
+const bigStepOurs = [];
+function nativeStep() {
+  const out = path.join(work, 'native-step.geojsonl');
+  return runScript([`rm -f ${q(out)}; ogr2ogr ${SEQ.map(q).join(' ')} ${q(out)} ${q(bigSrc[0].abs)} big_parcels >/dev/null 2>&1`]);
+}
+async function oursStep() {
+  fs.mkdirSync(path.join(big.dir, 'step'), { recursive: true });
+  const r = await withGdal(async (g) => {
+    g.mount(big.dir);
+    return timed(async () => {
+      const ds = g.openVector(g.virtualPath('big_parcels.shp'));
+      try {
+        g.vectorTranslate(g.virtualPath('step/out.geojsonl'), ds, [...SEQ, 'big_parcels']);
+      } finally {
+        g.close(ds);
+      }
+    });
+  });
+  fs.rmSync(path.join(big.dir, 'step'), { recursive: true, force: true });
+  return r;
+}
 let peakRss = 0;
 let bigBytes = 0;
 const rssBefore = process.memoryUsage().rss;
@@ -217,6 +245,8 @@ for (let i = 0; i < RUNS; i++) {
   bigInfoNative.push(nativeInfo(bigSrc));
   bigInfoOurs.push(await oursInfo(bigSrc));
   bigExpNative.push(nativeExport(bigSrc, [['big_parcels']]));
+  bigStepNative.push(nativeStep());
+  bigStepOurs.push(await oursStep());
   const timer = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 20);
@@ -266,7 +296,12 @@ lines.push(
   table(HEAD, [
     row('info', bigInfoOurs, bigInfoNative),
     row('export to GeoJSON in WGS 84 (ours: unzip + info + export + artifact)', bigExpOurs, bigExpNative),
+    row('GDAL step alone, both sides: open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser\'s options', bigStepOurs, bigStepNative),
   ]),
+);
+lines.push('');
+lines.push(
+  `Floor: our GDAL step alone (no unzip, no info, no artifact) is ${ratio(bigStepOurs, bigExpNative, 'cpu')}× the native baseline export in CPU (${ratio(bigStepOurs, bigExpNative, 'ms')}× wall); the target is 1.2×.`,
 );
 lines.push('');
 lines.push(`Artifact ${fmt(bigBytes / 1e6, 1)} MB; this process's RSS ${fmt(rssBefore / 1e6)} MB before the big runs (GDAL loaded), peak ${fmt(peakRss / 1e6)} MB during them.`);
