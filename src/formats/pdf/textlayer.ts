@@ -146,6 +146,9 @@ function reverseVisual(text: string): string {
     .join('');
 }
 
+/** First characters of the list-bullet pattern in readTextLayer. */
+const BULLET_CODES = new Set(Array.from('•◦▪▫●○■□►▸‣⁃∙·-–—*', (c) => c.charCodeAt(0)));
+
 function isBad(u: number): boolean {
   return u === 0xfffd || u === 0 || (u < 32 && u !== 9 && u !== 10 && u !== 13) || (u >= 0xe000 && u <= 0xf8ff);
 }
@@ -272,12 +275,17 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     let curInvisibleAll = true;
     /** cur.text ends with a space (tracked: endsWith on a long concatenated string flattens it). */
     let curEndsSpace = false;
+    /** cur.text holds a Hebrew/Arabic character (isRtlCode). */
+    let curHasRtl = false;
+    /** cur.text starts with a list bullet or dash (the only texts the bullet pattern below can match). */
+    let curBulletStart = false;
     let firstX = 0, lastX = 0;
     const push = () => {
       if (cur && cur.chars > 0) {
-        cur.text = cur.text.replace(/\s+$/, '');
+        cur.text = cur.text.trimEnd(); // = replace(/\s+$/, ''): both strip WhiteSpace and LineTerminator
         // Right-to-left text stored in visual order (left to right on the page): make it logical.
-        if (lastX > firstX && isRtl(cur.text)) cur.text = reverseVisual(cur.text);
+        // (isRtl is false without Hebrew/Arabic characters, tracked as they are added.)
+        if (lastX > firstX && curHasRtl && isRtl(cur.text)) cur.text = reverseVisual(cur.text);
         cur.invisible = curInvisibleAll;
         cur.bold = cur.boldChars * 2 > cur.chars;
         cur.italic = cur.italicChars * 2 > cur.chars;
@@ -421,10 +429,13 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         curRotated = rotated;
         firstX = x0;
         curEndsSpace = ch === ' ';
+        curHasRtl = !hyphen && !bad && isRtlCode(u);
+        curBulletStart = BULLET_CODES.has(ch.charCodeAt(0));
         cur = { text: ch, x0, y0, x1, y1, size: sz, font: font.name, bold: font.bold, italic: font.italic, chars: 1, invisible: false, bad: bad ? 1 : 0, boldChars: font.bold ? 1 : 0, italicChars: font.italic ? 1 : 0, mcid };
         curInvisibleAll = invisible;
       } else {
         const rtl = isRtlCode(u);
+        if (rtl && !hyphen && !bad) curHasRtl = true;
         const gap = rtl && x1 <= d.x0 + 1 ? d.x0 - x1 : x0 - d.x1;
         const geomSpace = !curRotated && gap > Math.min(d.size, sz) * (rtl ? 0.5 : 0.22);
         if ((pendingSpace || geomSpace) && !curEndsSpace) d.text += ' ';
@@ -438,7 +449,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         if (sz > d.size * 1.05 && d.chars < 3 && !/^[•◦▪▫●○■□►▸‣⁃∙·\-–—*]$/.test(d.text.trim())) {
           d.size = sz;
           d.font = font.name;
-        } else if (d.chars <= 2 && /^[•◦▪▫●○■□►▸‣⁃∙·\-–—*]\s?$/.test(d.text)) {
+        } else if (d.chars <= 2 && curBulletStart && /^[•◦▪▫●○■□►▸‣⁃∙·\-–—*]\s?$/.test(d.text)) {
           // A bullet glyph is often larger than the item text: the item's size wins.
           d.size = sz;
           d.font = font.name;
