@@ -1,5 +1,15 @@
 // Speed of the PDF parser vs native and JS baselines, one thread each, same files, same run.
-//   node bench/pdf/speed.mjs [runs=3] [--no-ocr]
+//   node bench/pdf/speed.mjs [runs=3] [--no-ocr] [--warm=3] [--cold]
+// Steady state of a long-running worker: before timing, the in-process contenders (ours in
+// each mode, pdf.js) get --warm untimed passes over all files (V8 tiers PDFium's WASM up to
+// optimised code in the background and JITs the JS over the first few passes; the cold
+// passes' times are reported as warmUpMs), pdftotext one (file cache). --cold keeps the old
+// single-file warm-up. The timed
+// passes are interleaved (round r: ours SingleColumn, pdftotext, pdf.js, ours MultiColumn,
+// ours Advanced, pdftotext -layout) so that load changes on a shared machine hit all alike.
+// Wall time is the headline (medians); CPU time (ours and pdf.js: this process; pdftotext:
+// its children's user+sys from /proc/self/stat) is reported too, being less sensitive to
+// other processes competing for the cores.
 // Ours: dist/ parser in this process (one thread), full artifact JSON written to /tmp.
 // pdftotext / pdftotext -layout (poppler-utils, native), spawned once per file.
 // pdf.js (pdfjs-dist legacy build, in-process, no worker): getTextContent on every page.
@@ -14,6 +24,8 @@ import { parsePdf } from '../../dist/formats/pdf/index.js';
 const CORPUS = '/work/shared/corpus/pdf';
 const RUNS = Number(process.argv[2] ?? 3) || 3;
 const noOcr = process.argv.includes('--no-ocr');
+const cold = process.argv.includes('--cold');
+const WARM = Number(process.argv.find((a) => a.startsWith('--warm='))?.slice(7) ?? 3);
 const rows = fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const skip = (what, pages) => pages === 'unreadable' || /^Encrypted|^Ocr/.test(what);
 const TEXT = rows.filter(([, , , , what, pages]) => !skip(what, pages)).map(([f, , , , , p]) => ({ file: f, pages: Number(p) }));
@@ -21,14 +33,37 @@ const totalPages = TEXT.reduce((s, f) => s + f.pages, 0);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfbench-'));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-async function timeIt(fn) {
-  const ts = [];
+/** CPU ms of this process (all its threads). */
+const selfCpu = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+/** CPU ms of waited-for children (cutime + cstime, clock ticks of 10 ms). */
+const childCpu = () => {
+  const f = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(f[13]) + Number(f[14])) * 10;
+};
+/** Times `fn` once: wall ms and CPU ms (of this process, or of its children). */
+async function once(fn, children = false) {
+  const cpu = children ? childCpu : selfCpu;
+  const c0 = cpu();
+  const t0 = performance.now();
+  await fn();
+  return { wall: performance.now() - t0, cpu: cpu() - c0 };
+}
+/** Runs the contenders in interleaved rounds; per contender: wall and CPU medians and runs. */
+async function rounds(contenders) {
+  const acc = Object.fromEntries(Object.keys(contenders).map((k) => [k, { wall: [], cpu: [] }]));
   for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await fn();
-    ts.push(performance.now() - t0);
+    for (const [k, [fn, children]] of Object.entries(contenders)) {
+      const t = await once(fn, children);
+      acc[k].wall.push(t.wall);
+      acc[k].cpu.push(t.cpu);
+    }
   }
-  return { median: median(ts), runs: ts.map((t) => Math.round(t)) };
+  return Object.fromEntries(
+    Object.entries(acc).map(([k, { wall, cpu }]) => [k, { median: median(wall), runs: wall.map((t) => Math.round(t)), cpuMedian: median(cpu), cpuRuns: cpu.map((t) => Math.round(t)) }]),
+  );
 }
 
 async function ours(mode, files = TEXT) {
@@ -61,38 +96,67 @@ async function pdfjsText(files = TEXT) {
   }
 }
 
-const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version };
-// Warm-up (engine instantiation is per thread, once): one file each.
-await ours('SingleColumn', TEXT.slice(0, 1));
-if (pdfjs) await pdfjsText(TEXT.slice(0, 1));
+const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js), 1 for pdftotext` };
+// Warm-up (engine instantiation is per thread, once).
+if (cold) {
+  await ours('SingleColumn', TEXT.slice(0, 1));
+  if (pdfjs) await pdfjsText(TEXT.slice(0, 1));
+} else {
+  const warm = { singleColumn: [], multiColumn: [], advanced: [], pdfjs: [] };
+  for (let i = 0; i < WARM; i++) {
+    for (const [k, m] of [['singleColumn', 'SingleColumn'], ['multiColumn', 'MultiColumn'], ['advanced', 'Advanced']]) warm[k].push(Math.round((await once(() => ours(m))).wall));
+    if (pdfjs) warm.pdfjs.push(Math.round((await once(() => pdfjsText())).wall));
+  }
+  pdftotext(false);
+  pdftotext(true);
+  result.warmUpMs = warm;
+}
 
 const pps = (ms) => Math.round((totalPages / (ms / 1000)) * 10) / 10;
-const single = await timeIt(() => ours('SingleColumn'));
-const p2t = await timeIt(() => pdftotext(false));
-const pjs = pdfjs ? await timeIt(() => pdfjsText()) : null;
-const multi = await timeIt(() => ours('MultiColumn'));
-const adv = await timeIt(() => ours('Advanced'));
-const p2tl = await timeIt(() => pdftotext(true));
+const contenders = {
+  singleColumn: [() => ours('SingleColumn')],
+  pdftotext: [() => pdftotext(false), true],
+  ...(pdfjs ? { pdfjs: [() => pdfjsText()] } : {}),
+  multiColumn: [() => ours('MultiColumn')],
+  advanced: [() => ours('Advanced')],
+  pdftotextLayout: [() => pdftotext(true), true],
+};
+const t = await rounds(contenders);
+const ratio = (base, ours, key = 'median') => +(base[key] / ours[key]).toFixed(2);
 result.text = {
-  singleColumn: { ms: single, pagesPerSec: pps(single.median) },
-  pdftotext: { ms: p2t, pagesPerSec: pps(p2t.median) },
-  pdfjs: pjs ? { ms: pjs, pagesPerSec: pps(pjs.median) } : 'pdfjs-dist not installed',
-  multiColumn: { ms: multi, pagesPerSec: pps(multi.median) },
-  advanced: { ms: adv, pagesPerSec: pps(adv.median) },
-  pdftotextLayout: { ms: p2tl, pagesPerSec: pps(p2tl.median) },
+  ...Object.fromEntries(Object.entries(t).map(([k, v]) => [k, { ms: v, pagesPerSec: pps(v.median) }])),
+  ...(pdfjs ? {} : { pdfjs: 'pdfjs-dist not installed' }),
   ratios: {
-    singleVsPdftotext: +(p2t.median / single.median).toFixed(2),
-    singleVsPdfjs: pjs ? +(pjs.median / single.median).toFixed(2) : null,
-    multiVsPdftotextLayout: +(p2tl.median / multi.median).toFixed(2),
-    advancedVsPdftotextLayout: +(p2tl.median / adv.median).toFixed(2),
+    singleVsPdftotext: ratio(t.pdftotext, t.singleColumn),
+    singleVsPdfjs: pdfjs ? ratio(t.pdfjs, t.singleColumn) : null,
+    multiVsPdftotextLayout: ratio(t.pdftotextLayout, t.multiColumn),
+    advancedVsPdftotextLayout: ratio(t.pdftotextLayout, t.advanced),
+  },
+  cpuRatios: {
+    singleVsPdftotext: ratio(t.pdftotext, t.singleColumn, 'cpuMedian'),
+    singleVsPdfjs: pdfjs ? ratio(t.pdfjs, t.singleColumn, 'cpuMedian') : null,
+    multiVsPdftotextLayout: ratio(t.pdftotextLayout, t.multiColumn, 'cpuMedian'),
+    advancedVsPdftotextLayout: ratio(t.pdftotextLayout, t.advanced, 'cpuMedian'),
   },
 };
 // Largest text file alone (117 pages): per-file process start-up matters less.
 const big = [{ file: 'pysample__GeoTopo-komprimiert.pdf', pages: 117 }];
-const bigOurs = await timeIt(() => ours('SingleColumn', big));
-const bigP2t = await timeIt(() => pdftotext(false, big));
-const bigPjs = pdfjs ? await timeIt(() => pdfjsText(big)) : null;
-result.largest = { file: big[0].file, pages: 117, ours: bigOurs, pdftotext: bigP2t, pdfjs: bigPjs, ratioVsPdftotext: +(bigP2t.median / bigOurs.median).toFixed(2), ratioVsPdfjs: bigPjs ? +(bigPjs.median / bigOurs.median).toFixed(2) : null };
+const tb = await rounds({
+  ours: [() => ours('SingleColumn', big)],
+  pdftotext: [() => pdftotext(false, big), true],
+  ...(pdfjs ? { pdfjs: [() => pdfjsText(big)] } : {}),
+});
+result.largest = {
+  file: big[0].file,
+  pages: 117,
+  ours: tb.ours,
+  pdftotext: tb.pdftotext,
+  pdfjs: tb.pdfjs ?? null,
+  ratioVsPdftotext: ratio(tb.pdftotext, tb.ours),
+  ratioVsPdfjs: tb.pdfjs ? ratio(tb.pdfjs, tb.ours) : null,
+  cpuRatioVsPdftotext: ratio(tb.pdftotext, tb.ours, 'cpuMedian'),
+  cpuRatioVsPdfjs: tb.pdfjs ? ratio(tb.pdfjs, tb.ours, 'cpuMedian') : null,
+};
 
 if (!noOcr) {
   const scan = [{ file: 'generated__scanned-3p.pdf', pages: 3 }];
