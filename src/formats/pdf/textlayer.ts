@@ -172,6 +172,14 @@ class IntTable {
   private used = new Int32Array(1 << 9);
   private nUsed = 0;
   private readonly filter = new Int32Array(1 << 12);
+  /** Drops a table grown for a huge page (kept scratch stays small for the thread's life). */
+  shrink(): void {
+    if (this.bits <= 16) return;
+    this.bits = 10;
+    this.t = new Int32Array(2 << 10);
+    this.used = new Int32Array(1 << 9);
+    this.nUsed = 0;
+  }
   /** Empties the table, sized for up to `n` entries (load factor <= 1/2). */
   reset(n: number): void {
     let bits = 10;
@@ -465,6 +473,13 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     push();
   } finally {
     ex.FPDFText_ClosePage(tp);
+    // Scratch grown for a page with very many characters is not kept.
+    if (seenU.length > 1 << 16) {
+      seenX = new Float64Array(1024);
+      seenY = new Float64Array(1024);
+      seenU = new Int32Array(1024);
+      seen.shrink();
+    }
   }
   return out;
 }
