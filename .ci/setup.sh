@@ -15,7 +15,7 @@ APT_PACKAGES=(
   tesseract-ocr-eng                                  # OCR model (PDF Ocr mode)
   libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui  # legacy Office, page rendering
   fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-ipafont-gothic fonts-ipafont-mincho  # metric-compatible fonts: page counts depend on them
-  poppler-utils                                      # pdfinfo/pdftotext: ground truth in the PDF tests
+  poppler-utils poppler-data                         # pdfinfo/pdftotext: ground truth in the PDF tests (poppler-data: CJK encodings, without which pdftotext reads nothing from the Japanese files)
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -31,7 +31,9 @@ export default async function runParseTask(task: ParseTask): Promise<ParseTaskRe
 
 /** Runs one parser over the task's upload and streams the whole artifact to disk. */
 export async function writeArtifact(task: ParseTask, loadParser: () => Promise<FormatParser>): Promise<ParseTaskResult> {
-  const out = createWriteStream(task.artifactPath);
+  // The writer hands over 64 KiB chunks: with the default 16 KiB high-water mark every chunk
+  // would wait for its disk write; 1 MiB lets parsing go on while the thread pool writes.
+  const out = createWriteStream(task.artifactPath, { highWaterMark: 1024 * 1024 });
   try {
     await once(out, 'open');
     const parse = await loadParser();
