@@ -18,6 +18,7 @@ import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
+import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
 import { extractZip, isZipHead, zipLimits, type ExtractReport } from './zip.js';
 
 export { GisContent } from './schema.js';
@@ -406,6 +407,69 @@ async function streamFeatures(
   return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad, part: written?.name ?? null };
 }
 
+/**
+ * Copies the features of a FlatGeobuf file GDAL wrote (already checked by a dry pass of
+ * `renderFgb`) into the artifact as GeoJSON text, with the same cap and result-part
+ * behaviour as `streamFeatures`. The extent is taken from the written coordinates.
+ */
+async function streamFgbFeatures(
+  file: string,
+  noGeometry: boolean,
+  content: JsonWriter,
+  job: JobState,
+  reprojected: boolean,
+): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number; part: string | null }> {
+  const extent = new Extent();
+  let inlined = 0;
+  let omitted = 0;
+  let spill: { name: string; out: WriteStream } | null = null;
+  let spillBuf = '';
+  const flushSpill = async () => {
+    if (!spill || !spillBuf) return;
+    const chunk = spillBuf;
+    spillBuf = '';
+    if (!spill.out.write(chunk)) await once(spill.out, 'drain');
+  };
+  const take = (line: string) => {
+    if (job.inlined < job.cap) {
+      content.raw(line);
+      inlined++;
+      job.inlined++;
+      return;
+    }
+    omitted++;
+    if (!spill) {
+      const name = `features-${job.parts.length + 1}.geojsonseq`;
+      const partFile = path.join(job.tempDir, name);
+      spill = { name, out: createWriteStream(partFile) };
+      job.parts.push({ name, path: partFile });
+    }
+    spillBuf += `\x1e${line}\n`;
+  };
+  content.key('features').beginArray();
+  await renderFgb(file, noGeometry, take, async () => {
+    await content.maybeFlush();
+    await flushSpill();
+  }, extent);
+  content.endArray();
+  if (omitted > 0) job.truncated = true;
+  const written = spill as { name: string; out: WriteStream } | null;
+  if (written) {
+    await flushSpill();
+    written.out.end();
+    await once(written.out, 'finish');
+  }
+  return { inlined, omitted, bbox: reprojected ? extent.value() : null, bad: 0, part: written?.name ?? null };
+}
+
+/** Layers that took the FlatGeobuf route, and why others fell back (for tests and the bench). */
+export const fgbRouteStats = { used: 0, fallbacks: [] as string[] };
+
+/** DOCPARSE_GIS_FGB=0 turns the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer). */
+function fgbRouteEnabled(): boolean {
+  return process.env.DOCPARSE_GIS_FGB !== '0';
+}
+
 async function writeLayer(
   s: GdalSession,
   ds: number,
@@ -451,6 +515,8 @@ async function writeLayer(
   // Export the features to GeoJSONSeq on disk, then copy them in.
   let reprojected = reprojectable(crs) && !!gf;
   let outHost = '';
+  let fgbHost = '';
+  let fgbLog: string[] = [];
   let exported = false;
   if (featureCount > 0 || !Number.isInteger(layer.featureCount)) {
     const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures'];
@@ -467,6 +533,33 @@ async function writeLayer(
       attempts.push({ args: [...asIs, '-nlt', 'MULTIPOLYGON'], wgs84: false });
     }
     let lastError = '';
+    // FlatGeobuf route: GDAL writes a binary file, the GeoJSON text is written here (fgb.ts).
+    // Any doubt (GDAL error, count mismatch, something fgb.ts cannot render the way GDAL's
+    // GeoJSON writer would) sends the layer through the GeoJSONSeq attempts below.
+    if (fgbRouteEnabled() && fgbIneligible(layer, driver) === null) {
+      const outRel = `gis-out/${++job.outSeq}.fgb`;
+      const host = path.join(tempDir, outRel);
+      const first = attempts[0];
+      const before = s.drainLog();
+      try {
+        s.vectorTranslate(s.virtualPath(outRel), ds, ['-f', 'FlatGeobuf', '-lco', 'SPATIAL_INDEX=NO', '-skipfailures', '-nlt', fgbLayerType(layer), ...first.args, layerName]);
+        const msgs = s.drainLog();
+        if (msgs.some((m) => /^ERROR/i.test(m.trim()))) throw new FgbUnsupported('GDAL reported an error');
+        const check = await renderFgb(host, !gf, null, null, new Extent());
+        if (check.count !== check.header.featuresCount || check.count !== featureCount) throw new FgbUnsupported('feature count differs');
+        fgbLog = [...before, ...msgs];
+        fgbHost = host;
+        exported = true;
+        fgbRouteStats.used++;
+        if (reprojected && !first.wgs84) reprojected = false;
+      } catch (err) {
+        if (!(err instanceof FgbUnsupported) && !(err instanceof GdalError)) throw err;
+        s.drainLog();
+        fgbLog = before;
+        if (fgbRouteStats.fallbacks.length < 1000) fgbRouteStats.fallbacks.push(`${layerName}: ${(err as Error).message}`);
+        await rm(host, { force: true });
+      }
+    }
     for (let i = 0; i < attempts.length && !exported; i++) {
       if (outHost) await rm(outHost, { force: true });
       // A fresh name per attempt: a failed attempt may leave a file GDAL will not overwrite.
@@ -492,7 +585,10 @@ async function writeLayer(
     warnings.push('The layer has no coordinate system (e.g. no .prj): features are given in the file\'s own coordinates, not WGS 84 (featuresCrs "native").');
   }
   let stats = { inlined: 0, omitted: 0, bbox: null as number[] | null, bad: 0, part: null as string | null };
-  if (exported) {
+  if (exported && fgbHost) {
+    stats = await streamFgbFeatures(fgbHost, !gf, content, job, reprojected);
+    await rm(fgbHost, { force: true });
+  } else if (exported) {
     stats = await streamFeatures(outHost, content, job, reprojected);
     await rm(outHost, { force: true });
   } else {
@@ -510,7 +606,7 @@ async function writeLayer(
       `GDAL counts ${featureCount} features but returned ${exportedCount} when reading them; ${featureCount - exportedCount} are missing from features (e.g. KML placemarks without geometry, MapInfo records GDAL skips, unreadable records).`,
     );
   }
-  for (const w of gdalWarnings(s.drainLog())) warnings.push(`GDAL: ${w}`);
+  for (const w of gdalWarnings([...fgbLog, ...s.drainLog()])) warnings.push(`GDAL: ${w}`);
 
   const native = Array.isArray(gf?.extent) && gf.extent.length >= 4 ? gf.extent.slice(0, 4).map(Number) : null;
   content
