@@ -10,7 +10,9 @@
 // - big:    a synthetic zipped shapefile of --big polygons in EPSG:3857, same two measures,
 //           plus this process's peak RSS during our export, plus the GDAL step alone on both
 //           sides (open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser's options),
-//           which shows how much of our time is GDAL's own WASM work.
+//           which shows how much of our time is GDAL's own WASM work, the same for the
+//           FlatGeobuf step the parser now runs, and the whole job with that route off
+//           (DOCPARSE_GIS_FGB=0) in the same run.
 //           bench/gis/stages.mjs breaks that step down further.
 // --write appends bench/gis/NOTES.md and writes bench/results/gis.md.
 // Medians of --runs runs (≥3). GDAL start-up (once per worker thread) is reported separately.
@@ -216,20 +218,25 @@ const bigExpNative = [];
 const bigExpOurs = [];
 // The GDAL step alone, ours and native, with the options the parser uses: where the floor is.
 const SEQ = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures', '-t_srs', 'EPSG:4326'];
+// The step the FlatGeobuf route runs instead (src/formats/gis/index.ts, fgb.ts).
+const FGB = ['-f', 'FlatGeobuf', '-lco', 'SPATIAL_INDEX=NO', '-skipfailures', '-nlt', 'GEOMETRY', '-t_srs', 'EPSG:4326'];
 const bigStepNative = [];
 const bigStepOurs = [];
-function nativeStep() {
-  const out = path.join(work, 'native-step.geojsonl');
-  return runScript([`rm -f ${q(out)}; ogr2ogr ${SEQ.map(q).join(' ')} ${q(out)} ${q(bigSrc[0].abs)} big_parcels >/dev/null 2>&1`]);
+const bigFgbStepNative = [];
+const bigFgbStepOurs = [];
+const bigExpSeqOurs = [];
+function nativeStep(args = SEQ, ext = 'geojsonl') {
+  const out = path.join(work, `native-step.${ext}`);
+  return runScript([`rm -f ${q(out)}; ogr2ogr ${args.map(q).join(' ')} ${q(out)} ${q(bigSrc[0].abs)} big_parcels >/dev/null 2>&1`]);
 }
-async function oursStep() {
+async function oursStep(args = SEQ, ext = 'geojsonl') {
   fs.mkdirSync(path.join(big.dir, 'step'), { recursive: true });
   const r = await withGdal(async (g) => {
     g.mount(big.dir);
     return timed(async () => {
       const ds = g.openVector(g.virtualPath('big_parcels.shp'));
       try {
-        g.vectorTranslate(g.virtualPath('step/out.geojsonl'), ds, [...SEQ, 'big_parcels']);
+        g.vectorTranslate(g.virtualPath(`step/out.${ext}`), ds, [...args, 'big_parcels']);
       } finally {
         g.close(ds);
       }
@@ -247,6 +254,12 @@ for (let i = 0; i < RUNS; i++) {
   bigExpNative.push(nativeExport(bigSrc, [['big_parcels']]));
   bigStepNative.push(nativeStep());
   bigStepOurs.push(await oursStep());
+  bigFgbStepNative.push(nativeStep(FGB, 'fgb'));
+  bigFgbStepOurs.push(await oursStep(FGB, 'fgb'));
+  // Same run, whole job with the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer).
+  process.env.DOCPARSE_GIS_FGB = '0';
+  bigExpSeqOurs.push(await oursExport(big.zip, 'shapefile'));
+  delete process.env.DOCPARSE_GIS_FGB;
   const timer = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 20);
@@ -296,12 +309,14 @@ lines.push(
   table(HEAD, [
     row('info', bigInfoOurs, bigInfoNative),
     row('export to GeoJSON in WGS 84 (ours: unzip + info + export + artifact)', bigExpOurs, bigExpNative),
-    row('GDAL step alone, both sides: open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser\'s options', bigStepOurs, bigStepNative),
+    row('same, FlatGeobuf route off (DOCPARSE_GIS_FGB=0: GDAL writes the GeoJSON) vs native export', bigExpSeqOurs, bigExpNative),
+    row('GDAL step alone, both sides: open + `ogr2ogr -f FlatGeobuf -lco SPATIAL_INDEX=NO -nlt GEOMETRY -t_srs EPSG:4326` (the route the parser takes)', bigFgbStepOurs, bigFgbStepNative),
+    row('GDAL step alone, both sides: open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser\'s options (fallback route)', bigStepOurs, bigStepNative),
   ]),
 );
 lines.push('');
 lines.push(
-  `Floor: our GDAL step alone (no unzip, no info, no artifact) is ${ratio(bigStepOurs, bigExpNative, 'cpu')}× the native baseline export in CPU (${ratio(bigStepOurs, bigExpNative, 'ms')}× wall); the target is 1.2×.`,
+  `Whole job vs native export: ${ratio(bigExpOurs, bigExpNative, 'cpu')}× CPU, ${ratio(bigExpOurs, bigExpNative, 'ms')}× wall (target 1.2×); with the FlatGeobuf route off ${ratio(bigExpSeqOurs, bigExpNative, 'cpu')}× CPU. Our FlatGeobuf GDAL step alone is ${ratio(bigFgbStepOurs, bigExpNative, 'cpu')}× the native export in CPU, the GeoJSONSeq step ${ratio(bigStepOurs, bigExpNative, 'cpu')}×.`,
 );
 lines.push('');
 lines.push(`Artifact ${fmt(bigBytes / 1e6, 1)} MB; this process's RSS ${fmt(rssBefore / 1e6)} MB before the big runs (GDAL loaded), peak ${fmt(peakRss / 1e6)} MB during them.`);
