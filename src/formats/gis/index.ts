@@ -11,7 +11,7 @@
 //    up to DOCPARSE_GIS_MAX_INLINE_FEATURES per job (default 100000).
 //    Faster route where it is safe (fgb.ts): GDAL writes FlatGeobuf instead (same -t_srs and
 //    options) and the GeoJSON text is written here by GDAL's GeoJSONSeq rules; the layer goes
-//    back to the GeoJSONSeq writer on any doubt. DOCPARSE_GIS_FGB=0 turns the route off.
+//    back to the GeoJSONSeq writer on any doubt. DOCPARSE_GIS_FGB=false turns the route off.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -468,9 +468,9 @@ async function streamFgbFeatures(
 /** Layers that took the FlatGeobuf route, and why others fell back (for tests and the bench). */
 export const fgbRouteStats = { used: 0, fallbacks: [] as string[] };
 
-/** DOCPARSE_GIS_FGB=0 turns the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer). */
+/** DOCPARSE_GIS_FGB=false (or 0/no/off) turns the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer); validated at boot in config.ts. */
 function fgbRouteEnabled(): boolean {
-  return process.env.DOCPARSE_GIS_FGB !== '0';
+  return !['0', 'false', 'no', 'off'].includes(process.env.DOCPARSE_GIS_FGB?.trim().toLowerCase() ?? '');
 }
 
 async function writeLayer(
