@@ -58,8 +58,6 @@ export const problems = {
     new ProblemError(405, 'method_not_allowed', 'Method not allowed', `Allowed methods: ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }),
   documentNotFound: (documentId: string) =>
     new ProblemError(404, 'document_not_found', 'Document not found', `No document with id ${JSON.stringify(documentId)} exists for this tenant, or it has expired.`, { documentId }),
-  payloadTooLarge: (limit: number, what = 'body') =>
-    new ProblemError(413, 'document_too_large', 'Document too large', `The ${what} exceeds the limit of ${limit} bytes.`, { maxBytes: limit }),
   internal: () => new ProblemError(500, 'internal_error', 'Internal server error', 'The request could not be completed; it has been logged.'),
   unavailable: (detail: string, extras: ProblemExtras = {}) =>
     new ProblemError(503, 'service_unavailable', 'Service unavailable', detail, extras, { 'Retry-After': '5' }),
