@@ -8,7 +8,7 @@ import type { Reply, RouteDef } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys, jobPrefix } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
-import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES } from './intake.js';
+import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES, tooLarge } from './intake.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
 
 export interface UploadSessionDeps {
@@ -104,9 +104,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const p = ctx.principal!;
       const b = ctx.body;
       const limits = await intake.limitsFor(p);
-      if (b.sizeBytes > limits.maxFileSizeBytes) {
-        throw new ProblemError(413, 'document_too_large', 'Document too large', `The file exceeds your plan's maximum file size of ${limits.maxFileSizeBytes} bytes.`, { maxBytes: limits.maxFileSizeBytes });
-      }
+      if (b.sizeBytes > limits.maxFileSizeBytes) throw tooLarge(limits.maxFileSizeBytes, limits, d.directUploadMaxBytes);
       await intake.admit(p, limits, null);
       const documentId = b.documentId ?? randomUUID();
       const generation = randomUUID();
@@ -121,8 +119,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       };
       const previous = await d.jobs.put(session);
       if (previous) await (await d.blobs.for(previous.storageConfigId)).deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
-      const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: Math.floor(expiresAt.getTime() / 1000) });
       const exp = Math.floor(expiresAt.getTime() / 1000);
+      const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: exp });
       const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;
       return { status: 201, json: { uploadId, documentId, uploadUrl, method: 'PUT', expiresAt: expiresAt.toISOString(), maxBytes: b.sizeBytes } };
     },
