@@ -88,10 +88,3 @@ export function getPdfium(): Promise<Pdfium> {
 export function resetPdfium(): void {
   instance = null;
 }
-
-/** Bytes of WASM memory PDFium holds (it never shrinks: the pool recycles threads above a threshold). */
-export async function pdfiumHeapBytes(): Promise<number> {
-  if (!instance) return 0;
-  const p = await instance;
-  return (p.ex.memory as { buffer: ArrayBuffer }).buffer.byteLength;
-}
