@@ -266,11 +266,15 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
     const f = (i: number): number => (up[i] === i ? i : (up[i] = f(up[i])));
     // Text per grid cell (by fragment centre), and whether a fragment crosses a boundary.
     const gridText = new Map<number, Fragment[]>();
-    const tbx: BBox = [xs[0], ys[0], xs[C], ys[R]];
+    const tb: BBox = [xs[0], ys[0], xs[C], ys[R]];
     const inGrid = frags.filter((fr) => {
       const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
-      return cx >= tbx[0] && cx <= tbx[2] && cy >= tbx[1] && cy <= tbx[3];
+      return cx >= tb[0] && cx <= tb[2] && cy >= tb[1] && cy <= tb[3];
     });
+    // A grid with no text in it is a drawing, not a table (unless it is big enough to be a form).
+    if (!inGrid.length) continue;
+    /** Grid cell of each inGrid fragment (same index). */
+    const cellOf: number[] = [];
     for (const fr of inGrid) {
       const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
       let c = 0;
@@ -278,6 +282,7 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
       let r = 0;
       while (r < R - 1 && cy > ys[r + 1]) r++;
       const k = id(r, c);
+      cellOf.push(k);
       const l = gridText.get(k);
       if (l) l.push(fr);
       else gridText.set(k, [fr]);
@@ -333,25 +338,14 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
           b.c1 = Math.max(b.c1, c);
         }
       }
-    const tb: BBox = [xs[0], ys[0], xs[C], ys[R]];
-    const inside = frags.filter((fr) => {
-      const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
-      return cx >= tb[0] && cx <= tb[2] && cy >= tb[1] && cy <= tb[3];
-    });
-    // A grid with no text in it is a drawing, not a table (unless it is big enough to be a form).
-    if (!inside.length) continue;
+    // Fragments per merged cell (root), in page order.
     const cellFrags = new Map<number, Fragment[]>();
-    for (const fr of inside) {
-      const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
-      let c = 0;
-      while (c < C - 1 && cx > xs[c + 1]) c++;
-      let r = 0;
-      while (r < R - 1 && cy > ys[r + 1]) r++;
-      const k = f(id(r, c));
+    inGrid.forEach((fr, i) => {
+      const k = f(cellOf[i]);
       let list = cellFrags.get(k);
       if (!list) cellFrags.set(k, (list = []));
       list.push(fr);
-    }
+    });
     const cells: PdfTableT['cells'] = [];
     for (const [k, b] of boxes) {
       const fs = cellFrags.get(k) ?? [];
