@@ -10,6 +10,7 @@ import { startNode, type RunningNode } from '../../src/node.js';
 import { hashSecret, generateClientSecret } from '../../src/identity/secrets.js';
 import type { NewPlan } from '../../src/tenancy/types.js';
 import { createTempDatabase, type TempDatabase } from './pg.js';
+import { planInput } from '../tenancy/fixtures.js';
 
 export type Mode = 'embedded' | 'distributed';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -85,16 +86,7 @@ export async function createApp(node: RunningNode, plan: Partial<NewPlan> | null
   const tenant = await store.createTenant({ name: `t-${randomUUID().slice(0, 6)}` });
   await store.setTenantState(tenant.id, 'Active');
   const p = plan
-    ? await store.createPlan({
-        name: `p-${randomUUID().slice(0, 6)}`,
-        maxDocumentUnitsPerMonth: 1000,
-        advancedPdfExtraction: false,
-        ocrPdfExtraction: false,
-        maxFileSizeBytes: 100 * 1024 * 1024,
-        maxConcurrentJobs: 16,
-        maxBytesPerSecond: 1024 * 1024 * 1024,
-        ...plan,
-      })
+    ? await store.createPlan(planInput({ maxConcurrentJobs: 16, maxBytesPerSecond: 1024 * 1024 * 1024, ...plan }))
     : null;
   const clientId = `c-${randomUUID()}`;
   const clientSecret = generateClientSecret();

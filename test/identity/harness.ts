@@ -15,6 +15,7 @@ import { openControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { App, ControlPlaneStore, Plan } from '../../src/tenancy/types.js';
 import { createIdentity, type Identity, type IdentityOptions } from '../../src/identity/index.js';
 import { generateClientId, generateClientSecret, hashSecret } from '../../src/identity/secrets.js';
+import { planInput } from '../tenancy/fixtures.js';
 
 export const MASTER_KEY = 'test-master-key-0123456789abcdef0123456789';
 
@@ -134,15 +135,7 @@ export async function createAppFixture(
   if (state !== 'Pending Activation') await store.setTenantState(tenant.id, state);
   let plan: Plan | null = null;
   if (opts.plan && opts.plan !== 'none') {
-    plan = await store.createPlan({
-      name: `plan-${randomUUID().slice(0, 8)}`,
-      maxDocumentUnitsPerMonth: 5000,
-      advancedPdfExtraction: true,
-      ocrPdfExtraction: false,
-      maxFileSizeBytes: 100 * 1024 * 1024,
-      maxConcurrentJobs: 4,
-      maxBytesPerSecond: 10 * 1024 * 1024,
-    });
+    plan = await store.createPlan(planInput({ maxDocumentUnitsPerMonth: 5000, advancedPdfExtraction: true }));
     if (opts.plan === 'retired') plan = await store.retirePlan(plan.id);
   }
   const secret = generateClientSecret();
