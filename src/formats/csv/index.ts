@@ -295,6 +295,18 @@ function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows
   }
 }
 
+/** Pass 2: streams the data records (header skipped) to onRow, flushing the writer per chunk. */
+async function secondPass(input: ParseInput, plan: Plan, size: number, content: JsonWriter, onRow: RecordSink): Promise<void> {
+  const tok = newTokenizer(plan);
+  const sink = recordStream(plan, () => {}, onRow);
+  await streamText(input.filePath, plan.enc, async (text, bytes) => {
+    tok.push(text, sink);
+    await content.maybeFlush();
+    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+  });
+  tok.end(sink);
+}
+
 async function writeTabular(
   input: ParseInput,
   plan: Plan,
@@ -311,26 +323,15 @@ async function writeTabular(
   content.field('rowCount', rowCount);
   content.key('rows').beginArray();
   const conv = plans.map((p) => p.convert);
-  const tok = newTokenizer(plan);
-  const sink = recordStream(
-    plan,
-    () => {},
-    (f, n) => {
-      const row = new Array(n > cc ? n : cc);
-      const lim = n < cc ? n : cc;
-      let c = 0;
-      for (; c < lim; c++) row[c] = conv[c](f[c]);
-      for (; c < cc; c++) row[c] = null;
-      for (; c < n; c++) row[c] = f[c].length ? f[c] : null;
-      content.value(row);
-    },
-  );
-  await streamText(input.filePath, plan.enc, async (text, bytes) => {
-    tok.push(text, sink);
-    await content.maybeFlush();
-    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+  await secondPass(input, plan, size, content, (f, n) => {
+    const row = new Array(n > cc ? n : cc);
+    const lim = n < cc ? n : cc;
+    let c = 0;
+    for (; c < lim; c++) row[c] = conv[c](f[c]);
+    for (; c < cc; c++) row[c] = null;
+    for (; c < n; c++) row[c] = f[c].length ? f[c] : null;
+    content.value(row);
   });
-  tok.end(sink);
   content.endArray();
   content.endObject();
   await content.maybeFlush();
@@ -428,38 +429,27 @@ async function writeSpatial(
     }
   };
 
-  const tok = newTokenizer(plan);
   let row = 0;
-  const sink = recordStream(
-    plan,
-    () => {},
-    (f, n) => {
-      row++;
-      const geometry = geometryOf(f, n);
-      if (geometry) {
-        bounds.add(geometry);
-        types[geometry.type] = (types[geometry.type] ?? 0) + 1;
-      }
-      const properties: Record<string, unknown> = {};
-      for (let k = 0; k < propIdx.length; k++) {
-        const c = propIdx[k];
-        properties[propNames[k]] = c < n ? conv[c](f[c]) : null;
-      }
-      for (let c = cc; c < n; c++) {
-        if (geomCols.has(c)) continue;
-        let key = `column_${c + 1}`;
-        while (nameSet.has(key)) key = `_${key}`;
-        properties[key] = f[c].length ? f[c] : null;
-      }
-      content.value({ type: 'Feature', geometry, properties });
-    },
-  );
-  await streamText(input.filePath, plan.enc, async (text, bytes) => {
-    tok.push(text, sink);
-    await content.maybeFlush();
-    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+  await secondPass(input, plan, size, content, (f, n) => {
+    row++;
+    const geometry = geometryOf(f, n);
+    if (geometry) {
+      bounds.add(geometry);
+      types[geometry.type] = (types[geometry.type] ?? 0) + 1;
+    }
+    const properties: Record<string, unknown> = {};
+    for (let k = 0; k < propIdx.length; k++) {
+      const c = propIdx[k];
+      properties[propNames[k]] = c < n ? conv[c](f[c]) : null;
+    }
+    for (let c = cc; c < n; c++) {
+      if (geomCols.has(c)) continue;
+      let key = `column_${c + 1}`;
+      while (nameSet.has(key)) key = `_${key}`;
+      properties[key] = f[c].length ? f[c] : null;
+    }
+    content.value({ type: 'Feature', geometry, properties });
   });
-  tok.end(sink);
   content.endArray();
   const bbox = bounds.toArray();
   content.field('bounds', bbox);
