@@ -72,14 +72,6 @@ export function find(n: XNode, name: string): XNode | undefined {
   return undefined;
 }
 
-export function findAll(n: XNode, name: string, out: XNode[] = []): XNode[] {
-  for (const k of kids(n)) {
-    if (tag(k) === name) out.push(k);
-    else findAll(k, name, out);
-  }
-  return out;
-}
-
 /** All text below a node, concatenated. */
 export function allText(n: XNode): string {
   const t = textNode(n);
