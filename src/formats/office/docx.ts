@@ -70,6 +70,8 @@ export class DocxReader {
   private counters = new Map<string, number[]>();
   private rels = new Map<string, Rel>();
   private partName = '';
+  /** The main document part: only its hyperlinks, images and page-break markers count. */
+  private mainPart = '';
   private blockIndex = 0;
   readonly model: DocxModel = { blocks: [], headersFooters: [], footnotes: [], endnotes: [], comments: [], hyperlinks: [], images: [], hasMacros: false, renderedPageBreaks: 0 };
 
@@ -93,7 +95,7 @@ export class DocxReader {
     const body = doc ? child(doc, 'body') : undefined;
     if (!body) throw new ExtractionError(`not a Word document: ${main} has no w:body`);
     this.rels = mainRels;
-    this.partName = main;
+    this.partName = this.mainPart = main;
     const sectRefs: XNode[] = [];
     this.model.blocks = this.walkBlocks(kids(body), 0, true, sectRefs);
 
@@ -331,7 +333,7 @@ export class DocxReader {
     if (info.footnoteIds.length) inline.footnoteIds = info.footnoteIds;
     if (info.endnoteIds.length) inline.endnoteIds = info.endnoteIds;
     if (info.commentIds.length) inline.commentIds = info.commentIds;
-    const inMain = this.partName === this.currentMain();
+    const inMain = this.partName === this.mainPart;
     if (inMain) for (const l of info.links) this.model.hyperlinks.push(l);
 
     const hasText = text.trim().length > 0;
@@ -411,7 +413,7 @@ export class DocxReader {
           field.instr += allText(n);
           break;
         case 'lastRenderedPageBreak':
-          if (this.partName === this.currentMain()) this.model.renderedPageBreaks++;
+          if (this.partName === this.mainPart) this.model.renderedPageBreaks++;
           break;
         case 'footnoteReference':
           info.footnoteIds.push(attr(n, 'id') ?? '');
@@ -492,7 +494,7 @@ export class DocxReader {
   }
 
   private addImage(name: string | null, description: string | null, rel: Rel | undefined, w: number | null, h: number | null): void {
-    if (this.partName !== this.currentMain()) return;
+    if (this.partName !== this.mainPart) return;
     const target = rel ? rel.target : null;
     const info = target && !rel?.external ? this.zip.info(this.zip.resolve(target) ?? target) : null;
     this.model.images.push({
@@ -507,40 +509,16 @@ export class DocxReader {
     });
   }
 
-  private mainPart = '';
-  private currentMain(): string {
-    if (!this.mainPart) this.mainPart = this.partName;
-    return this.mainPart;
-  }
-
   private table(tbl: XNode, depth: number, index: number): OfficeBlock {
     const rows: { row: number; col: number; rowSpan: number; colSpan: number; text: string; blocks?: OfficeBlock[] }[][] = [];
     const open = new Map<number, { rowSpan: number }>();
     let columnCount = 0;
     let r = 0;
-    const trs: XNode[] = [];
-    const collectRows = (n: XNode, d: number) => {
-      for (const k of kids(n)) {
-        const t = tag(k);
-        if (t === 'tr') trs.push(k);
-        else if ((t === 'sdt' || t === 'customXml' || t === 'sdtContent') && d < 8) collectRows(k, d + 1);
-      }
-    };
-    collectRows(tbl, 0);
-    for (const tr of trs) {
+    for (const tr of wrappedChildren(tbl, 'tr')) {
       const cells: (typeof rows)[number] = [];
       const trPr = child(tr, 'trPr');
       let col = Number(attr(child(trPr ?? {}, 'gridBefore') ?? {}, 'val') ?? 0) || 0;
-      const tcs: XNode[] = [];
-      const collectCells = (n: XNode, d: number) => {
-        for (const k of kids(n)) {
-          const t = tag(k);
-          if (t === 'tc') tcs.push(k);
-          else if ((t === 'sdt' || t === 'customXml' || t === 'sdtContent') && d < 8) collectCells(k, d + 1);
-        }
-      };
-      collectCells(tr, 0);
-      for (const tc of tcs) {
+      for (const tc of wrappedChildren(tr, 'tc')) {
         const tcPr = child(tc, 'tcPr');
         const span = Math.max(1, Number(attr(child(tcPr ?? {}, 'gridSpan') ?? {}, 'val') ?? 1) || 1);
         const vm = tcPr ? child(tcPr, 'vMerge') : undefined;
@@ -569,7 +547,6 @@ export class DocxReader {
   // ---- other parts ----------------------------------------------------------------------
   private async withPart<T>(part: string, fn: () => T): Promise<T> {
     const saved = { rels: this.rels, partName: this.partName };
-    this.currentMain();
     this.rels = parseRels(await this.zip.readTextIfPresent(relsPathOf(part), 8 << 20), part);
     this.partName = part;
     try {
@@ -631,6 +608,16 @@ export class DocxReader {
       return [];
     }
   }
+}
+
+/** Children named `name`, also inside content controls and custom XML wrapping them (8 levels at most). */
+function wrappedChildren(n: XNode, name: string, out: XNode[] = [], depth = 0): XNode[] {
+  for (const k of kids(n)) {
+    const t = tag(k);
+    if (t === name) out.push(k);
+    else if ((t === 'sdt' || t === 'customXml' || t === 'sdtContent') && depth < 8) wrappedChildren(k, name, out, depth + 1);
+  }
+  return out;
 }
 
 export function blockText(b: OfficeBlock): string {
