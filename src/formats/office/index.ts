@@ -82,6 +82,19 @@ function odfHasMacros(zip: ZipPackage): boolean {
   return zip.names().some((n) => /^Basic\/[^/]+\/[^/]+\.xml$/.test(n) && !/script-l[bc]\.xml$/.test(n));
 }
 
+/** An OpenDocument package (the input itself): its meta.xml properties; notes Basic macros in metadata.hasMacros. */
+async function readOdfPackage(ctx: Ctx): Promise<OfficePropertiesT> {
+  const zip = await ZipPackage.open(ctx.input.filePath);
+  try {
+    await checkOdfEncryption(zip);
+    const properties = await odfProperties(zip, ctx.warnings);
+    if (odfHasMacros(zip)) ctx.metadata.hasMacros = true;
+    return properties;
+  } finally {
+    zip.close();
+  }
+}
+
 function dropConverterProps(p: OfficePropertiesT): OfficePropertiesT {
   const { pages: _p, application: _a, template: _t, words: _w, characters: _c, ...rest } = p;
   return rest;
@@ -100,14 +113,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (kind !== 'zip') throw new ExtractionError(kind === 'ole' ? 'not a DOCX package' : 'not a DOCX file: it is not a ZIP package');
   } else if (format === 'odt') {
     if (kind === 'zip') {
-      const zip = await ZipPackage.open(input.filePath);
-      try {
-        await checkOdfEncryption(zip);
-        properties = await odfProperties(zip, warnings);
-        if (odfHasMacros(zip)) metadata.hasMacros = true;
-      } finally {
-        zip.close();
-      }
+      properties = await readOdfPackage(ctx);
     } else if (kind === 'flat-xml') {
       renderExt = 'fodt';
       metadata.flatOpenDocument = true;
@@ -323,18 +329,9 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     }
   } else if (format === 'ods') {
     if (kind === 'zip') {
-      const zip = await ZipPackage.open(input.filePath);
-      try {
-        await checkOdfEncryption(zip);
-        properties = await odfProperties(zip, warnings);
-        delete properties.pages;
-        if (odfHasMacros(zip)) {
-          metadata.hasMacros = true;
-          warnings.push('the spreadsheet contains macros; they were not run');
-        }
-      } finally {
-        zip.close();
-      }
+      properties = await readOdfPackage(ctx);
+      delete properties.pages;
+      if (metadata.hasMacros) warnings.push('the spreadsheet contains macros; they were not run');
     } else if (kind === 'flat-xml') inputExt = 'fods';
     else throw new ExtractionError('not an OpenDocument spreadsheet: it is not a ZIP package');
   } else if (format === 'xls') {
@@ -408,17 +405,8 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (kind !== 'zip') throw new ExtractionError('not a PPTX file: it is not a ZIP package');
   } else if (format === 'odp') {
     if (kind === 'zip') {
-      const zip = await ZipPackage.open(input.filePath);
-      try {
-        await checkOdfEncryption(zip);
-        properties = await odfProperties(zip, warnings);
-        if (odfHasMacros(zip)) {
-          metadata.hasMacros = true;
-          warnings.push('the presentation contains macros; they were not run');
-        }
-      } finally {
-        zip.close();
-      }
+      properties = await readOdfPackage(ctx);
+      if (metadata.hasMacros) warnings.push('the presentation contains macros; they were not run');
     } else if (kind === 'flat-xml') inputExt = 'fodp';
     else throw new ExtractionError('not an OpenDocument presentation: it is not a ZIP package');
   } else if (format === 'ppt') {
@@ -478,7 +466,6 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   metadata.hiddenSlides = hidden;
   metadata.pageCount = { source: 'slides', slides: count };
   const outcome: ParseOutcome = { documentFormat: format, documentUnits: Math.max(count, 1), metadata, warnings };
-  if (count === 0) outcome.documentUnits = 1;
   if (input.options.chunkHints) outcome.chunks = buildChunks(chunkBlocks);
   return outcome;
 }
