@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
 import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
-import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, recordKey, type JobLogger } from './support.js';
+import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
 
 export interface EmbeddedJobStoreOptions {
   dataDir: string;
@@ -145,7 +145,7 @@ export class EmbeddedJobStore implements JobStore {
 
   private visible(key: string): JobRecord | null {
     const job = this.records.get(key);
-    if (!job || expiresAtMs(job) < this.now()) return null;
+    if (!job || isExpired(job, this.now())) return null;
     return job;
   }
 

@@ -27,7 +27,7 @@ import { Redis } from 'ioredis';
 
 import { IllegalTransitionError, isTerminal, isUnfinished, legalSources } from './transitions.js';
 import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
-import { b64u, checkedPatch, expiresAtMs, recordKey } from './support.js';
+import { b64u, checkedPatch, expiresAtMs, isExpired, recordKey } from './support.js';
 
 export interface RedisJobStoreOptions {
   url: string;
@@ -169,7 +169,7 @@ export class RedisJobStore implements JobStore {
   }
 
   private visible(rec: JobRecord | null): JobRecord | null {
-    if (!rec || expiresAtMs(rec) < this.now()) return null;
+    if (!rec || isExpired(rec, this.now())) return null;
     return rec;
   }
 
