@@ -51,25 +51,20 @@ export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBa
       await Promise.allSettled([queue.close(), store.close(), counters.close()]);
       throw err;
     }
-    return {
-      store,
-      queue,
-      counters,
-      kind: 'redis',
-      close: async () => {
-        await queue.close();
-        await Promise.all([store.close(), counters.close()]);
-      },
-    };
+    return backend('redis', store, queue, counters);
   }
   const store = await EmbeddedJobStore.open({ dataDir: opts.dataDir, log: opts.log });
   const queue = new EmbeddedJobQueue({ log: opts.log });
   const counters = new EmbeddedRateCounters();
+  return backend('embedded', store, queue, counters);
+}
+
+function backend(kind: JobBackend['kind'], store: JobStore, queue: JobQueue, counters: RateCounters & { close(): Promise<void> }): JobBackend {
   return {
     store,
     queue,
     counters,
-    kind: 'embedded',
+    kind,
     close: async () => {
       await queue.close();
       await Promise.all([store.close(), counters.close()]);
