@@ -32,8 +32,6 @@ export interface RedisJobQueueOptions {
   log?: JobLogger;
 }
 
-export const LANES: readonly Lane[] = ['light', 'heavy'];
-
 /** BullMQ prefix used for a given key prefix (exported for tests and tooling). */
 export function bullPrefix(prefix: string): string {
   return `${prefix}:bull`;
