@@ -9,6 +9,7 @@ import type { BlobRouter } from '../storage/router.js';
 import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
+import { isTerminal } from '../jobs/transitions.js';
 import { PoolTaskError, type ParsePool } from './pool.js';
 
 export interface WorkerLoopDeps {
@@ -49,7 +50,7 @@ export class WorkerLoop {
     const { store, logger } = this.d;
     let job = await store.get(ref.tenantId, ref.documentId);
     if (!job || job.generation !== ref.generation) return; // overwritten or expired: nothing to do
-    if (job.statusInt === JobState.Completed || job.statusInt === JobState.Failed) return;
+    if (isTerminal(job.statusInt)) return;
 
     const heavy = ref.lane === 'heavy';
     // Recovered after a restart between upload and enqueue: it was never marked queued.
