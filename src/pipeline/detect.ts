@@ -1,5 +1,6 @@
 // Format detection: magic bytes first, then the file name, then documentType. Runs on the
 // first bytes of an upload before anything is stored, so a refusal stores nothing.
+import { FORMATS } from '../formats/registry.js';
 import { problems } from '../http/problem.js';
 
 /** documentType values accepted at upload (matched case-insensitively, '_' ignored). */
@@ -35,7 +36,7 @@ const ZIPPED_NAMES: [RegExp, string][] = [
   [/\.gpkg\.zip$/i, 'geopackage'],
   [/\.(tab|mif)\.zip$/i, 'mapinfo'],
 ];
-const GIS_FORMATS = new Set(['shapefile', 'mapinfo', 'filegdb', 'geopackage', 'geojson', 'kml', 'kmz', 'gml', 'gpx', 'flatgeobuf']);
+const GIS_FORMATS = new Set(Object.values(FORMATS).filter((f) => f.family === 'gis').map((f) => f.format));
 
 /** ZIP containers whose inner layout decides the format; without a telling name, documentType is required. */
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'kmz', 'shapefile', 'mapinfo', 'filegdb']);
