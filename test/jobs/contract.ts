@@ -12,7 +12,6 @@ import {
   type JobQueue,
   type JobRecord,
   type JobRef,
-  type JobStateInt,
   type JobStore,
   type Lane,
   type RateCounters,
@@ -88,10 +87,6 @@ export function makeJob(over: Partial<JobRecord> = {}): JobRecord {
     storageConfigId: null,
     ...over,
   };
-}
-
-function refOf(j: JobRecord): JobRef {
-  return { tenantId: j.tenantId, documentId: j.documentId, generation: j.generation, lane: j.lane };
 }
 
 function makeRef(lane: Lane = 'light'): JobRef {
@@ -486,6 +481,3 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
     });
   });
 }
-
-export { refOf as jobRefOf };
-export type { JobStateInt };
