@@ -46,12 +46,9 @@ describe('detectFormat', () => {
   it('needs documentType for a GIS ZIP and honours SHP_ZIP / MapInfo / FileGdb spellings', () => {
     const shp = head(path.join(CORPUS_ROOT, 'gis', 'shp_poly.zip'));
     expect(() => detectFormat(shp, 'shp_poly.zip', undefined)).toThrow(ProblemError);
-    try {
-      detectFormat(shp, undefined, undefined);
-    } catch (e) {
-      expect((e as ProblemError).extras.parameter).toBe('documentType');
-      expect((e as ProblemError).status).toBe(400);
-    }
+    expect(() => detectFormat(shp, undefined, undefined)).toThrow(
+      expect.objectContaining({ status: 400, extras: expect.objectContaining({ parameter: 'documentType' }) }),
+    );
     expect(detectFormat(shp, undefined, 'ShpZip').format).toBe('shapefile');
     expect(detectFormat(head(path.join(CORPUS_ROOT, 'gis', 'mapinfo_all_geoms_tab.zip')), undefined, 'MapInfo').format).toBe('mapinfo');
     expect(detectFormat(head(path.join(CORPUS_ROOT, 'gis', 'fgdb_curves.gdb.zip')), undefined, 'FileGdb').format).toBe('filegdb');
