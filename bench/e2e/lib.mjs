@@ -38,7 +38,6 @@ export function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
-export const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 export const uptimeLine = () => fs.readFileSync('/proc/loadavg', 'utf8').trim();
 
 export function percentile(sorted, p) {
@@ -203,8 +202,3 @@ export function smallCsv(rows = 100) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export function writeJson(file, data) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-}
