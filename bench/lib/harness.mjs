@@ -56,12 +56,6 @@ export function raisePriority() {
 
 const pinned = (cpu, argv) => (HAS_TASKSET ? ['taskset', ['-c', cpu, ...argv]] : [argv[0], argv.slice(1)]);
 
-/** CPU seconds used so far by a process (all its threads), from /proc/<pid>/stat. */
-export function cpuSeconds(pid) {
-  const { user, system } = cpuTimes(pid);
-  return user + system;
-}
-
 /** User and kernel CPU seconds used so far by a process (all its threads). */
 export function cpuTimes(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
