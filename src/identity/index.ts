@@ -9,7 +9,6 @@ import type { FailureLimits } from './client-auth.js';
 import { KeyRing, type KeyRingOptions } from './keyring.js';
 import { identityRoutes } from './routes.js';
 import { decoySecretHash } from './secrets.js';
-import { TokenService } from './token-service.js';
 import { TokenVerifier } from './verifier.js';
 
 export interface IdentityOptions {
@@ -34,7 +33,6 @@ export interface Identity {
   /** Pass to `new HttpServer({ authenticate })`: verifies bearer tokens and the browser origin. */
   authenticate: (ctx: RequestContext) => Promise<Principal>;
   keyring: KeyRing;
-  tokens: TokenService;
   verifier: TokenVerifier;
   /** Resolves when a signing key is usable (for readiness checks); rejects otherwise. */
   ready(): Promise<void>;
@@ -45,12 +43,10 @@ export async function createIdentity(opts: IdentityOptions): Promise<Identity> {
   const keyring = new KeyRing({ ...opts.keyring, store: opts.store, sealer: opts.sealer, logger: opts.logger });
   await Promise.all([keyring.init(), decoySecretHash()]);
   const verifier = new TokenVerifier({ keyring, issuer: authUrl, cache: opts.cache, cacheSize: opts.cacheSize });
-  const tokens = new TokenService({ store: opts.store, keyring, issuer: authUrl });
   return {
     routes: identityRoutes({ store: opts.store, keyring, counters: opts.counters, authUrl, failureLimits: opts.failureLimits }),
     authenticate: verifier.authenticate,
     keyring,
-    tokens,
     verifier,
     ready: async () => {
       await keyring.signingKey();
