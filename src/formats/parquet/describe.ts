@@ -2,6 +2,7 @@
 // schema tree, leaf columns, row groups with per-column chunks and statistics, key-value
 // metadata and GeoParquet / native geospatial information. Reads nothing but the footer.
 import type { ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
+import type { SchemaNodeShape } from './schema.js';
 import { isDecimal, render, renderBigInt, renderDecimalStat } from './values.js';
 
 type Json = Record<string, unknown>;
@@ -37,24 +38,9 @@ function logicalType(el: SchemaElement): Json | null {
   return render(lt) as Json;
 }
 
-export interface SchemaNodeOut {
-  name: string;
-  path: string;
-  repetition: string | null;
-  physicalType: string | null;
-  logicalType: Json | null;
-  convertedType: string | null;
-  typeLength?: number;
-  precision?: number;
-  scale?: number;
-  fieldId?: number;
-  jsonEncoding?: string;
-  children?: SchemaNodeOut[];
-}
-
-export function describeSchema(node: SchemaTree, wktColumns: Set<string>): SchemaNodeOut {
+export function describeSchema(node: SchemaTree, wktColumns: Set<string>): SchemaNodeShape {
   const el = node.element;
-  const out: SchemaNodeOut = {
+  const out: SchemaNodeShape = {
     name: el.name,
     path: node.path.join('.'),
     repetition: el.repetition_type ?? null,
