@@ -375,7 +375,7 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   }
   const wb = await loadWorkbook(xlsxPath);
   const chunkBlocks = input.options.chunkHints ? ([] as ChunkSourceBlock[]) : null;
-  const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks, warnings);
+  const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks);
   if (!sheets.length) throw new ExtractionError('the workbook has no readable worksheets');
   const totalCells = sheets.reduce((a, s) => a + s.cellCount, 0);
   if (declaredSheets > sheets.length) {

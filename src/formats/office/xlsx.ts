@@ -104,7 +104,6 @@ export async function writeSpreadsheet(
   w: JsonWriter,
   properties: OfficePropertiesT,
   chunkBlocks: ChunkSourceBlock[] | null,
-  warnings: string[],
 ): Promise<SheetSummary[]> {
   const sheets: SheetSummary[] = [];
   w.beginObject().field('kind', 'spreadsheet').field('properties', properties).key('sheets').beginArray();
@@ -116,13 +115,9 @@ export async function writeSpreadsheet(
     let minR = Infinity, maxR = 0, minC = Infinity, maxC = 0, cells = 0;
     const rowsKey: { row: number; cells: OfficeCellT[] }[] = [];
     const lines: string[] = [];
-    let rowsOpen = false;
     // Rows are written in batches as they are read; the used range and counts follow them.
+    w.key('rows').beginArray();
     const flushRows = async (): Promise<void> => {
-      if (!rowsOpen) {
-        w.key('rows').beginArray();
-        rowsOpen = true;
-      }
       for (const r of rowsKey) w.value(r);
       rowsKey.length = 0;
       await w.maybeFlush();
@@ -168,7 +163,6 @@ export async function writeSpreadsheet(
     index++;
   }
   w.endArray().endObject();
-  if (!sheets.length) warnings.push('the workbook has no worksheets');
   return sheets;
 }
 
