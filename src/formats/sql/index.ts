@@ -10,10 +10,10 @@ import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.
 import { classifyStatement } from './classify.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType, splitPostgres } from './postgres.js';
 import type { SqlStatementT } from './schema.js';
-import { normalizeDialect, splitGeneric, type Dialect, type RawStatement, type SplitResult } from './split.js';
+import { DIALECTS, normalizeDialect, splitGeneric, type Dialect, type RawStatement, type SplitResult } from './split.js';
 import { LineIndex, readSqlText } from './text.js';
 
-export { normalizeDialect, splitGeneric, DIALECTS, type Dialect } from './split.js';
+export { normalizeDialect, splitGeneric, type Dialect } from './split.js';
 export { splitPostgres, loadPostgres } from './postgres.js';
 
 const require = createRequire(import.meta.url);
@@ -86,7 +86,7 @@ function parseOne(dialect: Dialect, sql: string, psqlCopy = false): Parsed {
     const refs = pgReferences(r.ast);
     return { type: pgStatementType(r.ast) ?? heuristic, parseStatus: 'parsed', ast: r.ast, tables: refs.tables, columns: refs.columns };
   }
-  const type = dialect === 'MsSql' && heuristic !== 'UNKNOWN' ? heuristic : heuristic;
+  const type = heuristic;
   const nsp = nspFor(dialect);
   if (!nsp) return { type, parseStatus: 'skipped', tables: [], columns: [] };
   if (sql.length > MAX_NSP_CHARS) return { type, parseStatus: 'skipped', tables: [], columns: [], parseError: { message: 'statement too long for node-sql-parser' } };
@@ -121,7 +121,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   const dialect = normalizeDialect(input.options.sqlDialect);
   if (!dialect) {
     throw new ExtractionError(
-      `sqlDialect ${input.options.sqlDialect ? `'${input.options.sqlDialect}' is not supported` : 'is required'}; use one of PostgreSql, MsSql, Snowflake, MySql, BigQuery, Sqlite, Oracle`,
+      `sqlDialect ${input.options.sqlDialect ? `'${input.options.sqlDialect}' is not supported` : 'is required'}; use one of ${DIALECTS.join(', ')}`,
       'invalid_parameter',
     );
   }
