@@ -141,8 +141,6 @@ export function splitPostgres(text: string): SplitResult {
 export interface PgParse {
   ok: boolean;
   ast?: unknown;
-  /** Node names of the parsed statements (normally one). */
-  nodeTypes?: string[];
   error?: { message: string; offset: number | null };
 }
 
@@ -150,7 +148,7 @@ export function parsePostgres(sql: string): PgParse {
   try {
     const r = pg.parseSync(sql) as { stmts?: { stmt: Record<string, unknown> }[] };
     const stmts = r.stmts ?? [];
-    return { ok: true, ast: stmts.length === 1 ? stmts[0].stmt : stmts.map((s) => s.stmt), nodeTypes: stmts.map((s) => Object.keys(s.stmt)[0]) };
+    return { ok: true, ast: stmts.length === 1 ? stmts[0].stmt : stmts.map((s) => s.stmt) };
   } catch (e) {
     const err = e as pg.SqlError;
     const pos = err.sqlDetails?.cursorPosition;
