@@ -100,8 +100,7 @@ const SERVICE_FORMATS: [RegExp, string][] = [
 ];
 
 function serviceFormat(contentType: string | null, fileName: string | null): string | null {
-  const probe = `${contentType ?? ''} ${fileName ?? ''}`;
-  for (const [re, name] of SERVICE_FORMATS) if (re.test(contentType ?? '') || re.test(fileName ?? '') || re.test(probe.trim())) return name;
+  for (const [re, name] of SERVICE_FORMATS) if (re.test(contentType ?? '') || re.test(fileName ?? '')) return name;
   return null;
 }
 
