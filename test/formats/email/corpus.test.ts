@@ -69,10 +69,6 @@ describe('email corpus: counts equal the MANIFEST', () => {
       } else {
         expect(c.attachmentCount).toBe(Number(m.attachments));
       }
-      for (const x of all) {
-        if (x.extraction !== 'message') expect(x.sha256 === null || /^[0-9a-f]{64}$/.test(x.sha256)).toBe(true);
-        if (x.sha256 && x.extraction !== 'message') expect(x.size).toBeGreaterThanOrEqual(0);
-      }
       c.messages.forEach((msg: any, i: number) => {
         expect(msg.index).toBe(i);
         if (msg.date !== null) expect(new Date(msg.date).toISOString()).toBe(msg.date);
