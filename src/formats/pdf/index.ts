@@ -203,7 +203,6 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       if (pw.ocr) page.ocr = { dpi: pw.ocr.dpi, meanConfidence: r2(pw.ocr.meanConfidence), lines: pw.ocr.lines };
       if (pw.extras) Object.assign(page, pw.extras.page);
       w.value(page);
-      sigs[i] = sigs[i]; // kept: signatures are tiny
       await w.maybeFlush();
     };
 
