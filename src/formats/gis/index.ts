@@ -26,8 +26,6 @@ import { extractZip, isZipHead, zipLimits, type ExtractReport } from './zip.js';
 
 export { GisContent } from './schema.js';
 
-export const GIS_FORMATS = ['shapefile', 'mapinfo', 'filegdb', 'geopackage', 'geojson', 'kml', 'kmz', 'gml', 'gpx', 'flatgeobuf'] as const;
-
 const DEFAULT_MAX_INLINE = 100_000;
 const MAX_WARNINGS_PER_DATASET = 20;
 
@@ -310,6 +308,43 @@ interface JobState {
   outSeq: number;
 }
 
+/** Features past the per-job cap: a result part (GeoJSON text sequence) opened on the first one, served with the result. */
+class Spill {
+  private out: WriteStream | null = null;
+  private name: string | null = null;
+  private buf = '';
+
+  constructor(private readonly job: JobState) {}
+
+  keep(line: string): void {
+    if (!this.out) {
+      const name = `features-${this.job.parts.length + 1}.geojsonseq`;
+      const file = path.join(this.job.tempDir, name);
+      this.out = createWriteStream(file);
+      this.name = name;
+      this.job.parts.push({ name, path: file });
+    }
+    this.buf += `\x1e${line}\n`;
+  }
+
+  /** Writes what is buffered (waits for the stream to drain when it is full). */
+  async flush(): Promise<void> {
+    if (!this.out || !this.buf) return;
+    const chunk = this.buf;
+    this.buf = '';
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+
+  /** Flushes and closes the part; its name, or null when no feature went past the cap. */
+  async finish(): Promise<string | null> {
+    if (!this.out) return null;
+    await this.flush();
+    this.out.end();
+    await once(this.out, 'finish');
+    return this.name;
+  }
+}
+
 /** Bytes read from GDAL's output per step: large reads, few calls, whole lines split in bulk. */
 const READ_CHUNK = 1024 * 1024;
 
@@ -329,31 +364,14 @@ async function streamFeatures(
   let inlined = 0;
   let omitted = 0;
   let bad = 0;
-  // Features past the cap go to a part file (GeoJSON text sequence), served with the result.
-  let spill: { name: string; out: WriteStream } | null = null;
-  let spillBuf = '';
-  const flushSpill = async () => {
-    if (!spill || !spillBuf) return;
-    const chunk = spillBuf;
-    spillBuf = '';
-    if (!spill.out.write(chunk)) await once(spill.out, 'drain');
-  };
-  const keep = (line: string) => {
-    if (!spill) {
-      const name = `features-${job.parts.length + 1}.geojsonseq`;
-      const file = path.join(job.tempDir, name);
-      spill = { name, out: createWriteStream(file) };
-      job.parts.push({ name, path: file });
-    }
-    spillBuf += `\x1e${line}\n`;
-  };
+  const spill = new Spill(job);
   const take = (raw: string) => {
     const line = raw.charCodeAt(0) === 0x1e ? raw.slice(1) : raw;
     if (!line.trim()) return;
     const inline = job.inlined < job.cap;
     if (!inline && !reprojected) {
       omitted++;
-      keep(line);
+      spill.keep(line);
       return;
     }
     let f: any;
@@ -376,7 +394,7 @@ async function streamFeatures(
       job.inlined++;
     } else {
       omitted++;
-      keep(line);
+      spill.keep(line);
     }
   };
   content.key('features').beginArray();
@@ -393,7 +411,7 @@ async function streamFeatures(
       rest = bytesRead > 0 ? (lines.pop() as string) : '';
       for (const raw of lines) take(raw);
       await content.maybeFlush();
-      await flushSpill();
+      await spill.flush();
       if (bytesRead === 0) break;
     }
   } finally {
@@ -401,13 +419,7 @@ async function streamFeatures(
   }
   content.endArray();
   if (omitted > 0) job.truncated = true;
-  const written = spill as { name: string; out: WriteStream } | null;
-  if (written) {
-    await flushSpill();
-    written.out.end();
-    await once(written.out, 'finish');
-  }
-  return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad, part: written?.name ?? null };
+  return { inlined, omitted, bbox: reprojected ? bbox.value() : null, bad, part: await spill.finish() };
 }
 
 /**
@@ -425,14 +437,7 @@ async function streamFgbFeatures(
   const extent = new Extent();
   let inlined = 0;
   let omitted = 0;
-  let spill: { name: string; out: WriteStream } | null = null;
-  let spillBuf = '';
-  const flushSpill = async () => {
-    if (!spill || !spillBuf) return;
-    const chunk = spillBuf;
-    spillBuf = '';
-    if (!spill.out.write(chunk)) await once(spill.out, 'drain');
-  };
+  const spill = new Spill(job);
   const take = (line: string) => {
     if (job.inlined < job.cap) {
       content.raw(line);
@@ -441,28 +446,16 @@ async function streamFgbFeatures(
       return;
     }
     omitted++;
-    if (!spill) {
-      const name = `features-${job.parts.length + 1}.geojsonseq`;
-      const partFile = path.join(job.tempDir, name);
-      spill = { name, out: createWriteStream(partFile) };
-      job.parts.push({ name, path: partFile });
-    }
-    spillBuf += `\x1e${line}\n`;
+    spill.keep(line);
   };
   content.key('features').beginArray();
   await renderFgb(file, noGeometry, take, async () => {
     await content.maybeFlush();
-    await flushSpill();
+    await spill.flush();
   }, extent);
   content.endArray();
   if (omitted > 0) job.truncated = true;
-  const written = spill as { name: string; out: WriteStream } | null;
-  if (written) {
-    await flushSpill();
-    written.out.end();
-    await once(written.out, 'finish');
-  }
-  return { inlined, omitted, bbox: reprojected ? extent.value() : null, bad: 0, part: written?.name ?? null };
+  return { inlined, omitted, bbox: reprojected ? extent.value() : null, bad: 0, part: await spill.finish() };
 }
 
 /** Layers that took the FlatGeobuf route, and why others fell back (for tests and the bench). */
@@ -554,7 +547,6 @@ async function writeLayer(
         fgbHost = host;
         exported = true;
         fgbRouteStats.used++;
-        if (reprojected && !first.wgs84) reprojected = false;
       } catch (err) {
         if (!(err instanceof FgbUnsupported) && !(err instanceof GdalError)) throw err;
         s.drainLog();
@@ -803,9 +795,3 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   if (prepared.archive) metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
   return { documentFormat: input.format, documentUnits: job.units, metadata, warnings, parts: job.parts };
 };
-
-/** One parser per concrete format name (all the same engine). */
-export const gisParsers: Record<(typeof GIS_FORMATS)[number], FormatParser> = Object.fromEntries(GIS_FORMATS.map((f) => [f, parseGis])) as Record<
-  (typeof GIS_FORMATS)[number],
-  FormatParser
->;
