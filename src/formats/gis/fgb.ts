@@ -210,16 +210,13 @@ export function formatReal(v: number): string {
   if (shortest.length <= 14) return shortest;
   let s = cg(v, 17);
   if (hasRun(s)) {
-    let ok = false;
     for (let i = 1; i <= 3; i++) {
       const t = cg(v, 17 - i);
       if (t.includes('.') && !hasRun(t)) {
         s = t;
-        ok = true;
         break;
       }
     }
-    if (!ok) s = cg(v, 17);
   }
   // The value is what matters: JSON text of the double GDAL's text reads back as.
   return JSON.stringify(Number(s));
