@@ -1,7 +1,7 @@
 // Finds the datasets in an extracted folder tree: every shapefile, MapInfo table, file
 // geodatabase, GeoPackage, GeoJSON, KML, GML, GPX and FlatGeobuf, in subfolders too. Each
 // is reported once, with the sidecar files it has and lacks.
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export type GisFormat =
@@ -139,7 +139,6 @@ async function walk(root: string, rel: string, out: Discovery, depth: number): P
 async function looksLikeGeoJson(file: string): Promise<boolean> {
   const { size } = await stat(file);
   if (size === 0) return false;
-  const { open } = await import('node:fs/promises');
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(Math.min(size, 4096));
