@@ -180,9 +180,10 @@ export class Intake {
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
-    const existing = await d.jobs.get(p.tenantId, a.documentId);
+    // Only a caller-chosen id can replay an earlier job: skip the read for the others.
+    const existing = a.idSuppliedByCaller ? await d.jobs.get(p.tenantId, a.documentId) : null;
     if (
-      existing && a.idSuppliedByCaller && existing.generation !== a.generation && existing.statusInt !== JobState.NotQueued &&
+      existing && existing.generation !== a.generation && existing.statusInt !== JobState.NotQueued &&
       existing.sha256 === a.written.sha256 && existing.format === a.format &&
       JSON.stringify(existing.options) === JSON.stringify(a.options) && existing.statusInt !== JobState.Failed
     ) {
