@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusFormat as formatOf } from './lib.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CORPUS = path.resolve(ROOT, '../shared/corpus/gis');
@@ -18,17 +19,6 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 
 const { parseGis, fgbRouteStats } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
 const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'));
-
-function formatOf(file) {
-  if (/^(shp_|mixed_|big_|bad_shp)/.test(file)) return 'shapefile';
-  if (file.startsWith('mapinfo_')) return 'mapinfo';
-  if (file.startsWith('fgdb_')) return 'filegdb';
-  if (file.startsWith('gpkg_')) return 'geopackage';
-  if (file.startsWith('geojson_')) return 'geojson';
-  if (/^(kml_|bad_kml)/.test(file)) return 'kml';
-  if (file.endsWith('.zip')) return 'shapefile';
-  return null;
-}
 
 async function run(file, fgb) {
   process.env.DOCPARSE_GIS_FGB = fgb ? '1' : '0';

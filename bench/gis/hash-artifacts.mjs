@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusFormat as formatOf } from './lib.mjs';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ROOT = path.resolve(process.argv.find((a) => a.startsWith('--root='))?.slice(7) ?? HERE);
@@ -19,17 +20,6 @@ const extra = process.argv.filter((a) => a.startsWith('--zip=')).map((a) => path
 
 const { parseGis } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
 const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'));
-
-function formatOf(file) {
-  if (/^(shp_|mixed_|big_|bad_shp)/.test(file)) return 'shapefile';
-  if (file.startsWith('mapinfo_')) return 'mapinfo';
-  if (file.startsWith('fgdb_')) return 'filegdb';
-  if (file.startsWith('gpkg_')) return 'geopackage';
-  if (file.startsWith('geojson_')) return 'geojson';
-  if (/^(kml_|bad_kml)/.test(file)) return 'kml';
-  if (file.endsWith('.zip')) return 'shapefile';
-  return null;
-}
 
 const sha = (x) => crypto.createHash('sha256').update(x).digest('hex').slice(0, 16);
 const inputs = [

@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, machine, median, option, table } from '../lib/harness.mjs';
+import { makeBig } from './lib.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CORPUS = path.resolve(ROOT, '../shared/corpus/gis');
@@ -57,32 +58,6 @@ function formatOf(file) {
 
 // --- inputs -------------------------------------------------------------------------------
 const files = fs.readdirSync(CORPUS).filter((f) => formatOf(f));
-
-function makeBig(n) {
-  const dir = path.join(work, 'big');
-  fs.mkdirSync(dir);
-  const seq = path.join(dir, 'big.geojsonl');
-  const out = fs.openSync(seq, 'w');
-  const side = Math.ceil(Math.sqrt(n));
-  let buf = '';
-  for (let i = 0; i < n; i++) {
-    const x = -1e6 + (i % side) * 100;
-    const y = 5e6 + Math.floor(i / side) * 100;
-    const ring = [[x, y], [x + 80, y], [x + 80, y + 60], [x + 40, y + 90], [x, y + 60], [x, y]];
-    buf += JSON.stringify({ type: 'Feature', properties: { id: i, name: `parcel ${i}`, area: 6000.5 + (i % 97), zone: `Z${i % 13}` }, geometry: { type: 'Polygon', coordinates: [ring] } }) + '\n';
-    if (buf.length > 1 << 20) {
-      fs.writeSync(out, buf);
-      buf = '';
-    }
-  }
-  fs.writeSync(out, buf);
-  fs.closeSync(out);
-  execFileSync('ogr2ogr', ['-f', 'ESRI Shapefile', '-s_srs', 'EPSG:3857', '-a_srs', 'EPSG:3857', path.join(dir, 'big_parcels.shp'), seq], { stdio: 'ignore' });
-  fs.rmSync(seq);
-  const zip = path.join(work, 'big_parcels.zip');
-  execFileSync('zip', ['-q', '-j', zip, ...fs.readdirSync(dir).map((f) => path.join(dir, f))]);
-  return { zip, dir };
-}
 
 async function extracted(file) {
   const dir = path.join(work, 'x', file);
@@ -210,7 +185,8 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 // big file
-const big = makeBig(BIG);
+const bigDir = path.join(work, 'big');
+const big = { zip: makeBig(BIG, bigDir), dir: bigDir };
 const bigSrc = [{ abs: path.join(big.dir, 'big_parcels.shp'), dir: big.dir }];
 const bigInfoNative = [];
 const bigInfoOurs = [];

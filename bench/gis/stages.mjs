@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, median, option, table } from '../lib/harness.mjs';
+import { makeBig } from './lib.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUNS = Math.max(1, option('runs', 3));
@@ -24,32 +25,6 @@ const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-stages-'));
 const now = () => performance.now();
-
-function makeBig(n, dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  const seq = path.join(dir, 'big.geojsonl');
-  const out = fs.openSync(seq, 'w');
-  const side = Math.ceil(Math.sqrt(n));
-  let buf = '';
-  for (let i = 0; i < n; i++) {
-    const x = -1e6 + (i % side) * 100;
-    const y = 5e6 + Math.floor(i / side) * 100;
-    const ring = [[x, y], [x + 80, y], [x + 80, y + 60], [x + 40, y + 90], [x, y + 60], [x, y]];
-    buf += JSON.stringify({ type: 'Feature', properties: { id: i, name: `parcel ${i}`, area: 6000.5 + (i % 97), zone: `Z${i % 13}` }, geometry: { type: 'Polygon', coordinates: [ring] } }) + '\n';
-    if (buf.length > 1 << 20) {
-      fs.writeSync(out, buf);
-      buf = '';
-    }
-  }
-  fs.writeSync(out, buf);
-  fs.closeSync(out);
-  execFileSync('ogr2ogr', ['-f', 'ESRI Shapefile', '-s_srs', 'EPSG:3857', '-a_srs', 'EPSG:3857', path.join(dir, 'big_parcels.shp'), seq], { stdio: 'ignore' });
-  fs.rmSync(seq);
-  const zip = path.join(path.dirname(dir), 'big_parcels.zip');
-  fs.rmSync(zip, { force: true });
-  execFileSync('zip', ['-q', '-j', zip, ...fs.readdirSync(dir).map((f) => path.join(dir, f))]);
-  return zip;
-}
 
 async function timed(fn) {
   const c0 = process.cpuUsage();
