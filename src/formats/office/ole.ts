@@ -41,7 +41,7 @@ export function looksLikePlainText(h: Buffer): boolean {
   return bad / h.length < 0.02 && !s.startsWith('<');
 }
 
-export type OleVerdict = { kind: 'encrypted-ooxml' } | { kind: 'doc' | 'xls' | 'ppt'; streams: string[] };
+export type OleVerdict = { kind: 'doc' | 'xls' | 'ppt' };
 
 function stream(cfb: CFB.CFB$Container, name: string): Buffer | null {
   const e = CFB.find(cfb, name);
@@ -69,16 +69,16 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
     if (!wd || wd.length < 0x20) throw new ExtractionError('corrupt Word document: the WordDocument stream is truncated');
     const flags = wd.readUInt16LE(0x0a);
     if (flags & 0x0100) throw new ExtractionError('the Word document is password-protected; it cannot be parsed without the password', 'encrypted_document');
-    return { kind: 'doc', streams: names };
+    return { kind: 'doc' };
   }
   if (has('Workbook') || has('Book')) {
     const wb = stream(cfb, has('Workbook') ? 'Workbook' : 'Book');
     if (wb && xlsHasFilePass(wb)) throw new ExtractionError('the workbook is password-protected; it cannot be parsed without the password', 'encrypted_document');
-    return { kind: 'xls', streams: names };
+    return { kind: 'xls' };
   }
   if (has('PowerPoint Document')) {
     if (has('EncryptedSummary')) throw new ExtractionError('the presentation is password-protected; it cannot be parsed without the password', 'encrypted_document');
-    return { kind: 'ppt', streams: names };
+    return { kind: 'ppt' };
   }
   if (expected === 'ooxml') throw new ExtractionError('an OLE compound file without an Office package inside; not an OOXML document');
   throw new ExtractionError(`this OLE compound file holds no ${expected.toUpperCase()} content (streams: ${names.slice(0, 8).join(', ')})`);
