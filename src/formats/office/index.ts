@@ -216,19 +216,15 @@ type RenderResult = { pages: number; millis: number } | { confirmed: number } | 
  * "auto" skips rendering a DOCX written by Word when its stored page count equals Word's own
  * layout (lastRenderedPageBreak markers + 1); "0"/"off" never renders (stored count billed).
  */
-export function renderMode(): 'always' | 'auto' | 'off' {
+function renderMode(): 'always' | 'auto' | 'off' {
   const v = (process.env.DOCPARSE_OFFICE_RENDER ?? 'always').toLowerCase();
   if (v === '0' || v === 'off' || v === 'false') return 'off';
   if (v === 'auto') return 'auto';
   return 'always';
 }
 
-export function renderingEnabled(): boolean {
-  return renderMode() !== 'off';
-}
-
 function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
-  if (!renderingEnabled()) return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
+  if (renderMode() === 'off') return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
   if (!libreOfficeAvailable()) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
   return renderPageCount(ctx.input.filePath, ctx.work, inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
 }
