@@ -517,10 +517,10 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
         continue;
       }
       if (st === ANNOT_WIDGET && form) {
-        const name = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldName(form, a, b, l)).replace(/\0+$/, '');
+        const name = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldName(form, a, b, l));
         const type = FIELD_TYPES[ex.FPDFAnnot_GetFormFieldType(form, a)] ?? 'unknown';
-        const raw = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldValue(form, a, b, l)).replace(/\0+$/, '');
-        const alt = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldAlternateName(form, a, b, l)).replace(/\0+$/, '');
+        const raw = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldValue(form, a, b, l));
+        const alt = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldAlternateName(form, a, b, l));
         const flags = ex.FPDFAnnot_GetFormFieldFlags(form, a);
         const field: NonNullable<PdfPageT['formFields']>[number] = { name, type, value: raw === '' ? null : raw, bbox };
         if (type === 'checkbox' || type === 'radiobutton') field.checked = !!api.FPDFAnnot_IsChecked(form, a);
@@ -530,7 +530,7 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
         if (type === 'combobox' || type === 'listbox') {
           const no = ex.FPDFAnnot_GetOptionCount(form, a);
           const opts: string[] = [];
-          for (let o = 0; o < no && o < 500; o++) opts.push(doc.utf16((b, l) => ex.FPDFAnnot_GetOptionLabel(form, a, o, b, l)).replace(/\0+$/, ''));
+          for (let o = 0; o < no && o < 500; o++) opts.push(doc.utf16((b, l) => ex.FPDFAnnot_GetOptionLabel(form, a, o, b, l)));
           field.options = opts;
         }
         fields.push(field);
@@ -538,8 +538,8 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
       }
       if (st === ANNOT_POPUP) continue;
       const item: NonNullable<PdfPageT['annotations']>[number] = { subtype: ANNOT_SUBTYPES[st] ?? `Unknown(${st})`, bbox };
-      const contents = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'Contents', b, l)).replace(/\0+$/, '');
-      const author = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'T', b, l)).replace(/\0+$/, '');
+      const contents = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'Contents', b, l));
+      const author = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'T', b, l));
       if (contents) item.contents = contents;
       if (author) item.author = author;
       annots.push(item);
@@ -592,7 +592,7 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
   let visited = 0;
   const walk = (el: number, depth: number, inherited: string) => {
     if (!el || depth > 64 || ++visited > 20000) return;
-    const raw = doc.utf16((b, l) => ex.FPDF_StructElement_GetType(el, b, l)).replace(/\0+$/, '');
+    const raw = doc.utf16((b, l) => ex.FPDF_StructElement_GetType(el, b, l));
     // Keep the meaningful type: list items and table cells name their container.
     const type = raw === 'LBody' || raw === 'Lbl' ? inherited || raw : raw === 'Span' || raw === 'Link' ? inherited || raw : raw;
     const nm = ex.FPDF_StructElement_GetMarkedContentIdCount(el);

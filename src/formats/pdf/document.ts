@@ -186,7 +186,7 @@ export class PdfDocument {
     return new PdfDocument(p, fd, handle, cb, access);
   }
 
-  /** Reads a UTF-16LE string written by a PDFium "get text into buffer" function. */
+  /** Reads a UTF-16LE string written by a PDFium "get text into buffer" function (up to its NUL terminator: never contains NUL). */
   utf16(call: (buf: number, len: number) => number, maxBytes = 1 << 16): string {
     // One call when the text fits the document's string buffer (PDFium writes only when the
     // buffer is large enough, and returns the length either way); else size it, as before.
@@ -212,7 +212,7 @@ export class PdfDocument {
 
   metaText(tag: string): string | null {
     const api = this.p.api;
-    const v = this.utf16((b, l) => api.FPDF_GetMetaText(this.handle, tag, b, l)).replace(/\0+$/, '').trim();
+    const v = this.utf16((b, l) => api.FPDF_GetMetaText(this.handle, tag, b, l)).trim();
     return v || null;
   }
 
@@ -221,7 +221,7 @@ export class PdfDocument {
     const s = this.scratch;
     const version = api.FPDF_GetFileVersion(this.handle, s.ptr) ? s.i32(0) : 0;
     const rev = api.FPDF_GetSecurityHandlerRevision(this.handle);
-    const lang = this.utf16((b, l) => api.EPDFCatalog_GetLanguage(this.handle, b, l)).replace(/\0+$/, '').trim();
+    const lang = this.utf16((b, l) => api.EPDFCatalog_GetLanguage(this.handle, b, l)).trim();
     return {
       title: this.metaText('Title'),
       author: this.metaText('Author'),
@@ -235,7 +235,7 @@ export class PdfDocument {
       pageCount: this.pageCount,
       encrypted: rev >= 0,
       encryption: rev >= 0 ? { securityHandlerRevision: rev } : null,
-      tagged: !!api.FPDFCatalog_IsTagged(this.handle),
+      tagged: this.tagged,
       language: lang || null,
       hasForm: ex.FPDF_GetFormType(this.handle) > 0,
       repaired: !api.FPDF_DocumentHasValidCrossReferenceTable(this.handle),

@@ -35,6 +35,6 @@ export function readOutline(doc: PdfDocument): OutlineItem[] {
 
 export function readPageLabel(doc: PdfDocument, index: number): string | null {
   const { api } = doc.p;
-  const label = doc.utf16((b, l) => api.FPDF_GetPageLabel(doc.handle, index, b, l)).replace(/\0+$/, '').trim();
+  const label = doc.utf16((b, l) => api.FPDF_GetPageLabel(doc.handle, index, b, l)).trim();
   return label || null;
 }
