@@ -23,7 +23,6 @@ const FPDF_PAGEOBJ_PATH = 2;
 const FPDF_PAGEOBJ_IMAGE = 3;
 const FPDF_PAGEOBJ_FORM = 5;
 const SEG_LINETO = 0;
-const SEG_BEZIERTO = 1;
 const SEG_MOVETO = 2;
 const TOL = 2;
 
@@ -103,14 +102,10 @@ function rulingSegments(doc: PdfDocument, page: number, g: PageGeometry, images:
         sx = cx = x;
         sy = cy = y;
       } else {
+        // Only straight segments are rules; a Bézier segment just moves the current point.
         if (st === SEG_LINETO) addLine(cx, cy, x, y);
-        if (st !== SEG_BEZIERTO) {
-          cx = x;
-          cy = y;
-        } else {
-          cx = x;
-          cy = y;
-        }
+        cx = x;
+        cy = y;
         if (ex.FPDFPathSegment_GetClose(seg)) {
           addLine(cx, cy, sx, sy);
           cx = sx;
@@ -579,10 +574,6 @@ function boxToDisplay(frame: PageGeometry, g: PageGeometry, b: number[]): [numbe
   return [r2(o.x0), r2(o.y0), r2(o.x1), r2(o.y1)];
 }
 
-/**
- * `frame` is the geometry the fragments are in (the displayed page unless its text runs
- * sideways); rulings are found in that frame too, and all boxes are returned in display space.
- */
 /** Structure-tree element types by marked-content ID for a page (tagged PDFs). */
 export function structTypes(doc: PdfDocument, page: number): Map<number, string> {
   const { ex } = doc.p;
@@ -594,7 +585,7 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
     if (!el || depth > 64 || ++visited > 20000) return;
     const raw = doc.utf16((b, l) => ex.FPDF_StructElement_GetType(el, b, l));
     // Keep the meaningful type: list items and table cells name their container.
-    const type = raw === 'LBody' || raw === 'Lbl' ? inherited || raw : raw === 'Span' || raw === 'Link' ? inherited || raw : raw;
+    const type = raw === 'LBody' || raw === 'Lbl' || raw === 'Span' || raw === 'Link' ? inherited || raw : raw;
     const nm = ex.FPDF_StructElement_GetMarkedContentIdCount(el);
     for (let k = 0; k < nm; k++) {
       const id = ex.FPDF_StructElement_GetMarkedContentIdAtIndex(el, k);
@@ -619,6 +610,10 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
   return out;
 }
 
+/**
+ * `frame` is the geometry the fragments are in (the displayed page unless its text runs
+ * sideways); rulings are found in that frame too, and all boxes are returned in display space.
+ */
 export function advancedPageExtras(doc: PdfDocument, page: number, index: number, g: PageGeometry, frame: PageGeometry, frags: Fragment[], blocks: RawBlock[], types?: Map<number, string>): AdvancedExtras {
   if (types?.size) {
     for (const b of blocks) {
