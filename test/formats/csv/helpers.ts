@@ -5,16 +5,15 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { JsonWriter } from '../../../src/pipeline/json-writer.js';
 import { parseCsv } from '../../../src/formats/csv/index.js';
 import type { ParseOutcome } from '../../../src/formats/types.js';
+import { corpusPath, CORPUS_ROOT } from '../../helpers/parse.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const CORPUS = path.resolve(REPO_ROOT, '../shared/corpus/csv');
+const CORPUS = path.join(CORPUS_ROOT, 'csv');
 
 export function corpusFile(name: string): string {
-  return path.join(CORPUS, name);
+  return corpusPath('csv', name);
 }
 
 export interface ManifestEntry {
