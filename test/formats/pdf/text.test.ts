@@ -302,4 +302,3 @@ describe('chunks (chunkHints=true)', () => {
   });
 });
 
-void corpusPath;
