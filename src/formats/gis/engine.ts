@@ -353,34 +353,30 @@ export class GdalSession {
     if (ds) this.M.ccall('GDALClose', 'number', ['number'], [ds]);
   }
 
-  /** `ogrinfo -json` on an open dataset, parsed. Warnings do not fail it. */
-  vectorInfo(ds: number, args: string[] = []): any {
-    this.resetError();
-    const a = this.argv(['-json', ...args]);
-    const opts = this.M.ccall('GDALVectorInfoOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
-    a.free();
-    if (!opts) this.fail('ogrinfo options rejected');
-    try {
-      const text = this.M.ccall('GDALVectorInfo', 'string', ['number', 'number'], [ds, opts]) as string | null;
-      if (!text) this.fail('reading the layer summary failed');
-      return JSON.parse(text);
-    } finally {
-      this.M.ccall('GDALVectorInfoOptionsFree', null, ['number'], [opts]);
-    }
-  }
-
-  /** Plain-text `ogrinfo` (e.g. `-so -al`): some drivers (MIF) expose the layer CRS only there. */
-  vectorInfoText(ds: number, args: string[]): string {
+  /** `ogrinfo <args>` on an open dataset: its text, or null when GDAL returned none. */
+  private ogrinfo(ds: number, args: string[]): string | null {
     this.resetError();
     const a = this.argv(args);
     const opts = this.M.ccall('GDALVectorInfoOptionsNew', 'number', ['number', 'number'], [a.ptr, 0]) as number;
     a.free();
     if (!opts) this.fail('ogrinfo options rejected');
     try {
-      return (this.M.ccall('GDALVectorInfo', 'string', ['number', 'number'], [ds, opts]) as string | null) ?? '';
+      return this.M.ccall('GDALVectorInfo', 'string', ['number', 'number'], [ds, opts]) as string | null;
     } finally {
       this.M.ccall('GDALVectorInfoOptionsFree', null, ['number'], [opts]);
     }
+  }
+
+  /** `ogrinfo -json` on an open dataset, parsed. Warnings do not fail it. */
+  vectorInfo(ds: number, args: string[] = []): any {
+    const text = this.ogrinfo(ds, ['-json', ...args]);
+    if (!text) this.fail('reading the layer summary failed');
+    return JSON.parse(text);
+  }
+
+  /** Plain-text `ogrinfo` (e.g. `-so -al`): some drivers (MIF) expose the layer CRS only there. */
+  vectorInfoText(ds: number, args: string[]): string {
+    return this.ogrinfo(ds, args) ?? '';
   }
 
   /** `ogr2ogr` from an open dataset into a new file (virtual path). */
@@ -413,10 +409,6 @@ export class GdalSession {
   }
 }
 
-/**
- * Runs `fn` with exclusive use of this thread's GDAL. Start-up happens on first use.
- * The job's log is cleared before and the mount removed after, whatever happens.
- */
 /** Set when the WASM instance aborted (e.g. out of memory): it cannot be used again in this thread. */
 let brokenReason: string | null = null;
 
@@ -428,6 +420,10 @@ function engineBroken(reason: string): ExtractionError {
   );
 }
 
+/**
+ * Runs `fn` with exclusive use of this thread's GDAL. Start-up happens on first use.
+ * The job's log is cleared before and the mount removed after, whatever happens.
+ */
 export function withGdal<T>(fn: (s: GdalSession) => Promise<T>): Promise<T> {
   const run = queue.then(async () => {
     if (brokenReason) throw engineBroken(brokenReason);
