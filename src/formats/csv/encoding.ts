@@ -192,7 +192,7 @@ function utf8Validator(): (chunk: Buffer) => boolean {
   };
 }
 
-export function makeDecoder(enc: EncodingChoice): Decoder {
+function makeDecoder(enc: EncodingChoice): Decoder {
   // Node's StringDecoder and latin1 are several times faster than TextDecoder.
   if (enc.name === 'utf-8' || enc.name === 'utf-16le') {
     const sd = new StringDecoder(enc.name === 'utf-8' ? 'utf8' : 'utf16le');
@@ -217,7 +217,7 @@ export function makeDecoder(enc: EncodingChoice): Decoder {
   return { write: (b) => d.write(b), end: () => d.end() ?? '' };
 }
 
-export const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 
 /**
  * Streams the file as decoded text chunks (BOM skipped, NULs removed and counted). `onText`

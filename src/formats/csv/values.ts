@@ -130,7 +130,7 @@ function classifyNumber(s: string): number {
 }
 
 /** True when the decimal text and the double it parses to hold the same significant digits. */
-export function numberIsExact(s: string): boolean {
+function numberIsExact(s: string): boolean {
   const n = Number(s);
   if (!Number.isFinite(n)) return false;
   const want = significantDigits(s);
@@ -206,7 +206,7 @@ function daysIn(y: number, m: number): number {
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }
 
-export function expandYear(y: number): number {
+function expandYear(y: number): number {
   // POSIX strptime %y: 69-99 → 1900s, 00-68 → 2000s.
   return y < 69 ? 2000 + y : 1900 + y;
 }

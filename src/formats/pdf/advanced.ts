@@ -550,7 +550,7 @@ function annotations(doc: PdfDocument, page: number, g: PageGeometry, form: numb
 const forms = new WeakMap<PdfDocument, number>();
 
 /** Form-fill environment of a document (needed to read field values); 0 when it has no form. */
-export function formHandle(doc: PdfDocument): number {
+function formHandle(doc: PdfDocument): number {
   const known = forms.get(doc);
   if (known !== undefined) return known;
   let h = 0;

@@ -269,7 +269,7 @@ export class PdfDocument {
 }
 
 /** PDF date string (D:YYYYMMDDHHmmSSOHH'mm') → ISO 8601, or the raw string if it does not parse. */
-export function pdfDate(raw: string | null): string | null {
+function pdfDate(raw: string | null): string | null {
   if (!raw) return null;
   const m = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(Z|[+-]\d{2}'?\d{0,2}'?)?/.exec(raw.trim());
   if (!m) return raw;

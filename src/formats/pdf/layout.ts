@@ -52,7 +52,7 @@ export interface RawBlock {
 
 const LIST_MARKER = /^(?:[•◦▪▫●○■□►▸‣⁃∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?(?:i|ii|iii|iv|v|vi|vii|viii|ix|x)[.)])\s+/;
 
-export function listMarkerOf(text: string): string | null {
+function listMarkerOf(text: string): string | null {
   const m = LIST_MARKER.exec(text);
   return m ? m[0].trim() : null;
 }
@@ -314,7 +314,7 @@ export function regionLines(frags: Fragment[]): Line[] {
 }
 
 /** Joins block lines, removing end-of-line hyphenation ("con-" + "tinued"). */
-export function joinLines(lines: string[]): string {
+function joinLines(lines: string[]): string {
   let out = '';
   for (const l of lines) {
     const t = l.trim();

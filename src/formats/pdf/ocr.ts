@@ -6,7 +6,7 @@ import { getTesseract } from './tesseract-loader.js';
 import type { Fragment, PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
 
-export const OCR_DPI = 300;
+const OCR_DPI = 300;
 /** Largest bitmap rendered for OCR (pixels); bigger pages are rendered at a lower DPI. */
 const MAX_PIXELS = 60_000_000;
 

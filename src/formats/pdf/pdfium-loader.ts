@@ -20,7 +20,7 @@ interface WasmApi {
 const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /** Path of pdfium.wasm inside the installed @embedpdf/pdfium package. */
-export function pdfiumWasmPath(): string {
+function pdfiumWasmPath(): string {
   return require.resolve('@embedpdf/pdfium/pdfium.wasm');
 }
 

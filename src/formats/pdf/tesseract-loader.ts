@@ -17,7 +17,7 @@ const MODEL_DIRS = [
 ].filter((d): d is string => !!d);
 
 /** Path of eng.traineddata, or null when the model is not installed. */
-export function tesseractModelPath(lang = 'eng'): string | null {
+function tesseractModelPath(lang = 'eng'): string | null {
   for (const d of MODEL_DIRS) {
     const p = path.join(d, `${lang}.traineddata`);
     if (fs.existsSync(p)) return p;
@@ -25,7 +25,7 @@ export function tesseractModelPath(lang = 'eng'): string | null {
   return null;
 }
 
-export function tesseractWasmPath(): string {
+function tesseractWasmPath(): string {
   const dist = path.dirname(require.resolve('tesseract-wasm'));
   return path.join(dist, supportsFastBuild() ? 'tesseract-core.wasm' : 'tesseract-core-fallback.wasm');
 }

@@ -83,7 +83,7 @@ export function pageGeometry(doc: PdfDocument, page: number): PageGeometry {
 }
 
 /** Inverse of toDisplay: a frame point back to PDF user space. */
-export function fromDisplay(g: PageGeometry, X: number, Y: number): [number, number] {
+function fromDisplay(g: PageGeometry, X: number, Y: number): [number, number] {
   const [L, B, R, T] = g.box;
   switch (g.rotation) {
     case 90:
