@@ -6,9 +6,6 @@ import type { AsyncBuffer } from 'hyparquet';
 
 export class FileAsyncBuffer implements AsyncBuffer {
   bytesRead = 0;
-  reads = 0;
-  /** Lowest offset read. */
-  lowest = Infinity;
   /** Largest single read (bytes): bounded by one row group's column chunks in MetadataPlusRows. */
   largestRead = 0;
 
@@ -29,9 +26,7 @@ export class FileAsyncBuffer implements AsyncBuffer {
       done += bytesRead;
     }
     this.bytesRead += done;
-    this.reads++;
     if (done > this.largestRead) this.largestRead = done;
-    if (s < this.lowest) this.lowest = s;
     return done === out.byteLength ? out : out.slice(0, done);
   }
 }

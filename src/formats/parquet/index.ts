@@ -16,7 +16,6 @@ import { FileAsyncBuffer } from './file.js';
 import { compileRenderer, PARSERS, readSchema, renderBigInt } from './values.js';
 
 export { ParquetContent } from './schema.js';
-export { FileAsyncBuffer } from './file.js';
 
 const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
 const MAGIC = Buffer.from('PAR1', 'latin1');
@@ -167,7 +166,6 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
             w.value(out);
             rowsWritten++;
             if ((r & 63) === 63) await w.maybeFlush(); // every 64 rows: bounded, fewer awaits
-
           }
         }
         await w.maybeFlush();
