@@ -296,39 +296,6 @@ function isMapLike(node: SchemaTree): boolean {
   return kv.children.length === 2 && kv.element.repetition_type === 'REPEATED';
 }
 
-/** Renders a value assembled by hyparquet, guided by the (original) schema node. */
-export function renderNode(v: unknown, node: SchemaTree, wktColumns: Set<string>, asElement = false): unknown {
-  if (v === null || v === undefined) return null;
-  if (node.element.repetition_type === 'REPEATED' && !asElement) {
-    return Array.isArray(v) ? v.map((x) => renderNode(x, node, wktColumns, true)) : render(v);
-  }
-  if (!node.children.length) return renderLeaf(v, node.element, wktColumns.has(node.path.join('.')));
-  if (node.element.logical_type?.type === 'VARIANT') return render(v);
-  if (isListLike(node)) {
-    let sub = node.children[0];
-    if (sub.children.length === 1) sub = sub.children[0];
-    return Array.isArray(v) ? v.map((x) => renderNode(x, sub, wktColumns, true)) : render(v);
-  }
-  if (isMapLike(node)) {
-    const valueNode = node.children[0].children[1];
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = renderNode(x, valueNode, wktColumns, true);
-      return out;
-    }
-    return render(v);
-  }
-  if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array)) {
-    const obj = v as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const child of node.children) {
-      if (child.element.name in obj) out[child.element.name] = renderNode(obj[child.element.name], child, wktColumns);
-    }
-    return out;
-  }
-  return render(v);
-}
-
 type Renderer = (v: unknown) => unknown;
 
 function leafRenderer(el: SchemaElement, wkt: boolean): Renderer {
@@ -356,8 +323,8 @@ function leafRenderer(el: SchemaElement, wkt: boolean): Renderer {
 }
 
 /**
- * A renderer per schema node, built once per file: the same output as renderNode(), without
- * re-inspecting the schema for every value (the hot path of MetadataPlusRows).
+ * A renderer per schema node (guided by the original schema), built once per file so the
+ * schema is not re-inspected for every value (the hot path of MetadataPlusRows).
  */
 export function compileRenderer(node: SchemaTree, wktColumns: Set<string>, asElement = false): Renderer {
   if (node.element.repetition_type === 'REPEATED' && !asElement) {
