@@ -95,6 +95,17 @@ async function readOdfPackage(ctx: Ctx): Promise<OfficePropertiesT> {
   }
 }
 
+/**
+ * The input converted by LibreOffice (`filter` such as 'docx:MS Word 2007 XML'), noted in
+ * metadata.converter; `what` names the input in the error when LibreOffice is not installed.
+ */
+async function convertInput(ctx: Ctx, filter: string, inputExt: string, what: string): Promise<string> {
+  if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${what} and is not installed on this node`);
+  const r = await convert(ctx.input.filePath, filter, ctx.work, { inputExt });
+  ctx.metadata.converter = { engine: 'libreoffice', to: filter.slice(0, filter.indexOf(':')), millis: r.millis };
+  return r.outputPath;
+}
+
 function dropConverterProps(p: OfficePropertiesT): OfficePropertiesT {
   const { pages: _p, application: _a, template: _t, words: _w, characters: _c, ...rest } = p;
   return rest;
@@ -151,14 +162,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   // In "auto" mode a DOCX whose stored page count Word's own layout markers confirm is not
   // rendered; that is decided after reading it.
   let renderP: Promise<RenderResult> | null = renderMode() === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt);
-  let converted = false;
-  if (format !== 'docx') {
-    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${format.toUpperCase()} files and is not installed on this node`);
-    const r = await convert(input.filePath, 'docx:MS Word 2007 XML', work, { inputExt: renderExt ?? format });
-    docxPath = r.outputPath;
-    converted = true;
-    metadata.converter = { engine: 'libreoffice', to: 'docx', millis: r.millis };
-  }
+  if (format !== 'docx') docxPath = await convertInput(ctx, 'docx:MS Word 2007 XML', renderExt ?? format, `${format.toUpperCase()} files`);
 
   const zip = await ZipPackage.open(docxPath);
   let model: DocxModel;
@@ -167,7 +171,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (format === 'docx') await ooxmlMacros(zip, metadata);
     if (format === 'docx' || format === 'doc' || format === 'rtf') {
       const p = await ooxmlProperties(zip, warnings);
-      properties = converted ? { ...dropConverterProps(p), ...properties } : p;
+      properties = format === 'docx' ? p : { ...dropConverterProps(p), ...properties };
     } else {
       // ODT: stored properties come from meta.xml; take only what it lacks from the copy.
       const p = dropConverterProps(await ooxmlProperties(zip, warnings));
@@ -343,10 +347,7 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   }
 
   if (needConvert) {
-    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read this ${format.toUpperCase()} file and is not installed on this node`);
-    const r = await convert(input.filePath, 'xlsx:Calc MS Excel 2007 XML', ctx.work, { inputExt });
-    xlsxPath = r.outputPath;
-    metadata.converter = { engine: 'libreoffice', to: 'xlsx', millis: r.millis };
+    xlsxPath = await convertInput(ctx, 'xlsx:Calc MS Excel 2007 XML', inputExt, `this ${format.toUpperCase()} file`);
     if (format !== 'ods') {
       const z = await ZipPackage.open(xlsxPath);
       try {
@@ -410,10 +411,7 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (kind !== 'ole') throw new ExtractionError('not a PowerPoint 97+ presentation: the file is not an OLE compound file');
   }
   if (format !== 'pptx') {
-    if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${format.toUpperCase()} files and is not installed on this node`);
-    const r = await convert(input.filePath, 'pptx:Impress MS PowerPoint 2007 XML', ctx.work, { inputExt });
-    pptxPath = r.outputPath;
-    metadata.converter = { engine: 'libreoffice', to: 'pptx', millis: r.millis };
+    pptxPath = await convertInput(ctx, 'pptx:Impress MS PowerPoint 2007 XML', inputExt, `${format.toUpperCase()} files`);
   }
   const zip = await ZipPackage.open(pptxPath);
   const chunkBlocks: ChunkSourceBlock[] = [];
