@@ -41,8 +41,6 @@ export class CsvTokenizer {
   /** Largest special char code (delimiter, LF, CR): anything above is plain field text. */
   private readonly maxSpecial: number;
 
-  /** Records emitted (blank lines are skipped and not counted). */
-  records = 0;
   lf = 0;
   crlf = 0;
   cr = 0;
@@ -62,11 +60,6 @@ export class CsvTokenizer {
     this.maxSpecial = Math.max(opts.delimiter, CR);
   }
 
-  /** True while inside a quoted field (used by the sniffer to ignore a cut last record). */
-  get inQuotedField(): boolean {
-    return this.state === S_QUOTED;
-  }
-
   private append(s: string): void {
     if (this.partial.length < this.maxFieldChars) this.partial += s;
     else if (s.length) this.truncatedFields++;
@@ -83,7 +76,6 @@ export class CsvTokenizer {
     // A blank line (one empty, unquoted field) is not a record.
     if (n === 1 && this.fields[0].length === 0 && !this.recordQuoted) return;
     this.recordQuoted = false;
-    this.records++;
     sink(this.fields, n);
   }
 

@@ -2,7 +2,7 @@
 // boolean, date, datetime or string) and its typed JSON value. Everything here runs per cell,
 // so it works on char codes and avoids regexes and allocations on the hot path.
 
-export const K_NULL = 0;
+// Cell kinds returned by classify() (empty cells never reach it: the profile counts them).
 export const K_INT = 1;
 export const K_NUM = 2;
 export const K_BOOL = 3;
