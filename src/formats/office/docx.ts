@@ -226,7 +226,7 @@ export class DocxReader {
     for (const n of nodes) {
       switch (tag(n)) {
         case 'p':
-          this.paragraph(n, depth, top, nextIndex, out, sectRefs);
+          this.paragraph(n, depth, nextIndex, out, sectRefs);
           break;
         case 'tbl':
           out.push(this.table(n, depth, nextIndex()));
@@ -288,7 +288,7 @@ export class DocxReader {
     return b;
   }
 
-  private paragraph(p: XNode, depth: number, top: boolean, nextIndex: () => number, out: OfficeBlock[], sectRefs?: XNode[]): void {
+  private paragraph(p: XNode, depth: number, nextIndex: () => number, out: OfficeBlock[], sectRefs?: XNode[]): void {
     const pPr = child(p, 'pPr');
     const styleId = pPr ? attr(child(pPr, 'pStyle') ?? {}, 'val') ?? null : null;
     if (pPr && sectRefs) {
