@@ -85,10 +85,6 @@ export class ZipPackage {
     return [...this.byName.keys()];
   }
 
-  has(name: string): boolean {
-    return this.byName.has(name);
-  }
-
   /** Case-insensitive lookup (some writers vary the case of part names). */
   resolve(name: string): string | null {
     if (this.byName.has(name)) return name;
