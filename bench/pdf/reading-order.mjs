@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
-import { normaliseWords } from './similarity.mjs';
+import { artifactPageTexts, wholeLines } from './similarity.mjs';
 
 const C = '/work/shared/corpus/pdf';
 for (const f of ['pdfjs__tracemonkey.pdf', 'pysample__multicolumn.pdf', 'pdfminer__naacl06-shinyama.pdf', 'pdfplumber__federal-register-2020-17221.pdf', 'pdfminer__i1040nr.pdf']) {
@@ -18,16 +18,7 @@ for (const f of ['pdfjs__tracemonkey.pdf', 'pysample__multicolumn.pdf', 'pdfmine
     const a = JSON.parse(fs.readFileSync(out, 'utf8'));
     fs.rmSync(dir, { recursive: true, force: true });
     const ref = execFileSync('pdftotext', [path.join(C, f), '-'], { encoding: 'utf8' }).split('\f');
-    let total = 0, found = 0;
-    a.content.pages.forEach((p, i) => {
-      const hay = ' ' + normaliseWords(p.blocks.map((b) => b.text).join('\n')).join(' ') + ' ';
-      for (const line of (ref[i] ?? '').split('\n')) {
-        const w = normaliseWords(line);
-        if (w.length < 6 || /-$/.test(line.trim())) continue;
-        total++;
-        if (hay.includes(' ' + w.join(' ') + ' ')) found++;
-      }
-    });
+    const { total, found } = wholeLines(artifactPageTexts(a), ref);
     console.log([f, mode, `lines=${total}`, `whole=${(found / total).toFixed(3)}`].join('\t'));
   }
 }

@@ -78,3 +78,22 @@ export function wordRecall(expected, actual) {
 export function artifactPageTexts(artifact) {
   return artifact.content.pages.map((p) => p.blocks.map((b) => b.text).join('\n'));
 }
+
+/**
+ * Reading order: of the reference's lines of ≥ 6 words (hyphenated line ends skipped), how
+ * many appear whole (same words, same order) in our text of the same page — a line mixing
+ * two columns would not. Pages are paired by index over the reference's pages.
+ */
+export function wholeLines(oursPages, refPages) {
+  let total = 0, found = 0;
+  refPages.forEach((page, i) => {
+    const hay = ' ' + normaliseWords(oursPages[i] ?? '').join(' ') + ' ';
+    for (const line of page.split('\n')) {
+      const words = normaliseWords(line);
+      if (words.length < 6 || /-$/.test(line.trim())) continue;
+      total++;
+      if (hay.includes(' ' + words.join(' ') + ' ')) found++;
+    }
+  });
+  return { total, found };
+}

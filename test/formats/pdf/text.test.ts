@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { corpusPath, parsePdfFile, parsedOk, pdfinfo, pdftotextPages, pageTexts, readManifest } from './helpers.js';
 // @ts-expect-error plain .mjs module shared with the bench scripts
-import { pagedSimilarity, normaliseWords } from '../../../bench/pdf/similarity.mjs';
+import { pagedSimilarity, wholeLines } from '../../../bench/pdf/similarity.mjs';
 
 type Row = Record<string, string>;
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
@@ -84,18 +84,7 @@ describe('MultiColumn reading order', () => {
   it('no line mixes words from two columns: pdftotext lines of ≥ 6 words appear whole in our text', async () => {
     for (const f of MULTI) {
       const a = await parsedOk(f, { pdfMode: 'MultiColumn' });
-      const ours = pageTexts(a);
-      const ref = pdftotextPages(f, false);
-      let total = 0, found = 0;
-      ref.forEach((page, i) => {
-        const hay = ' ' + normaliseWords(ours[i] ?? '').join(' ') + ' ';
-        for (const line of page.split('\n')) {
-          const words = normaliseWords(line);
-          if (words.length < 6 || /-$/.test(line.trim())) continue;
-          total++;
-          if (hay.includes(' ' + words.join(' ') + ' ')) found++;
-        }
-      });
+      const { total, found } = wholeLines(pageTexts(a), pdftotextPages(f, false));
       expect(total, f).toBeGreaterThan(20);
       expect(found / total, f).toBeGreaterThanOrEqual(0.9);
     }
