@@ -8,6 +8,8 @@ import { parseFileWith, corpusPath, readManifest, type ParseResult } from '../..
 import { parsePdf } from '../../../src/formats/pdf/index.js';
 import { PdfContent } from '../../../src/formats/pdf/schema.js';
 import type { JobOptions } from '../../../src/jobs/types.js';
+// @ts-expect-error plain .mjs module shared with the bench scripts
+import { artifactPageTexts } from '../../../bench/pdf/similarity.mjs';
 
 export { corpusPath, readManifest };
 
@@ -62,6 +64,5 @@ export function pdfinfo(file: string, password?: string): Record<string, string>
   return rec;
 }
 
-export function pageTexts(artifact: Record<string, any>): string[] {
-  return artifact.content.pages.map((p: any) => p.blocks.map((b: any) => b.text).join('\n'));
-}
+/** Per-page text of an artifact, blocks in reading order (the bench scripts' definition). */
+export const pageTexts: (artifact: Record<string, any>) => string[] = artifactPageTexts;
