@@ -59,7 +59,6 @@ const STEP = (4 * Math.PI) / 180;
 
 class Reader {
   i = 0;
-  srid: number | null = null;
   constructor(readonly s: string) {}
 
   ws(): void {
