@@ -150,8 +150,8 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): 
     italicChars: 0,
     mcid: -1,
   }));
-  const xs = new Set(blocks.map((b) => b.column));
-  return { dpi, meanConfidence: confN ? confSum / confN : 0, lines, fragments, blocks, columns: lines.length ? Math.max(1, xs.size) : 0, charCount };
+  // One region (Tesseract's reading order): every block has column null.
+  return { dpi, meanConfidence: confN ? confSum / confN : 0, lines, fragments, blocks, columns: lines.length ? 1 : 0, charCount };
 }
 
 function regionBlocksOcr(lines: (Line & { conf: number })[]): RawBlock[] {
