@@ -96,10 +96,18 @@ export async function runCsv<C = any>(
   }
 }
 
-/** Writes bytes to a temp file and returns its path (caller removes the dir). */
+const tempFileDirs: string[] = [];
+
+/** Writes bytes to a temp file and returns its path (removed by removeTempFiles). */
 export async function tempFile(name: string, data: string | Buffer): Promise<string> {
   const dir = await tempDir();
+  tempFileDirs.push(dir);
   const p = path.join(dir, name);
   await fsp.writeFile(p, data);
   return p;
+}
+
+/** Removes the temp files written by tempFile (call from afterAll). */
+export async function removeTempFiles(): Promise<void> {
+  await Promise.all(tempFileDirs.splice(0).map((d) => fsp.rm(d, { recursive: true, force: true })));
 }

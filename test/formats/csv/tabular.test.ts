@@ -1,9 +1,11 @@
 // Tabular route against the real corpus in ../shared/corpus/csv, checked against the
 // MANIFEST's ground truth (native GDAL 3.6.2 row/field counts, `file` encodings).
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { corpusFile, readManifest, runCsv, tempFile } from './helpers.js';
+import { corpusFile, readManifest, removeTempFiles, runCsv, tempFile } from './helpers.js';
 import { ExtractionError } from '../../../src/formats/types.js';
+
+afterAll(removeTempFiles);
 
 const manifest = readManifest();
 

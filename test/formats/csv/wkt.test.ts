@@ -1,7 +1,9 @@
 // The WKT reader on its own, plus Spatial edge cases built in a temp dir.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseWkt, parseGeoJsonGeometry, WktError, looksLikeWkt } from '../../../src/formats/csv/wkt.js';
-import { runCsv, tempFile } from './helpers.js';
+import { removeTempFiles, runCsv, tempFile } from './helpers.js';
+
+afterAll(removeTempFiles);
 
 describe('WKT reader', () => {
   it('simple types', () => {
