@@ -185,9 +185,10 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       });
       if (input.options.chunkHints && pw.extras?.tables) {
         for (const t of pw.extras.tables) {
-          const rows: string[] = [];
-          for (let r = 0; r < t.rows; r++) rows.push(t.cells.filter((c) => c.row === r).map((c) => c.text).join(' | '));
-          chunkBlocks.push({ ref: t.id, text: rows.join('\n'), kind: 'table', page: pw.number });
+          // Cell texts by row (one pass over the cells, in cell order).
+          const rows: string[][] = Array.from({ length: t.rows }, () => []);
+          for (const c of t.cells) rows[c.row].push(c.text);
+          chunkBlocks.push({ ref: t.id, text: rows.map((r) => r.join(' | ')).join('\n'), kind: 'table', page: pw.number });
         }
       }
       const page: PdfPageT = {
