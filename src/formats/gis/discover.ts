@@ -1,8 +1,9 @@
 // Finds the datasets in an extracted folder tree: every shapefile, MapInfo table, file
 // geodatabase, GeoPackage, GeoJSON, KML, GML, GPX and FlatGeobuf, in subfolders too. Each
 // is reported once, with the sidecar files it has and lacks.
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { readFileHead } from '../file-head.js';
 
 export type GisFormat =
   | 'shapefile'
@@ -137,15 +138,6 @@ async function walk(root: string, rel: string, out: Discovery, depth: number): P
 }
 
 async function looksLikeGeoJson(file: string): Promise<boolean> {
-  const { size } = await stat(file);
-  if (size === 0) return false;
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(Math.min(size, 4096));
-    await fh.read(buf, 0, buf.length, 0);
-    const text = buf.toString('utf8').replace(/^\uFEFF/, '');
-    return /^\s*[{[]/.test(text) && /"type"\s*:\s*"(FeatureCollection|Feature|Point|LineString|Polygon|Multi\w+|GeometryCollection)"/.test(text);
-  } finally {
-    await fh.close();
-  }
+  const text = (await readFileHead(file, 4096)).toString('utf8').replace(/^\uFEFF/, '');
+  return /^\s*[{[]/.test(text) && /"type"\s*:\s*"(FeatureCollection|Feature|Point|LineString|Polygon|Multi\w+|GeometryCollection)"/.test(text);
 }

@@ -22,7 +22,8 @@ import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome 
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
 import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
-import { extractZip, isZipHead, zipLimits, type ExtractReport } from './zip.js';
+import { extractZip, zipLimits, type ExtractReport } from './zip.js';
+import { isZipHead, readFileHead } from '../file-head.js';
 
 export { GisContent } from './schema.js';
 
@@ -70,17 +71,6 @@ function safeBaseName(fileName: string | null, format: string): string {
   return base;
 }
 
-async function readHead(file: string, n: number): Promise<Buffer> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(n);
-    const { bytesRead } = await fh.read(buf, 0, n, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
-
 interface Prepared {
   /** Folder (inside tempDir) holding the datasets. */
   root: string;
@@ -98,7 +88,7 @@ async function expandNestedZips(root: string, archive: ExtractReport): Promise<v
     for (const rel of nested) {
       if (!/\.(zip|kmz)$/i.test(rel)) continue;
       const abs = path.join(root, rel);
-      if (!isZipHead(await readHead(abs, 4))) continue;
+      if (!isZipHead(await readFileHead(abs, 4))) continue;
       const limits = zipLimits();
       limits.maxTotalBytes -= archive.uncompressedBytes;
       limits.maxEntries -= archive.entries;
@@ -140,7 +130,7 @@ async function nameGeodatabaseFolders(root: string, sources: DatasetSource[], fi
 }
 
 async function prepareInput(input: ParseInput, warnings: string[]): Promise<Prepared> {
-  const head = await readHead(input.filePath, 8);
+  const head = await readFileHead(input.filePath, 8);
   const root = path.join(input.tempDir, 'gis-in');
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { recursive: true });
@@ -285,7 +275,7 @@ async function encodingNote(root: string, src: DatasetSource): Promise<string | 
       return t || null;
     }
     if (src.format === 'mapinfo') {
-      const head = (await readHead(path.join(root, src.relPath), 4096)).toString('latin1');
+      const head = (await readFileHead(path.join(root, src.relPath), 4096)).toString('latin1');
       const m = /^\s*!?charset\s+"?([\w-]+)"?/im.exec(head);
       return m ? m[1] : null;
     }

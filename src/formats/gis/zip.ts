@@ -43,10 +43,6 @@ export interface ExtractReport {
 }
 
 /** True when the file starts like a ZIP archive. */
-export function isZipHead(head: Buffer): boolean {
-  return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05) && (head[3] === 0x04 || head[3] === 0x06);
-}
-
 function unsafeName(name: string): string | null {
   if (name.includes('\0')) return 'contains a NUL character';
   if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name)) return 'is an absolute path';

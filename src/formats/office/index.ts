@@ -13,7 +13,8 @@ import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';
 import { convert, libreOfficeAvailable, renderPageCount } from './libreoffice.js';
-import { head, inspectOle, isBareBiff, isOle, isRtf, isZip, looksLikePlainText, olePageCount } from './ole.js';
+import { inspectOle, isBareBiff, isOle, isRtf, looksLikePlainText, olePageCount } from './ole.js';
+import { isZipHead, readFileHead } from '../file-head.js';
 import { odfProperties, ooxmlProperties } from './props.js';
 import { readSlide, slideParts } from './pptx.js';
 import type { OfficeBlock, OfficePropertiesT } from './schema.js';
@@ -24,6 +25,8 @@ export type OfficeFormat = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'od
 
 const MAX_SHEET_XML_BYTES = Number(process.env.DOCPARSE_OFFICE_MAX_SHEET_XML_MB ?? 160) * 1024 * 1024;
 
+/** Bytes read to tell the container and text encodings apart. */
+const HEAD_BYTES = 4096;
 const WORD: ReadonlySet<string> = new Set(['docx', 'doc', 'odt', 'rtf']);
 const SHEET: ReadonlySet<string> = new Set(['xlsx', 'xls', 'ods']);
 
@@ -43,7 +46,7 @@ async function workDir(input: ParseInput): Promise<string> {
 
 /** Refuses files that are not the container their format needs; reports encryption. */
 async function precheck(ctx: Ctx): Promise<'zip' | 'ole' | 'rtf' | 'flat-xml' | 'biff' | 'other'> {
-  const h = await head(ctx.input.filePath);
+  const h = await readFileHead(ctx.input.filePath, HEAD_BYTES);
   if (h.length === 0) throw new ExtractionError('the file is empty');
   if (isOle(h)) {
     const expected = ctx.format === 'doc' || ctx.format === 'xls' || ctx.format === 'ppt' ? ctx.format : 'ooxml';
@@ -51,7 +54,7 @@ async function precheck(ctx: Ctx): Promise<'zip' | 'ole' | 'rtf' | 'flat-xml' | 
     if (v.kind !== expected) throw new ExtractionError(`the file is a legacy ${v.kind.toUpperCase()} document, not ${ctx.format.toUpperCase()}`);
     return 'ole';
   }
-  if (isZip(h)) return 'zip';
+  if (isZipHead(h)) return 'zip';
   if (isRtf(h)) return 'rtf';
   const text = h.toString('utf8').replace(/^\uFEFF/, '').trimStart();
   if (text.startsWith('<?xml') || text.startsWith('<office:document')) return 'flat-xml';
@@ -128,7 +131,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     } else if (kind === 'flat-xml') {
       renderExt = 'fodt';
       metadata.flatOpenDocument = true;
-      const text = (await head(input.filePath, 4 << 20)).toString('utf8');
+      const text = (await readFileHead(input.filePath, 4 << 20)).toString('utf8');
       const pc = /meta:page-count="(\d+)"/.exec(text);
       if (pc) properties.pages = Number(pc[1]);
       if (/<office:script\b[^>]*script:language="ooo:Basic"|<script:module\b/.test(text)) metadata.hasMacros = true;
@@ -137,7 +140,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     }
   } else if (format === 'rtf') {
     if (kind !== 'rtf') throw new ExtractionError('not an RTF file: it does not start with {\\rtf');
-    const pc = /\\nofpages(\d+)/.exec((await head(input.filePath, 1 << 20)).toString('latin1'));
+    const pc = /\\nofpages(\d+)/.exec((await readFileHead(input.filePath, 1 << 20)).toString('latin1'));
     if (pc) properties.pages = Number(pc[1]);
   } else if (format === 'doc') {
     if (kind === 'rtf') {
@@ -146,7 +149,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     } else if (kind === 'zip') {
       throw new ExtractionError('the .doc file is a ZIP package (probably DOCX): upload it as docx');
     } else if (kind !== 'ole') {
-      const h = await head(input.filePath);
+      const h = await readFileHead(input.filePath, HEAD_BYTES);
       if (looksLikePlainText(h)) throw new ExtractionError('not a Word document: the file is plain text');
       warnings.push('not a Word 97+ binary document; LibreOffice recognised the content (e.g. WordPerfect) and converted it');
       metadata.nonWordContent = true;
@@ -339,7 +342,7 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     if (kind === 'biff') {
       metadata.sourceVariant = 'biff2-4';
     } else if (kind !== 'ole') {
-      const h = await head(input.filePath);
+      const h = await readFileHead(input.filePath, HEAD_BYTES);
       const s = h.toString('utf8').trimStart().toLowerCase();
       if (!(s.startsWith('<') && /spreadsheet|<table|<html/.test(s))) throw new ExtractionError('not an Excel workbook: the file is neither an OLE compound file nor a BIFF record stream');
       warnings.push('the .xls file is an HTML/XML spreadsheet; converted by LibreOffice');

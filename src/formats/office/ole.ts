@@ -9,23 +9,8 @@ import { ExtractionError } from '../types.js';
 const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const MAX_OLE_BYTES = 512 * 1024 * 1024;
 
-export async function head(filePath: string, n = 4096): Promise<Buffer> {
-  const fh = await fs.open(filePath, 'r');
-  try {
-    const buf = Buffer.alloc(n);
-    const { bytesRead } = await fh.read(buf, 0, n, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
-
 export function isOle(h: Buffer): boolean {
   return h.length >= 8 && h.subarray(0, 8).equals(OLE_MAGIC);
-}
-
-export function isZip(h: Buffer): boolean {
-  return h.length >= 4 && h[0] === 0x50 && h[1] === 0x4b && (h[2] === 3 || h[2] === 5) && (h[3] === 4 || h[3] === 6);
 }
 
 export function isRtf(h: Buffer): boolean {
