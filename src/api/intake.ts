@@ -13,7 +13,7 @@ import { detectFormat, type DocumentType } from '../pipeline/detect.js';
 import { isSupported, laneFor, supportedFormats } from '../formats/registry.js';
 import { monthOf } from '../pipeline/worker-loop.js';
 import type { AppLimits, LimitsCache } from './limits.js';
-import type { UploadQuery } from './schemas.js';
+import { CSV_ROUTES, PDF_MODES, SQL_DIALECTS, type UploadQuery } from './schemas.js';
 
 export interface IntakeDeps {
   jobs: JobStore;
@@ -55,15 +55,15 @@ export function routingOptions(format: string, q: RoutingParams, principal: Prin
   if (q.chunkHints !== undefined) options.chunkHints = q.chunkHints;
   if (q.documentType) options.documentType = q.documentType;
   if (format === 'csv') {
-    if (!q.csvRoute) throw problems.invalidParameter('csvRoute', 'CSV uploads need csvRoute.', ['Spatial', 'Tabular']);
+    if (!q.csvRoute) throw problems.invalidParameter('csvRoute', 'CSV uploads need csvRoute.', CSV_ROUTES);
     options.csvRoute = q.csvRoute;
   }
   if (format === 'sql') {
-    if (!q.sqlDialect) throw problems.invalidParameter('sqlDialect', 'SQL uploads need sqlDialect.', ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle']);
+    if (!q.sqlDialect) throw problems.invalidParameter('sqlDialect', 'SQL uploads need sqlDialect.', SQL_DIALECTS);
     options.sqlDialect = q.sqlDialect;
   }
   if (format === 'pdf') {
-    if (!q.pdfMode) throw problems.invalidParameter('pdfMode', 'PDF uploads need pdfMode.', ['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced']);
+    if (!q.pdfMode) throw problems.invalidParameter('pdfMode', 'PDF uploads need pdfMode.', PDF_MODES);
     const ent = principal.entitlements;
     if (q.pdfMode === 'Ocr' && !ent?.ocrPdfExtraction) {
       throw new ProblemError(403, 'feature_not_in_plan', 'Feature not in plan', 'pdfMode=Ocr needs a plan with ocrPdfExtraction.', { feature: 'ocrPdfExtraction' });

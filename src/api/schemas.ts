@@ -4,6 +4,8 @@ import { StringEnum } from '../http/validation.js';
 import { DOCUMENT_TYPES } from '../pipeline/detect.js';
 
 export const SQL_DIALECTS = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'] as const;
+export const CSV_ROUTES = ['Spatial', 'Tabular'] as const;
+export const PDF_MODES = ['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced'] as const;
 
 const DocumentId = Type.String({
   minLength: 1,
@@ -17,9 +19,9 @@ export const UploadQuery = Type.Object(
     fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Original file name; its extension helps detection.' })),
     documentId: Type.Optional(DocumentId),
     documentType: Type.Optional(StringEnum(DOCUMENT_TYPES, { description: 'Format name; required for ZIP-based uploads (ShpZip, MapInfo, FileGdb). Also accepts PDF, DWG, SHP_ZIP spellings.' })),
-    csvRoute: Type.Optional(StringEnum(['Spatial', 'Tabular'] as const, { description: 'Required for CSV.' })),
+    csvRoute: Type.Optional(StringEnum(CSV_ROUTES, { description: 'Required for CSV.' })),
     sqlDialect: Type.Optional(StringEnum(SQL_DIALECTS, { description: 'Required for SQL.' })),
-    pdfMode: Type.Optional(StringEnum(['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced'] as const, { description: 'Required for PDF. Ocr needs ocrPdfExtraction, Advanced needs advancedPdfExtraction.' })),
+    pdfMode: Type.Optional(StringEnum(PDF_MODES, { description: 'Required for PDF. Ocr needs ocrPdfExtraction, Advanced needs advancedPdfExtraction.' })),
     parquetMode: Type.Optional(StringEnum(['MetadataOnly', 'MetadataPlusRows'] as const, { description: 'Parquet only; default MetadataOnly.' })),
     customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB) carried to the artifact as customMetadata.' })),
     chunkHints: Type.Optional(Type.Boolean({ description: 'Produce retrieval chunks (PDF, Office/OpenDocument).' })),
