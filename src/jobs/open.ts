@@ -59,7 +59,7 @@ export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBa
   return backend('embedded', store, queue, counters);
 }
 
-function backend(kind: JobBackend['kind'], store: JobStore, queue: JobQueue, counters: RateCounters & { close(): Promise<void> }): JobBackend {
+function backend(kind: JobBackend['kind'], store: JobStore, queue: JobQueue, counters: RateCounters): JobBackend {
   return {
     store,
     queue,

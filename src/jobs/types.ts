@@ -159,4 +159,5 @@ export class RetryLater extends Error {
 export interface RateCounters {
   /** Adds amount to a fixed window counter and returns the window's total. */
   addToWindow(key: string, amount: number, windowSeconds: number): Promise<number>;
+  close(): Promise<void>;
 }

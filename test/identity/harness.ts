@@ -40,6 +40,9 @@ export class ResettableCounters implements RateCounters {
   addToWindow(key: string, amount: number, windowSeconds: number): Promise<number> {
     return this.impl.addToWindow(key, amount, windowSeconds);
   }
+  close(): Promise<void> {
+    return this.impl.close();
+  }
 }
 
 export interface TestStore {
