@@ -36,7 +36,8 @@ async function run(file: string, query: Record<string, string>): Promise<{ statu
   return { status, artifact: await r.json() };
 }
 
-describe('format families through the API', () => {
+// run() waits up to 120 s for a job (OCR on a loaded CI machine): the tests get more than the global 60 s.
+describe('format families through the API', { timeout: 300_000 }, () => {
   it('PDF: billed per page; OCR and Advanced run in the heavy lane and complete', async () => {
     const single = await run(corpusPath('pdf', PDF_FILE), { pdfMode: 'SingleColumn', chunkHints: 'true' });
     expect(single.status.statusInt).toBe(8);
@@ -177,7 +178,7 @@ describe('heavy and light lanes', () => {
   }, 330_000); // its own waits allow 60 s for the light job and 240 s for the OCR jobs
 });
 
-describe('GIS features past the inline cap', () => {
+describe('GIS features past the inline cap', { timeout: 300_000 }, () => {
   it('are served as a result part, every omitted feature once', async () => {
     process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '3';
     const capEnv = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '1' });
