@@ -36,7 +36,7 @@ import { SqlContent } from './formats/sql/schema.js';
 /** The artifact envelope and each family's `content`, published with the OpenAPI document. */
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
 import { ParsePool } from './pipeline/pool.js';
-import { compilePdfiumModule } from './formats/pdf/pdfium-loader.js';
+import { compilePdfiumModule, pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 
@@ -198,7 +198,9 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   }
 
   const port = await http.listen(config.host, config.port);
-  logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind }, 'docparse listening');
+  // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
+  const pdfium = pool ? (pdfiumBinary().optimized ? 'optimized' : `package binary: ${pdfiumBinary().reason}`) : undefined;
+  logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind, pdfium }, 'docparse listening');
 
   let closing: Promise<void> | null = null;
   return {
