@@ -90,6 +90,8 @@ export class JsonWriter {
     const chunk = this.buf;
     this.buf = '';
     this.bytes += Buffer.byteLength(chunk);
+    // A stream that already failed (its file could not be opened, say) would never drain.
+    if (this.out.destroyed) throw this.out.errored ?? new Error('output stream closed before the document was written');
     if (!this.out.write(chunk)) await once(this.out, 'drain');
   }
 

@@ -34,8 +34,11 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
   // The writer hands over 64 KiB chunks: with the default 16 KiB high-water mark every chunk
   // would wait for its disk write; 1 MiB lets parsing go on while the thread pool writes.
   const out = createWriteStream(task.artifactPath, { highWaterMark: 1024 * 1024 });
+  // The file opens in libuv's thread pool while parsing starts (a round trip of up to ~1 ms on a
+  // busy machine); a failed open surfaces at the next flush (JsonWriter) or just below.
+  const opened = once(out, 'open');
+  opened.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   try {
-    await once(out, 'open');
     const parse = await loadParser();
     const w = new JsonWriter(out);
     w.beginObject()
@@ -55,6 +58,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
       },
       w,
     );
+    await opened;
     w.field('document_format', outcome.documentFormat)
       .field('documentUnits', outcome.documentUnits)
       .field('metadata', outcome.metadata)
