@@ -10,7 +10,9 @@
 // Wall time is the headline (medians); CPU time (ours and pdf.js: this process; pdftotext:
 // its children's user+sys from /proc/self/stat) is reported too, being less sensitive to
 // other processes competing for the cores.
-// Ours: dist/ parser in this process (one thread), full artifact JSON written to /tmp.
+// Ours: dist/ parser in this process (one thread), full artifact JSON written to /tmp; PDFium is
+// the binary the service would run (result.pdfium: the build's re-optimised one unless
+// DOCPARSE_PDFIUM_OPTIMIZED=false).
 // pdftotext / pdftotext -layout (poppler-utils, native), spawned once per file.
 // pdf.js (pdfjs-dist legacy build, in-process, no worker): getTextContent on every page.
 // OCR: ours (Ocr mode, 300 DPI) vs native pdftoppm -r 300 + tesseract (OMP_THREAD_LIMIT=1, same eng model).
@@ -20,6 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
+import { pdfiumBinary } from '../../dist/formats/pdf/pdfium-loader.js';
+import { raisePriority } from '../lib/harness.mjs';
 
 const CORPUS = '/work/shared/corpus/pdf';
 const RUNS = Number(process.argv[2] ?? 3) || 3;
@@ -31,6 +35,14 @@ const skip = (what, pages) => pages === 'unreadable' || /^Encrypted|^Ocr/.test(w
 const TEXT = rows.filter(([, , , , what, pages]) => !skip(what, pages)).map(([f, , , , , p]) => ({ file: f, pages: Number(p) }));
 const totalPages = TEXT.reduce((s, f) => s + f.pages, 0);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfbench-'));
+// Every output goes to a new file, as the service writes each job's artifact to its own path
+// (overwriting one file would time the truncation of the previous multi-MB artifact); the
+// files are removed after each timed pass, outside the timing.
+let outSeq = 0;
+const outFile = (ext) => path.join(tmp, `out-${outSeq++}.${ext}`);
+function removeOutputs() {
+  for (const f of fs.readdirSync(tmp)) if (f.startsWith('out-')) fs.rmSync(path.join(tmp, f), { force: true });
+}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** CPU ms of this process (all its threads). */
@@ -49,7 +61,9 @@ async function once(fn, children = false) {
   const c0 = cpu();
   const t0 = performance.now();
   await fn();
-  return { wall: performance.now() - t0, cpu: cpu() - c0 };
+  const t = { wall: performance.now() - t0, cpu: cpu() - c0 };
+  removeOutputs();
+  return t;
 }
 /** Runs the contenders in interleaved rounds; per contender: wall and CPU medians and runs. */
 async function rounds(contenders) {
@@ -68,13 +82,13 @@ async function rounds(contenders) {
 
 async function ours(mode, files = TEXT) {
   for (const { file } of files) {
-    const out = path.join(tmp, 'a.json');
+    const out = outFile('json');
     const r = await writeArtifact({ documentId: 'b', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: path.join(CORPUS, file), artifactPath: out, tempDir: tmp }, async () => parsePdf);
     if (!r.ok) throw new Error(`${file}: ${r.message}`);
   }
 }
 function pdftotext(layout, files = TEXT) {
-  for (const { file } of files) spawnSync('pdftotext', [...(layout ? ['-layout'] : []), path.join(CORPUS, file), path.join(tmp, 'p.txt')], { stdio: 'ignore' });
+  for (const { file } of files) spawnSync('pdftotext', [...(layout ? ['-layout'] : []), path.join(CORPUS, file), outFile('txt')], { stdio: 'ignore' });
 }
 let pdfjs = null;
 try {
@@ -92,11 +106,12 @@ async function pdfjsText(files = TEXT) {
       page.cleanup();
     }
     await doc.destroy();
-    fs.writeFileSync(path.join(tmp, 'j.txt'), text);
+    fs.writeFileSync(outFile('txt'), text);
   }
 }
 
-const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js), 1 for pdftotext` };
+const priority = raisePriority();
+const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), priority, pdfium: pdfiumBinary(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js), 1 for pdftotext` };
 // Warm-up (engine instantiation is per thread, once).
 if (cold) {
   await ours('SingleColumn', TEXT.slice(0, 1));
