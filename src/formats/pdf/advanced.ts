@@ -342,29 +342,53 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
       list.push(fr);
     });
     const cells: PdfTableT['cells'] = [];
+    const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
     for (const [k, b] of boxes) {
       const fs = cellFrags.get(k) ?? [];
       const text = regionLines(fs)
         .map((l) => l.text)
         .join(' ')
         .trim();
-      cells.push({
+      const cell = {
         row: b.r0,
         col: b.c0,
         rowSpan: b.r1 - b.r0 + 1,
         colSpan: b.c1 - b.c0 + 1,
         text,
-        bbox: [r2(xs[b.c0]), r2(ys[b.r0]), r2(xs[b.c1 + 1]), r2(ys[b.r1 + 1])],
-      });
+        bbox: [r2(xs[b.c0]), r2(ys[b.r0]), r2(xs[b.c1 + 1]), r2(ys[b.r1 + 1])] as BBox,
+      };
+      cells.push(cell);
+      cellFragments.set(cell, fs);
     }
     // Single-cell "tables" (a box around a paragraph) are frames, not tables.
     if (cells.length < 2) continue;
+    markHeaderRows(cells, cellFragments, R);
     cells.sort((p, q) => p.row - q.row || p.col - q.col);
     tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells });
   }
   tables.sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
   tables.forEach((t, i) => (t.id = `p${pageNo}.t${i}`));
   return tables;
+}
+
+/**
+ * Marks header cells (`header: true`): the table's leading rows, at most 3, whose text is all
+ * bold while the next row's is not — the usual way a header row is set. A table set entirely
+ * in bold, or with no bold, gets none; so does a header told apart only by shading or rules.
+ */
+function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
+  // Per row: true when every non-empty cell starting in it is bold, null when the row is empty.
+  const rowBold: (boolean | null)[] = Array.from({ length: rows }, () => null);
+  for (const cell of cells) {
+    const fs = (fragments.get(cell) ?? []).filter((f) => f.text.trim());
+    if (!fs.length) continue;
+    const bold = fs.every((f) => f.bold);
+    rowBold[cell.row] = (rowBold[cell.row] ?? true) && bold;
+  }
+  let h = 0;
+  while (h < Math.min(3, rows - 1) && rowBold[h] === true) h++;
+  if (h === 0 || rowBold[h] !== false) return;
+  for (const cell of cells) if (cell.row < h) cell.header = true;
 }
 
 /**
@@ -403,13 +427,17 @@ function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, fi
       const full = run.filter((r) => r.length >= Math.max(2, cols.length - 1)).length;
       if (cols.length >= 3 && full >= run.length * 0.6) {
         const cells: PdfTableT['cells'] = [];
+        const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
         run.forEach((r, ri) => {
           const y0 = Math.min(...r.map((fr) => fr.y0)), y1 = Math.max(...r.map((fr) => fr.y1));
           cols.forEach(([a, b], ci) => {
             const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
-            cells.push({ row: ri, col: ci, rowSpan: 1, colSpan: 1, text: fs.sort((p, q) => p.x0 - q.x0).map((fr) => fr.text).join(' '), bbox: [r2(a), r2(y0), r2(b), r2(y1)] });
+            const cell = { row: ri, col: ci, rowSpan: 1, colSpan: 1, text: fs.sort((p, q) => p.x0 - q.x0).map((fr) => fr.text).join(' '), bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox };
+            cells.push(cell);
+            cellFragments.set(cell, fs);
           });
         });
+        markHeaderRows(cells, cellFragments, run.length);
         const y0 = Math.min(...run[0].map((fr) => fr.y0)), y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
         out.push({ id: `p${pageNo}.t${first + out.length}`, bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)], rows: run.length, columns: cols.length, ruled: false, source: 'alignment', cells });
       }

@@ -52,7 +52,9 @@ export const PdfTableCell = Type.Object(
     colSpan: Type.Integer({ minimum: 1 }),
     text: Type.String(),
     bbox: BBox,
-    header: Type.Optional(Type.Boolean()),
+    header: Type.Optional(
+      Type.Boolean({ description: "true on a table's header rows: its leading rows (at most 3) set all in bold above a row that is not; absent otherwise" }),
+    ),
   },
   { additionalProperties: false },
 );

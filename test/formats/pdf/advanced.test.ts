@@ -62,6 +62,26 @@ describe('Advanced: tables', () => {
     }
   });
 
+  it('header rows: the bold leading rows are marked header, the body rows are not', async () => {
+    // ICDAR eu-001: "THRESHOLD FOR RELEASES" / "to air | to water | to land" set in bold above the data.
+    const a = await parsedOk('camelot__eu-001.pdf', { pdfMode: 'Advanced' });
+    const t = a.content.pages[0].tables[0];
+    const header = t.cells.filter((c: any) => c.header);
+    expect(header.map((c: any) => c.text)).toEqual(expect.arrayContaining(['THRESHOLD FOR RELEASES', 'to air', 'to water', 'to land']));
+    const headerRows = new Set(header.map((c: any) => c.row));
+    expect(Math.max(...headerRows)).toBeLessThan(3);
+    const body = t.cells.filter((c: any) => !headerRows.has(c.row) && c.text);
+    expect(body.length).toBeGreaterThan(10);
+    expect(body.every((c: any) => c.header === undefined)).toBe(true);
+    // IRS tax tables (unruled): "If Form 1040NR, line 40, is — And you are —" heads each table.
+    const irs = await parsedOk('pdfminer__i1040nr.pdf', { pdfMode: 'Advanced' });
+    const tax = irs.content.pages[34].tables.find((x: any) => x.source === 'alignment');
+    expect(tax.cells.filter((c: any) => c.header).map((c: any) => c.text)).toEqual(expect.arrayContaining(['If Form', 'And you are —']));
+    // NICS sets its header rows apart by shading, not bold: by this rule they are not marked.
+    const nics = await parsedOk('pdfplumber__nics-background-checks-2015-11.pdf', { pdfMode: 'Advanced' });
+    expect(nics.content.pages[0].tables[0].cells.some((c: any) => c.header)).toBe(false);
+  });
+
   it('unruled (whitespace-aligned) tables are found from text alignment', async () => {
     const a = await parsedOk('camelot__birdisland.pdf', { pdfMode: 'Advanced' });
     const un = a.content.pages.flatMap((p: any) => p.tables.filter((t: any) => t.source === 'alignment'));
