@@ -2,7 +2,7 @@
 // found by whitespace gutters in MultiColumn, with full-width bands between column areas),
 // lines within a region (fragments on one baseline, left to right), and text blocks
 // (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
-import { isRtl, type Fragment } from './textlayer.js';
+import { hasRtlChar, isRtl, type Fragment } from './textlayer.js';
 
 export interface Line {
   text: string;
@@ -289,7 +289,8 @@ export function regionLines(frags: Fragment[]): Line[] {
   const lines: Line[] = [];
   for (const r of rows) {
     r.sort((a, b) => a.x0 - b.x0);
-    if (isRtl(r.map((f) => f.text).join(''))) r.reverse();
+    // (isRtl needs a Hebrew/Arabic letter: rows without one skip building the joined text.)
+    if (r.some((f) => hasRtlChar(f.text)) && isRtl(r.map((f) => f.text).join(''))) r.reverse();
     let text = '';
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     let chars = 0;

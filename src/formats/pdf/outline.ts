@@ -34,7 +34,8 @@ export function readOutline(doc: PdfDocument): OutlineItem[] {
 }
 
 export function readPageLabel(doc: PdfDocument, index: number): string | null {
-  const { api } = doc.p;
-  const label = doc.utf16((b, l) => api.FPDF_GetPageLabel(doc.handle, index, b, l)).trim();
+  // Raw export (called once per page): all-integer arguments, no wrapper conversion needed.
+  const { ex } = doc.p;
+  const label = doc.utf16((b, l) => ex.FPDF_GetPageLabel(doc.handle, index, b, l)).trim();
   return label || null;
 }

@@ -130,6 +130,12 @@ function isRtlCode(u: number): boolean {
 }
 
 const RTL_ALL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
+const RTL_ANY = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+
+/** True when the text holds any Hebrew/Arabic character (isRtl is false otherwise). */
+export function hasRtlChar(text: string): boolean {
+  return RTL_ANY.test(text);
+}
 
 /** True when most letters are Hebrew/Arabic. */
 export function isRtl(text: string): boolean {
