@@ -1,8 +1,8 @@
 // Worker-thread entry (run by Piscina). Loads the family's parser once per thread, runs it
 // on the upload, and writes the whole artifact as a stream.
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { JsonWriter } from './json-writer.js';
+import { SyncFileStream } from './sync-file-stream.js';
 import { FORMATS } from '../formats/registry.js';
 import { ExtractionError, type FormatParser } from '../formats/types.js';
 import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
@@ -31,14 +31,11 @@ export default async function runParseTask(task: ParseTask): Promise<ParseTaskRe
 
 /** Runs one parser over the task's upload and streams the whole artifact to disk. */
 export async function writeArtifact(task: ParseTask, loadParser: () => Promise<FormatParser>): Promise<ParseTaskResult> {
-  // The writer hands over 64 KiB chunks: with the default 16 KiB high-water mark every chunk
-  // would wait for its disk write; 1 MiB lets parsing go on while the thread pool writes.
-  const out = createWriteStream(task.artifactPath, { highWaterMark: 1024 * 1024 });
-  // The file opens in libuv's thread pool while parsing starts (a round trip of up to ~1 ms on a
-  // busy machine); a failed open surfaces at the next flush (JsonWriter) or just below.
-  const opened = once(out, 'open');
-  opened.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+  // Written synchronously (SyncFileStream): this thread has nothing else to do meanwhile, and
+  // the process-wide thread pool would make each write wait behind other jobs' file I/O.
+  let out: SyncFileStream | null = null;
   try {
+    out = new SyncFileStream(task.artifactPath);
     const parse = await loadParser();
     const w = new JsonWriter(out);
     w.beginObject()
@@ -58,7 +55,6 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
       },
       w,
     );
-    await opened;
     w.field('document_format', outcome.documentFormat)
       .field('documentUnits', outcome.documentUnits)
       .field('metadata', outcome.metadata)
@@ -84,7 +80,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
       parts: outcome.parts ?? [],
     };
   } catch (err) {
-    out.destroy();
+    out?.destroy();
     if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient };
     const e = err as NodeJS.ErrnoException;
     // Running out of disk or file handles is the machine's trouble, not the document's.
