@@ -7,6 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY wasm ./wasm
+# Also writes dist/wasm/pdfium.wasm: PDFium re-optimised by binaryen (a dev dependency; 1–2 min).
 RUN npm run build
 
 # Production dependencies only.
