@@ -8,7 +8,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY wasm ./wasm
 # Also writes dist/wasm/pdfium.wasm: PDFium re-optimised by binaryen (a dev dependency; 1–2 min).
-RUN npm run build
+# That step falls back quietly on a developer machine; an image must not ship without it.
+RUN npm run build && test -s dist/wasm/pdfium.json
 
 # Production dependencies only.
 FROM node:20-bookworm-slim AS deps

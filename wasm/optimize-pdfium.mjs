@@ -4,9 +4,10 @@
 // larger inlining limits makes page parsing and text-page building ≈ 15 % faster (bench/pdf,
 // same-process interleaved A/B) with byte-identical results on the PDF corpus.
 //
-// The output sits next to a manifest naming the source's SHA-256, the optimiser's version and
-// its flags; the loader (src/formats/pdf/pdfium-loader.ts) uses the optimised file only when
-// the manifest matches the installed package, so a dependency update never meets a stale build.
+// The output sits next to a manifest naming the source's and the output's SHA-256, the
+// optimiser's version and its flags; the loader (src/formats/pdf/pdfium-loader.ts) uses the
+// optimised file only when both match, so a dependency update never meets a stale build and a
+// damaged file is never run.
 // Up to date: nothing is done. Without binaryen (a production-only install), or if wasm-opt
 // fails, the service keeps the package's own binary and this step says so (the build goes on).
 import { spawnSync } from 'node:child_process';
@@ -43,7 +44,8 @@ try {
 const wanted = { sourceSha256, optimizer, flags: FLAGS };
 try {
   const have = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-  if (have.sourceSha256 === wanted.sourceSha256 && have.optimizer === wanted.optimizer && JSON.stringify(have.flags) === JSON.stringify(FLAGS) && fs.existsSync(out)) {
+  const outOk = fs.existsSync(out) && have.outputSha256 === crypto.createHash('sha256').update(fs.readFileSync(out)).digest('hex');
+  if (have.sourceSha256 === wanted.sourceSha256 && have.optimizer === wanted.optimizer && JSON.stringify(have.flags) === JSON.stringify(FLAGS) && outOk) {
     console.log('optimize-pdfium: dist/wasm/pdfium.wasm is up to date');
     process.exit(0);
   }
@@ -72,5 +74,6 @@ if (shape(before) !== shape(after)) {
   process.exit(0);
 }
 fs.renameSync(tmp, out);
-fs.writeFileSync(manifestPath, `${JSON.stringify({ ...wanted, source: path.relative(root, source), builtAt: new Date().toISOString() }, null, 2)}\n`);
+const outputSha256 = crypto.createHash('sha256').update(fs.readFileSync(out)).digest('hex');
+fs.writeFileSync(manifestPath, `${JSON.stringify({ ...wanted, outputSha256, source: path.relative(root, source), builtAt: new Date().toISOString() }, null, 2)}\n`);
 console.log(`optimize-pdfium: wrote dist/wasm/pdfium.wasm in ${Math.round((Date.now() - t0) / 1000)} s`);

@@ -1,7 +1,8 @@
-// writeArtifact opens the artifact file while the parser already runs: a file that cannot be
-// created must fail the task with the file's error (not hang waiting for a drain that never
-// comes, not report success), whether the document is small (no flush before the end) or
-// large (flushes while parsing); a good path still gives the whole artifact.
+// writeArtifact writes the artifact synchronously from the parse thread (SyncFileStream). A
+// file that cannot be created fails the task as the document's error, before any parsing; a
+// write that fails part-way (a full disk) fails it as transient — retried later, nothing
+// reported as done — instead of hanging or leaving an 'error' unhandled; a good path gets the
+// whole artifact, byte count included.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,22 +27,23 @@ const task = (file: string, artifactPath: string) => ({
 });
 
 describe('artifact file', () => {
-  for (const [label, file] of [
-    ['small document (written at the end)', 'pysample__libreoffice-form.pdf'],
-    ['large document (flushed while parsing)', 'pysample__GeoTopo-komprimiert.pdf'],
-  ]) {
-    it(`${label}: a path that cannot be created fails the task with the file error`, async () => {
-      const missing = path.join(dir, 'no-such-dir', 'a.json');
-      const r = await writeArtifact(task(file, missing), async () => parsePdf);
-      expect(r.ok).toBe(false);
-      if (r.ok) return;
-      expect(r.code).toBe('extraction_failed');
-      expect(r.message).toMatch(/ENOENT/);
-      expect(r.transient).toBe(false);
-      expect(fs.existsSync(missing)).toBe(false);
-    });
+  it('a path that cannot be created fails the task with the file error', async () => {
+    const missing = path.join(dir, 'no-such-dir', 'a.json');
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf);
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
+    if (!r.ok) expect(r.message).toMatch(/ENOENT/);
+    expect(fs.existsSync(missing)).toBe(false);
+  });
 
-    it(`${label}: a good path gets the whole artifact`, async () => {
+  it('a full disk part-way through a large artifact fails the task as transient', async () => {
+    // /dev/full opens, then refuses every write with ENOSPC.
+    const r = await writeArtifact(task('pysample__GeoTopo-komprimiert.pdf', '/dev/full'), async () => parsePdf);
+    expect(r).toMatchObject({ ok: false, transient: true });
+    if (!r.ok) expect(r.message).toMatch(/ENOSPC/);
+  });
+
+  for (const file of ['pysample__libreoffice-form.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {
+    it(`${file}: a good path gets the whole artifact`, async () => {
       const out = path.join(dir, `${file}.json`);
       const r = await writeArtifact(task(file, out), async () => parsePdf);
       expect(r.ok).toBe(true);

@@ -1,6 +1,6 @@
 // SyncFileStream: what the artifact writer relies on — every byte written in order through the
-// stream API (including backpressure-free bulk writes), the file closed at the end or on destroy,
-// an unopenable path refused at construction.
+// stream API (single and corked writes), the file closed at the end or on destroy, an
+// unopenable path refused at construction.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,17 @@ describe('SyncFileStream', () => {
     await once(s, 'finish');
     expect(fs.readFileSync(file, 'utf8')).toBe(parts.join(''));
     expect(openFds()).toBe(before);
+  });
+
+  it('corked writes arrive together (writev) in order', async () => {
+    const file = path.join(dir, 'v.json');
+    const s = new SyncFileStream(file);
+    s.cork();
+    for (let i = 0; i < 100; i++) s.write(`${i},`);
+    s.uncork();
+    s.end('end');
+    await once(s, 'finish');
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${Array.from({ length: 100 }, (_, i) => `${i},`).join('')}end`);
   });
 
   it('truncates an existing file', async () => {

@@ -373,22 +373,24 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
 
 /**
  * Marks header cells (`header: true`): the table's leading rows, at most 3, whose text is all
- * bold while the next row's is not — the usual way a header row is set. A table set entirely
- * in bold, or with no bold, gets none; so does a header told apart only by shading or rules.
+ * bold while the next row's is not — the usual way a header row is set. A cell counts in every
+ * row it spans, and only cells lying wholly inside the header rows are marked (a bold cell
+ * merged down into the body is not). A table set entirely in bold, or with no bold, gets none;
+ * so does a header told apart only by shading or rules.
  */
 function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
-  // Per row: true when every non-empty cell starting in it is bold, null when the row is empty.
+  // Per row: true when every non-empty cell covering it is bold, null when the row is empty.
   const rowBold: (boolean | null)[] = Array.from({ length: rows }, () => null);
   for (const cell of cells) {
     const fs = (fragments.get(cell) ?? []).filter((f) => f.text.trim());
     if (!fs.length) continue;
     const bold = fs.every((f) => f.bold);
-    rowBold[cell.row] = (rowBold[cell.row] ?? true) && bold;
+    for (let r = cell.row; r < Math.min(rows, cell.row + cell.rowSpan); r++) rowBold[r] = (rowBold[r] ?? true) && bold;
   }
   let h = 0;
   while (h < Math.min(3, rows - 1) && rowBold[h] === true) h++;
   if (h === 0 || rowBold[h] !== false) return;
-  for (const cell of cells) if (cell.row < h) cell.header = true;
+  for (const cell of cells) if (cell.row + cell.rowSpan <= h) cell.header = true;
 }
 
 /**

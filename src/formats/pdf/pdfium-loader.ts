@@ -33,28 +33,40 @@ export interface PdfiumBinary {
 
 let chosen: PdfiumBinary | null = null;
 
+const sha256 = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
 /**
- * The PDFium binary to run: the build's re-optimised copy (wasm/optimize-pdfium.mjs, ≈ 15 %
- * faster) when its manifest names the installed package binary's SHA-256, else the package's
- * own. DOCPARSE_PDFIUM_OPTIMIZED=false always picks the package's (validated in config.ts).
+ * Picks between the package's binary (`packageWasm`) and the build's re-optimised copy in
+ * `optimizedDir` (pdfium.wasm + pdfium.json, written by wasm/optimize-pdfium.mjs): the copy only
+ * when its manifest names the package binary's SHA-256 and the copy's own.
  */
-export function pdfiumBinary(): PdfiumBinary {
-  if (chosen) return chosen;
-  const pkg = require.resolve('@embedpdf/pdfium/pdfium.wasm');
-  const off = ['0', 'false', 'no', 'off'].includes(process.env.DOCPARSE_PDFIUM_OPTIMIZED?.trim().toLowerCase() ?? '');
-  // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
-  const dir = fileURLToPath(new URL('../../../dist/wasm/', import.meta.url));
-  const fallback = (reason: string): PdfiumBinary => (chosen = { path: pkg, optimized: false, reason });
-  if (off) return fallback('DOCPARSE_PDFIUM_OPTIMIZED=false');
-  let manifest: { sourceSha256?: string };
+export function choosePdfiumBinary(packageWasm: string, optimizedDir: string, optimizedWanted: boolean): PdfiumBinary {
+  const fallback = (reason: string): PdfiumBinary => ({ path: packageWasm, optimized: false, reason });
+  if (!optimizedWanted) return fallback('DOCPARSE_PDFIUM_OPTIMIZED=false');
+  const file = path.join(optimizedDir, 'pdfium.wasm');
+  let manifest: { sourceSha256?: string; outputSha256?: string };
   try {
-    manifest = JSON.parse(fs.readFileSync(path.join(dir, 'pdfium.json'), 'utf8')) as { sourceSha256?: string };
+    manifest = JSON.parse(fs.readFileSync(path.join(optimizedDir, 'pdfium.json'), 'utf8')) as typeof manifest;
   } catch {
     return fallback('no optimised build (npm run build makes one)');
   }
-  const sha = crypto.createHash('sha256').update(fs.readFileSync(pkg)).digest('hex');
-  if (manifest.sourceSha256 !== sha) return fallback('the optimised build is of another @embedpdf/pdfium binary (npm run build remakes it)');
-  return (chosen = { path: path.join(dir, 'pdfium.wasm'), optimized: true });
+  if (manifest.sourceSha256 !== sha256(packageWasm)) return fallback('the optimised build is of another @embedpdf/pdfium binary (npm run build remakes it)');
+  if (!fs.existsSync(file) || manifest.outputSha256 !== sha256(file)) return fallback('the optimised file does not match its manifest (npm run build remakes it)');
+  return { path: file, optimized: true };
+}
+
+/**
+ * The PDFium binary this process runs (chosen once): the build's re-optimised copy
+ * (wasm/optimize-pdfium.mjs, ≈ 15 % faster) when it was made from the installed package
+ * binary, else the package's own. DOCPARSE_PDFIUM_OPTIMIZED=false always picks the package's
+ * (validated in config.ts).
+ */
+export function pdfiumBinary(): PdfiumBinary {
+  if (chosen) return chosen;
+  const wanted = !['0', 'false', 'no', 'off'].includes(process.env.DOCPARSE_PDFIUM_OPTIMIZED?.trim().toLowerCase() ?? '');
+  // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
+  const dir = fileURLToPath(new URL('../../../dist/wasm/', import.meta.url));
+  return (chosen = choosePdfiumBinary(require.resolve('@embedpdf/pdfium/pdfium.wasm'), dir, wanted));
 }
 
 /** Compiles pdfium.wasm (for the main thread to pass to workers via workerData). */

@@ -197,7 +197,8 @@ class GlyphIndex {
     }
     let bits = 10;
     while (1 << bits < n * 2) bits++;
-    if (bits !== this.bits) {
+    // Grown for the largest page so far (shrink() drops a huge one), else cleared.
+    if (bits > this.bits) {
       this.bits = bits;
       this.heads = new Int32Array(1 << bits);
     } else this.heads.fill(0);
@@ -205,7 +206,7 @@ class GlyphIndex {
   }
   /** After a page with very many characters, back to small scratch for the thread's life. */
   shrink(): void {
-    if (this.u.length <= 1 << 16) return;
+    if (this.u.length <= 1 << 16 && this.bits <= 16) return;
     this.bits = 10;
     this.heads = new Int32Array(1 << 10);
     this.next = new Int32Array(1024);

@@ -7,8 +7,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, vi } from 'vitest';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath } from './helpers.js';
+import { choosePdfiumBinary } from '../../../src/formats/pdf/pdfium-loader.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 const require = createRequire(import.meta.url);
@@ -42,6 +45,7 @@ describe('PDFium binary', () => {
     const manifest = JSON.parse(fs.readFileSync(`${root}dist/wasm/pdfium.json`, 'utf8'));
     const pkg = fs.readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
     expect(manifest.sourceSha256).toBe(crypto.createHash('sha256').update(pkg).digest('hex'));
+    expect(manifest.outputSha256).toBe(crypto.createHash('sha256').update(fs.readFileSync(got.path)).digest('hex'));
     expect(manifest.optimizer).toMatch(/^binaryen@\d+/);
     expect(fs.readFileSync(got.path).equals(pkg)).toBe(false);
   });
@@ -68,5 +72,49 @@ describe('PDFium binary', () => {
       expect(opt[k], k).toBe(pkg[k]);
     }
     expect(JSON.parse(opt.ocr).content.pages[0].textSource).toBe('ocr');
+  });
+
+  describe('choice between the two binaries', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfium-choice-'));
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const pkg = path.join(dir, 'package.wasm');
+    const optDir = path.join(dir, 'dist-wasm');
+    const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+    /** A package binary and an "optimised" copy with its manifest (bytes stand in for modules). */
+    function setUp(manifest: (src: Buffer, out: Buffer) => object) {
+      fs.rmSync(optDir, { recursive: true, force: true });
+      fs.mkdirSync(optDir, { recursive: true });
+      const src = Buffer.from('package binary');
+      const out = Buffer.from('optimised binary');
+      fs.writeFileSync(pkg, src);
+      fs.writeFileSync(path.join(optDir, 'pdfium.wasm'), out);
+      fs.writeFileSync(path.join(optDir, 'pdfium.json'), JSON.stringify(manifest(src, out)));
+    }
+
+    it('takes the optimised copy when its manifest names both binaries', () => {
+      setUp((src, out) => ({ sourceSha256: sha(src), outputSha256: sha(out) }));
+      expect(choosePdfiumBinary(pkg, optDir, true)).toEqual({ path: path.join(optDir, 'pdfium.wasm'), optimized: true });
+    });
+
+    it('keeps the package binary when the copy was made from another package binary (a dependency update)', () => {
+      setUp((_src, out) => ({ sourceSha256: sha(Buffer.from('older package binary')), outputSha256: sha(out) }));
+      const got = choosePdfiumBinary(pkg, optDir, true);
+      expect(got).toMatchObject({ path: pkg, optimized: false });
+      expect(got.reason).toMatch(/another @embedpdf\/pdfium binary/);
+    });
+
+    it('keeps the package binary when the copy does not match its manifest (damaged or replaced)', () => {
+      setUp((src) => ({ sourceSha256: sha(src), outputSha256: sha(Buffer.from('something else')) }));
+      expect(choosePdfiumBinary(pkg, optDir, true)).toMatchObject({ path: pkg, optimized: false, reason: expect.stringMatching(/does not match its manifest/) });
+      fs.rmSync(path.join(optDir, 'pdfium.wasm'));
+      expect(choosePdfiumBinary(pkg, optDir, true).optimized).toBe(false);
+    });
+
+    it('keeps the package binary without a manifest, or when told to', () => {
+      setUp((src, out) => ({ sourceSha256: sha(src), outputSha256: sha(out) }));
+      expect(choosePdfiumBinary(pkg, optDir, false)).toMatchObject({ path: pkg, optimized: false, reason: 'DOCPARSE_PDFIUM_OPTIMIZED=false' });
+      fs.rmSync(path.join(optDir, 'pdfium.json'));
+      expect(choosePdfiumBinary(pkg, optDir, true)).toMatchObject({ path: pkg, optimized: false, reason: expect.stringMatching(/no optimised build/) });
+    });
   });
 });
