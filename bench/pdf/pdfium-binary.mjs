@@ -7,16 +7,15 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { raisePriority } from '../lib/harness.mjs';
+import { median, raisePriority } from '../lib/harness.mjs';
+import { CORPUS, textPdfs } from './corpus.mjs';
 
 const require = createRequire(import.meta.url);
-const CORPUS = '/work/shared/corpus/pdf';
 const PASSES = Number(process.argv[2] ?? 12) || 12;
 const WARM = 3;
 const priority = raisePriority();
-const rows = fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const TEXT = rows.filter(([, , , , what, pages]) => !(pages === 'unreadable' || /^Encrypted|^Ocr/.test(what))).map(([f]) => f);
-const files = TEXT.map((f) => fs.readFileSync(path.join(CORPUS, f)));
+const TEXT = textPdfs();
+const files = TEXT.map(({ file }) => fs.readFileSync(path.join(CORPUS, file)));
 
 const binaries = { package: require.resolve('@embedpdf/pdfium/pdfium.wasm'), optimized: new URL('../../dist/wasm/pdfium.wasm', import.meta.url).pathname };
 if (!fs.existsSync(binaries.optimized)) throw new Error('dist/wasm/pdfium.wasm is missing: run npm run build');
@@ -57,7 +56,6 @@ for (let pass = 0; pass < PASSES; pass++) {
   if (pass >= WARM) t.forEach((ms, k) => engines[k].ms.push(ms));
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const [pkg, opt] = engines;
 const manifest = JSON.parse(fs.readFileSync(new URL('../../dist/wasm/pdfium.json', import.meta.url), 'utf8'));
 console.log(JSON.stringify({

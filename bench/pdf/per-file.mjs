@@ -8,15 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
+import { CORPUS, textPdfs } from './corpus.mjs';
 
-const CORPUS = '/work/shared/corpus/pdf';
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const mode = args[0] ?? 'SingleColumn';
 const RUNS = Number(args[1] ?? 5) || 5;
 const layout = process.argv.includes('--layout') || mode !== 'SingleColumn';
-const rows = fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const skip = (what, pages) => pages === 'unreadable' || /^Encrypted|^Ocr/.test(what);
-const TEXT = rows.filter(([, , , , what, pages]) => !skip(what, pages)).map(([f, , , , , p]) => ({ file: f, pages: Number(p) }));
+const TEXT = textPdfs();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfperfile-'));
 async function ours(file) {
   const r = await writeArtifact({ documentId: 'b', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: path.join(CORPUS, file), artifactPath: path.join(tmp, 'a.json'), tempDir: tmp }, async () => parsePdf);

@@ -7,10 +7,10 @@ import os from 'node:os';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
 import { pagedSimilarity, artifactPageTexts } from './similarity.mjs';
+import { CORPUS, manifestRows } from './corpus.mjs';
 
-const CORPUS = '/work/shared/corpus/pdf';
 const forced = process.argv[2] && process.argv[2] !== 'auto' ? process.argv[2] : null;
-const rows = fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = manifestRows();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfq-'));
 for (const [file, , , , what, pages] of rows) {
   const fp = path.join(CORPUS, file);

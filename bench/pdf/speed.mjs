@@ -24,15 +24,13 @@ import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
 import { pdfiumBinary } from '../../dist/formats/pdf/pdfium-loader.js';
 import { raisePriority } from '../lib/harness.mjs';
+import { CORPUS, textPdfs } from './corpus.mjs';
 
-const CORPUS = '/work/shared/corpus/pdf';
 const RUNS = Number(process.argv[2] ?? 3) || 3;
 const noOcr = process.argv.includes('--no-ocr');
 const cold = process.argv.includes('--cold');
 const WARM = Number(process.argv.find((a) => a.startsWith('--warm='))?.slice(7) ?? 3);
-const rows = fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const skip = (what, pages) => pages === 'unreadable' || /^Encrypted|^Ocr/.test(what);
-const TEXT = rows.filter(([, , , , what, pages]) => !skip(what, pages)).map(([f, , , , , p]) => ({ file: f, pages: Number(p) }));
+const TEXT = textPdfs();
 const totalPages = TEXT.reduce((s, f) => s + f.pages, 0);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfbench-'));
 // Every output goes to a new file, as the service writes each job's artifact to its own path
