@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, machine, median, option, table } from '../lib/harness.mjs';
+import { fmt, machine, median, option, table, timed } from '../lib/harness.mjs';
 import { makeBig } from './lib.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -105,14 +105,6 @@ function nativeExport(sources, layerLists) {
     for (const layer of layerLists[i]) cmds.push(`rm -f ${q(out)}; ogr2ogr -f GeoJSON -t_srs EPSG:4326 ${q(out)} ${q(s.abs)} ${q(layer)} >/dev/null 2>&1`);
   });
   return runScript(cmds);
-}
-
-async function timed(fn) {
-  const c0 = process.cpuUsage();
-  const t = now();
-  const value = await fn();
-  const c = process.cpuUsage(c0);
-  return { ms: now() - t, cpu: (c.user + c.system) / 1000, value };
 }
 
 async function oursInfo(sources) {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, median, option, table } from '../lib/harness.mjs';
+import { fmt, median, option, table, timed } from '../lib/harness.mjs';
 import { makeBig } from './lib.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -25,14 +25,6 @@ const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-stages-'));
 const now = () => performance.now();
-
-async function timed(fn) {
-  const c0 = process.cpuUsage();
-  const t = now();
-  const value = await fn();
-  const c = process.cpuUsage(c0);
-  return { ms: now() - t, cpu: (c.user + c.system) / 1000, value };
-}
 
 function native(argv) {
   const t = now();

@@ -224,6 +224,15 @@ export async function measure(pid, opts, { warmSeconds, seconds }) {
   };
 }
 
+/** Runs `fn` once: its wall ms, this process's CPU ms (all threads) and its value. */
+export async function timed(fn) {
+  const c0 = process.cpuUsage();
+  const t = performance.now();
+  const value = await fn();
+  const c = process.cpuUsage(c0);
+  return { ms: performance.now() - t, cpu: (c.user + c.system) / 1000, value };
+}
+
 export const median = (xs) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (!s.length) return NaN;

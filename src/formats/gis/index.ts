@@ -338,6 +338,15 @@ class Spill {
 /** Bytes read from GDAL's output per step: large reads, few calls, whole lines split in bulk. */
 const READ_CHUNK = 1024 * 1024;
 
+/** What a feature streamer reports: features inlined and spilled to the result part, their WGS 84 extent (null when not reprojected), features left out as not valid JSON, the part's name. */
+interface StreamedFeatures {
+  inlined: number;
+  omitted: number;
+  bbox: number[] | null;
+  bad: number;
+  part: string | null;
+}
+
 /**
  * Copies GDAL's GeoJSONSeq output into the artifact. The file is read in 1 MiB chunks and
  * split into lines here (no readline, no per-line await); every line is still parsed once,
@@ -349,7 +358,7 @@ async function streamFeatures(
   content: JsonWriter,
   job: JobState,
   reprojected: boolean,
-): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number; part: string | null }> {
+): Promise<StreamedFeatures> {
   const bbox = new BBox();
   let inlined = 0;
   let omitted = 0;
@@ -423,7 +432,7 @@ async function streamFgbFeatures(
   content: JsonWriter,
   job: JobState,
   reprojected: boolean,
-): Promise<{ inlined: number; omitted: number; bbox: number[] | null; bad: number; part: string | null }> {
+): Promise<StreamedFeatures> {
   const extent = new Extent();
   let inlined = 0;
   let omitted = 0;
@@ -569,7 +578,7 @@ async function writeLayer(
   if (!reprojected && crs === null && gf && featureCount > 0 && !warnings.some((w) => w.startsWith('The .prj file is missing'))) {
     warnings.push('The layer has no coordinate system (e.g. no .prj): features are given in the file\'s own coordinates, not WGS 84 (featuresCrs "native").');
   }
-  let stats = { inlined: 0, omitted: 0, bbox: null as number[] | null, bad: 0, part: null as string | null };
+  let stats: StreamedFeatures = { inlined: 0, omitted: 0, bbox: null, bad: 0, part: null };
   if (exported && fgbHost) {
     stats = await streamFgbFeatures(fgbHost, !gf, content, job, reprojected);
     await rm(fgbHost, { force: true });
