@@ -28,8 +28,9 @@ const manifestPath = path.join(outDir, 'pdfium.json');
 // limits: function size in binary instructions for "always", "flexible" and "one caller".
 const FLAGS = ['-O3', '--enable-mutable-globals', '--enable-sign-ext', '--enable-nontrapping-float-to-int', '--enable-bulk-memory', '-aimfs=40', '-fimfs=300', '-ocimfs=80'];
 
+const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const source = require.resolve('@embedpdf/pdfium/pdfium.wasm');
-const sourceSha256 = crypto.createHash('sha256').update(fs.readFileSync(source)).digest('hex');
+const sourceSha256 = sha256(source);
 
 let wasmOpt, optimizer;
 try {
@@ -44,7 +45,7 @@ try {
 const wanted = { sourceSha256, optimizer, flags: FLAGS };
 try {
   const have = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-  const outOk = fs.existsSync(out) && have.outputSha256 === crypto.createHash('sha256').update(fs.readFileSync(out)).digest('hex');
+  const outOk = fs.existsSync(out) && have.outputSha256 === sha256(out);
   if (have.sourceSha256 === wanted.sourceSha256 && have.optimizer === wanted.optimizer && JSON.stringify(have.flags) === JSON.stringify(FLAGS) && outOk) {
     console.log('optimize-pdfium: dist/wasm/pdfium.wasm is up to date');
     process.exit(0);
@@ -74,6 +75,6 @@ if (shape(before) !== shape(after)) {
   process.exit(0);
 }
 fs.renameSync(tmp, out);
-const outputSha256 = crypto.createHash('sha256').update(fs.readFileSync(out)).digest('hex');
+const outputSha256 = sha256(out);
 fs.writeFileSync(manifestPath, `${JSON.stringify({ ...wanted, outputSha256, source: path.relative(root, source), builtAt: new Date().toISOString() }, null, 2)}\n`);
 console.log(`optimize-pdfium: wrote dist/wasm/pdfium.wasm in ${Math.round((Date.now() - t0) / 1000)} s`);
