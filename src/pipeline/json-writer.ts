@@ -90,7 +90,7 @@ export class JsonWriter {
     const chunk = this.buf;
     this.buf = '';
     this.bytes += Buffer.byteLength(chunk);
-    // A stream that already failed (its file could not be opened, say) would never drain.
+    // A stream that already failed (an earlier write error) would never drain.
     if (this.out.destroyed) throw this.out.errored ?? new Error('output stream closed before the document was written');
     if (!this.out.write(chunk)) await once(this.out, 'drain');
   }
