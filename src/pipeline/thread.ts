@@ -80,11 +80,20 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
       parts: outcome.parts ?? [],
     };
   } catch (err) {
+    // The artifact file's own failures: it could not be created (out is still null), or the
+    // stream failed on a write or on closing (the error thrown is the stream's).
+    const writing = out === null || (out.errored !== null && out.errored === err);
     out?.destroy();
     if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient };
     const e = err as NodeJS.ErrnoException;
-    // Running out of disk or file handles is the machine's trouble, not the document's.
-    const transient = e?.code === 'ENOSPC' || e?.code === 'EMFILE' || e?.code === 'EAGAIN';
-    return { ok: false, code: 'extraction_failed', message: `parser error: ${e?.message ?? String(err)}`, transient };
+    const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);
+    const message = e?.message ?? String(err);
+    return { ok: false, code: 'extraction_failed', message: writing ? `could not write the result file: ${message}` : `parser error: ${message}`, transient };
   }
 }
+
+/**
+ * errno codes that are the machine's trouble, not the document's — a full disk or quota, a
+ * failing disk, no file handles left: the job is retried (with backoff, possibly elsewhere).
+ */
+const MACHINE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'EAGAIN']);

@@ -1,8 +1,8 @@
 // writeArtifact writes the artifact synchronously from the parse thread (SyncFileStream). A
-// file that cannot be created fails the task as the document's error, before any parsing; a
-// write that fails part-way (a full disk) fails it as transient — retried later, nothing
-// reported as done — instead of hanging or leaving an 'error' unhandled; a good path gets the
-// whole artifact, byte count included.
+// file that cannot be created fails the task before any parsing; a write that fails part-way
+// (a full disk, a disk error) fails it as transient — retried later, nothing reported as done —
+// instead of hanging or leaving an 'error' unhandled; either is reported as the result file's
+// failure, not the parser's; a good path gets the whole artifact, byte count included.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +31,7 @@ describe('artifact file', () => {
     const missing = path.join(dir, 'no-such-dir', 'a.json');
     const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf);
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
-    if (!r.ok) expect(r.message).toMatch(/ENOENT/);
+    if (!r.ok) expect(r.message).toMatch(/^could not write the result file: ENOENT/);
     expect(fs.existsSync(missing)).toBe(false);
   });
 
@@ -39,7 +39,22 @@ describe('artifact file', () => {
     // /dev/full opens, then refuses every write with ENOSPC.
     const r = await writeArtifact(task('pysample__GeoTopo-komprimiert.pdf', '/dev/full'), async () => parsePdf);
     expect(r).toMatchObject({ ok: false, transient: true });
-    if (!r.ok) expect(r.message).toMatch(/ENOSPC/);
+    if (!r.ok) expect(r.message).toMatch(/^could not write the result file: ENOSPC/);
+  });
+
+  it('a disk that fails a write (EIO) fails the task as transient', async () => {
+    // The kernel answers a write at offset 0 of /proc/self/mem (never mapped) with EIO: a real
+    // I/O error, and the first write is refused, so nothing is written anywhere.
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', '/proc/self/mem'), async () => parsePdf);
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: true });
+    if (!r.ok) expect(r.message).toMatch(/^could not write the result file: EIO/);
+  });
+
+  it("a failure while parsing is reported as the parser's, not retried", async () => {
+    // The upload is gone (ENOENT on the input, not on the result file).
+    const r = await writeArtifact({ ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') }, async () => parsePdf);
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
+    if (!r.ok) expect(r.message).toMatch(/^parser error: ENOENT/);
   });
 
   for (const file of ['pysample__libreoffice-form.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {
