@@ -5,6 +5,18 @@ import path from 'node:path';
 import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
 
+/** Values a boolean variable may take (case-insensitive). */
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+
+/**
+ * For on-by-default switches read where the Config is not at hand (inside worker threads):
+ * true only when the variable turns the feature off. loadConfig validates the value at boot.
+ */
+export function switchedOff(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return FALSE_WORDS.includes(env[name]?.trim().toLowerCase() ?? '');
+}
+
 export type Role = 'api' | 'worker' | 'auth';
 export const ALL_ROLES: Role[] = ['api', 'worker', 'auth'];
 
@@ -117,8 +129,8 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   const bool = (name: string, def: boolean): boolean => {
     const raw = env[name]?.trim().toLowerCase();
     if (raw === undefined || raw === '') return def;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    if (TRUE_WORDS.includes(raw)) return true;
+    if (FALSE_WORDS.includes(raw)) return false;
     problems.push(`${name}=${JSON.stringify(env[name])} is not a boolean (expected true or false)`);
     return def;
   };

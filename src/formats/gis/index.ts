@@ -24,6 +24,7 @@ import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js
 import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
 import { extractZip, zipLimits, type ExtractReport } from './zip.js';
 import { isZipHead, readFileHead } from '../file-head.js';
+import { switchedOff } from '../../config.js';
 
 export { GisContent } from './schema.js';
 
@@ -462,7 +463,7 @@ export const fgbRouteStats = { used: 0, fallbacks: [] as string[] };
 
 /** DOCPARSE_GIS_FGB=false (or 0/no/off) turns the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer); validated at boot in config.ts. */
 function fgbRouteEnabled(): boolean {
-  return !['0', 'false', 'no', 'off'].includes(process.env.DOCPARSE_GIS_FGB?.trim().toLowerCase() ?? '');
+  return !switchedOff('DOCPARSE_GIS_FGB');
 }
 
 async function writeLayer(

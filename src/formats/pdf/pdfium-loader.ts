@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { switchedOff } from '../../config.js';
 import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 
@@ -63,10 +64,9 @@ export function choosePdfiumBinary(packageWasm: string, optimizedDir: string, op
  */
 export function pdfiumBinary(): PdfiumBinary {
   if (chosen) return chosen;
-  const wanted = !['0', 'false', 'no', 'off'].includes(process.env.DOCPARSE_PDFIUM_OPTIMIZED?.trim().toLowerCase() ?? '');
   // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
   const dir = fileURLToPath(new URL('../../../dist/wasm/', import.meta.url));
-  return (chosen = choosePdfiumBinary(require.resolve('@embedpdf/pdfium/pdfium.wasm'), dir, wanted));
+  return (chosen = choosePdfiumBinary(require.resolve('@embedpdf/pdfium/pdfium.wasm'), dir, !switchedOff('DOCPARSE_PDFIUM_OPTIMIZED')));
 }
 
 /** Compiles pdfium.wasm (for the main thread to pass to workers via workerData). */
