@@ -199,7 +199,8 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
 
   const port = await http.listen(config.host, config.port);
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
-  const pdfium = pool ? (pdfiumBinary().optimized ? 'optimized' : `package binary: ${pdfiumBinary().reason}`) : undefined;
+  const binary = pool ? pdfiumBinary() : null;
+  const pdfium = binary ? (binary.optimized ? 'optimized' : `package binary: ${binary.reason}`) : undefined;
   logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind, pdfium }, 'docparse listening');
 
   let closing: Promise<void> | null = null;

@@ -179,22 +179,29 @@ class GlyphIndex {
   /** 1 + the newest character in each slot (0: none). */
   private heads = new Int32Array(1 << 10);
   /** Per character: 1 + the previous character in its slot (0: none). */
-  private next = new Int32Array(1024);
+  private next!: Int32Array;
   /** Per character: its cell, both coordinates modulo 4096 (cells repeat every 8192 pt). */
-  private cell = new Int32Array(1024);
-  u = new Int32Array(1024);
-  x = new Float64Array(1024);
-  y = new Float64Array(1024);
+  private cell!: Int32Array;
+  u!: Int32Array;
+  x!: Float64Array;
+  y!: Float64Array;
+
+  constructor() {
+    this.allocChars(1024);
+  }
+
+  /** Per-character arrays for `n` characters. */
+  private allocChars(n: number): void {
+    this.next = new Int32Array(n);
+    this.cell = new Int32Array(n);
+    this.u = new Int32Array(n);
+    this.x = new Float64Array(n);
+    this.y = new Float64Array(n);
+  }
 
   /** Empties the index for a page of up to `n` characters, `width` points wide. */
   reset(n: number, width: number): void {
-    if (this.u.length < n) {
-      this.next = new Int32Array(n);
-      this.cell = new Int32Array(n);
-      this.u = new Int32Array(n);
-      this.x = new Float64Array(n);
-      this.y = new Float64Array(n);
-    }
+    if (this.u.length < n) this.allocChars(n);
     let bits = 10;
     while (1 << bits < n * 2) bits++;
     // Grown for the largest page so far (shrink() drops a huge one), else cleared.
@@ -209,11 +216,7 @@ class GlyphIndex {
     if (this.u.length <= 1 << 16 && this.bits <= 16) return;
     this.bits = 10;
     this.heads = new Int32Array(1 << 10);
-    this.next = new Int32Array(1024);
-    this.cell = new Int32Array(1024);
-    this.u = new Int32Array(1024);
-    this.x = new Float64Array(1024);
-    this.y = new Float64Array(1024);
+    this.allocChars(1024);
   }
   private slot(cx: number, cy: number): number {
     return ((cy & 4095) * this.cols + (cx & 4095)) & ((1 << this.bits) - 1);
