@@ -31,7 +31,7 @@ import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
 import { getPdfium, pdfiumBinary } from '../../dist/formats/pdf/pdfium-loader.js';
 import { PdfDocument } from '../../dist/formats/pdf/document.js';
-import { HAS_TASKSET, raisePriority } from '../lib/harness.mjs';
+import { HAS_TASKSET, median, raisePriority } from '../lib/harness.mjs';
 import { CORPUS, textPdfs } from './corpus.mjs';
 
 const RUNS = Number(process.argv[2] ?? 3) || 3;
@@ -50,7 +50,6 @@ function removeOutputs() {
   for (const f of fs.readdirSync(tmp)) if (f.startsWith('out-')) fs.rmSync(path.join(tmp, f), { force: true });
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** CPU ms of this process (all its threads). */
 const selfCpu = () => {
   const c = process.cpuUsage();
@@ -166,7 +165,7 @@ async function pdfiumFloor(files = TEXT) {
   }
 }
 
-const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), priority, pinning, pdfium: pdfiumBinary(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js), 1 for pdftotext` };
+const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), priority, pinning, pdfium: pdfiumBinary(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js, the PDFium floor), 1 for pdftotext` };
 // Warm-up (engine instantiation is per thread, once).
 if (cold) {
   await ours('SingleColumn', TEXT.slice(0, 1));
