@@ -1,0 +1,174 @@
+// The text layer's per-character pass, in WASM (wasm/charpass/charpass.ts, built into
+// dist/wasm/charpass.wasm): one instance per PDFium instance, importing its memory and
+// text-page functions, so reading a page's characters costs no JavaScript per character.
+// This module owns the instance and its scratch memory (malloc'd in PDFium's heap) and hands
+// back the page's fragments as typed-array views plus the page's text; textlayer.ts turns
+// them into Fragment objects.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Pdfium } from './pdfium-loader.js';
+
+// lib ES2023 has no WebAssembly typings: the few members used here.
+interface WasmGlobal {
+  value: number;
+}
+interface CharPassExports {
+  readChars(tp: number, n: number, rotation: number, l: number, b: number, r: number, t: number, width: number, dominant: number, rect: number, scratch: number, frags: number, text: number, counts: number): number;
+  scratchBytes(n: number): number;
+  dominantAngle(tp: number, n: number, work: number): number;
+  FRAG_BYTES: WasmGlobal;
+  FLAG_INVISIBLE: WasmGlobal;
+  FLAG_ROTATED: WasmGlobal;
+  FLAG_RTL_CANDIDATE: WasmGlobal;
+  TEXT_UNITS_PER_CHAR: WasmGlobal;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (m: object, imports: object) => { exports: unknown };
+}
+const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** Fragment record layout (FRAG_BYTES each): f64 at these indices of the record's 10 … */
+export const F64 = { x0: 0, y0: 1, x1: 2, y1: 3, size: 4 } as const;
+/** … and i32 at these indices of its 20. */
+export const I32 = { font: 10, chars: 11, bad: 12, boldChars: 13, italicChars: 14, mcid: 15, flags: 16, textStart: 17, textEnd: 18 } as const;
+
+export interface CharPassResult {
+  fragments: number;
+  /** Views of the fragment records (valid until the next pass on this thread). */
+  f64: Float64Array;
+  i32: Int32Array;
+  /** Record size in f64 / i32 slots. */
+  f64Stride: number;
+  i32Stride: number;
+  /** The fragments' text, untrimmed: fragment k is text.slice(textStart, textEnd). */
+  text: string;
+  flags: { invisible: number; rotated: number; rtlCandidate: number };
+  charCount: number;
+  badChars: number;
+  invisibleChars: number;
+  verticalPairs: number;
+  duplicates: number;
+}
+
+/** Names a font handle for the pass: (font index << 2) | bold | italic << 1. */
+export type FontNamer = (fontHandle: number) => number;
+
+interface Pass {
+  ex: CharPassExports;
+  scratch: number;
+  scratchBytes: number;
+  namer: FontNamer | null;
+}
+
+/** Scratch kept between pages for up to this many characters; a larger page's is freed after it. */
+const KEEP_CHARS = 1 << 16;
+
+let compiled: object | null = null;
+const passes = new WeakMap<Pdfium, Pass>();
+
+function charPassModule(): object {
+  if (compiled) return compiled;
+  // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
+  const file = fileURLToPath(new URL('../../../dist/wasm/charpass.wasm', import.meta.url));
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw new Error(`the PDF text-layer module is missing (${file}: ${(e as Error).message}); npm run build makes it`);
+  }
+  return (compiled = new WA.Module(bytes));
+}
+
+function passFor(p: Pdfium): Pass {
+  let pass = passes.get(p);
+  if (pass) return pass;
+  const made: Pass = { ex: null as unknown as CharPassExports, scratch: 0, scratchBytes: 0, namer: null };
+  const instance = new WA.Instance(charPassModule(), {
+    env: { memory: p.ex.memory },
+    pdfium: p.ex,
+    js: { fontInfo: (fh: number) => made.namer!(fh) },
+  });
+  made.ex = instance.exports as CharPassExports;
+  passes.set(p, (pass = made));
+  return pass;
+}
+
+/** The dominant text direction of text page `tp` (n characters), in degrees: a multiple of 15. */
+export function dominantAngle(p: Pdfium, tp: number, n: number): number {
+  const pass = passFor(p);
+  reserve(p, pass, n);
+  return pass.ex.dominantAngle(tp, n, pass.scratch);
+}
+
+/** Scratch for a page of n characters from `base`: counts, then readChars' scratch, fragments and text. */
+function layout(ex: CharPassExports, base: number, n: number): { counts: number; scratch: number; frags: number; text: number; end: number } {
+  const counts = base;
+  const scratch = counts + 32;
+  const frags = scratch + ((ex.scratchBytes(n) + 7) & ~7);
+  const text = frags + n * ex.FRAG_BYTES.value;
+  return { counts, scratch, frags, text, end: text + n * ex.TEXT_UNITS_PER_CHAR.value * 2 };
+}
+
+/** Makes pass.scratch large enough for a page of n characters (≥ 256 bytes). */
+function reserve(p: Pdfium, pass: Pass, n: number): void {
+  const need = Math.max(256, layout(pass.ex, 0, n).end);
+  if (pass.scratchBytes >= need) return;
+  if (pass.scratch) p.ex.free(pass.scratch);
+  pass.scratch = 0;
+  pass.scratchBytes = 0;
+  const ptr = p.ex.malloc(need);
+  if (!ptr) throw new Error(`out of memory for the text of a page with ${n} characters`);
+  pass.scratch = ptr;
+  pass.scratchBytes = need;
+}
+
+/**
+ * Reads the `n` characters of text page `tp` into fragments, in the frame `frame` (rotation,
+ * page box, width) with the page's dominant text angle in degrees. `rect` is ≥ 24 bytes of
+ * scratch in PDFium's heap.
+ */
+export function runCharPass(p: Pdfium, tp: number, n: number, frame: { rotation: number; box: [number, number, number, number]; width: number }, dominant: number, rect: number, namer: FontNamer): CharPassResult {
+  const pass = passFor(p);
+  const { ex } = pass;
+  const fragBytes = ex.FRAG_BYTES.value;
+  reserve(p, pass, n);
+  const { counts, scratch, frags, text } = layout(ex, pass.scratch, n);
+  const [L, B, R, T] = frame.box;
+  pass.namer = namer;
+  let count: number;
+  try {
+    count = ex.readChars(tp, n, frame.rotation, L, B, R, T, frame.width, dominant, rect, scratch, frags, text, counts);
+  } finally {
+    pass.namer = null;
+  }
+  // Views made after the pass: naming a font may have grown the heap (and detached old views).
+  const buffer = (p.ex.memory as { buffer: ArrayBuffer }).buffer;
+  const c = new Int32Array(buffer, counts, 6);
+  const result: CharPassResult = {
+    fragments: count,
+    f64: new Float64Array(buffer, frags, (count * fragBytes) / 8),
+    i32: new Int32Array(buffer, frags, (count * fragBytes) / 4),
+    f64Stride: fragBytes / 8,
+    i32Stride: fragBytes / 4,
+    text: c[5] ? Buffer.from(buffer, text, c[5] * 2).toString('utf16le') : '',
+    flags: { invisible: ex.FLAG_INVISIBLE.value, rotated: ex.FLAG_ROTATED.value, rtlCandidate: ex.FLAG_RTL_CANDIDATE.value },
+    charCount: c[0],
+    badChars: c[1],
+    invisibleChars: c[2],
+    verticalPairs: c[3],
+    duplicates: c[4],
+  };
+  return result;
+}
+
+/** After a page with very many characters: frees its scratch (call once its results are read). */
+export function releaseLargeScratch(p: Pdfium): void {
+  const pass = passes.get(p);
+  if (!pass || !pass.scratch) return;
+  if (pass.scratchBytes > layout(pass.ex, 0, KEEP_CHARS).end) {
+    p.ex.free(pass.scratch);
+    pass.scratch = 0;
+    pass.scratchBytes = 0;
+  }
+}
