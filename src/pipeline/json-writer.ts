@@ -87,9 +87,11 @@ export class JsonWriter {
 
   async flush(): Promise<void> {
     if (!this.buf) return;
-    const chunk = this.buf;
+    // Encoded here, once: the length comes with it (Buffer.byteLength, then the stream's own
+    // encoding of the string, walked the 64 KiB chunk twice).
+    const chunk = Buffer.from(this.buf, 'utf8');
     this.buf = '';
-    this.bytes += Buffer.byteLength(chunk);
+    this.bytes += chunk.length;
     // A stream that already failed (an earlier write error) would never drain.
     if (this.out.destroyed) throw this.out.errored ?? new Error('output stream closed before the document was written');
     if (!this.out.write(chunk)) await once(this.out, 'drain');
