@@ -52,7 +52,18 @@ export interface RawBlock {
 
 const LIST_MARKER = /^(?:[•◦▪▫●○■□►▸‣⁃∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?(?:i|ii|iii|iv|v|vi|vii|viii|ix|x)[.)])\s+/;
 
+/** Could LIST_MARKER match? Most lines start with a word, which this tells from its first two characters. */
+function mayStartWithMarker(text: string): boolean {
+  const c = text.charCodeAt(0);
+  const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  if (!letter) return true;
+  // A letter opens a marker only as "a." / "a)" or as a lower-case roman numeral (i, v, x …).
+  const d = text.charCodeAt(1);
+  return d === 0x2e || d === 0x29 || c === 0x69 || c === 0x76 || c === 0x78;
+}
+
 function listMarkerOf(text: string): string | null {
+  if (!mayStartWithMarker(text)) return null;
   const m = LIST_MARKER.exec(text);
   return m ? m[0].trim() : null;
 }
@@ -76,9 +87,20 @@ export function fromVertical(b: { x0: number; y0: number; x1: number; y1: number
   b.y1 = x1;
 }
 
+/**
+ * Array.prototype.sort(cmp), skipped when `a` is already in order (fragments and lines mostly
+ * come top to bottom, left to right): the check is the sort's own first run detection, so
+ * the result is the same array the (stable) sort would leave, without its setup per call.
+ */
+function sortInPlace<T>(a: T[], cmp: (x: T, y: T) => number): T[] {
+  for (let i = 1; i < a.length; i++) if (cmp(a[i], a[i - 1]) < 0) return a.sort(cmp);
+  return a;
+}
+
 function median(xs: number[]): number {
   if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
+  // A typed array sorts numerically without calling back into JavaScript per comparison.
+  const s = Float64Array.from(xs).sort();
   return s[s.length >> 1];
 }
 
@@ -265,7 +287,7 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
 
 /** Lines of a region: fragments clustered by baseline, each line left to right. */
 export function regionLines(frags: Fragment[]): Line[] {
-  const sorted = [...frags].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  const sorted = sortInPlace([...frags], (a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Fragment[][] = [];
   let row: Fragment[] = [];
   let ry0 = 0, ry1 = 0;
@@ -288,7 +310,7 @@ export function regionLines(frags: Fragment[]): Line[] {
   if (row.length) rows.push(row);
   const lines: Line[] = [];
   for (const r of rows) {
-    r.sort((a, b) => a.x0 - b.x0);
+    sortInPlace(r, (a, b) => a.x0 - b.x0);
     // (isRtl needs a Hebrew/Arabic letter: rows without one skip building the joined text.)
     if (r.some((f) => hasRtlChar(f.text)) && isRtl(r.map((f) => f.text).join(''))) r.reverse();
     let text = '';
@@ -310,7 +332,7 @@ export function regionLines(frags: Fragment[]): Line[] {
     }
     lines.push({ text, x0, y0, x1, y1, size: dom.size, bold: dom.bold, italic: dom.italic, font: dom.font, chars, mcid: dom.mcid });
   }
-  lines.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  sortInPlace(lines, (a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   return lines;
 }
 
@@ -342,11 +364,13 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
   }
   const pitch = median(pitches.filter((p) => p > 0));
   // Text edges of the region: paragraphs start indented or follow a short last line.
-  const x0s = lines.map((l) => l.x0).sort((a, b) => a - b);
-  const x1s = lines.map((l) => l.x1).sort((a, b) => a - b);
+  const x0s = Float64Array.from(lines, (l) => l.x0).sort();
+  const x1s = Float64Array.from(lines, (l) => l.x1).sort();
   const left = x0s[Math.floor(x0s.length * 0.2)];
   const right = x1s[Math.floor(x1s.length * 0.8)];
   const justified = lines.length >= 4;
+  // Each line's list marker, read once (a line is tested as itself and as the next one's prev).
+  const markers = lines.map((l) => listMarkerOf(l.text));
   let cur: Line[] = [];
   const flush = () => {
     if (cur.length) blocks.push(makeBlock(cur, column));
@@ -362,7 +386,8 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
       const sizeChange = Math.abs(l.size - prev.size) > Math.max(prev.size, l.size) * 0.12;
       const boldChange = prev.bold !== l.bold && (cur.length === 1 || l.chars < 60 || prev.chars < 60) && (prev.bold ? prev.chars : l.chars) < 120;
       const bigGap = pitch > 0 ? step > pitch * 1.45 && gap > size * 0.35 : gap > size * 0.8;
-      const list = listMarkerOf(l.text) !== null && (listMarkerOf(prev.text) !== null || gap > size * 0.2 || l.x0 < prev.x0 - size);
+      // prev is lines[i - 1]: cur holds consecutive lines ending with the previous one.
+      const list = markers[i] !== null && (markers[i - 1] !== null || gap > size * 0.2 || l.x0 < prev.x0 - size);
       const overlapX = Math.min(prev.x1, l.x1) - Math.max(prev.x0, l.x0) > -size;
       const indented = justified && l.x0 > left + size * 0.8 && l.x0 < left + size * 5 && prev.x0 < left + size * 0.5 && l.x1 > right - size * 2;
       const shortPrev = justified && prev.x1 < right - size * 3 && /[.!?:;]["')\]]?$/.test(prev.text) && Math.abs(l.x0 - left) < size * 5;
@@ -375,6 +400,7 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
 }
 
 function makeBlock(lines: Line[], column: number | null): RawBlock {
+  if (lines.length === 1) return oneLineBlock(lines[0], column);
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, chars = 0, boldChars = 0, italicChars = 0;
   const sizeW = new Map<number, number>();
   const fontW = new Map<string, number>();
@@ -405,6 +431,26 @@ function makeBlock(lines: Line[], column: number | null): RawBlock {
     italic: italicChars * 2 > chars,
     font,
     chars,
+    listMarker: listMarkerOf(text),
+    column,
+  };
+}
+
+/** makeBlock for a single line (most blocks of forms and tables): no weighting needed. */
+function oneLineBlock(l: Line, column: number | null): RawBlock {
+  const text = joinLines([l.text]);
+  return {
+    lines: [l],
+    text,
+    x0: l.x0,
+    y0: l.y0,
+    x1: l.x1,
+    y1: l.y1,
+    size: Math.round(l.size * 2) / 2,
+    bold: l.bold && l.chars > 0,
+    italic: l.italic && l.chars > 0,
+    font: l.font,
+    chars: l.chars,
     listMarker: listMarkerOf(text),
     column,
   };
