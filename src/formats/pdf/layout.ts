@@ -399,8 +399,14 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
   return blocks;
 }
 
+/** The key carrying the most weight; a tie goes to the key added first. `w` is not empty. */
+function heaviest<K>(w: Map<K, number>): K {
+  let best: K | undefined, most = -Infinity;
+  for (const [k, n] of w) if (n > most) (best = k), (most = n);
+  return best as K;
+}
+
 function makeBlock(lines: Line[], column: number | null): RawBlock {
-  if (lines.length === 1) return oneLineBlock(lines[0], column);
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, chars = 0, boldChars = 0, italicChars = 0;
   const sizeW = new Map<number, number>();
   const fontW = new Map<string, number>();
@@ -416,8 +422,8 @@ function makeBlock(lines: Line[], column: number | null): RawBlock {
     sizeW.set(s, (sizeW.get(s) ?? 0) + l.chars);
     fontW.set(l.font, (fontW.get(l.font) ?? 0) + l.chars);
   }
-  const size = [...sizeW.entries()].sort((a, b) => b[1] - a[1])[0][0];
-  const font = [...fontW.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const size = heaviest(sizeW);
+  const font = heaviest(fontW);
   const text = joinLines(lines.map((l) => l.text));
   return {
     lines,
@@ -431,26 +437,6 @@ function makeBlock(lines: Line[], column: number | null): RawBlock {
     italic: italicChars * 2 > chars,
     font,
     chars,
-    listMarker: listMarkerOf(text),
-    column,
-  };
-}
-
-/** makeBlock for a single line (most blocks of forms and tables): no weighting needed. */
-function oneLineBlock(l: Line, column: number | null): RawBlock {
-  const text = joinLines([l.text]);
-  return {
-    lines: [l],
-    text,
-    x0: l.x0,
-    y0: l.y0,
-    x1: l.x1,
-    y1: l.y1,
-    size: Math.round(l.size * 2) / 2,
-    bold: l.bold && l.chars > 0,
-    italic: l.italic && l.chars > 0,
-    font: l.font,
-    chars: l.chars,
     listMarker: listMarkerOf(text),
     column,
   };
