@@ -32,7 +32,7 @@ export const FLAG_ROTATED: i32 = 2;
 /** Holds a Hebrew/Arabic character and was laid out rightwards: the caller checks isRtl. */
 export const FLAG_RTL_CANDIDATE: i32 = 4;
 /** Per character of the page: bytes of dedup scratch (x, y: f64; next, cell, code: i32). */
-export const SCRATCH_BYTES_PER_CHAR: i32 = 28;
+const SCRATCH_BYTES_PER_CHAR: i32 = 28;
 /** Most UTF-16 units one character adds to the text: a space and a three-unit ligature. */
 export const TEXT_UNITS_PER_CHAR: i32 = 4;
 

@@ -97,12 +97,19 @@ function passFor(p: Pdfium): Pass {
 /** The dominant text direction of text page `tp` (n characters), in degrees: a multiple of 15. */
 export function dominantAngle(p: Pdfium, tp: number, n: number): number {
   const pass = passFor(p);
-  reserve(p, pass, n);
-  return pass.ex.dominantAngle(tp, n, pass.scratch);
+  return pass.ex.dominantAngle(tp, n, reserve(p, pass, n).scratch);
+}
+
+interface ScratchLayout {
+  counts: number;
+  scratch: number;
+  frags: number;
+  text: number;
+  end: number;
 }
 
 /** Scratch for a page of n characters from `base`: counts, then readChars' scratch, fragments and text. */
-function layout(ex: CharPassExports, base: number, n: number): { counts: number; scratch: number; frags: number; text: number; end: number } {
+function layout(ex: CharPassExports, base: number, n: number): ScratchLayout {
   const counts = base;
   const scratch = counts + 32;
   const frags = scratch + ((ex.scratchBytes(n) + 7) & ~7);
@@ -110,17 +117,19 @@ function layout(ex: CharPassExports, base: number, n: number): { counts: number;
   return { counts, scratch, frags, text, end: text + n * ex.TEXT_UNITS_PER_CHAR.value * 2 };
 }
 
-/** Makes pass.scratch large enough for a page of n characters (≥ 256 bytes). */
-function reserve(p: Pdfium, pass: Pass, n: number): void {
+/** Makes pass.scratch large enough for a page of n characters (≥ 256 bytes); returns its layout. */
+function reserve(p: Pdfium, pass: Pass, n: number): ScratchLayout {
   const need = Math.max(256, layout(pass.ex, 0, n).end);
-  if (pass.scratchBytes >= need) return;
-  if (pass.scratch) p.ex.free(pass.scratch);
-  pass.scratch = 0;
-  pass.scratchBytes = 0;
-  const ptr = p.ex.malloc(need);
-  if (!ptr) throw new Error(`out of memory for the text of a page with ${n} characters`);
-  pass.scratch = ptr;
-  pass.scratchBytes = need;
+  if (pass.scratchBytes < need) {
+    if (pass.scratch) p.ex.free(pass.scratch);
+    pass.scratch = 0;
+    pass.scratchBytes = 0;
+    const ptr = p.ex.malloc(need);
+    if (!ptr) throw new Error(`out of memory for the text of a page with ${n} characters`);
+    pass.scratch = ptr;
+    pass.scratchBytes = need;
+  }
+  return layout(pass.ex, pass.scratch, n);
 }
 
 /**
@@ -132,8 +141,7 @@ export function runCharPass(p: Pdfium, tp: number, n: number, frame: { rotation:
   const pass = passFor(p);
   const { ex } = pass;
   const fragBytes = ex.FRAG_BYTES.value;
-  reserve(p, pass, n);
-  const { counts, scratch, frags, text } = layout(ex, pass.scratch, n);
+  const { counts, scratch, frags, text } = reserve(p, pass, n);
   const [L, B, R, T] = frame.box;
   pass.namer = namer;
   let count: number;

@@ -155,7 +155,7 @@ function reverseVisual(text: string): string {
 /** Extracts fragments from a loaded page. */
 export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry): TextLayer {
   let g = display;
-  const { ex, M } = doc.p;
+  const { ex } = doc.p;
   const tp = ex.FPDFText_LoadPage(page);
   const out: TextLayer = { fragments: [], frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
   if (!tp) return out;
@@ -177,7 +177,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       let k = fontIndex.get(fh);
       if (k === undefined) {
         fontIndex.set(fh, (k = fonts.length));
-        fonts.push(readFont(doc, fh, M));
+        fonts.push(readFont(doc, fh));
       }
       const f = fonts[k];
       return (k << 2) | (f.bold ? 1 : 0) | (f.italic ? 2 : 0);
@@ -225,8 +225,8 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
 }
 
 /** A font's base name (subset prefix dropped) and whether it is bold / italic. */
-function readFont(doc: PdfDocument, fh: number, M: { UTF8ToString(ptr: number): string }): FontInfo {
-  const { ex } = doc.p;
+function readFont(doc: PdfDocument, fh: number): FontInfo {
+  const { ex, M } = doc.p;
   let name = '';
   if (fh) {
     const need = ex.FPDFFont_GetBaseFontName(fh, 0, 0);
