@@ -13,6 +13,7 @@
 //          units in `text`, untrimmed);
 //   counts: charCount, badChars, invisibleChars, verticalPairs, duplicates, text units (i32).
 // Fonts are named by the caller: fontInfo(font handle) returns (font index << 2) | bold | italic << 1.
+// The module also exports layout.ts's layoutSingleColumn, which lays these fragments out.
 
 @external("pdfium", "FPDFText_GetUnicode") declare function getUnicode(tp: i32, i: i32): i32;
 @external("pdfium", "FPDFText_GetTextObject") declare function getTextObject(tp: i32, i: i32): i32;
@@ -26,11 +27,10 @@
 @external("pdfium", "FPDFTextObj_GetFont") declare function getFont(obj: i32): i32;
 @external("js", "fontInfo") declare function fontInfo(font: i32): i32;
 
-export const FRAG_BYTES: i32 = 80;
-export const FLAG_INVISIBLE: i32 = 1;
-export const FLAG_ROTATED: i32 = 2;
-/** Holds a Hebrew/Arabic character and was laid out rightwards: the caller checks isRtl. */
-export const FLAG_RTL_CANDIDATE: i32 = 4;
+import { FRAG_BYTES, FLAG_INVISIBLE, FLAG_ROTATED, FLAG_RTL_CANDIDATE, isBullet, isJsSpace, isRtlCode, jsRound } from './shared';
+export { FRAG_BYTES, FLAG_INVISIBLE, FLAG_ROTATED, FLAG_RTL_CANDIDATE } from './shared';
+export { layoutSingleColumn, layoutBytes, BLOCK_BYTES } from './layout';
+
 /** Per character of the page: bytes of dedup scratch (x, y: f64; next, cell, code: i32). */
 const SCRATCH_BYTES_PER_CHAR: i32 = 28;
 /** Most UTF-16 units one character adds to the text: a space and a three-unit ligature. */
@@ -41,26 +41,6 @@ export const TEXT_UNITS_PER_CHAR: i32 = 4;
 /** U+FFFD, NUL, C0 controls other than tab/LF/CR, private use: a failed Unicode mapping. */
 function isBad(u: i32): bool {
   return u == 0xfffd || u == 0 || (u < 32 && u != 9 && u != 10 && u != 13) || (u >= 0xe000 && u <= 0xf8ff) || u > 0x10ffff;
-}
-
-function isRtlCode(u: i32): bool {
-  return (u >= 0x590 && u <= 0x8ff) || (u >= 0xfb1d && u <= 0xfdff) || (u >= 0xfe70 && u <= 0xfeff);
-}
-
-/** List bullets and dashes: a fragment starting with one may take the item text's size. */
-function isBullet(c: i32): bool {
-  switch (c) {
-    case 0x2022: case 0x25e6: case 0x25aa: case 0x25ab: case 0x25cf: case 0x25cb: case 0x25a0:
-    case 0x25a1: case 0x25ba: case 0x25b8: case 0x2023: case 0x2043: case 0x2219: case 0xb7:
-    case 0x2d: case 0x2013: case 0x2014: case 0x2a:
-      return true;
-  }
-  return false;
-}
-
-/** JavaScript's white space and line terminators (what \s and trim() match). */
-function isJsSpace(c: i32): bool {
-  return (c >= 9 && c <= 13) || c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
 }
 
 // ---- the current fragment ----------------------------------------------------------------
@@ -208,12 +188,6 @@ function headsBits(n: i32): i32 {
   let bits = 10;
   while (1 << bits < n * 2) bits++;
   return bits;
-}
-
-/** JavaScript's Math.round (halves toward +∞). */
-function jsRound(x: f64): f64 {
-  const f = Math.floor(x);
-  return x - f >= 0.5 ? f + 1 : f;
 }
 
 /**

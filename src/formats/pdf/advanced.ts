@@ -647,7 +647,7 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
 export function advancedPageExtras(doc: PdfDocument, page: number, index: number, g: PageGeometry, frame: PageGeometry, frags: Fragment[], blocks: RawBlock[], types?: Map<number, string>): AdvancedExtras {
   if (types?.size) {
     for (const b of blocks) {
-      const id = b.lines.find((l) => l.mcid !== undefined && l.mcid >= 0)?.mcid;
+      const id = b.lines?.find((l) => l.mcid !== undefined && l.mcid >= 0)?.mcid;
       const t = id !== undefined ? types.get(id) : undefined;
       if (t) b.structType = t;
     }

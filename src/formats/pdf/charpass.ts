@@ -21,6 +21,9 @@ interface CharPassExports {
   FLAG_ROTATED: WasmGlobal;
   FLAG_RTL_CANDIDATE: WasmGlobal;
   TEXT_UNITS_PER_CHAR: WasmGlobal;
+  layoutSingleColumn(frags: number, count: number, text: number, textUnits: number, work: number): number;
+  layoutBytes(count: number, textUnits: number): number;
+  BLOCK_BYTES: WasmGlobal;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
@@ -49,6 +52,24 @@ export interface CharPassResult {
   invisibleChars: number;
   verticalPairs: number;
   duplicates: number;
+  /** Where the records and text lie in PDFium's memory, for layOutSingleColumn. */
+  at: { frags: number; text: number; textUnits: number };
+}
+
+/** Block record layout (BLOCK_BYTES each): f64 at these indices of the record's 9 … */
+export const BLOCK_F64 = { x0: 0, y0: 1, x1: 2, y1: 3, size: 4 } as const;
+/** … and i32 at these indices of its 18. */
+export const BLOCK_I32 = { font: 10, bold: 11, italic: 12, chars: 13, lineCount: 14, markerLength: 15, textStart: 16, textEnd: 17 } as const;
+
+export interface SingleColumnLayout {
+  blocks: number;
+  /** Views of the block records (valid until the next layout on this thread). */
+  f64: Float64Array;
+  i32: Int32Array;
+  f64Stride: number;
+  i32Stride: number;
+  /** The blocks' text: block k is text.slice(textStart, textEnd). */
+  text: string;
 }
 
 /** Names a font handle for the pass: (font index << 2) | bold | italic << 1. */
@@ -58,11 +79,16 @@ interface Pass {
   ex: CharPassExports;
   scratch: number;
   scratchBytes: number;
+  /** layoutSingleColumn's work memory (a block of its own: its size follows the fragment count). */
+  work: number;
+  workBytes: number;
   namer: FontNamer | null;
 }
 
 /** Scratch kept between pages for up to this many characters; a larger page's is freed after it. */
 const KEEP_CHARS = 1 << 16;
+/** Layout work memory kept between pages up to this size; a larger one is freed after its page. */
+const KEEP_WORK_BYTES = 4 << 20;
 
 let compiled: object | null = null;
 const passes = new WeakMap<Pdfium, Pass>();
@@ -83,7 +109,7 @@ function charPassModule(): object {
 function passFor(p: Pdfium): Pass {
   let pass = passes.get(p);
   if (pass) return pass;
-  const made: Pass = { ex: null as unknown as CharPassExports, scratch: 0, scratchBytes: 0, namer: null };
+  const made: Pass = { ex: null as unknown as CharPassExports, scratch: 0, scratchBytes: 0, work: 0, workBytes: 0, namer: null };
   const instance = new WA.Instance(charPassModule(), {
     env: { memory: p.ex.memory },
     pdfium: p.ex,
@@ -166,14 +192,57 @@ export function runCharPass(p: Pdfium, tp: number, n: number, frame: { rotation:
     invisibleChars: c[2],
     verticalPairs: c[3],
     duplicates: c[4],
+    at: { frags, text, textUnits: c[5] },
   };
   return result;
+}
+
+/**
+ * SingleColumn layout of the fragments of the last pass on this thread, in WASM (the same
+ * blocks as layout.ts's regionBlocks(regionLines(upright fragments))): null when the page
+ * needs the JavaScript layout (see wasm/charpass/layout.ts).
+ */
+export function layOutSingleColumn(p: Pdfium, r: CharPassResult): SingleColumnLayout | null {
+  const pass = passFor(p);
+  const { ex } = pass;
+  const need = Math.max(256, ex.layoutBytes(r.fragments, r.at.textUnits));
+  if (pass.workBytes < need) {
+    if (pass.work) p.ex.free(pass.work);
+    pass.work = 0;
+    pass.workBytes = 0;
+    const ptr = p.ex.malloc(need);
+    if (!ptr) throw new Error(`out of memory for the layout of a page with ${r.fragments} text runs`);
+    pass.work = ptr;
+    pass.workBytes = need;
+  }
+  const work = pass.work;
+  const count = ex.layoutSingleColumn(r.at.frags, r.fragments, r.at.text, r.at.textUnits, work);
+  if (count < 0) return null;
+  const blockBytes = ex.BLOCK_BYTES.value;
+  const buffer = (p.ex.memory as { buffer: ArrayBuffer }).buffer;
+  const units = new Int32Array(buffer, work, 2)[1];
+  // Header (16 bytes), the records, then their text.
+  const records = work + 16;
+  return {
+    blocks: count,
+    f64: new Float64Array(buffer, records, (count * blockBytes) / 8),
+    i32: new Int32Array(buffer, records, (count * blockBytes) / 4),
+    f64Stride: blockBytes / 8,
+    i32Stride: blockBytes / 4,
+    text: units ? Buffer.from(buffer, records + r.fragments * blockBytes, units * 2).toString('utf16le') : '',
+  };
 }
 
 /** After a page with very many characters: frees its scratch (call once its results are read). */
 export function releaseLargeScratch(p: Pdfium): void {
   const pass = passes.get(p);
-  if (!pass || !pass.scratch) return;
+  if (!pass) return;
+  if (pass.workBytes > KEEP_WORK_BYTES) {
+    p.ex.free(pass.work);
+    pass.work = 0;
+    pass.workBytes = 0;
+  }
+  if (!pass.scratch) return;
   if (pass.scratchBytes > layout(pass.ex, 0, KEEP_CHARS).end) {
     p.ex.free(pass.scratch);
     pass.scratch = 0;

@@ -89,7 +89,7 @@ class SizeStats {
 function headingLevel(b: RawBlock, stats: SizeStats): number | null {
   const t = b.text;
   if (b.listMarker && !/^\(?[0-9a-zA-Z]/.test(b.listMarker)) return null; // bullets are list items
-  if (t.length > 200 || b.lines.length > 3 || !/\p{L}{2}/u.test(t)) return null;
+  if (t.length > 200 || b.lineCount > 3 || !/\p{L}{2}/u.test(t)) return null;
   const body = stats.body;
   const ratio = b.size / body;
   if (ratio >= 1.15 && b.chars >= 2) {
@@ -97,7 +97,7 @@ function headingLevel(b: RawBlock, stats: SizeStats): number | null {
     if (ratio >= 1.45) return 2;
     return 3;
   }
-  if (b.bold && !stats.bodyIsBold && ratio >= 0.95 && t.length <= 120 && b.lines.length <= 2 && !/[.,;]$/.test(t)) return 4;
+  if (b.bold && !stats.bodyIsBold && ratio >= 0.95 && t.length <= 120 && b.lineCount <= 2 && !/[.,;]$/.test(t)) return 4;
   return null;
 }
 
@@ -169,7 +169,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
           font: b.font,
           bold: b.bold,
           italic: b.italic,
-          lineCount: b.lines.length,
+          lineCount: b.lineCount,
         };
         if (level) out.level = level;
         if (kind === 'list' && b.listMarker) out.listMarker = b.listMarker;
@@ -296,7 +296,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     const g = pageGeometry(doc, page);
     base.geometry = g;
     base.label = readPageLabel(doc, i);
-    let layer: TextLayer = readTextLayer(doc, page, g);
+    let layer: TextLayer = readTextLayer(doc, page, g, mode === 'SingleColumn');
     base.charCount = layer.charCount;
     base.badChars = layer.badChars;
     let source: 'text' | 'ocr' | 'none' = layer.charCount > 0 ? 'text' : 'none';
@@ -310,7 +310,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
           // Keep the text layer when OCR finds less (e.g. a blank scan under a real text line).
           if (r.fragments.length && r.charCount >= layer.charCount) {
             base.ocr = r;
-            layer = { fragments: r.fragments, frame: g, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+            layer = { fragments: r.fragments, singleColumnBlocks: null, frame: g, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
             source = 'ocr';
           }
         } catch (e) {
@@ -327,6 +327,9 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     if (source === 'ocr' && base.ocr) {
       blocks = base.ocr.blocks;
       columns = base.ocr.columns;
+    } else if (mode === 'SingleColumn' && layer.singleColumnBlocks) {
+      blocks = layer.singleColumnBlocks;
+      columns = blocks.length ? 1 : 0;
     } else if (mode === 'SingleColumn') {
       for (const r of singleRegion(frags)) blocks.push(...regionBlocks(regionLines(r.frags), null));
     } else {
@@ -345,12 +348,12 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     // Rotated text (margin notes, stamps) comes after the page's main flow, one block per run.
     for (const f of rotated) {
       const line = { text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars };
-      blocks.push({ lines: [line], text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars, listMarker: null, column: null });
+      blocks.push({ lines: [line], lineCount: 1, text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars, listMarker: null, column: null });
     }
     if (vertical) {
       for (const b of blocks) {
         fromVertical(b, layer.frame.width);
-        for (const l of b.lines) fromVertical(l, layer.frame.width);
+        for (const l of b.lines ?? []) fromVertical(l, layer.frame.width);
       }
     }
     const frame = layer.frame;
@@ -368,7 +371,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     if (frame.rotation !== g.rotation) {
       for (const b of blocks) {
         frameToDisplay(frame, g, b);
-        for (const l of b.lines) frameToDisplay(frame, g, l);
+        for (const l of b.lines ?? []) frameToDisplay(frame, g, l);
       }
     }
   } finally {

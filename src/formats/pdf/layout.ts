@@ -31,7 +31,9 @@ export interface Region {
 }
 
 export interface RawBlock {
-  lines: Line[];
+  /** The block's lines; absent on blocks laid out in WASM (SingleColumn keeps no lines). */
+  lines?: Line[];
+  lineCount: number;
   text: string;
   x0: number;
   y0: number;
@@ -427,6 +429,7 @@ function makeBlock(lines: Line[], column: number | null): RawBlock {
   const text = joinLines(lines.map((l) => l.text));
   return {
     lines,
+    lineCount: lines.length,
     text,
     x0,
     y0,

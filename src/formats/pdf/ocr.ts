@@ -161,7 +161,7 @@ function regionBlocksOcr(lines: (Line & { conf: number })[]): RawBlock[] {
   for (const l of lines) if (Math.abs(l.y1 - l.y0 - med) < med * 0.35) l.size = r2(med * 0.8);
   const blocks = regionBlocks(lines, null);
   for (const b of blocks) {
-    const ls = b.lines as (Line & { conf: number })[];
+    const ls = b.lines! as (Line & { conf: number })[];
     b.confidence = ls.reduce((a, l) => a + l.conf, 0) / ls.length;
   }
   return blocks;

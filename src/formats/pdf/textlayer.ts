@@ -6,7 +6,8 @@
 // fonts and makes the Fragment objects. Layout (lines, columns, blocks) is built from
 // fragments in layout.ts.
 import type { PdfDocument } from './document.js';
-import { dominantAngle, F64, I32, releaseLargeScratch, runCharPass } from './charpass.js';
+import type { RawBlock } from './layout.js';
+import { BLOCK_F64, BLOCK_I32, dominantAngle, F64, I32, layOutSingleColumn, releaseLargeScratch, runCharPass, type SingleColumnLayout } from './charpass.js';
 
 export interface Fragment {
   text: string;
@@ -43,7 +44,15 @@ export interface PageGeometry {
 }
 
 export interface TextLayer {
+  /** The page's fragments; only the rotated ones when singleColumnBlocks is set. */
   fragments: Fragment[];
+  /**
+   * SingleColumn blocks of the upright fragments, laid out in WASM next to the character pass
+   * (asked for with readTextLayer's `singleColumn`); null when not asked for or when the page
+   * needs the JavaScript layout (right-to-left or vertical text, and a few more: see
+   * wasm/charpass/layout.ts).
+   */
+  singleColumnBlocks: RawBlock[] | null;
   /**
    * Geometry the fragments are expressed in: the displayed page, or — when the page's text
    * runs sideways on screen (a /Rotate'd scan of landscape text) — the frame in which it reads
@@ -152,12 +161,15 @@ function reverseVisual(text: string): string {
     .join('');
 }
 
-/** Extracts fragments from a loaded page. */
-export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry): TextLayer {
+/**
+ * Extracts fragments from a loaded page; with `singleColumn`, lays the upright ones out into
+ * SingleColumn blocks too, in WASM, when it can (TextLayer.singleColumnBlocks).
+ */
+export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry, singleColumn = false): TextLayer {
   let g = display;
   const { ex } = doc.p;
   const tp = ex.FPDFText_LoadPage(page);
-  const out: TextLayer = { fragments: [], frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+  const out: TextLayer = { fragments: [], singleColumnBlocks: null, frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
   if (!tp) return out;
   try {
     const n = ex.FPDFText_CountChars(tp);
@@ -170,22 +182,33 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       g = { ...display, rotation: rot, width: rot % 180 ? T - B : R - L, height: rot % 180 ? R - L : T - B };
       out.frame = g;
     }
-    // The page's fonts, numbered for the pass as it meets them.
-    const fontIndex = new Map<number, number>();
-    const fonts: FontInfo[] = [];
+    // The page's fonts as the pass meets them: a font is numbered by its name (the layout
+    // weighs fonts by name), with the bold / italic of its handle.
+    const fontCode = new Map<number, number>();
+    const nameIndex = new Map<string, number>();
+    const names: string[] = [];
     const nameFont = (fh: number): number => {
-      let k = fontIndex.get(fh);
-      if (k === undefined) {
-        fontIndex.set(fh, (k = fonts.length));
-        fonts.push(readFont(doc, fh));
+      let code = fontCode.get(fh);
+      if (code === undefined) {
+        const f = readFont(doc, fh);
+        let k = nameIndex.get(f.name);
+        if (k === undefined) {
+          nameIndex.set(f.name, (k = names.length));
+          names.push(f.name);
+        }
+        fontCode.set(fh, (code = (k << 2) | (f.bold ? 1 : 0) | (f.italic ? 2 : 0)));
       }
-      const f = fonts[k];
-      return (k << 2) | (f.bold ? 1 : 0) | (f.italic ? 2 : 0);
+      return code;
     };
     const r = runCharPass(doc.p, tp, n, g, dominant, doc.scratch.ptr, nameFont);
     const { f64, i32, f64Stride, i32Stride, text, flags } = r;
+    // Vertical writing is turned a quarter before its layout (layout.ts toVertical): JavaScript's.
+    const laidOut = singleColumn && !(r.verticalPairs > r.charCount * 0.5) ? layOutSingleColumn(doc.p, r) : null;
+    if (laidOut) out.singleColumnBlocks = singleColumnBlocks(laidOut, names);
     for (let k = 0; k < r.fragments; k++) {
       const d = k * f64Stride, q = k * i32Stride;
+      // Laid out in WASM: only the rotated fragments are still needed.
+      if (laidOut && !(i32[q + I32.flags] & flags.rotated)) continue;
       let t = text.slice(i32[q + I32.textStart], i32[q + I32.textEnd]).trimEnd();
       const fl = i32[q + I32.flags];
       // Right-to-left text stored in visual order (left to right on the page): make it logical.
@@ -198,7 +221,7 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
         x1: f64[d + F64.x1],
         y1: f64[d + F64.y1],
         size: f64[d + F64.size],
-        font: fonts[i32[q + I32.font]].name,
+        font: names[i32[q + I32.font]],
         bold: boldChars * 2 > chars,
         italic: italicChars * 2 > chars,
         chars,
@@ -222,6 +245,33 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     releaseLargeScratch(doc.p);
   }
   return out;
+}
+
+/** RawBlocks from the WASM layout's records (no lines are kept: SingleColumn output has none). */
+function singleColumnBlocks(l: SingleColumnLayout, fonts: string[]): RawBlock[] {
+  const { f64, i32, f64Stride, i32Stride, text } = l;
+  const blocks: RawBlock[] = [];
+  for (let k = 0; k < l.blocks; k++) {
+    const d = k * f64Stride, q = k * i32Stride;
+    const t = text.slice(i32[q + BLOCK_I32.textStart], i32[q + BLOCK_I32.textEnd]);
+    const marker = i32[q + BLOCK_I32.markerLength];
+    blocks.push({
+      lineCount: i32[q + BLOCK_I32.lineCount],
+      text: t,
+      x0: f64[d + BLOCK_F64.x0],
+      y0: f64[d + BLOCK_F64.y0],
+      x1: f64[d + BLOCK_F64.x1],
+      y1: f64[d + BLOCK_F64.y1],
+      size: f64[d + BLOCK_F64.size],
+      bold: i32[q + BLOCK_I32.bold] !== 0,
+      italic: i32[q + BLOCK_I32.italic] !== 0,
+      font: fonts[i32[q + BLOCK_I32.font]],
+      chars: i32[q + BLOCK_I32.chars],
+      listMarker: marker >= 0 ? t.slice(0, marker) : null,
+      column: null,
+    });
+  }
+  return blocks;
 }
 
 /** A font's base name (subset prefix dropped) and whether it is bold / italic. */
