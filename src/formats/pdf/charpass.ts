@@ -216,10 +216,15 @@ export function layOutSingleColumn(p: Pdfium, r: CharPassResult): SingleColumnLa
     pass.workBytes = need;
   }
   const work = pass.work;
+  const buffer = (p.ex.memory as { buffer: ArrayBuffer }).buffer;
+  // The malloc above may have grown the heap, detaching the pass's views: make them again.
+  if (r.f64.buffer !== buffer) {
+    r.f64 = new Float64Array(buffer, r.at.frags, r.fragments * r.f64Stride);
+    r.i32 = new Int32Array(buffer, r.at.frags, r.fragments * r.i32Stride);
+  }
   const count = ex.layoutSingleColumn(r.at.frags, r.fragments, r.at.text, r.at.textUnits, work);
   if (count < 0) return null;
   const blockBytes = ex.BLOCK_BYTES.value;
-  const buffer = (p.ex.memory as { buffer: ArrayBuffer }).buffer;
   const units = new Int32Array(buffer, work, 2)[1];
   // Header (16 bytes), the records, then their text.
   const records = work + 16;

@@ -201,10 +201,11 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
       return code;
     };
     const r = runCharPass(doc.p, tp, n, g, dominant, doc.scratch.ptr, nameFont);
-    const { f64, i32, f64Stride, i32Stride, text, flags } = r;
     // Vertical writing is turned a quarter before its layout (layout.ts toVertical): JavaScript's.
     const laidOut = singleColumn && !(r.verticalPairs > r.charCount * 0.5) ? layOutSingleColumn(doc.p, r) : null;
     if (laidOut) out.singleColumnBlocks = singleColumnBlocks(laidOut, names);
+    // (Read after the layout, which may have made the views again.)
+    const { f64, i32, f64Stride, i32Stride, text, flags } = r;
     for (let k = 0; k < r.fragments; k++) {
       const d = k * f64Stride, q = k * i32Stride;
       // Laid out in WASM: only the rotated fragments are still needed.

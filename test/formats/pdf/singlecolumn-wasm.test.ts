@@ -59,11 +59,11 @@ afterAll(() => {
 });
 
 /** A one-page PDF: Helvetica as F1 and Helvetica-Bold as F2 (WinAnsi), `content` as its stream. */
-function onePagePdf(content: string): string {
+function onePagePdf(content: string, width = 612, height = 792): string {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>`,
     `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>',
@@ -96,6 +96,30 @@ function lines(rows: { text: string; font?: 'F1' | 'F2'; x?: number; size?: numb
 }
 
 describe('SingleColumn layout in WASM', () => {
+  // First in the file: the thread's PDFium heap is still small, so the layout's work memory
+  // (≈ 300 bytes a run) makes it grow — after the character pass made its views of the runs.
+  it('a page of 90,000 runs that goes back to JavaScript after the layout grew the heap still reads whole', async () => {
+    const rows: string[] = [];
+    for (let r = 0; r < 300; r++) {
+      const runs = Array.from({ length: 300 }, (_, k) => `(${String.fromCharCode(97 + ((r + k) % 26))})`).join(' -3000 ');
+      rows.push(`BT /F1 4 Tf 10 ${2460 - r * 8} Td [${runs}] TJ ET`);
+    }
+    // The last two lines make the page go back to JavaScript ("é-" at a line end).
+    rows.push('BT /F1 4 Tf 10 40 Td (Un r\\351-) Tj ET', 'BT /F1 4 Tf 10 35.2 Td (sum\\351 court.) Tj ET');
+    const file = onePagePdf(rows.join('\n'), 4400, 2480);
+    const p = await getPdfium();
+    const before = (p.ex.memory as { buffer: ArrayBuffer }).buffer.byteLength;
+    const [o] = await bothLayouts(file);
+    expect((p.ex.memory as { buffer: ArrayBuffer }).buffer.byteLength).toBeGreaterThan(before);
+    expect(o.wasm).toBeNull();
+    const text = o.js.map((b) => b.text).join(' ');
+    expect(text.replace(/[^a-z]/g, '').length).toBeGreaterThan(300 * 300);
+    expect(text).toContain('Un résumé court.');
+    // And through the parser, which read the runs from the views made again after the layout.
+    const a = await parsedOk(file, { pdfMode: 'SingleColumn' });
+    expect(pageTexts(a)[0].replace(/\s+/g, ' ')).toBe(text.replace(/\s+/g, ' '));
+  });
+
   it('gives the same blocks as the JavaScript layout on every page of the corpus, and lays out nearly all of them', async () => {
     const folder = corpusPath('pdf', '');
     let pages = 0, inWasm = 0;
