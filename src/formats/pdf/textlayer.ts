@@ -4,7 +4,8 @@
 // per-character work (codes, boxes, duplicate glyphs, grouping) runs in WASM next to PDFium
 // (charpass.ts, wasm/charpass/charpass.ts); this module picks the reading frame, names the
 // fonts and makes the Fragment objects. Layout (lines, columns, blocks) is built from
-// fragments in layout.ts.
+// fragments in layout.ts — except SingleColumn's, which the same WASM module builds from its
+// fragment records when asked (wasm/charpass/layout.ts), making no Fragment objects for it.
 import type { PdfDocument } from './document.js';
 import type { RawBlock } from './layout.js';
 import { BLOCK_F64, BLOCK_I32, dominantAngle, F64, I32, layOutSingleColumn, releaseLargeScratch, runCharPass, type SingleColumnLayout } from './charpass.js';
