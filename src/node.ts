@@ -37,6 +37,7 @@ import { SqlContent } from './formats/sql/schema.js';
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
 import { ParsePool } from './pipeline/pool.js';
 import { compilePdfiumModule, pdfiumBinary } from './formats/pdf/pdfium-loader.js';
+import { compileTesseractModule } from './formats/pdf/tesseract-loader.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 
@@ -124,7 +125,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
         // WASM heaps never shrink: a thread that grew past this is replaced after its task.
         recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
         // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
-        wasmModules: { pdfium: (await compilePdfiumModule()) as WebAssembly.Module },
+        wasmModules: { pdfium: (await compilePdfiumModule()) as WebAssembly.Module, tesseract: (await compileTesseractModule()) as WebAssembly.Module },
       })
     : null;
 
