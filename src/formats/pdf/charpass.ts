@@ -89,6 +89,9 @@ interface Pass {
 const KEEP_CHARS = 1 << 16;
 /** Layout work memory kept between pages up to this size; a larger one is freed after its page. */
 const KEEP_WORK_BYTES = 4 << 20;
+/** Largest page the WASM layout takes (its work memory stays far below 2 GiB). */
+const MAX_WASM_LAYOUT_RUNS = 4_000_000;
+const MAX_WASM_LAYOUT_UNITS = 100_000_000;
 
 let compiled: object | null = null;
 const passes = new WeakMap<Pdfium, Pass>();
@@ -203,6 +206,9 @@ export function runCharPass(p: Pdfium, tp: number, n: number, frame: { rotation:
  * needs the JavaScript layout (see wasm/charpass/layout.ts).
  */
 export function layOutSingleColumn(p: Pdfium, r: CharPassResult): SingleColumnLayout | null {
+  // The module sizes its work memory in 32-bit arithmetic (≈ 210 bytes a run and 4 a text
+  // unit): a page beyond these bounds, far past any real one, is laid out in JavaScript.
+  if (r.fragments > MAX_WASM_LAYOUT_RUNS || r.at.textUnits > MAX_WASM_LAYOUT_UNITS) return null;
   const pass = passFor(p);
   const { ex } = pass;
   const need = Math.max(256, ex.layoutBytes(r.fragments, r.at.textUnits));
