@@ -27,7 +27,7 @@
 @external("pdfium", "FPDFTextObj_GetFont") declare function getFont(obj: i32): i32;
 @external("js", "fontInfo") declare function fontInfo(font: i32): i32;
 
-import { FRAG_BYTES, FLAG_INVISIBLE, FLAG_ROTATED, FLAG_RTL_CANDIDATE, isBullet, isJsSpace, isRtlCode, jsRound } from './shared';
+import { FRAG_BYTES, FLAG_INVISIBLE, FLAG_ROTATED, FLAG_RTL_CANDIDATE, isBullet, isJsSpace, isRtlCode, jsRound, trimmedEnd, trimmedStart, unitAt } from './shared';
 export { FRAG_BYTES, FLAG_INVISIBLE, FLAG_ROTATED, FLAG_RTL_CANDIDATE } from './shared';
 export { layoutSingleColumn, layoutBytes, BLOCK_BYTES } from './layout';
 
@@ -63,7 +63,7 @@ let curBulletStart: bool = false;
 let firstX: f64 = 0, lastX: f64 = 0;
 
 function unit(k: i32): i32 {
-  return <i32>load<u16>(text + (<usize>k << 1));
+  return unitAt(text, k);
 }
 
 function put(c: i32): void {
@@ -105,9 +105,8 @@ function putChar(u: i32, hyphen: bool, bad: bool): i32 {
 
 /** The fragment's text, trimmed of white space, is exactly one bullet. */
 function textIsOneBullet(): bool {
-  let a = fstart, b = textLen;
-  while (a < b && isJsSpace(unit(a))) a++;
-  while (b > a && isJsSpace(unit(b - 1))) b--;
+  const a = trimmedStart(text, fstart, textLen);
+  const b = trimmedEnd(text, a, textLen);
   return b - a == 1 && isBullet(unit(a));
 }
 

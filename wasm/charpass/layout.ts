@@ -15,7 +15,7 @@
 // textUnits) bytes: the block count and text length (i32, i32), the block records (BLOCK_BYTES
 // each: x0, y0, x1, y1, size as f64; font, bold, italic, chars, lineCount, markerLength,
 // textStart, textEnd as i32) and the blocks' text (UTF-16).
-import { FRAG_BYTES, FRAG_X0, FRAG_Y0, FRAG_X1, FRAG_Y1, FRAG_SIZE, FRAG_FONT, FRAG_CHARS, FRAG_BOLD, FRAG_ITALIC, FRAG_FLAGS, FRAG_TEXT_START, FRAG_TEXT_END, FLAG_ROTATED, isBullet, isJsSpace, isRtlCode, jsRound } from './shared';
+import { FRAG_BYTES, FRAG_X0, FRAG_Y0, FRAG_X1, FRAG_Y1, FRAG_SIZE, FRAG_FONT, FRAG_CHARS, FRAG_BOLD, FRAG_ITALIC, FRAG_FLAGS, FRAG_TEXT_START, FRAG_TEXT_END, FLAG_ROTATED, isBullet, isJsSpace, isRtlCode, jsRound, trimmedEnd, trimmedStart, unitAt } from './shared';
 
 export const BLOCK_BYTES: i32 = 72;
 const HEADER_BYTES: i32 = 16;
@@ -90,13 +90,13 @@ export function layoutBytes(count: i32, textUnits: i32): i32 {
   return line(idx(i));
 }
 @inline function textUnit(k: i32): i32 {
-  return <i32>load<u16>(gText + (<usize>k << 1));
+  return unitAt(gText, k);
 }
 @inline function lineUnit(k: i32): i32 {
-  return <i32>load<u16>(gLText + (<usize>k << 1));
+  return unitAt(gLText, k);
 }
 @inline function blockUnit(k: i32): i32 {
-  return <i32>load<u16>(gBText + (<usize>k << 1));
+  return unitAt(gBText, k);
 }
 function putLine(c: i32): void {
   store<u16>(gLText + (<usize>lineTextLen << 1), <u16>c);
@@ -109,11 +109,21 @@ function putBlock(c: i32): void {
 
 // ---- stable sorts (Array.prototype.sort and TypedArray.prototype.sort are stable) -----------
 
-/** Sorts the n i32 at `a` by keys[a[i]] (f64), stably; `t` is n i32 of scratch. */
-function sortByKey(a: usize, t: usize, n: i32, keys: usize): void {
+/** An element's sort key: an f64 element is its own; an i32 element is an index into `keys` (f64). */
+@inline function keyOf<T>(x: T, keys: usize): f64 {
+  if (isFloat<T>()) return <f64>x;
+  return load<f64>(keys + (<usize>x << 3));
+}
+
+/**
+ * Sorts the n elements (i32 indices or f64 values) at `a` by keyOf, stably; `t` is n elements
+ * of scratch. Bottom-up merge sort, skipped when `a` is already in order (the common case).
+ */
+function mergeSort<T>(a: usize, t: usize, n: i32, keys: usize): void {
+  const size = <usize>sizeof<T>();
   let sorted = true;
   for (let i = 1; i < n && sorted; i++) {
-    if (load<f64>(keys + (<usize>load<i32>(a + (<usize>i << 2)) << 3)) < load<f64>(keys + (<usize>load<i32>(a + (<usize>(i - 1) << 2)) << 3))) sorted = false;
+    if (keyOf<T>(load<T>(a + <usize>i * size), keys) < keyOf<T>(load<T>(a + <usize>(i - 1) * size), keys)) sorted = false;
   }
   if (sorted) return;
   let src = a, dst = t;
@@ -122,53 +132,25 @@ function sortByKey(a: usize, t: usize, n: i32, keys: usize): void {
       const mid = min(lo + w, n), hi = min(lo + (w << 1), n);
       let i = lo, j = mid, o = lo;
       while (i < mid && j < hi) {
-        const x = load<i32>(src + (<usize>i << 2)), y = load<i32>(src + (<usize>j << 2));
+        const x = load<T>(src + <usize>i * size), y = load<T>(src + <usize>j * size);
         // Take from the right run only when strictly smaller: equal keys keep their order.
-        if (load<f64>(keys + (<usize>y << 3)) < load<f64>(keys + (<usize>x << 3))) {
-          store<i32>(dst + (<usize>o << 2), y);
+        if (keyOf<T>(y, keys) < keyOf<T>(x, keys)) {
+          store<T>(dst + <usize>o * size, y);
           j++;
         } else {
-          store<i32>(dst + (<usize>o << 2), x);
+          store<T>(dst + <usize>o * size, x);
           i++;
         }
         o++;
       }
-      while (i < mid) store<i32>(dst + (<usize>(o++) << 2), load<i32>(src + (<usize>(i++) << 2)));
-      while (j < hi) store<i32>(dst + (<usize>(o++) << 2), load<i32>(src + (<usize>(j++) << 2)));
+      for (; i < mid; i++, o++) store<T>(dst + <usize>o * size, load<T>(src + <usize>i * size));
+      for (; j < hi; j++, o++) store<T>(dst + <usize>o * size, load<T>(src + <usize>j * size));
     }
     const s = src;
     src = dst;
     dst = s;
   }
-  if (src != a) memory.copy(a, src, <usize>n << 2);
-}
-
-/** Sorts the n f64 at `a` ascending; `t` is n f64 of scratch. */
-function sortValues(a: usize, t: usize, n: i32): void {
-  let src = a, dst = t;
-  for (let w = 1; w < n; w <<= 1) {
-    for (let lo = 0; lo < n; lo += w << 1) {
-      const mid = min(lo + w, n), hi = min(lo + (w << 1), n);
-      let i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) {
-        const x = load<f64>(src + (<usize>i << 3)), y = load<f64>(src + (<usize>j << 3));
-        if (y < x) {
-          store<f64>(dst + (<usize>o << 3), y);
-          j++;
-        } else {
-          store<f64>(dst + (<usize>o << 3), x);
-          i++;
-        }
-        o++;
-      }
-      while (i < mid) store<f64>(dst + (<usize>(o++) << 3), load<f64>(src + (<usize>(i++) << 3)));
-      while (j < hi) store<f64>(dst + (<usize>(o++) << 3), load<f64>(src + (<usize>(j++) << 3)));
-    }
-    const s = src;
-    src = dst;
-    dst = s;
-  }
-  if (src != a) memory.copy(a, src, <usize>n << 3);
+  if (src != a) memory.copy(a, src, <usize>n * size);
 }
 
 // ---- text tests (layout.ts's regular expressions) ---------------------------------------------
@@ -183,10 +165,6 @@ function isDigit(c: i32): bool {
 
 function isAsciiLetter(c: i32): bool {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-
-@inline function unitAt(base: usize, k: i32): i32 {
-  return <i32>load<u16>(base + (<usize>k << 1));
 }
 
 function dotOrParen(base: usize, k: i32, end: i32): bool {
@@ -257,7 +235,7 @@ function endsSentence(base: usize, a: i32, end: i32): bool {
 
 /** The line of the fragments at idx[rs…re) (one row), left to right. */
 function buildLine(rs: i32, re: i32): void {
-  sortByKey(gIdx + (<usize>rs << 2), gTmp + (<usize>rs << 2), re - rs, gFb);
+  mergeSort<i32>(gIdx + (<usize>rs << 2), gTmp + (<usize>rs << 2), re - rs, gFb);
   const start = lineTextLen;
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   let chars = 0;
@@ -266,8 +244,7 @@ function buildLine(rs: i32, re: i32): void {
   for (let i = rs; i < re; i++) {
     const f = frag(idx(i));
     const ts = load<i32>(f, FRAG_TEXT_START);
-    let te = load<i32>(f, FRAG_TEXT_END);
-    while (te > ts && isJsSpace(textUnit(te - 1))) te--;
+    const te = trimmedEnd(gText, ts, load<i32>(f, FRAG_TEXT_END));
     const fx0 = load<f64>(f, FRAG_X0);
     const tight = Math.abs(fx0 - px1) < load<f64>(f, FRAG_SIZE) * 0.15 && ((lineTextLen > start && isCjk(lineUnit(lineTextLen - 1))) || (te > ts && isCjk(textUnit(ts))));
     if (lineTextLen > start && lineUnit(lineTextLen - 1) != 0x20 && !tight) putLine(0x20);
@@ -364,9 +341,8 @@ function makeBlock(bs: i32, be: i32): void {
   const start = blockTextLen;
   for (let i = bs; i < be; i++) {
     const l = ordered(i);
-    let a = load<i32>(l, 56), b = load<i32>(l, 60);
-    while (a < b && isJsSpace(lineUnit(a))) a++;
-    while (b > a && isJsSpace(lineUnit(b - 1))) b--;
+    const a = trimmedStart(gLText, load<i32>(l, 56), load<i32>(l, 60));
+    const b = trimmedEnd(gLText, a, load<i32>(l, 60));
     if (a == b) continue;
     if (blockTextLen > start) {
       let glue = false;
@@ -418,15 +394,15 @@ function buildBlocks(n: i32): void {
       if (p > 0) store<f64>(gFc + (<usize>(pitches++) << 3), p);
     }
   }
-  sortValues(gFc, gFd, pitches);
+  mergeSort<f64>(gFc, gFd, pitches, 0);
   const pitch = pitches ? load<f64>(gFc + (<usize>(pitches >> 1) << 3)) : 0;
   // Text edges: paragraphs start indented or follow a short last line.
   for (let i = 0; i < n; i++) {
     store<f64>(gFa + (<usize>i << 3), load<f64>(ordered(i), 0));
     store<f64>(gFb + (<usize>i << 3), load<f64>(ordered(i), 16));
   }
-  sortValues(gFa, gFd, n);
-  sortValues(gFb, gFd, n);
+  mergeSort<f64>(gFa, gFd, n, 0);
+  mergeSort<f64>(gFb, gFd, n, 0);
   const left = load<f64>(gFa + (<usize>(<i32>Math.floor(<f64>n * 0.2)) << 3));
   const right = load<f64>(gFb + (<usize>(<i32>Math.floor(<f64>n * 0.8)) << 3));
   const justified = n >= 4;
@@ -483,7 +459,7 @@ export function layoutSingleColumn(frags: usize, count: i32, text: usize, textUn
   }
   if (m > 0) {
     // Rows: fragments by centre line, chained while they overlap the row's first fragment.
-    sortByKey(gIdx, gTmp, m, gFa);
+    mergeSort<i32>(gIdx, gTmp, m, gFa);
     let rs = 0;
     let ry0 = load<f64>(frag(idx(0)), FRAG_Y0), ry1 = load<f64>(frag(idx(0)), FRAG_Y1);
     for (let i = 1; i < m; i++) {
@@ -505,8 +481,8 @@ export function layoutSingleColumn(frags: usize, count: i32, text: usize, textUn
       store<f64>(gFa + (<usize>k << 3), load<f64>(line(k), 8));
       store<f64>(gFb + (<usize>k << 3), load<f64>(line(k), 0));
     }
-    sortByKey(gIdx, gTmp, lineCount, gFb);
-    sortByKey(gIdx, gTmp, lineCount, gFa);
+    mergeSort<i32>(gIdx, gTmp, lineCount, gFb);
+    mergeSort<i32>(gIdx, gTmp, lineCount, gFa);
     buildBlocks(lineCount);
     if (bail) return -1;
   }

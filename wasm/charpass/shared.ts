@@ -36,3 +36,20 @@ export function jsRound(x: f64): f64 {
   const f = Math.floor(x);
   return x - f >= 0.5 ? f + 1 : f;
 }
+
+/** The UTF-16 unit k of the text at `base`. */
+@inline export function unitAt(base: usize, k: i32): i32 {
+  return <i32>load<u16>(base + (<usize>k << 1));
+}
+
+/** Where base[a…b) starts once leading white space (isJsSpace) is dropped, as trimStart() would. */
+export function trimmedStart(base: usize, a: i32, b: i32): i32 {
+  while (a < b && isJsSpace(unitAt(base, a))) a++;
+  return a;
+}
+
+/** Where base[a…b) ends once trailing white space is dropped, as trimEnd() would. */
+export function trimmedEnd(base: usize, a: i32, b: i32): i32 {
+  while (b > a && isJsSpace(unitAt(base, b - 1))) b--;
+  return b;
+}
