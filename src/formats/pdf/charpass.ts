@@ -75,14 +75,37 @@ export interface SingleColumnLayout {
 /** Names a font handle for the pass: (font index << 2) | bold | italic << 1. */
 export type FontNamer = (fontHandle: number) => number;
 
+/** A block malloc'd in PDFium's heap (ptr 0: none), reused while large enough. */
+interface HeapBlock {
+  ptr: number;
+  bytes: number;
+}
+
 interface Pass {
   ex: CharPassExports;
-  scratch: number;
-  scratchBytes: number;
+  /** readChars' scratch, fragment records and text. */
+  scratch: HeapBlock;
   /** layoutSingleColumn's work memory (a block of its own: its size follows the fragment count). */
-  work: number;
-  workBytes: number;
+  work: HeapBlock;
   namer: FontNamer | null;
+}
+
+/** Makes `b` at least `need` bytes (its contents are not kept); `what` names the need in the error. */
+function grow(p: Pdfium, b: HeapBlock, need: number, what: string): void {
+  if (b.bytes >= need) return;
+  release(p, b);
+  const ptr = p.ex.malloc(need);
+  if (!ptr) throw new Error(`out of memory for ${what}`);
+  b.ptr = ptr;
+  b.bytes = need;
+}
+
+/** Frees `b` when it holds more than `keep` bytes. */
+function release(p: Pdfium, b: HeapBlock, keep = 0): void {
+  if (!b.ptr || b.bytes <= keep) return;
+  p.ex.free(b.ptr);
+  b.ptr = 0;
+  b.bytes = 0;
 }
 
 /** Scratch kept between pages for up to this many characters; a larger page's is freed after it. */
@@ -112,7 +135,7 @@ function charPassModule(): object {
 function passFor(p: Pdfium): Pass {
   let pass = passes.get(p);
   if (pass) return pass;
-  const made: Pass = { ex: null as unknown as CharPassExports, scratch: 0, scratchBytes: 0, work: 0, workBytes: 0, namer: null };
+  const made: Pass = { ex: null as unknown as CharPassExports, scratch: { ptr: 0, bytes: 0 }, work: { ptr: 0, bytes: 0 }, namer: null };
   const instance = new WA.Instance(charPassModule(), {
     env: { memory: p.ex.memory },
     pdfium: p.ex,
@@ -148,17 +171,8 @@ function layout(ex: CharPassExports, base: number, n: number): ScratchLayout {
 
 /** Makes pass.scratch large enough for a page of n characters (≥ 256 bytes); returns its layout. */
 function reserve(p: Pdfium, pass: Pass, n: number): ScratchLayout {
-  const need = Math.max(256, layout(pass.ex, 0, n).end);
-  if (pass.scratchBytes < need) {
-    if (pass.scratch) p.ex.free(pass.scratch);
-    pass.scratch = 0;
-    pass.scratchBytes = 0;
-    const ptr = p.ex.malloc(need);
-    if (!ptr) throw new Error(`out of memory for the text of a page with ${n} characters`);
-    pass.scratch = ptr;
-    pass.scratchBytes = need;
-  }
-  return layout(pass.ex, pass.scratch, n);
+  grow(p, pass.scratch, Math.max(256, layout(pass.ex, 0, n).end), `the text of a page with ${n} characters`);
+  return layout(pass.ex, pass.scratch.ptr, n);
 }
 
 /**
@@ -211,17 +225,8 @@ export function layOutSingleColumn(p: Pdfium, r: CharPassResult): SingleColumnLa
   if (r.fragments > MAX_WASM_LAYOUT_RUNS || r.at.textUnits > MAX_WASM_LAYOUT_UNITS) return null;
   const pass = passFor(p);
   const { ex } = pass;
-  const need = Math.max(256, ex.layoutBytes(r.fragments, r.at.textUnits));
-  if (pass.workBytes < need) {
-    if (pass.work) p.ex.free(pass.work);
-    pass.work = 0;
-    pass.workBytes = 0;
-    const ptr = p.ex.malloc(need);
-    if (!ptr) throw new Error(`out of memory for the layout of a page with ${r.fragments} text runs`);
-    pass.work = ptr;
-    pass.workBytes = need;
-  }
-  const work = pass.work;
+  grow(p, pass.work, Math.max(256, ex.layoutBytes(r.fragments, r.at.textUnits)), `the layout of a page with ${r.fragments} text runs`);
+  const work = pass.work.ptr;
   const buffer = (p.ex.memory as { buffer: ArrayBuffer }).buffer;
   // The malloc above may have grown the heap, detaching the pass's views: make them again.
   if (r.f64.buffer !== buffer) {
@@ -244,19 +249,10 @@ export function layOutSingleColumn(p: Pdfium, r: CharPassResult): SingleColumnLa
   };
 }
 
-/** After a page with very many characters: frees its scratch (call once its results are read). */
+/** After a page with very many characters: frees the scratch and layout memory grown for it (call once its results are read). */
 export function releaseLargeScratch(p: Pdfium): void {
   const pass = passes.get(p);
   if (!pass) return;
-  if (pass.workBytes > KEEP_WORK_BYTES) {
-    p.ex.free(pass.work);
-    pass.work = 0;
-    pass.workBytes = 0;
-  }
-  if (!pass.scratch) return;
-  if (pass.scratchBytes > layout(pass.ex, 0, KEEP_CHARS).end) {
-    p.ex.free(pass.scratch);
-    pass.scratch = 0;
-    pass.scratchBytes = 0;
-  }
+  release(p, pass.work, KEEP_WORK_BYTES);
+  release(p, pass.scratch, layout(pass.ex, 0, KEEP_CHARS).end);
 }
