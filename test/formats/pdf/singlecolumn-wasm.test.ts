@@ -11,7 +11,7 @@ import { getPdfium } from '../../../src/formats/pdf/pdfium-loader.js';
 import { PdfDocument } from '../../../src/formats/pdf/document.js';
 import { pageGeometry, readTextLayer } from '../../../src/formats/pdf/textlayer.js';
 import { regionBlocks, regionLines, singleRegion, type RawBlock } from '../../../src/formats/pdf/layout.js';
-import { corpusPath, parsedOk, pageTexts } from './helpers.js';
+import { corpusPath, onePagePdf, parsedOk, pageTexts } from './helpers.js';
 
 vi.setConfig({ testTimeout: 300_000 });
 
@@ -58,27 +58,11 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A one-page PDF: Helvetica as F1 and Helvetica-Bold as F2 (WinAnsi), `content` as its stream. */
-function onePagePdf(content: string, width = 612, height = 792): string {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>`,
-    `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>',
-  ];
-  let pdf = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(pdf, 'latin1'));
-    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(pdf, 'latin1');
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  const file = path.join(dir, `page-${offsets.length}-${Buffer.byteLength(content)}-${Math.random().toString(36).slice(2)}.pdf`);
-  fs.writeFileSync(file, Buffer.from(pdf, 'latin1'));
+let written = 0;
+/** onePagePdf written to a file of its own in the test directory. */
+function pdfFile(content: string, width?: number, height?: number): string {
+  const file = path.join(dir, `page-${written++}.pdf`);
+  fs.writeFileSync(file, onePagePdf(content, width, height));
   return file;
 }
 
@@ -106,7 +90,7 @@ describe('SingleColumn layout in WASM', () => {
     }
     // The last two lines make the page go back to JavaScript ("é-" at a line end).
     rows.push('BT /F1 4 Tf 10 40 Td (Un r\\351-) Tj ET', 'BT /F1 4 Tf 10 35.2 Td (sum\\351 court.) Tj ET');
-    const file = onePagePdf(rows.join('\n'), 4400, 2480);
+    const file = pdfFile(rows.join('\n'), 4400, 2480);
     const p = await getPdfium();
     const before = (p.ex.memory as { buffer: ArrayBuffer }).buffer.byteLength;
     const [o] = await bothLayouts(file);
@@ -148,7 +132,7 @@ describe('SingleColumn layout in WASM', () => {
   });
 
   it('finds list markers, glues hyphenated words, and splits on bold, size and indentation as the JavaScript layout does', async () => {
-    const file = onePagePdf(
+    const file = pdfFile(
       lines([
         { text: 'Annual Report', font: 'F2', size: 20 },
         { text: 'The results of the exam-', gapBefore: 10 },
@@ -185,7 +169,7 @@ describe('SingleColumn layout in WASM', () => {
 
   it('hands a page back to JavaScript when a line-end hyphen follows a non-ASCII letter, and the text still comes out joined', async () => {
     // WinAnsi \351 is é: "\p{L}-" needs Unicode tables the WASM module does not carry.
-    const file = onePagePdf(lines([{ text: 'Un r\\351-' }, { text: 'sum\\351 court du texte.' }]));
+    const file = pdfFile(lines([{ text: 'Un r\\351-' }, { text: 'sum\\351 court du texte.' }]));
     const [o] = await bothLayouts(file);
     expect(o.wasm).toBeNull();
     const a = await parsedOk(file, { pdfMode: 'SingleColumn' });
