@@ -274,6 +274,39 @@ function buildLine(rs: i32, re: i32): void {
   store<i32>(l, markerLength(gLText, start, lineTextLen), 64);
 }
 
+// ---- weights by key (makeBlock's Map<key, weight> and heaviest) ------------------------------
+
+/**
+ * Adds weight c to `key` among the first `count` keys at `keys` (weights, i32, at `weights`),
+ * appending the key when it is new; returns the new count, or -1 when MAX_KEYS are taken.
+ */
+function addWeight<K>(keys: usize, weights: usize, count: i32, key: K, c: i32): i32 {
+  let k = 0;
+  while (k < count && load<K>(keys + <usize>k * sizeof<K>()) != key) k++;
+  if (k == count) {
+    if (count == MAX_KEYS) return -1;
+    store<K>(keys + <usize>k * sizeof<K>(), key);
+    store<i32>(weights + (<usize>k << 2), 0);
+    count++;
+  }
+  store<i32>(weights + (<usize>k << 2), load<i32>(weights + (<usize>k << 2)) + c);
+  return count;
+}
+
+/** heaviest(): the first of the `count` keys with the largest weight (0 when there is none). */
+function heaviest<K>(keys: usize, weights: usize, count: i32): K {
+  let best: K = <K>0;
+  let most = -1;
+  for (let k = 0; k < count; k++) {
+    const w = load<i32>(weights + (<usize>k << 2));
+    if (w > most) {
+      most = w;
+      best = load<K>(keys + <usize>k * sizeof<K>());
+    }
+  }
+  return best;
+}
+
 // ---- blocks (regionBlocks, makeBlock, joinLines) -------------------------------------------------
 
 /** The block of the lines in reading order bs…be-1. */
@@ -292,51 +325,15 @@ function makeBlock(bs: i32, be: i32): void {
     if (load<i32>(l, 44)) boldChars += c;
     if (load<i32>(l, 48)) italicChars += c;
     // Weights by size (to the half point) and by font, in first-seen order (a Map's order).
-    const s = jsRound(load<f64>(l, 32) * 2) / 2;
-    let k = 0;
-    while (k < sizes && load<f64>(gSizeKey + (<usize>k << 3)) != s) k++;
-    if (k == sizes) {
-      if (sizes == MAX_KEYS) {
-        bail = true;
-        return;
-      }
-      store<f64>(gSizeKey + (<usize>k << 3), s);
-      store<i32>(gSizeW + (<usize>k << 2), 0);
-      sizes++;
-    }
-    store<i32>(gSizeW + (<usize>k << 2), load<i32>(gSizeW + (<usize>k << 2)) + c);
-    const font = load<i32>(l, 40);
-    k = 0;
-    while (k < fonts && load<i32>(gFontKey + (<usize>k << 2)) != font) k++;
-    if (k == fonts) {
-      if (fonts == MAX_KEYS) {
-        bail = true;
-        return;
-      }
-      store<i32>(gFontKey + (<usize>k << 2), font);
-      store<i32>(gFontW + (<usize>k << 2), 0);
-      fonts++;
-    }
-    store<i32>(gFontW + (<usize>k << 2), load<i32>(gFontW + (<usize>k << 2)) + c);
-  }
-  // heaviest(): the first key with the largest weight.
-  let size: f64 = 0, most = -1;
-  for (let k = 0; k < sizes; k++) {
-    const w = load<i32>(gSizeW + (<usize>k << 2));
-    if (w > most) {
-      most = w;
-      size = load<f64>(gSizeKey + (<usize>k << 3));
+    sizes = addWeight<f64>(gSizeKey, gSizeW, sizes, jsRound(load<f64>(l, 32) * 2) / 2, c);
+    fonts = addWeight<i32>(gFontKey, gFontW, fonts, load<i32>(l, 40), c);
+    if (sizes < 0 || fonts < 0) {
+      bail = true;
+      return;
     }
   }
-  let font = 0;
-  most = -1;
-  for (let k = 0; k < fonts; k++) {
-    const w = load<i32>(gFontW + (<usize>k << 2));
-    if (w > most) {
-      most = w;
-      font = load<i32>(gFontKey + (<usize>k << 2));
-    }
-  }
+  const size = heaviest<f64>(gSizeKey, gSizeW, sizes);
+  const font = heaviest<i32>(gFontKey, gFontW, fonts);
   // joinLines: trimmed lines joined by a space, or glued where "letter-" meets a lower-case letter.
   const start = blockTextLen;
   for (let i = bs; i < be; i++) {
