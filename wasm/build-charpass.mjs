@@ -1,7 +1,7 @@
 // Build step (npm run build): compiles the PDF text layer's per-character pass and its
 // SingleColumn layout (wasm/charpass/charpass.ts and the files it imports, AssemblyScript)
-// into dist/wasm/charpass.wasm with the
-// AssemblyScript compiler (a dev dependency, plain JS: nothing is downloaded).
+// into dist/wasm/charpass.wasm with the AssemblyScript compiler (a dev dependency, plain JS:
+// nothing is downloaded).
 // The module lives inside PDFium's memory, so it must own none of it: no allocator (stub
 // runtime, and nothing allocates), no data segments, no abort import. The step checks the
 // result for that and for the imports it expects, and fails the build otherwise: the parser
