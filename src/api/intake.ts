@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Static } from '@sinclair/typebox';
 import type { Principal, Reply } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
-import { jobPrefix, type WriteResult } from '../storage/blob-store.js';
+import { jobFolder, type WriteResult } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
 import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
@@ -149,6 +149,18 @@ export class Intake {
     }
   }
 
+  /**
+   * Deletes every blob of a job that was replaced (or of a replayed upload). A failure is
+   * logged, not thrown: the request's own job is already stored and must still be queued.
+   */
+  async deleteBlobs(job: Pick<JobRecord, 'tenantId' | 'documentId' | 'generation' | 'uploadKey' | 'storageConfigId'>): Promise<void> {
+    try {
+      await (await this.d.blobs.for(job.storageConfigId)).deletePrefix(jobFolder(job));
+    } catch (err) {
+      this.d.logger.error({ err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation }, 'could not delete the blobs of a replaced job');
+    }
+  }
+
   /** Detects the format from the first bytes and checks the routing options it needs. */
   classify(head: Buffer, q: RoutingParams, p: Principal): { format: string; options: JobOptions } {
     if (head.length === 0) throw problems.invalidParameter('body', 'The document is empty: send the file bytes.');
@@ -187,7 +199,7 @@ export class Intake {
       existing.sha256 === a.written.sha256 && existing.format === a.format &&
       JSON.stringify(existing.options) === JSON.stringify(a.options) && existing.statusInt !== JobState.Failed
     ) {
-      await (await d.blobs.for(a.storageConfigId)).deletePrefix(jobPrefix(p.tenantId, a.documentId, a.generation));
+      await this.deleteBlobs({ tenantId: p.tenantId, documentId: a.documentId, generation: a.generation, uploadKey: a.uploadKey, storageConfigId: a.storageConfigId });
       return {
         status: 202,
         headers: { 'Idempotent-Replayed': 'true' },
@@ -224,7 +236,7 @@ export class Intake {
     };
     const previous = await d.jobs.put(record);
     if (previous && previous.generation !== a.generation) {
-      await (await d.blobs.for(previous.storageConfigId)).deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      await this.deleteBlobs(previous);
       d.logger.info({ documentId: a.documentId, tenantId: p.tenantId, previous: previous.generation }, 'document overwritten');
     }
     const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };

@@ -6,7 +6,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
-import { BlobTooLargeError, jobKeys, jobPrefix } from '../storage/blob-store.js';
+import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES, tooLarge } from './intake.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
@@ -118,7 +118,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: limits.storageConfigId,
       };
       const previous = await d.jobs.put(session);
-      if (previous) await (await d.blobs.for(previous.storageConfigId)).deletePrefix(jobPrefix(previous.tenantId, previous.documentId, previous.generation));
+      if (previous) await intake.deleteBlobs(previous);
       const exp = Math.floor(expiresAt.getTime() / 1000);
       const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: exp });
       const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;

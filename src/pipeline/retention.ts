@@ -1,6 +1,6 @@
 // Retention: jobs past expiresAt lose their record and every blob (upload, artifact).
 import type { Logger } from 'pino';
-import { jobPrefix } from '../storage/blob-store.js';
+import { jobFolder } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
 import type { JobStore } from '../jobs/types.js';
 
@@ -29,7 +29,7 @@ export class RetentionSweeper {
           const batch = await this.jobs.listExpired(now, 200);
           if (!batch.length) break;
           for (const job of batch) {
-            await (await this.blobs.for(job.storageConfigId)).deletePrefix(jobPrefix(job.tenantId, job.documentId, job.generation));
+            await (await this.blobs.for(job.storageConfigId)).deletePrefix(jobFolder(job));
             await this.jobs.delete(job.tenantId, job.documentId, job.generation);
             removed++;
           }

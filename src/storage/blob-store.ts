@@ -1,5 +1,6 @@
 // Where uploads and artifacts live. Disk on the embedded default; S3-compatible storage
 // (the node's own or a tenant's) in a distributed deployment. Keys are relative paths.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 export interface WriteResult {
@@ -33,15 +34,43 @@ export class BlobTooLargeError extends Error {
   }
 }
 
-/** Folder of one job's blobs; overwrites use a new generation so old workers never collide. */
+/**
+ * Folder of one job's blobs, scoped by tenant; overwrites use a new generation so old
+ * workers never collide. The documentId is hashed: an id may be 200 characters, more than
+ * a file name may hold once encoded (ENAMETOOLONG on disk).
+ */
 export function jobPrefix(tenantId: string, documentId: string, generation: string): string {
-  const safeDoc = Buffer.from(documentId).toString('base64url');
-  return `jobs/${tenantId}/${safeDoc}/${generation}`;
+  const docDigest = createHash('sha256').update(documentId).digest('hex');
+  return `jobs/${tenantId}/${docDigest}/${generation}`;
 }
 
-/** The keys inside a job's folder: the upload, the artifact and any extra result parts. */
-export function jobKeys(job: { tenantId: string; documentId: string; generation: string }) {
-  const prefix = jobPrefix(job.tenantId, job.documentId, job.generation);
+interface JobIdentity {
+  tenantId: string;
+  documentId: string;
+  generation: string;
+}
+
+/**
+ * Folder of a stored job: the one holding its upload. Read from the record, not recomputed,
+ * so jobs written under an earlier layout (documentId in base64url) still resolve. A key
+ * outside `jobs/<tenantId>/…/<generation>` is refused: deleting its folder could reach
+ * other jobs' blobs.
+ */
+export function jobFolder(job: JobIdentity & { uploadKey: string }): string {
+  const folder = job.uploadKey.slice(0, job.uploadKey.lastIndexOf('/'));
+  const [root, tenant, doc, generation, ...rest] = folder.split('/');
+  if (root !== 'jobs' || tenant !== job.tenantId || !doc || generation !== job.generation || rest.length) {
+    throw new Error(`job ${JSON.stringify(job.documentId)} has an upload key outside its own folder: ${JSON.stringify(job.uploadKey)}`);
+  }
+  return folder;
+}
+
+/**
+ * The keys inside a job's folder: the upload, the artifact and any extra result parts.
+ * Given a stored record (with uploadKey) the folder is the record's own; else a new one.
+ */
+export function jobKeys(job: JobIdentity & { uploadKey?: string }) {
+  const prefix = job.uploadKey === undefined ? jobPrefix(job.tenantId, job.documentId, job.generation) : jobFolder({ ...job, uploadKey: job.uploadKey });
   return {
     prefix,
     upload: `${prefix}/upload`,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
   createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
@@ -199,6 +200,47 @@ export function documentsSuite(mode: Mode): void {
       const artifact = (await (await api('/api/v1/documents/invoice-42/result')).json()) as any;
       expect(artifact.content.rowCount).toBe(2);
       expect(await charged()).toBe(2);
+    });
+
+    it('a documentId of 200 characters (the schema maximum) is stored, parsed and served', async () => {
+      const documentId = 'long-' + 'x'.repeat(195);
+      const res = await upload({ fileName: 'long.csv', csvRoute: 'Tabular', documentId }, 'a,b\n1,2\n');
+      expect(res.status).toBe(202);
+      expect(await res.json()).toMatchObject({ documentId, statusInt: 2 });
+      expect((await settled(documentId)).statusInt).toBe(8);
+      const result = await api(`/api/v1/documents/${documentId}/result`);
+      expect(result.status).toBe(200);
+      expect(((await result.json()) as any).documentId).toBe(documentId);
+    });
+
+    it('a job stored under the earlier blob layout (documentId in base64url) is still served and replaced', async () => {
+      const app = await createApp(n.node, {});
+      const t = await getToken(n.url, app.clientId, app.clientSecret);
+      const documentId = 'legacy-doc';
+      const generation = randomUUID();
+      const folder = `jobs/${app.tenantId}/${Buffer.from(documentId).toString('base64url')}/${generation}`;
+      const blobs = n.node.blobs.nodeStore;
+      await blobs.write(`${folder}/upload`, [Buffer.from('a\n1\n')]);
+      const artifact = Buffer.from(JSON.stringify({ schema_version: '1.0', document_format: 'csv', documentId }));
+      await blobs.write(`${folder}/artifact.json`, [artifact]);
+      await blobs.write(`${folder}/parts/extra.geojsonseq`, [Buffer.from('{}\n')]);
+      const now = new Date();
+      await n.node.jobs.store.put({
+        tenantId: app.tenantId, appId: app.appId, documentId, generation, statusInt: 8, format: 'csv', lane: 'light', fileName: 'l.csv',
+        options: { csvRoute: 'Tabular' }, customMetadata: null, uploadKey: `${folder}/upload`, sizeBytes: 4, sha256: 'ab'.repeat(32), attempts: 1,
+        createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: now.toISOString(), completedAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + 3600_000).toISOString(), error: null, artifactKey: `${folder}/artifact.json`,
+        artifactBytes: artifact.length, documentUnits: 1, storageConfigId: null,
+      });
+      const result = await api(`/api/v1/documents/${documentId}/result`, {}, t);
+      expect(result.status).toBe(200);
+      expect(await result.json()).toMatchObject({ documentId });
+      expect((await api(`/api/v1/documents/${documentId}/parts/extra.geojsonseq`, {}, t)).status).toBe(200);
+
+      const over = await upload({ fileName: 'l.csv', csvRoute: 'Tabular', documentId }, 'a\n2\n', t);
+      expect(over.status).toBe(202);
+      expect((await settled(documentId, t)).statusInt).toBe(8);
+      expect((await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(`/${generation}/`))).toEqual([]);
     });
 
     it('answers 401 without a token and 404 for unknown ids', async () => {
