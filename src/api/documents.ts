@@ -5,7 +5,8 @@ import type { RouteDef, Reply } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
-import { Intake, parseCustomMetadata, peek, tooLarge, type IntakeDeps } from './intake.js';
+import { Intake, peek, tooLarge, type IntakeDeps } from './intake.js';
+import { parseCustomMetadata } from './custom-metadata.js';
 import { Type } from '@sinclair/typebox';
 import {
   ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery,

@@ -35,20 +35,6 @@ export const HEAD_BYTES = 8192;
 
 export const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function parseCustomMetadata(raw: string | undefined): Record<string, unknown> | null {
-  if (raw === undefined) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch (e) {
-    throw problems.invalidParameter('customMetadataJson', `customMetadataJson is not valid JSON: ${(e as Error).message}`);
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw problems.invalidParameter('customMetadataJson', 'customMetadataJson must be a JSON object, e.g. {"source":"crm"}.');
-  }
-  return v as Record<string, unknown>;
-}
-
 /** Routing options that apply to the detected format; missing required ones are 400. */
 export function routingOptions(format: string, q: RoutingParams, principal: Principal): JobOptions {
   const options: JobOptions = {};

@@ -8,7 +8,8 @@ import type { Reply, RouteDef } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
-import { capitalised, Intake, parseCustomMetadata, HEAD_BYTES, tooLarge } from './intake.js';
+import { capitalised, Intake, HEAD_BYTES, tooLarge } from './intake.js';
+import { parseCustomMetadata } from './custom-metadata.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
 
 export interface UploadSessionDeps {
@@ -206,10 +207,10 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (job.statusInt !== JobState.NotQueued) {
         return { status: 202, json: { documentId: job.documentId, status: capitalised(STATUS_NAMES[job.statusInt]), statusInt: job.statusInt } };
       }
+      const customMetadata = parseCustomMetadata(routing.customMetadataJson);
       const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
       if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw new ProblemError(409, 'upload_incomplete', 'Upload incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
       const head = await readHead(blob.stream);
-      const customMetadata = parseCustomMetadata(routing.customMetadataJson);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
       await intake.admit(p, limits, null);

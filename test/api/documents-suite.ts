@@ -127,6 +127,42 @@ export function documentsSuite(mode: Mode): void {
       expect(await uploads()).toEqual(before);
     });
 
+    it('customMetadataJson nested too deep or over 64 KiB is 400 naming the limit; nothing is stored, charged or held', async () => {
+      const app = await createApp(n.node, { maxConcurrentJobs: 1 });
+      const t = await getToken(n.url, app.clientId, app.clientSecret);
+      const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      for (const customMetadataJson of [nested(33), '{"a":' + '['.repeat(32) + ']'.repeat(32) + '}']) {
+        const res = await upload({ fileName: 'm.csv', csvRoute: 'Tabular', customMetadataJson }, 'a\n1\n', t);
+        expect(res.status).toBe(400);
+        const p = (await res.json()) as Record<string, any>;
+        expect(p).toMatchObject({ code: 'invalid_parameter', parameter: 'customMetadataJson', limit: 32 });
+        expect(p.detail).toMatch(/32/);
+      }
+      expect((await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(app.tenantId))).toEqual([]);
+      // The refused uploads hold no slot: the plan's one slot is free for a 32-deep object.
+      const ok = await upload({ fileName: 'm.csv', csvRoute: 'Tabular', customMetadataJson: nested(32) }, 'a\n1\n', t);
+      expect(ok.status).toBe(202);
+      const { documentId } = (await ok.json()) as Status;
+      expect((await settled(documentId, t)).statusInt).toBe(8);
+      const artifact = (await (await api(`/api/v1/documents/${documentId}/result`, {}, t)).json()) as any;
+      expect(artifact.customMetadata).toEqual(JSON.parse(nested(32)));
+      expect((await n.node.controlPlane.listUsage({ appId: app.appId }))).toHaveLength(1);
+
+      // Over 64 KiB in UTF-8 though under 65,536 characters: sent in upload-complete's JSON body.
+      const json = (b: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+      const session = (await (await api('/api/v1/documents/upload-request', json({ fileName: 'm.csv', sizeBytes: 4 }))).json()) as { uploadId: string; uploadUrl: string; documentId: string };
+      const u = new URL(session.uploadUrl);
+      expect((await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: 'a\n1\n' })).status).toBe(204);
+      const complete = (customMetadataJson: string) => api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Tabular', customMetadataJson }));
+      const big = await complete(JSON.stringify({ note: 'é'.repeat(40_000) }));
+      expect(big.status).toBe(400);
+      expect(await big.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'customMetadataJson', limit: 65536 });
+      const deep = await complete(nested(3000));
+      expect(deep.status).toBe(400);
+      expect(await deep.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'customMetadataJson', limit: 32 });
+      expect((await status(session.documentId)).statusInt).toBe(0);
+    });
+
     it('accepts enum spellings case-insensitively (SHP_ZIP, PostgreSQL, tabular)', async () => {
       const res = await upload({ fileName: 'x.csv', csvRoute: 'TABULAR', documentType: 'csv' }, 'a,b\n1,2\n');
       expect(res.status).toBe(202);
