@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
-import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
+import { assertTransition, isJobState, isTerminal, isUnfinished } from './transitions.js';
 import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
 import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
 
@@ -61,6 +61,8 @@ export class EmbeddedJobStore implements JobStore {
       if (!name.endsWith('.json')) continue;
       try {
         const job = JSON.parse(await readFile(file, 'utf8')) as JobRecord;
+        const flaw = recordFlaw(job);
+        if (flaw) throw new Error(flaw);
         const key = recordKey(job.tenantId, job.documentId);
         if (this.fileName(key) !== name) throw new Error('file name does not match record');
         this.setInMemory(key, job);
@@ -216,7 +218,21 @@ export class EmbeddedJobStore implements JobStore {
       if (at < t) expired.push({ at, job });
     }
     expired.sort((a, b) => a.at - b.at);
-    return expired.slice(0, Math.max(0, limit)).map((e) => cloneRecord(e.job));
+    return expired.slice(0, Math.max(0, limit)).map((e) => this.sweepCopy(e.job));
+  }
+
+  /**
+   * A copy for the retention sweep. A record whose custom metadata is nested deeper than a
+   * structured clone can copy (stored before uploads bounded it) is handed over without
+   * that metadata: the sweep only needs its identity and blob keys, and must not fail on it.
+   */
+  private sweepCopy(job: JobRecord): JobRecord {
+    try {
+      return cloneRecord(job);
+    } catch (err) {
+      this.log.warn({ tenantId: job.tenantId, documentId: job.documentId, err: String(err) }, 'jobs: expired record copied without its custom metadata');
+      return cloneRecord({ ...job, customMetadata: null });
+    }
   }
 
   async countUnfinished(appId: string): Promise<number> {
@@ -247,4 +263,15 @@ export class EmbeddedJobStore implements JobStore {
     this.closed = true;
     await Promise.all([...this.writes.values()]);
   }
+}
+
+/** Why a record read from disk cannot be used (a field every lookup relies on is missing or malformed), or null. */
+function recordFlaw(job: Partial<JobRecord> | null): string | null {
+  if (job === null || typeof job !== 'object') return 'not a job record';
+  for (const field of ['tenantId', 'appId', 'documentId', 'generation', 'uploadKey'] as const) {
+    if (typeof job[field] !== 'string') return `${field} is not a string`;
+  }
+  if (!isJobState(job.statusInt)) return `statusInt ${JSON.stringify(job.statusInt)} is not a job state`;
+  if (typeof job.expiresAt !== 'string' || Number.isNaN(Date.parse(job.expiresAt))) return `expiresAt ${JSON.stringify(job.expiresAt)} is not a timestamp`;
+  return null;
 }
