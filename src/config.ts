@@ -42,6 +42,8 @@ export interface Config {
   heavySlots: number;
   taskTimeoutSeconds: number;
   workerMaxHeapMb: number;
+  /** The parsing process is killed (and its culprit job failed) past this resident size. */
+  parserMaxRssMb: number;
   maxAttempts: number;
   maxHeaderBytes: number;
   directUploadMaxBytes: number;
@@ -83,7 +85,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_HEAVY_SLOTS', default: 'half the threads (≥ 1)', description: 'Threads that heavy work (OCR, Advanced PDF) may occupy at once.' },
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
   { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
-  { name: 'DOCPARSE_MAX_ATTEMPTS', default: '3', description: 'Attempts for a job that fails transiently.' },
+  { name: 'DOCPARSE_PARSER_MAX_RSS_MB', default: '75 % of system memory', description: 'Resident-memory ceiling of the parsing process (all threads); past it the process is replaced and the job that grew it fails with `document_too_complex`.' },
+  { name: 'DOCPARSE_MAX_ATTEMPTS', default: '3', description: 'Attempts for a job that fails transiently or stops its parsing process (a job that took its host down this often is failed, never resumed into another crash).' },
   { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)' },
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
@@ -92,9 +95,10 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it the remaining features of a dataset are served as the result part named by featuresPart.' },
   { name: 'DOCPARSE_GIS_FGB', default: 'true', description: "GIS: export eligible layers (Shapefile, FileGDB, MapInfo with plain field types) through GDAL's FlatGeobuf writer and write their GeoJSON in JS — same values, ≈ 40 % less CPU; false sends every layer through GDAL's GeoJSONSeq writer." },
   { name: 'DOCPARSE_PDFIUM_OPTIMIZED', default: 'true', description: "PDF: run the PDFium WASM that `npm run build` re-optimises with binaryen (≈ 15 % faster, same output), when it matches the installed package; false runs the package's own binary." },
-  { name: 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', default: '4294967296', description: 'GIS: total bytes a ZIP may unpack to (zip-bomb guard).' },
-  { name: 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', default: '20000', description: 'GIS: entries a ZIP may hold.' },
-  { name: 'DOCPARSE_GIS_MAX_ZIP_RATIO', default: '1000', description: 'GIS: largest compression ratio of a ZIP member over 1 MiB.' },
+  { name: 'DOCPARSE_ARCHIVE_MAX_BYTES', default: '4294967296', description: 'ZIPs (Office/OpenDocument packages, GIS archives and KMZ, Office attachments of e-mails): bytes the archives of one upload may inflate to, archives inside archives included, counted as they are inflated (zip-bomb guard). Formerly `DOCPARSE_GIS_MAX_UNZIPPED_BYTES`, still read.' },
+  { name: 'DOCPARSE_ARCHIVE_MAX_ENTRIES', default: '20000', description: 'ZIPs: members the archives of one upload may hold. Formerly `DOCPARSE_GIS_MAX_ZIP_ENTRIES`, still read.' },
+  { name: 'DOCPARSE_ARCHIVE_MAX_RATIO', default: '1000', description: 'ZIPs: largest compression ratio of a member over 1 MiB, and of an upload whose archives hold archives. Formerly `DOCPARSE_GIS_MAX_ZIP_RATIO`, still read.' },
+  { name: 'DOCPARSE_ARCHIVE_MAX_DEPTH', default: '2', description: 'ZIPs: levels of archives inside an archive that are opened (GIS); deeper ones are named in the warnings and not opened.' },
   { name: 'DOCPARSE_CAD_MAX_BYTES', default: '268435456', description: 'CAD: largest drawing (decoded whole in memory).' },
   { name: 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', default: '536870912', description: 'Parquet rows: largest uncompressed row group read.' },
   { name: 'DOCPARSE_OFFICE_RENDER', default: 'always', description: 'Office page counts: always render with LibreOffice, auto (trust Word-confirmed DOCX counts), or off (stored counts).' },
@@ -189,10 +193,14 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   }
 
   // Family limits are read by the parsers in their threads; a bad value is refused here.
-  for (const name of ['DOCPARSE_GIS_MAX_INLINE_FEATURES', 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_RATIO',
-    'DOCPARSE_CAD_MAX_BYTES', 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', 'DOCPARSE_OFFICE_MAX_PART_MB', 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', 'DOCPARSE_SOFFICE_TIMEOUT_MS']) {
+  for (const name of ['DOCPARSE_GIS_MAX_INLINE_FEATURES',
+    'DOCPARSE_CAD_MAX_BYTES', 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', 'DOCPARSE_OFFICE_MAX_PART_MB', 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', 'DOCPARSE_SOFFICE_TIMEOUT_MS',
+    // The archive guard's limits, and the GIS-only names they replace (still read).
+    'DOCPARSE_ARCHIVE_MAX_BYTES', 'DOCPARSE_ARCHIVE_MAX_ENTRIES', 'DOCPARSE_ARCHIVE_MAX_RATIO',
+    'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_RATIO']) {
     int(name, 1, 1, Number.MAX_SAFE_INTEGER);
   }
+  int('DOCPARSE_ARCHIVE_MAX_DEPTH', 2, 0, 16);
   bool('DOCPARSE_GIS_FGB', true);
   bool('DOCPARSE_PDFIUM_OPTIMIZED', true);
   const officeRender = env.DOCPARSE_OFFICE_RENDER?.trim().toLowerCase();
@@ -238,6 +246,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     heavySlots,
     taskTimeoutSeconds: int('DOCPARSE_TASK_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
     workerMaxHeapMb: int('DOCPARSE_WORKER_MAX_HEAP_MB', 2048, 64, 64 * 1024),
+    parserMaxRssMb: int('DOCPARSE_PARSER_MAX_RSS_MB', Math.max(512, Math.floor((os.totalmem() / 1048576) * 0.75)), 128, 1024 * 1024),
     maxAttempts: int('DOCPARSE_MAX_ATTEMPTS', 3, 1, 20),
     maxHeaderBytes: int('DOCPARSE_MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     // uWS resets connections whose Content-Length exceeds 999,999,999.

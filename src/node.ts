@@ -35,9 +35,8 @@ import { SqlContent } from './formats/sql/schema.js';
 
 /** The artifact envelope and each family's `content`, published with the OpenAPI document. */
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
-import { ParsePool } from './pipeline/pool.js';
-import { compilePdfiumModule, pdfiumBinary } from './formats/pdf/pdfium-loader.js';
-import { compileTesseractModule } from './formats/pdf/tesseract-loader.js';
+import { ParseHost } from './pipeline/parse-host.js';
+import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 
@@ -53,7 +52,7 @@ export interface RunningNode {
   blobs: BlobRouter;
   identity: Identity;
   http: HttpServer;
-  pool: ParsePool | null;
+  pool: ParseHost | null;
   retention: RetentionSweeper;
   /** Credentials of the demo app when this start created it (shown once). */
   demoCredentials: { clientId: string; clientSecret: string } | null;
@@ -117,17 +116,19 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
 
   const has = (r: string) => config.roles.includes(r as never);
+  // Parsing runs in a supervised child process: no document can take this one down.
   const pool = has('worker')
-    ? new ParsePool({
+    ? new ParseHost({
         threads: config.workerThreads,
         taskTimeoutMs: config.taskTimeoutSeconds * 1000,
         maxHeapMb: config.workerMaxHeapMb,
         // WASM heaps never shrink: a thread that grew past this is replaced after its task.
         recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
-        // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
-        wasmModules: { pdfium: (await compilePdfiumModule()) as WebAssembly.Module, tesseract: (await compileTesseractModule()) as WebAssembly.Module },
+        maxProcessRssMb: config.parserMaxRssMb,
+        logger,
       })
     : null;
+  if (pool && !(await pool.whenReady(60_000))) logger.warn('the parsing process is not up yet; jobs wait for it');
 
   const checks: ReadinessCheck[] = [
     { name: 'controlPlane', check: () => controlPlane.ping() },
@@ -135,7 +136,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     { name: 'blobStore', check: () => blobs.nodeStore.ping() },
   ];
   if (has('auth')) checks.push({ name: 'signingKeys', check: () => identity.ready() });
-  if (pool) checks.push({ name: 'workerPool', check: async () => { if (!pool.ready()) throw new Error('no worker thread is up'); } });
+  if (pool) checks.push({ name: 'workerPool', check: async () => { if (!pool.ready()) throw new Error('the parsing process is not up'); } });
 
   let openapiDoc: Record<string, unknown> | null = null;
   const health = healthRoutes({

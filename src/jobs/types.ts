@@ -76,6 +76,8 @@ export interface JobRecord {
   documentUnits: number | null;
   /** Storage config the blobs live in (tenant's own S3), or null for the node's default. */
   storageConfigId: string | null;
+  /** The upload request's id, so the worker's log lines join the request's. */
+  requestId?: string | null;
 }
 
 export interface JobRef {

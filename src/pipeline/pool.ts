@@ -6,6 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { ParseTask, ParseTaskResult } from './task.js';
 import type { ThreadData } from './thread-context.js';
+import { failureReasons } from './failure-reasons.js';
 
 export interface PoolOptions {
   threads: number;
@@ -24,26 +25,35 @@ export interface PoolStats {
   utilization: number;
 }
 
-/** Why a task did not return a result: the thread timed out, ran out of memory, or died. */
+/**
+ * Why a task did not return a result: it ran past its timeout, past a memory ceiling, its
+ * thread or process died (`crash`: may be the machine's fault, so retried), or the parser
+ * threw where nothing caught it (`error`: the same document would throw again).
+ */
+export type PoolFailureKind = 'timeout' | 'memory' | 'crash' | 'error';
+
 export class PoolTaskError extends Error {
   constructor(
     message: string,
-    public readonly kind: 'timeout' | 'memory' | 'crash',
+    public readonly kind: PoolFailureKind,
   ) {
     super(message);
     this.name = 'PoolTaskError';
   }
 }
 
-/** The compiled thread entry; vitest runs from src/, so it points at dist/ (built by `npm test`). */
-export function threadFile(): string {
+/**
+ * A compiled entry file of src/pipeline (a thread or process entry); vitest runs from src/,
+ * so it points at dist/ (built by `npm test`).
+ */
+export function pipelineEntry(name: string): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
-    const dist = path.resolve(path.dirname(here), '../../dist/pipeline/thread.js');
-    if (!fs.existsSync(dist)) throw new Error(`worker entry ${dist} is missing: run npm run build`);
+    const dist = path.resolve(path.dirname(here), '../../dist/pipeline', name);
+    if (!fs.existsSync(dist)) throw new Error(`entry ${dist} is missing: run npm run build`);
     return dist;
   }
-  return path.join(path.dirname(here), 'thread.js');
+  return path.join(path.dirname(here), name);
 }
 
 export class ParsePool {
@@ -52,7 +62,7 @@ export class ParsePool {
 
   constructor(private readonly opts: PoolOptions) {
     this.piscina = new Piscina({
-      filename: threadFile(),
+      filename: pipelineEntry('thread.js'),
       minThreads: Math.min(1, opts.threads),
       maxThreads: opts.threads,
       idleTimeout: 60_000,
@@ -77,12 +87,15 @@ export class ParsePool {
         return (await this.piscina.run(task, { signal })) as ParseTaskResult;
       }
     } catch (err) {
-      if (signal.aborted) throw new PoolTaskError(`parsing took longer than ${Math.round(this.opts.taskTimeoutMs / 1000)} s and was stopped`, 'timeout');
+      if (signal.aborted) throw new PoolTaskError(failureReasons.timeout(Math.round(this.opts.taskTimeoutMs / 1000)), 'timeout');
       const e = err as NodeJS.ErrnoException;
       if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw new PoolTaskError(`parsing exceeded the per-thread memory limit of ${this.opts.maxHeapMb} MB`, 'memory');
+        throw new PoolTaskError(`the per-thread heap limit of ${this.opts.maxHeapMb} MB`, 'memory');
       }
-      throw new PoolTaskError(`parsing thread died: ${e?.message ?? String(err)}`, 'crash');
+      // A thread that exited is the machine's or the engine's trouble; any other rejection is
+      // an exception the parser threw outside its promise chain, which killed the thread.
+      if (/exited with code/.test(String(e?.message))) throw new PoolTaskError(`parsing thread died: ${e.message}`, 'crash');
+      throw new PoolTaskError(`parser error: ${e?.message ?? String(err)}`, 'error');
     } finally {
       this.running--;
     }

@@ -3,6 +3,8 @@
 import type { JobOptions } from '../jobs/types.js';
 
 export interface ParseTask {
+  /** Unique per run of a task, so the parsing process can tie subprocesses to it. */
+  taskId?: string;
   documentId: string;
   fileName: string | null;
   format: string;
@@ -18,6 +20,14 @@ export interface ParseTask {
 
 export type ParseTaskResult =
   | { ok: true; documentFormat: string; documentUnits: number; artifactBytes: number; warnings: number; parts: { name: string; path: string }[] }
-  | { ok: false; code: string; message: string; transient: boolean };
+  | {
+      ok: false;
+      code: string;
+      /** A sentence about the document, shown to the client. */
+      message: string;
+      transient: boolean;
+      /** The raw error behind an unexpected failure: for the log, never for the client. */
+      internal?: string;
+    };
 
 export const SCHEMA_VERSION = '1.0';

@@ -7,6 +7,8 @@ import { FORMATS } from '../formats/registry.js';
 import { ExtractionError, type FormatParser } from '../formats/types.js';
 import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
 import { retireIfOverCeiling } from './thread-context.js';
+import { enterTask } from '../formats/process-groups.js';
+import { failureReasons } from './failure-reasons.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -22,9 +24,11 @@ function parserFor(format: string): Promise<FormatParser> {
 }
 
 export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
+  enterTask(task.taskId ?? null);
   try {
     return await writeArtifact(task, () => parserFor(task.format));
   } finally {
+    enterTask(null);
     retireIfOverCeiling();
   }
 }
@@ -87,8 +91,10 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
     if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient };
     const e = err as NodeJS.ErrnoException;
     const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);
-    const message = e?.message ?? String(err);
-    return { ok: false, code: 'extraction_failed', message: writing ? `could not write the result file: ${message}` : `parser error: ${message}`, transient };
+    const raw = e?.stack ?? e?.message ?? String(err);
+    if (writing) return { ok: false, code: 'extraction_failed', message: `The result file could not be written (${e?.code ?? 'I/O error'}).`, transient, internal: raw };
+    if (transient) return { ok: false, code: 'extraction_failed', message: `The parser ran out of a machine resource (${e.code}).`, transient, internal: raw };
+    return { ok: false, code: 'extraction_failed', message: failureReasons.unreadable(task.format), transient: false, internal: raw };
   }
 }
 

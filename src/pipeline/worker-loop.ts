@@ -10,19 +10,23 @@ import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
 import { isTerminal } from '../jobs/transitions.js';
-import { PoolTaskError, type ParsePool } from './pool.js';
+import { PoolTaskError } from './pool.js';
+import type { TaskRunner } from './parse-host.js';
+import { failureReasons } from './failure-reasons.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
   queue: JobQueue;
   blobs: BlobRouter;
-  pool: ParsePool;
+  pool: TaskRunner;
   controlPlane: ControlPlaneStore;
   logger: Logger;
   maxAttempts: number;
   lightConcurrency: number;
   heavyConcurrency: number;
   scratchDir?: string;
+  /** Longest wait between two tries to charge a finished job while the control plane is down (ms). */
+  chargeRetryMaxMs?: number;
 }
 
 /** Exponential backoff: 2 s, 4 s, 8 s … capped at 60 s. */
@@ -46,7 +50,8 @@ export class WorkerLoop {
     this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x));
   }
 
-  async handle({ ref, attempt }: Delivery): Promise<void> {
+  async handle(delivery: Delivery): Promise<void> {
+    const { ref } = delivery;
     const { store, logger } = this.d;
     let job = await store.get(ref.tenantId, ref.documentId);
     if (!job || job.generation !== ref.generation) return; // overwritten or expired: nothing to do
@@ -58,8 +63,21 @@ export class WorkerLoop {
       job = await store.transition(ref, JobState.Queued);
       if (!job) return;
     }
-    // A delivery finding the job mid-flight means a worker died holding it: retry from 5.
-    if (job.statusInt === JobState.Processing || job.statusInt === JobState.ProviderProcessing || job.statusInt === JobState.Materializing) {
+    // The attempt is counted from the record as well as the delivery: the embedded queue
+    // forgets its deliveries on restart, and a node that died mid-parse left the count there.
+    const attempt = Math.max(delivery.attempt, job.attempts + 1);
+    // A delivery finding the job mid-flight means the node died holding it: retry from 5,
+    // unless the job has already taken down its host as often as it may (a poison pill).
+    const midFlight = job.statusInt === JobState.Processing || job.statusInt === JobState.ProviderProcessing || job.statusInt === JobState.Materializing;
+    if (attempt > this.d.maxAttempts) {
+      const error: JobError = midFlight
+        ? { code: 'extraction_failed', message: failureReasons.crashed(job.attempts), stage: 'worker' }
+        : { code: job.error?.code ?? 'extraction_failed', message: job.error ? `${job.error.message} (after ${job.attempts} attempts)` : failureReasons.machine(), stage: job.error?.stage ?? 'worker' };
+      logger.warn({ documentId: job.documentId, tenantId: job.tenantId, attempts: job.attempts }, 'job out of attempts before it started: retired');
+      await this.fail(job, error);
+      return;
+    }
+    if (midFlight) {
       job = await store.transition(ref, JobState.Retrying);
       if (!job) return;
     }
@@ -67,6 +85,7 @@ export class WorkerLoop {
       job = await store.transition(ref, JobState.WaitingForProvider);
       if (!job) return;
     }
+    // Recorded before the work starts, so a parse that takes the whole node down still counts.
     job = await store.transition(ref, heavy ? JobState.ProviderProcessing : JobState.Processing, {
       startedAt: job.startedAt ?? new Date().toISOString(),
       attempts: attempt,
@@ -91,6 +110,7 @@ export class WorkerLoop {
         tempDir: work,
       });
       if (!result.ok) {
+        if (result.internal) logger.warn({ documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId, format: job.format, err: result.internal }, 'parser failed unexpectedly');
         if (result.transient) return await this.retryOrFail(job, attempt, { code: result.code, message: result.message, stage: 'extract' });
         await this.fail(job, { code: result.code, message: result.message, stage: 'extract' });
         return;
@@ -104,7 +124,7 @@ export class WorkerLoop {
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
       const completedAt = new Date();
-      await this.charge(job, result.documentFormat, result.documentUnits, completedAt);
+      await this.chargeWhenReachable(job, result.documentFormat, result.documentUnits, completedAt);
       const done = await store.transition(ref, JobState.Completed, {
         completedAt: completedAt.toISOString(),
         artifactKey,
@@ -118,23 +138,41 @@ export class WorkerLoop {
       logger.info({ documentId: job.documentId, tenantId: job.tenantId, format: job.format, units: result.documentUnits, bytes: artifactBytes }, 'job completed');
     } catch (err) {
       if (err instanceof RetryLater) throw err;
-      if (err instanceof PoolTaskError) {
-        // A crash may be the machine's fault: retry. Timeouts and memory ceilings would recur.
-        if (err.kind === 'crash') return await this.retryOrFail(job, attempt, { code: 'extraction_failed', message: err.message, stage: 'worker' });
-        await this.fail(job, { code: 'extraction_failed', message: err.message, stage: 'worker' });
-        return;
-      }
-      logger.error({ err, documentId: job.documentId }, 'job failed unexpectedly');
-      await this.retryOrFail(job, attempt, { code: 'extraction_failed', message: `internal error: ${(err as Error).message}`, stage: 'materialize' });
+      if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
+      logger.error({ err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId }, 'job failed unexpectedly');
+      await this.retryOrFail(job, attempt, { code: 'extraction_failed', message: failureReasons.storing(), stage: 'materialize' });
     } finally {
       await input?.release();
       await fs.rm(work, { recursive: true, force: true });
     }
   }
 
-  private async retryOrFail(job: JobRecord, attempt: number, error: JobError): Promise<void> {
+  /**
+   * A task that returned no result. A crash of the parsing process may be the machine's
+   * fault: retried, and retired after maxAttempts. A ceiling (time, memory) or an exception
+   * the parser threw would recur: failed at once.
+   */
+  private async poolFailure(job: JobRecord, attempt: number, err: PoolTaskError): Promise<void> {
+    const ids = { documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId, format: job.format };
+    this.d.logger.warn({ ...ids, kind: err.kind, err: err.message, attempt }, 'parse task failed');
+    switch (err.kind) {
+      case 'crash': {
+        const message = attempt >= this.d.maxAttempts ? failureReasons.crashed(attempt) : failureReasons.crashedWillRetry();
+        return this.retryOrFail(job, attempt, { code: 'extraction_failed', message, stage: 'worker' }, { final: true });
+      }
+      case 'memory':
+        return this.fail(job, { code: 'document_too_complex', message: failureReasons.memory(err.message), stage: 'worker' });
+      case 'timeout':
+        return this.fail(job, { code: 'document_too_complex', message: err.message, stage: 'worker' });
+      case 'error':
+        return this.fail(job, { code: 'extraction_failed', message: failureReasons.unreadable(job.format), stage: 'extract' });
+    }
+  }
+
+  /** `final: true`: the error's message already says the job is not retried again. */
+  private async retryOrFail(job: JobRecord, attempt: number, error: JobError, opts: { final?: boolean } = {}): Promise<void> {
     if (attempt >= this.d.maxAttempts) {
-      await this.fail(job, { ...error, message: `${error.message} (after ${attempt} attempts)` });
+      await this.fail(job, opts.final ? error : { ...error, message: `${error.message} (after ${attempt} attempts)` });
       return;
     }
     const retrying = await this.d.store.transition(job, JobState.Retrying, { error });
@@ -146,6 +184,24 @@ export class WorkerLoop {
   private async fail(job: JobRecord, error: JobError): Promise<void> {
     await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
     this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, error }, 'job failed');
+  }
+
+  /**
+   * A finished parse is never failed because the control plane is unreachable: the charge
+   * is retried (idempotent per generation) until it goes through, with back-off, while the
+   * delivery holds the result. It gives up only when the job itself has expired.
+   */
+  private async chargeWhenReachable(job: JobRecord, format: string, units: number, at: Date): Promise<void> {
+    const maxWait = this.d.chargeRetryMaxMs ?? 30_000;
+    for (let wait = 500; ; wait = Math.min(maxWait, wait * 2)) {
+      try {
+        return await this.charge(job, format, units, at);
+      } catch (err) {
+        if (Date.now() + wait > Date.parse(job.expiresAt)) throw err;
+        this.d.logger.warn({ documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait }, 'could not record usage; the finished job waits for the control plane');
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   /** Units are charged once per job run (chargeKey = generation), only on completion. */

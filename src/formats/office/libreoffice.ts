@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ExtractionError } from '../types.js';
+import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
 
 const SOFFICE_CANDIDATES = [
   process.env.DOCPARSE_SOFFICE,
@@ -162,6 +163,8 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: nu
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, HOME: os.tmpdir(), SAL_USE_VCLPLUGIN: 'svp' },
     });
+    // The parsing process kills this group if the task ends first (timeout, dead thread).
+    if (child.pid) trackProcessGroup(child.pid);
     let stderr = '';
     let timedOut = false;
     child.stdout.on('data', () => {});
@@ -170,11 +173,7 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: nu
     });
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
+      if (child.pid) killProcessGroup(child.pid);
     }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -182,6 +181,11 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: nu
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (child.pid) {
+        // soffice may leave helpers behind in its group after the leader exits.
+        killProcessGroup(child.pid);
+        untrackProcessGroup(child.pid);
+      }
       resolve({ code, stderr, timedOut });
     });
   });

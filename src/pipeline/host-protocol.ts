@@ -1,0 +1,19 @@
+// Messages between a node (pipeline/parse-host.ts) and its parsing process
+// (pipeline/host-process.ts), over the child-process IPC channel.
+import type { PoolFailureKind, PoolOptions, PoolStats } from './pool.js';
+import type { ParseTask, ParseTaskResult } from './task.js';
+
+/** Pool settings the parsing process is started with (its WASM modules it compiles itself). */
+export type HostPoolOptions = Omit<PoolOptions, 'wasmModules'>;
+
+export type ToHost =
+  | { type: 'init'; pool: HostPoolOptions }
+  | { type: 'run'; id: string; task: ParseTask }
+  | { type: 'close' };
+
+export type FromHost =
+  | { type: 'ready'; stats: PoolStats }
+  | { type: 'stats'; stats: PoolStats }
+  | { type: 'done'; id: string; result: ParseTaskResult }
+  | { type: 'failed'; id: string; kind: PoolFailureKind; message: string }
+  | { type: 'process-group'; op: 'add' | 'remove'; pgid: number };
