@@ -7,6 +7,7 @@ import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { Intake, peek, tooLarge, type IntakeDeps } from './intake.js';
 import { parseCustomMetadata } from './custom-metadata.js';
+import { isPendingSessionId } from './uploads.js';
 import { Type } from '@sinclair/typebox';
 import {
   ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery,
@@ -33,6 +34,9 @@ export function statusOf(job: JobRecord) {
 }
 
 export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteDef[] {
+  /** The tenant's job for a document id; the records of upload sessions are no documents. */
+  const jobOf = (tenantId: string, documentId: string) => (isPendingSessionId(documentId) ? Promise.resolve(null) : d.jobs.get(tenantId, documentId));
+
   const upload: RouteDef<Static<typeof UploadQuery>> = {
     method: 'POST',
     path: '/api/v1/documents/upload',
@@ -96,7 +100,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       404: { description: 'document_not_found: unknown, expired, or another tenant’s id.' },
     },
     handler: async (ctx) => {
-      const job = await d.jobs.get(ctx.principal!.tenantId, ctx.params.documentId);
+      const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
       return { status: 200, json: statusOf(job) };
     },
@@ -116,7 +120,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     },
     handler: async (ctx) => {
       const ids = ctx.body.documentIds;
-      const jobs = await d.jobs.getMany(ctx.principal!.tenantId, ids);
+      const jobs = (await d.jobs.getMany(ctx.principal!.tenantId, ids)).map((job, i) => (isPendingSessionId(ids[i]) ? null : job));
       return {
         status: 200,
         json: {
@@ -144,7 +148,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       422: { description: 'The job failed; `code` and `error` give the reason.' },
     },
     handler: async (ctx) => {
-      const job = await d.jobs.get(ctx.principal!.tenantId, ctx.params.documentId);
+      const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
       if (job.statusInt === JobState.Completed && job.artifactKey) {
         const blob = await (await d.blobs.for(job.storageConfigId)).read(job.artifactKey);
@@ -174,7 +178,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       404: { description: 'document_not_found, or no such part.' },
     },
     handler: async (ctx) => {
-      const job = await d.jobs.get(ctx.principal!.tenantId, ctx.params.documentId);
+      const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
       if (job.statusInt !== JobState.Completed) {
         if (job.statusInt === JobState.Failed) throw problems.documentNotFound(ctx.params.documentId);

@@ -2,7 +2,13 @@
 // "job not yet queued") and returns a signed, expiring URL on this API; the client PUTs
 // the bytes there (streamed, no size ceiling from Content-Length since chunked bodies are
 // accepted); upload-complete checks size and hash, detects the format and queues the job.
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+//
+// A session on a documentId whose job already has its bytes is a pending overwrite: it is
+// recorded apart (pendingSessionId), so the old job keeps answering status and result until
+// the new upload completes; an abandoned or failed session just expires. Each PUT is
+// written to a key of its own and becomes the session's upload only once its size and hash
+// check out, so a failed PUT never removes the bytes of an earlier good one.
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../http/route.js';
 import { ProblemError, problems } from '../http/problem.js';
@@ -53,6 +59,23 @@ interface SessionClaims {
   d: string; // documentId
   g: string; // generation
   e: number; // expiry, epoch seconds
+  h?: string; // SHA-256 declared in upload-request ('' for none; absent in sessions of earlier versions)
+  p?: 1; // pending overwrite: the session's record is pendingSessionId(g), not d
+}
+
+/**
+ * Record id of a session that overwrites an existing job once completed. A "/" is never in
+ * a caller's documentId (schemas.ts), so this cannot name a document.
+ */
+export function pendingSessionId(generation: string): string {
+  return `${PENDING_SESSION_PREFIX}${generation}`;
+}
+
+const PENDING_SESSION_PREFIX = 'upload-session/';
+
+/** True for the record id of a pending-overwrite session, which is no document's id. */
+export function isPendingSessionId(id: string): boolean {
+  return id.startsWith(PENDING_SESSION_PREFIX);
 }
 
 export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
@@ -80,11 +103,14 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
   };
   const expired = () => new ProblemError(410, 'upload_expired', 'Upload session expired', 'This upload session has expired; request a new one.');
 
+  /** The session's record while it is open (state 0), else the job it became. */
   const sessionJob = async (c: SessionClaims): Promise<JobRecord> => {
     if (c.e * 1000 < Date.now()) throw expired();
     const job = await d.jobs.get(c.t, c.d);
-    if (!job || job.generation !== c.g) throw expired();
-    return job;
+    if (job?.generation === c.g) return job;
+    const pending = c.p ? await d.jobs.get(c.t, pendingSessionId(c.g)) : null;
+    if (pending?.generation === c.g) return pending;
+    throw expired();
   };
 
   const request: RouteDef<unknown, Static<typeof UploadRequestBody>> = {
@@ -92,7 +118,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     path: '/api/v1/documents/upload-request',
     operationId: 'createUploadSession',
     summary: 'Presigned upload, step 1: open an upload session for a large file',
-    description: 'Returns a signed URL on this API to PUT the bytes to (clients never talk to storage). A documentId that already has a job starts an overwrite of it.',
+    description: 'Returns a signed URL on this API to PUT the bytes to (clients never talk to storage). With a documentId that already has a job, that job keeps answering status and result until this upload completes, and is replaced then; an abandoned or failed session leaves it as it was.',
     tags: ['documents'],
     auth: 'bearer',
     body: { kind: 'json', schema: UploadRequestBody, maxBytes: 16 * 1024 },
@@ -111,17 +137,24 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const generation = randomUUID();
       const now = new Date();
       const expiresAt = new Date(now.getTime() + s.sessionTtlSeconds * 1000);
+      // The session's bytes go to a new folder of documentId, wherever its record is kept.
       const uploadKey = jobKeys({ tenantId: p.tenantId, documentId, generation }).upload;
+      const existing = b.documentId === undefined ? null : await d.jobs.get(p.tenantId, documentId);
+      const pendingOverwrite = existing !== null && existing.statusInt !== JobState.NotQueued;
       const session: JobRecord = {
-        tenantId: p.tenantId, appId: p.appId, documentId, generation, statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
-        fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: b.sha256?.toLowerCase() ?? '',
+        tenantId: p.tenantId, appId: p.appId, documentId: pendingOverwrite ? pendingSessionId(generation) : documentId, generation,
+        statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
+        fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: '',
         attempts: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: null, completedAt: null,
         expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: limits.storageConfigId,
       };
+      // Only an earlier session still waiting for its bytes is replaced here.
       const previous = await d.jobs.put(session);
       if (previous) await intake.deleteBlobs(previous);
       const exp = Math.floor(expiresAt.getTime() / 1000);
-      const uploadId = makeUploadId({ t: p.tenantId, d: documentId, g: generation, e: exp });
+      const claims: SessionClaims = { t: p.tenantId, d: documentId, g: generation, e: exp, h: b.sha256?.toLowerCase() ?? '' };
+      if (pendingOverwrite) claims.p = 1;
+      const uploadId = makeUploadId(claims);
       const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;
       return { status: 201, json: { uploadId, documentId, uploadUrl, method: 'PUT', expiresAt: expiresAt.toISOString(), maxBytes: b.sizeBytes } };
     },
@@ -160,25 +193,33 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
       }
       const store = await d.blobs.for(job.storageConfigId);
+      const attemptKey = `${jobKeys(job).prefix}/upload-${randomBytes(8).toString('hex')}`;
       let written;
       try {
-        written = await store.write(job.uploadKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
+        written = await store.write(attemptKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw new ProblemError(413, 'document_too_large', 'Document too large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
         throw err;
       }
       if (written.bytes !== job.sizeBytes) {
-        await store.delete(job.uploadKey);
+        await store.delete(attemptKey);
         throw problems.invalidParameter('body', `Received ${written.bytes} bytes; this session expects exactly ${job.sizeBytes}.`);
       }
-      if (job.sha256 && job.sha256 !== written.sha256) {
-        await store.delete(job.uploadKey);
-        throw problems.invalidParameter('sha256', `The bytes' SHA-256 is ${written.sha256}, not the ${job.sha256} declared in upload-request.`);
+      // The record's sha256 is the hash of bytes received; the declared one is in the claims.
+      const declared = claims.h ?? job.sha256;
+      if (declared && declared !== written.sha256) {
+        await store.delete(attemptKey);
+        throw problems.invalidParameter('sha256', `The bytes' SHA-256 is ${written.sha256}, not the ${declared} declared in upload-request.`);
       }
-      // Keep the hash for upload-complete (the session keeps no other state); skip if the
-      // documentId was taken over by another upload meanwhile.
+      // These bytes become the session's upload (the record keeps their key and hash for
+      // upload-complete), unless the session was completed or replaced meanwhile.
       const current = await d.jobs.get(job.tenantId, job.documentId);
-      if (current?.generation === job.generation) await d.jobs.put({ ...current, sha256: written.sha256, updatedAt: new Date().toISOString() });
+      if (current?.generation !== job.generation || current.statusInt !== JobState.NotQueued) {
+        await store.delete(attemptKey);
+        throw new ProblemError(409, 'upload_completed', 'Upload already completed', 'This session was completed or replaced while the bytes were sent.');
+      }
+      await d.jobs.put({ ...current, uploadKey: attemptKey, sha256: written.sha256, updatedAt: new Date().toISOString() });
+      if (current.uploadKey !== attemptKey) await store.delete(current.uploadKey);
       return { status: 204, empty: true };
     },
   };
@@ -214,11 +255,14 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
       await intake.admit(p, limits, null);
-      return intake.accept({
-        principal: p, documentId: job.documentId, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
+      // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
+      const reply = await intake.accept({
+        principal: p, documentId: claims.d, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
         written: { bytes: blob.size, sha256: job.sha256 }, format, options, customMetadata, fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,
       });
+      if (job.documentId !== claims.d) await d.jobs.delete(job.tenantId, job.documentId, job.generation);
+      return reply;
     },
   };
 

@@ -1,0 +1,3 @@
+import { uploadSessionsSuite } from './upload-sessions-suite.js';
+
+uploadSessionsSuite('embedded');
