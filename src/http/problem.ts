@@ -1,5 +1,6 @@
 // One error type for everything a client should see; mapped to RFC 9457
 // application/problem+json in exactly one place (toProblemBody).
+import { DEPENDENCY_RETRY_AFTER_SECONDS, type DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 
 export interface ProblemExtras {
   /** Extra members of the problem body, e.g. { parameter, allowed }. */
@@ -60,5 +61,7 @@ export const problems = {
     new ProblemError(404, 'document_not_found', 'Document not found', `No document with id ${JSON.stringify(documentId)} exists for this tenant, or it has expired.`, { documentId }),
   internal: () => new ProblemError(500, 'internal_error', 'Internal server error', 'The request could not be completed; it has been logged.'),
   unavailable: (detail: string, extras: ProblemExtras = {}) =>
-    new ProblemError(503, 'service_unavailable', 'Service unavailable', detail, extras, { 'Retry-After': '5' }),
+    new ProblemError(503, 'service_unavailable', 'Service unavailable', detail, extras, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }),
+  /** A backing service is unreachable: the detail names it ("The job store (Redis) is unreachable; retry shortly."). */
+  dependencyUnavailable: (err: DependencyUnavailableError) => problems.unavailable(err.message),
 };

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { loadUws, type UwsModule } from './uws.js';
 import { BodyStream, ClientAbortedError } from './body.js';
 import { ProblemError, problems, toProblemBody } from './problem.js';
+import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 import { Router } from './router.js';
 import type { Principal, Reply, RequestContext, RouteDef } from './route.js';
 import { parseQuery, precompile, validateBody } from './validation.js';
@@ -314,7 +315,11 @@ export class HttpServer {
     let problem: ProblemError;
     if (err instanceof ProblemError) problem = err;
     else if (err instanceof ClientAbortedError) problem = new ProblemError(400, 'client_aborted', 'Client aborted', err.message);
-    else {
+    else if (err instanceof DependencyUnavailableError) {
+      // An outage, not a bug: 503 with Retry-After, logged without a stack trace.
+      this.opts.logger.warn({ requestId: ex.requestId, path: ex.path, dependency: err.dependency, reason: err.reason }, 'dependency unreachable');
+      problem = problems.dependencyUnavailable(err);
+    } else {
       this.opts.logger.error({ err, requestId: ex.requestId, path: ex.path }, 'unhandled error');
       problem = problems.internal();
     }
