@@ -1,11 +1,14 @@
 // Chooses the job backend: Redis (BullMQ) when a Redis URL is configured, else the embedded
 // in-process implementation persisted under dataDir. The embedded backend's queue is not
 // persistent: the caller runs recoverUnfinished(store, queue) at boot (kind === 'embedded').
+// With Redis, the node waits up to FIRST_CONNECT_TIMEOUT_MS for it at start; once running,
+// Redis outages fail requests fast (503) and heal by themselves (redis-connection.ts).
 
 import { EmbeddedRateCounters } from './embedded-counters.js';
 import { EmbeddedJobQueue } from './embedded-queue.js';
 import { EmbeddedJobStore } from './embedded-store.js';
 import { RedisRateCounters } from './redis-counters.js';
+import { waitForRedis } from './redis-connection.js';
 import { RedisJobQueue } from './redis-queue.js';
 import { RedisJobStore } from './redis-store.js';
 import type { JobLogger } from './support.js';
@@ -17,7 +20,10 @@ export interface OpenJobBackendOptions {
   /** Key namespace in Redis (default 'docparse'). */
   prefix?: string;
   log?: JobLogger;
-  /** Redis only: stalled-delivery check interval and lock duration (ms). */
+  /**
+   * Redis only: stalled-delivery check interval and lock duration (ms). Defaults (5 s, 10 s:
+   * redis-queue.ts TAKEOVER_DEFAULTS) take over a dead node's deliveries within 15 s.
+   */
   stalledIntervalMs?: number;
   lockDurationMs?: number;
   /** Redis only: how long an expired record stays readable by the sweeper (ms, default 24 h). */
@@ -36,8 +42,8 @@ export interface JobBackend {
 export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBackend> {
   if (opts.redisUrl) {
     const prefix = opts.prefix ?? 'docparse';
-    const store = new RedisJobStore({ url: opts.redisUrl, prefix, expiredGraceMs: opts.expiredGraceMs });
-    const counters = new RedisRateCounters({ url: opts.redisUrl, prefix });
+    const store = new RedisJobStore({ url: opts.redisUrl, prefix, expiredGraceMs: opts.expiredGraceMs, log: opts.log });
+    const counters = new RedisRateCounters({ url: opts.redisUrl, prefix, log: opts.log });
     const queue = new RedisJobQueue({
       url: opts.redisUrl,
       prefix,
@@ -46,6 +52,7 @@ export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBa
       lockDurationMs: opts.lockDurationMs,
     });
     try {
+      await Promise.all([waitForRedis(store.redis, 'job store'), waitForRedis(counters.redis, 'rate limiter')]);
       await store.ping();
     } catch (err) {
       await Promise.allSettled([queue.close(), store.close(), counters.close()]);

@@ -1,15 +1,23 @@
 // Fixed-window counters shared by every node: P:rc:<windowSeconds>:<windowIndex>:<key>,
-// INCRBY + PEXPIREAT (window end + 1 s) in one MULTI.
+// INCRBY + PEXPIREAT (window end + 1 s) in one MULTI. They are read on the request path
+// (token endpoint, uploads), so while Redis is unreachable addToWindow fails at once with
+// DependencyUnavailableError (redis-connection.ts).
 
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
+import { asRedisUnavailable, failFast, openRequestRedis } from './redis-connection.js';
+import type { JobLogger } from './support.js';
 import type { RateCounters } from './types.js';
+
+const ROLE = 'rate limiter';
 
 export interface RedisRateCountersOptions {
   url: string;
   prefix: string;
   /** Clock, for tests. */
   now?: () => number;
+  /** Where losing and regaining the connection is reported. */
+  log?: JobLogger;
 }
 
 export class RedisRateCounters implements RateCounters {
@@ -21,7 +29,7 @@ export class RedisRateCounters implements RateCounters {
     if (!opts.prefix) throw new Error('RedisRateCounters: prefix is required');
     this.p = `${opts.prefix}:rc`;
     this.now = opts.now ?? Date.now;
-    this.redis = new Redis(opts.url);
+    this.redis = openRequestRedis(opts.url, ROLE, opts.log);
   }
 
   async addToWindow(key: string, amount: number, windowSeconds: number): Promise<number> {
@@ -34,9 +42,9 @@ export class RedisRateCounters implements RateCounters {
     if (Number.isInteger(amount)) tx.incrby(k, amount);
     else tx.incrbyfloat(k, amount);
     tx.pexpireat(k, (index + 1) * windowMs + 1000);
-    const res = await tx.exec();
+    const res = await failFast(ROLE, () => tx.exec());
     const [err, total] = res?.[0] ?? [new Error('addToWindow: transaction aborted'), 0];
-    if (err) throw err;
+    if (err) throw asRedisUnavailable(err, ROLE);
     return Number(total);
   }
 

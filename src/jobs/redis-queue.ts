@@ -11,19 +11,48 @@
 //   RetryLater: job.moveToDelayed(now + delayMs) + DelayedError.
 //   Stalls:  a delivery whose worker died keeps its lock only for lockDuration; the stalled
 //            checker of any live worker (every stalledInterval) moves it back to wait.
+//   Takeover: lockDuration 10 s, stalledInterval 5 s (TAKEOVER_DEFAULTS). A live worker renews
+//            its locks every lockDuration / 2 = 5 s, so at a kill -9 a lock has 5–10 s left.
+//            The checker marks active deliveries on one pass and moves those still without a
+//            lock on the next, so a dead node's deliveries are back in wait within
+//            lockDuration + stalledInterval ≤ 15 s of its death (typically ~10 s), and a free
+//            worker takes them at once. Parsing runs off the event loop (worker threads, soon a
+//            child process), so renewals are not starved by long documents; a node whose loop
+//            stalls longer than 5 s may lose a lock and see its delivery run twice — which the
+//            generation-checked transitions and the idempotent charge make harmless.
+//   Outages: the Queues (enqueue, depth) fail fast while Redis is away (→ 503); the Workers'
+//            connections wait for it. A handler that met an unreachable dependency is
+//            delivered again once Redis answers (a new attempt, like any redelivery).
 
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 
+import { DependencyUnavailableError } from './dependency-unavailable.js';
 import type { Delivery, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, type JobLogger } from './support.js';
+import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConnectionOptions } from './redis-connection.js';
+
+/**
+ * Lock and stalled-check timing: a dead node's deliveries are taken over within
+ * lockDuration + stalledInterval = 15 s (see the header). maxStalledCount 3: a document that
+ * takes its node down every time is failed after three takeovers, not redelivered forever.
+ */
+export const TAKEOVER_DEFAULTS = { lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 3 } as const;
+
+/** After an outage, how soon a worker fetches again (BullMQ's default waits 15 s). */
+const RUN_RETRY_DELAY_MS = 1000;
+
+/** Delay before an outage-interrupted delivery runs again, counted from when Redis answers. */
+const OUTAGE_REDELIVERY_DELAY_MS = 1000;
+
+const ROLE = 'job queue';
 
 export interface RedisJobQueueOptions {
   url: string;
   /** Namespace for every key, e.g. 'docparse'. */
   prefix: string;
-  /** How often a worker looks for stalled deliveries (ms, default 30 000). */
+  /** How often a worker looks for stalled deliveries (ms, default 5 000). */
   stalledIntervalMs?: number;
-  /** How long a delivery's lock lasts without renewal (ms, default 30 000). */
+  /** How long a delivery's lock lasts without renewal (ms, default 10 000). */
   lockDurationMs?: number;
   /** Stalls after which a delivery is failed instead of redelivered (default 3). */
   maxStalledCount?: number;
@@ -49,15 +78,15 @@ export class RedisJobQueue implements JobQueue {
     this.opts = {
       url: opts.url,
       prefix: opts.prefix,
-      stalledIntervalMs: opts.stalledIntervalMs ?? 30_000,
-      lockDurationMs: opts.lockDurationMs ?? 30_000,
-      maxStalledCount: opts.maxStalledCount ?? 3,
+      stalledIntervalMs: opts.stalledIntervalMs ?? TAKEOVER_DEFAULTS.stalledIntervalMs,
+      lockDurationMs: opts.lockDurationMs ?? TAKEOVER_DEFAULTS.lockDurationMs,
+      maxStalledCount: opts.maxStalledCount ?? TAKEOVER_DEFAULTS.maxStalledCount,
       keepFailed: opts.keepFailed ?? 1000,
     };
     this.log = opts.log ?? consoleLogger;
     const make = (lane: Lane): Queue => {
       const q = new Queue(lane, {
-        connection: this.connection(),
+        connection: enqueueConnectionOptions(this.opts.url),
         prefix: bullPrefix(this.opts.prefix),
         defaultJobOptions: {
           attempts: 1,
@@ -65,14 +94,18 @@ export class RedisJobQueue implements JobQueue {
           removeOnFail: { count: this.opts.keepFailed, age: 7 * 24 * 3600 },
         },
       });
-      q.on('error', (err) => this.log.error({ ...errorInfo(err), lane }, 'jobs: queue connection error'));
+      q.on('error', (err) => this.logError(err, lane, 'jobs: queue connection error'));
       return q;
     };
     this.queues = { light: make('light'), heavy: make('heavy') };
   }
 
-  private connection() {
-    return { url: this.opts.url, maxRetriesPerRequest: null };
+  /**
+   * Connection errors are expected while Redis is away: the job store reports the outage
+   * once (redis-connection.ts), so they are not logged again on every reconnection attempt.
+   */
+  private logError(err: unknown, lane: Lane, msg: string): void {
+    if (!isRedisUnavailableError(err)) this.log.error({ ...errorInfo(err), lane }, msg);
   }
 
   async enqueue(ref: JobRef): Promise<void> {
@@ -80,11 +113,13 @@ export class RedisJobQueue implements JobQueue {
     const q = this.queues[ref.lane];
     if (!q) throw new Error(`unknown lane ${String(ref.lane)}`);
     const jobId = deliveryId(ref);
-    const state = await q.getJobState(jobId);
-    if (state === 'completed' || state === 'failed') await q.remove(jobId);
-    else if (state !== 'unknown') return; // still pending
-    const data: JobRef = { tenantId: ref.tenantId, documentId: ref.documentId, generation: ref.generation, lane: ref.lane };
-    await q.add('job', data, { jobId });
+    await failFast(ROLE, async () => {
+      const state = await q.getJobState(jobId);
+      if (state === 'completed' || state === 'failed') await q.remove(jobId);
+      else if (state !== 'unknown') return; // still pending
+      const data: JobRef = { tenantId: ref.tenantId, documentId: ref.documentId, generation: ref.generation, lane: ref.lane };
+      await q.add('job', data, { jobId });
+    });
   }
 
   consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>): void {
@@ -100,19 +135,28 @@ export class RedisJobQueue implements JobQueue {
           await job.moveToDelayed(Date.now() + Math.max(0, err.delayMs), token);
           throw new DelayedError();
         }
+        if (err instanceof DependencyUnavailableError) {
+          // Not a handler bug: a store went away mid-job. Dropping the delivery would strand
+          // the job in its state; it runs again instead. The worker's connection waits for
+          // Redis, so the move happens when Redis answers again.
+          this.log.warn({ ref: job.data, attempt, dependency: err.dependency }, 'jobs: dependency unreachable mid-job; delivery will run again');
+          await job.moveToDelayed(Date.now() + OUTAGE_REDELIVERY_DELAY_MS, token);
+          throw new DelayedError();
+        }
         this.log.error({ ...errorInfo(err), ref: job.data, attempt }, 'jobs: handler failed; delivery dropped');
         throw err;
       }
     };
     const worker = new Worker<JobRef>(lane, processor, {
-      connection: this.connection(),
+      connection: workerConnectionOptions(this.opts.url),
       prefix: bullPrefix(this.opts.prefix),
       concurrency,
       stalledInterval: this.opts.stalledIntervalMs,
       lockDuration: this.opts.lockDurationMs,
       maxStalledCount: this.opts.maxStalledCount,
+      runRetryDelay: RUN_RETRY_DELAY_MS,
     });
-    worker.on('error', (err) => this.log.error({ ...errorInfo(err), lane }, 'jobs: worker error'));
+    worker.on('error', (err) => this.logError(err, lane, 'jobs: worker error'));
     worker.on('stalled', (jobId) => this.log.warn({ jobId, lane }, 'jobs: stalled delivery moved back to wait'));
     this.workers.set(lane, worker);
   }
@@ -120,7 +164,7 @@ export class RedisJobQueue implements JobQueue {
   async depth(): Promise<QueueDepth> {
     const depth: QueueDepth = { waiting: 0, active: 0, delayed: 0 };
     for (const q of Object.values(this.queues)) {
-      const c = await q.getJobCounts('wait', 'prioritized', 'active', 'delayed');
+      const c = await failFast(ROLE, () => q.getJobCounts('wait', 'prioritized', 'active', 'delayed'));
       depth.waiting += (c.wait ?? 0) + (c.prioritized ?? 0);
       depth.active += c.active ?? 0;
       depth.delayed += c.delayed ?? 0;

@@ -22,12 +22,20 @@
 // put/transition/delete are Lua scripts, so the generation check, the legality check and the
 // write are one atomic step across nodes. Scripts touch the app zset named in the hash (`ak`),
 // so this layout targets standalone/Sentinel Redis, not Redis Cluster.
+//
+// Outages: the connection fails fast (redis-connection.ts). Every method throws
+// DependencyUnavailableError ("job store (Redis)") while Redis is unreachable, at once, and
+// works again as soon as the connection is back.
 
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 import { IllegalTransitionError, isTerminal, isUnfinished, legalSources } from './transitions.js';
 import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
-import { b64u, checkedPatch, expiresAtMs, isExpired, recordKey } from './support.js';
+import { b64u, checkedPatch, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
+import { asRedisUnavailable, failFast, openRequestRedis, pingRedis } from './redis-connection.js';
+
+/** How the store is named in 503 details and readiness output. */
+const ROLE = 'job store';
 
 export interface RedisJobStoreOptions {
   url: string;
@@ -37,6 +45,8 @@ export interface RedisJobStoreOptions {
   expiredGraceMs?: number;
   /** Clock, for tests. */
   now?: () => number;
+  /** Where losing and regaining the connection is reported. */
+  log?: JobLogger;
 }
 
 type TransitionPatch = Parameters<JobStore['transition']>[2];
@@ -128,7 +138,7 @@ export class RedisJobStore implements JobStore {
     this.p = `${opts.prefix}:jobs`;
     this.graceMs = opts.expiredGraceMs ?? 24 * 3600_000;
     this.now = opts.now ?? Date.now;
-    this.redis = new Redis(opts.url, { lazyConnect: false });
+    this.redis = openRequestRedis(opts.url, ROLE, opts.log);
     this.redis.defineCommand('jobPut', { numberOfKeys: 4, lua: PUT_LUA });
     this.redis.defineCommand('jobTransition', { numberOfKeys: 2, lua: TRANSITION_LUA });
     this.redis.defineCommand('jobDelete', { numberOfKeys: 3, lua: DELETE_LUA });
@@ -151,7 +161,7 @@ export class RedisJobStore implements JobStore {
   async put(job: JobRecord): Promise<JobRecord | null> {
     const exp = expiresAtMs(job);
     const member = recordKey(job.tenantId, job.documentId);
-    const prev = await this.scripts.jobPut(
+    const prev = await failFast(ROLE, () => this.scripts.jobPut(
       this.recKey(member),
       this.expKey,
       this.unfKey,
@@ -164,7 +174,7 @@ export class RedisJobStore implements JobStore {
       exp,
       exp + this.graceMs,
       isUnfinished(job.statusInt) ? '1' : '0',
-    );
+    ));
     return decode(pairsToObject(prev));
   }
 
@@ -174,7 +184,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
-    const h = await this.redis.hgetall(this.recKey(recordKey(tenantId, documentId)));
+    const h = await failFast(ROLE, () => this.redis.hgetall(this.recKey(recordKey(tenantId, documentId))));
     return this.visible(decode(h));
   }
 
@@ -192,10 +202,12 @@ export class RedisJobStore implements JobStore {
     if (members.length === 0) return [];
     const pipe = this.redis.pipeline();
     for (const m of members) pipe.hgetall(this.recKey(m));
-    const results = (await pipe.exec()) ?? [];
-    return results.map(([err, h]) => {
-      if (err) throw err;
-      return decode(h as Record<string, string>);
+    return failFast(ROLE, async () => {
+      const results = (await pipe.exec()) ?? [];
+      return results.map(([err, h]) => {
+        if (err) throw err;
+        return decode(h as Record<string, string>);
+      });
     });
   }
 
@@ -226,16 +238,20 @@ export class RedisJobStore implements JobStore {
     } catch (err) {
       const m = /ILLEGAL_TRANSITION (\d+)/.exec(String((err as Error)?.message));
       if (m) throw new IllegalTransitionError(Number(m[1]), to);
-      throw err;
+      throw asRedisUnavailable(err, ROLE);
     }
   }
 
   async delete(tenantId: string, documentId: string, generation?: string): Promise<void> {
     const member = recordKey(tenantId, documentId);
-    await this.scripts.jobDelete(this.recKey(member), this.expKey, this.unfKey, member, generation ?? '');
+    await failFast(ROLE, () => this.scripts.jobDelete(this.recKey(member), this.expKey, this.unfKey, member, generation ?? ''));
   }
 
-  async listExpired(now: Date, limit: number): Promise<JobRecord[]> {
+  listExpired(now: Date, limit: number): Promise<JobRecord[]> {
+    return failFast(ROLE, () => this.expiredRecords(now, limit));
+  }
+
+  private async expiredRecords(now: Date, limit: number): Promise<JobRecord[]> {
     const out: JobRecord[] = [];
     const t = now.getTime();
     let offset = 0;
@@ -260,27 +276,28 @@ export class RedisJobStore implements JobStore {
   async countUnfinished(appId: string): Promise<number> {
     const key = this.appKey(appId);
     const now = this.now();
-    const res = await this.redis
+    const tx = this.redis
       .multi()
       .zremrangebyscore(key, '-inf', `(${now}`) // expired members: invisible, never counted again
-      .zcount(key, now, '+inf')
-      .exec();
+      .zcount(key, now, '+inf');
+    const res = await failFast(ROLE, () => tx.exec());
     const [err, n] = res?.[1] ?? [new Error('countUnfinished: transaction aborted'), 0];
-    if (err) throw err;
+    if (err) throw asRedisUnavailable(err, ROLE);
     return Number(n);
   }
 
   async listUnfinished(): Promise<JobRecord[]> {
     const now = this.now();
-    const members = await this.redis.zrangebyscore(this.unfKey, now, '+inf');
+    const members = await failFast(ROLE, () => this.redis.zrangebyscore(this.unfKey, now, '+inf'));
     const records = await this.visibleMany(members);
     return records
       .filter((r): r is JobRecord => r !== null && isUnfinished(r.statusInt))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async ping(): Promise<void> {
-    await this.redis.ping();
+  /** Fails at once while the connection is down (readiness must not wait for a reconnection). */
+  ping(): Promise<void> {
+    return pingRedis(this.redis, ROLE);
   }
 
   async close(): Promise<void> {
