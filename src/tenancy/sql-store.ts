@@ -506,17 +506,31 @@ export interface ControlPlaneStoreConfig {
   dataDir: string;
 }
 
-/** Opens the configured engine and applies pending migrations. */
+/** Applies pending migrations on a connection of their own, without the request timeouts. */
+async function migratePostgres(url: string): Promise<void> {
+  const db = PostgresSqlClient.open(url, { max: 1, timeouts: null });
+  try {
+    await migrate(db);
+  } finally {
+    await db.close().catch(() => {});
+  }
+}
+
+/**
+ * Opens the configured engine and applies pending migrations. PostgreSQL: the store's pool
+ * has request timeouts (sql.ts REQUEST_TIMEOUTS), so requests answer 503 within about a
+ * second while the server is unreachable; migrations run before it, without them.
+ */
 export async function openControlPlaneStore(cfg: ControlPlaneStoreConfig): Promise<SqlControlPlaneStore> {
   const url = cfg.databaseUrl?.trim();
-  let db: SqlClient;
-  if (!url) {
-    db = await PGliteSqlClient.open(join(cfg.dataDir, 'pglite'));
-  } else if (isPostgresUrl(url)) {
-    db = PostgresSqlClient.open(url);
-  } else {
+  if (url && !isPostgresUrl(url)) {
     throw new Error('database URL must start with postgres:// or postgresql:// (leave it unset for the embedded database)');
   }
+  if (url) {
+    await migratePostgres(url);
+    return new SqlControlPlaneStore(PostgresSqlClient.open(url));
+  }
+  const db = await PGliteSqlClient.open(join(cfg.dataDir, 'pglite'));
   const store = new SqlControlPlaneStore(db);
   try {
     await store.migrate();

@@ -1,8 +1,11 @@
 // A deliberately tiny SQL client: the control plane runs the same SQL text ($1 parameters)
 // on PGlite (PostgreSQL in WASM, embedded default) and on PostgreSQL through `pg`.
+// PostgreSQL can go away (PGlite is in-process and cannot): its client fails fast then, with
+// DependencyUnavailableError, and the pool makes new connections once the server is back.
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import pg from 'pg';
+import { DependencyUnavailableError, isSocketError } from '../jobs/dependency-unavailable.js';
 
 export interface SqlClient {
   /** One statement with $1… parameters. */
@@ -83,6 +86,62 @@ export class PGliteSqlClient implements SqlClient {
 
 // ---------------------------------------------------------------- PostgreSQL
 
+/** Request-path timeouts of a pool (see PostgresSqlClient.open). */
+export interface PgTimeouts {
+  /** Longest wait for a connection, new or from the pool (ms). */
+  connectMs: number;
+  /** Server-side limit of one statement (ms). */
+  statementMs: number;
+  /** Client-side limit of one query, for a server that stopped answering (ms). */
+  queryMs: number;
+}
+
+/**
+ * A dead server refuses at once; these bound the cases that would otherwise hang: a server
+ * that accepts nothing (connect), a runaway statement, a server or network that went silent.
+ * Control-plane statements take milliseconds.
+ */
+export const REQUEST_TIMEOUTS: PgTimeouts = { connectMs: 1000, statementMs: 5000, queryMs: 6000 };
+
+/** pg messages that mean the server could not be reached or the connection died. */
+const PG_CONNECTION_MESSAGES = [
+  'timeout exceeded when trying to connect', // pool: no connection within connectMs
+  'Connection terminated', // "… unexpectedly", "… due to connection timeout"
+  'Query read timeout', // queryMs
+  'is not queryable', // a client whose connection already failed
+];
+/**
+ * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), shutting down
+ * or starting up (57P01–57P03), too many connections (53300), statement timeout (57014).
+ */
+const PG_UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014)$/;
+
+/** True when err says PostgreSQL was unreachable or could not serve, not that the SQL was wrong. */
+export function isPgUnavailableError(err: unknown): boolean {
+  if (err instanceof DependencyUnavailableError) return err.dependency === 'PostgreSQL';
+  if (!(err instanceof Error)) return false;
+  if (isSocketError(err)) return true;
+  const code = sqlErrorCode(err);
+  if (code && PG_UNAVAILABLE_STATES.test(code)) return true;
+  return PG_CONNECTION_MESSAGES.some((m) => err.message.includes(m));
+}
+
+const PG_ROLE = 'control plane';
+
+function asPgUnavailable(err: unknown): unknown {
+  if (err instanceof DependencyUnavailableError) return err;
+  return isPgUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', PG_ROLE, err) : err;
+}
+
+/** Runs op, turning "PostgreSQL unreachable" failures into DependencyUnavailableError. */
+async function pgCall<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw asPgUnavailable(err);
+  }
+}
+
 class PgTxClient implements SqlClient {
   readonly kind = 'postgres' as const;
   constructor(private readonly client: pg.PoolClient) {}
@@ -106,21 +165,40 @@ export class PostgresSqlClient implements SqlClient {
   private closed = false;
   private constructor(readonly pool: pg.Pool) {}
 
-  static open(url: string, opts: { max?: number } = {}): PostgresSqlClient {
-    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
-    // An idle client losing its connection must not crash the process; the next query reconnects.
+  /**
+   * timeouts: REQUEST_TIMEOUTS by default; null for none (migrations, which may build indexes
+   * or wait for another node's migration lock).
+   */
+  static open(url: string, opts: { max?: number; timeouts?: PgTimeouts | null } = {}): PostgresSqlClient {
+    const t = opts.timeouts === undefined ? REQUEST_TIMEOUTS : opts.timeouts;
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 10,
+      // Dead peers behind NAT or a load balancer are noticed instead of waited on forever.
+      keepAlive: true,
+      ...(t ? { connectionTimeoutMillis: t.connectMs, statement_timeout: t.statementMs, query_timeout: t.queryMs } : {}),
+    });
+    // An idle client losing its connection must not crash the process; the pool drops it and
+    // the next query connects anew (so the node recovers by itself when the server returns).
     pool.on('error', () => {});
     return new PostgresSqlClient(pool);
   }
 
-  async query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
-    const r = await this.pool.query(sql, params);
-    return { rows: r.rows as T[] };
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
+    return pgCall(async () => {
+      const r = await this.pool.query(sql, params);
+      return { rows: r.rows as T[] };
+    });
   }
-  async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+  exec(sql: string): Promise<void> {
+    return pgCall(async () => {
+      await this.pool.query(sql);
+    });
   }
-  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+    return pgCall(() => this.inTransaction(fn));
+  }
+  private async inTransaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
