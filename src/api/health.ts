@@ -4,6 +4,7 @@ import os from 'node:os';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http/route.js';
 import { ProblemError } from '../http/problem.js';
+import { DependencyUnavailableError, type Dependency } from '../jobs/dependency-unavailable.js';
 import type { QueueDepth } from '../jobs/types.js';
 import type { PoolStats } from '../pipeline/pool.js';
 import type { Role } from '../config.js';
@@ -73,6 +74,33 @@ function sampleSystem() {
   };
 }
 
+/**
+ * Longest wait for one readiness check. The job store's and control plane's checks fail at
+ * once while their service is unreachable; this bounds one that hangs (a stopped or
+ * partitioned server), so /health/ready names the failing dependency within a second.
+ */
+export const READINESS_CHECK_TIMEOUT_MS = 800;
+
+/** Runs one check: 'ok', or why it failed, with the dependency when one is unreachable. */
+async function runCheck(c: ReadinessCheck): Promise<{ result: string; unreachable?: Dependency }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      c.check(),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error(`timed out after ${READINESS_CHECK_TIMEOUT_MS} ms`)), READINESS_CHECK_TIMEOUT_MS);
+        timer.unref();
+      }),
+    ]);
+    return { result: 'ok' };
+  } catch (err) {
+    if (err instanceof DependencyUnavailableError) return { result: `${err.dependency} unreachable: ${err.reason}`, unreachable: err.dependency };
+    return { result: (err as Error).message || 'failed' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const Ready = Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')) });
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -89,32 +117,17 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
     },
     {
       method: 'GET', path: '/health/ready', operationId: 'ready', summary: 'Readiness: control-plane store, job store and worker pool are usable', tags: ['health'], auth: 'public', query: NoQuery,
-      responses: { 200: { description: 'Ready.', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks.' } },
+      responses: { 200: { description: 'Ready.', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks, `unreachable` the backing services (Redis, PostgreSQL) that do not answer.' } },
       handler: async () => {
-        const results = await Promise.all(
-          d.checks.map(async (c) => {
-            let timer: NodeJS.Timeout | undefined;
-            try {
-              await Promise.race([
-                c.check(),
-                new Promise((_, rej) => {
-                  timer = setTimeout(() => rej(new Error('timed out after 2 s')), 2000);
-                  timer.unref();
-                }),
-              ]);
-              return [c.name, 'ok'] as const;
-            } catch (err) {
-              return [c.name, (err as Error).message || 'failed'] as const;
-            } finally {
-              clearTimeout(timer);
-            }
-          }),
-        );
+        const outcomes = await Promise.all(d.checks.map(async (c) => ({ name: c.name, ...(await runCheck(c)) })));
+        const results = outcomes.map((o) => [o.name, o.result] as const);
         const failing = results.filter(([, r]) => r !== 'ok');
         if (failing.length || !d.accepting()) {
           const names = failing.map(([n]) => n);
+          const unreachable = [...new Set(outcomes.flatMap((o) => (o.unreachable ? [o.unreachable] : [])))];
           throw new ProblemError(503, 'not_ready', 'Not ready', failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.', {
             failing: names,
+            ...(unreachable.length ? { unreachable } : {}),
             checks: Object.fromEntries(results),
           }, { 'Retry-After': '5' });
         }
