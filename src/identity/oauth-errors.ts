@@ -1,5 +1,6 @@
 // Token endpoint refusals: RFC 6749 §5.2 error responses ({"error","error_description"}),
 // not problem documents, so standard OAuth clients understand them.
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../jobs/dependency-unavailable.js';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -7,7 +8,9 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
-  | 'invalid_scope';
+  | 'invalid_scope'
+  // RFC 6749 §4.1.2.1's code for a server that cannot serve now; used with 503 and Retry-After.
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
@@ -36,4 +39,7 @@ export const oauthErrors = {
     new OAuthError(400, 'unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use client_credentials`),
   invalidScope: (scope: string, supported: string) =>
     new OAuthError(400, 'invalid_scope', `scope ${JSON.stringify(scope)} is not available; the only scope is ${supported}`),
+  /** A backing service is unreachable; description names it. */
+  temporarilyUnavailable: (description: string) =>
+    new OAuthError(503, 'temporarily_unavailable', description, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }),
 };

@@ -7,6 +7,7 @@ import type { ControlPlaneStore } from '../tenancy/types.js';
 import { ClientAuthenticator, readClientCredentials, type FailureLimits, type TokenForm } from './client-auth.js';
 import { TOKEN_ALG, type KeyRing } from './keyring.js';
 import { OAuthError, oauthErrors } from './oauth-errors.js';
+import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 import { API_SCOPE, TokenService } from './token-service.js';
 
 export interface IdentityRouteDeps {
@@ -57,7 +58,7 @@ const TokenResponse = Type.Object({
 const OAuthErrorBody = Type.Object({
   error: Type.String({
     description: 'RFC 6749 §5.2 error code.',
-    enum: ['invalid_request', 'invalid_client', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'],
+    enum: ['invalid_request', 'invalid_client', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable'],
   }),
   error_description: Type.String(),
 });
@@ -107,7 +108,8 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
       `(HTTP Basic). The token is valid for 15 minutes: cache it and renew it near expiry. Refusals are RFC 6749 §5.2 errors: ` +
       `401 invalid_client (unknown client or wrong secret), 400 unauthorized_client (app disabled, tenant not active, no license ` +
       `region, no database code, retired plan), 400 unsupported_grant_type, 400 invalid_scope, 400 invalid_request, ` +
-      `429 invalid_client after too many failed attempts (Retry-After).`,
+      `429 invalid_client after too many failed attempts (Retry-After), 503 temporarily_unavailable while a backing service ` +
+      `(PostgreSQL, Redis) is unreachable (Retry-After).`,
     tags: ['Authentication'],
     auth: 'public',
     server: 'auth',
@@ -117,6 +119,7 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
       400: oauthErrorDoc('invalid_request, unauthorized_client, unsupported_grant_type or invalid_scope.'),
       401: oauthErrorDoc('invalid_client: unknown client_id or wrong client_secret.'),
       429: oauthErrorDoc('invalid_client: too many failed attempts for this client id or address; see Retry-After.'),
+      503: oauthErrorDoc('temporarily_unavailable: a backing service is unreachable; retry after Retry-After seconds.'),
     },
     handler: async (ctx) => {
       try {
@@ -135,6 +138,8 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
         };
       } catch (err) {
         if (err instanceof OAuthError) return oauthReply(err);
+        // The same outage the API answers with a 503 problem, in this endpoint's own error format.
+        if (err instanceof DependencyUnavailableError) return oauthReply(oauthErrors.temporarilyUnavailable(err.message));
         throw err;
       }
     },
