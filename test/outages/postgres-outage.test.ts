@@ -1,0 +1,82 @@
+// PostgreSQL goes down under a running node (a private server, its whole process group
+// killed with SIGKILL) and comes back on the same port: requests that need the control plane
+// (uploads, token requests) answer 503 with Retry-After at once, readiness names PostgreSQL,
+// requests that only need Redis and the blob store (status, batch, result) keep working, and
+// the node serves everything again by itself when PostgreSQL returns.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import { waitFor } from '../helpers/node.js';
+import {
+  client, expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, signIn, startOutageNode, Timings, uploadAndComplete,
+  type Client, type OutageNode,
+} from './harness.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let redis: TestServer;
+let pg: TestServer;
+let node: OutageNode;
+let c: Client;
+const timings = new Timings();
+
+beforeAll(async () => {
+  [redis, pg] = await Promise.all([startRedis(), startPostgres()]);
+  node = await startOutageNode(redis.url, pg.url);
+  c = client(node.url);
+  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
+  await signIn(c);
+});
+
+afterAll(async () => {
+  timings.print('PostgreSQL outage (private server, SIGKILL of its process group, restarted on the same port)');
+  await node?.close();
+  await Promise.all([redis?.close(), pg?.close()]);
+});
+
+describe('PostgreSQL unreachable', () => {
+  it('answers 503 at once where PostgreSQL is needed, keeps the rest working, and recovers by itself', async () => {
+    await uploadAndComplete(c, 'before-outage');
+
+    await pg.stop();
+    const down = performance.now();
+
+    const ready = await c.ready();
+    timings.add('/health/ready names PostgreSQL', ready.ms);
+    expectNotReady(ready, 'controlPlane', 'PostgreSQL');
+
+    // The client registry is in PostgreSQL.
+    const token = await c.token();
+    timings.add('token → 503', token.ms);
+    expectUnavailableOAuth(token, 'PostgreSQL');
+
+    // Admission reads the month's usage from the control plane.
+    const upload = await c.upload('during-outage');
+    timings.add('upload → 503', upload.ms);
+    expectUnavailableProblem(upload, 'PostgreSQL');
+
+    // Jobs live in Redis and artifacts in the blob store: these do not need PostgreSQL.
+    const status = await c.status('before-outage');
+    timings.add('status poll (no PostgreSQL needed) → 200', status.ms);
+    expect(status.status).toBe(200);
+    expect(status.body.statusInt).toBe(8);
+    expect((await c.batch(['before-outage'])).status).toBe(200);
+    expect((await c.result('before-outage')).status).toBe(200);
+    expect((await c.live()).status).toBe(200);
+    expect((await c.openapi()).status).toBe(200);
+
+    // A longer outage: still answered, still 503.
+    await new Promise((r) => setTimeout(r, 3000));
+    expectUnavailableOAuth(await c.token(), 'PostgreSQL');
+    timings.add('outage length', Math.round(performance.now() - down));
+
+    await pg.start();
+    const back = performance.now();
+    timings.add('PostgreSQL back → /health/ready 200', await readyAgain(c, back));
+
+    const again = await c.token();
+    expect(again.status).toBe(200);
+    const t0 = performance.now();
+    await uploadAndComplete(c, 'after-outage');
+    timings.add('upload after recovery → completed', Math.round(performance.now() - t0));
+  });
+});

@@ -1,0 +1,118 @@
+// Redis goes down under a running node (a private redis-server, killed with SIGKILL) and comes
+// back on the same port: every request that needs Redis answers 503 with Retry-After at once,
+// readiness names Redis, requests that do not need it keep working, and the node serves again
+// by itself when Redis returns — with the job accepted before the outage still there (AOF).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import { waitFor } from '../helpers/node.js';
+import {
+  client, expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, signIn, startOutageNode, Timings, uploadAndComplete,
+  type Client, type OutageNode,
+} from './harness.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let redis: TestServer;
+let pg: TestServer;
+let node: OutageNode;
+let c: Client;
+const timings = new Timings();
+
+beforeAll(async () => {
+  [redis, pg] = await Promise.all([startRedis({ persistent: true }), startPostgres()]);
+  node = await startOutageNode(redis.url, pg.url);
+  c = client(node.url);
+  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
+  await signIn(c);
+});
+
+afterAll(async () => {
+  timings.print('Redis outage (private redis-server, SIGKILL, restarted on the same port)');
+  await node?.close();
+  await Promise.all([redis?.close(), pg?.close()]);
+});
+
+describe('Redis unreachable', () => {
+  it('answers 503 at once where Redis is needed, keeps the rest working, and recovers by itself', async () => {
+    await uploadAndComplete(c, 'before-outage');
+
+    await redis.stop();
+    const down = performance.now();
+
+    const ready = await c.ready();
+    timings.add('/health/ready names Redis', ready.ms);
+    expectNotReady(ready, 'jobStore', 'Redis');
+
+    const upload = await c.upload('during-outage');
+    timings.add('upload → 503', upload.ms);
+    expectUnavailableProblem(upload, 'Redis');
+
+    const status = await c.status('before-outage');
+    timings.add('status poll → 503', status.ms);
+    expectUnavailableProblem(status, 'Redis');
+
+    const batch = await c.batch(['before-outage', 'nope']);
+    timings.add('batch status → 503', batch.ms);
+    expectUnavailableProblem(batch, 'Redis');
+
+    const result = await c.result('before-outage');
+    timings.add('result → 503', result.ms);
+    expectUnavailableProblem(result, 'Redis');
+
+    // The failure limiter's counters live in Redis.
+    const token = await c.token();
+    timings.add('token → 503', token.ms);
+    expectUnavailableOAuth(token, 'Redis');
+
+    // Not needing Redis: liveness and the API description.
+    expect((await c.live()).status).toBe(200);
+    expect((await c.openapi()).status).toBe(200);
+
+    // A longer outage: still answered, still 503 (no request waits for Redis).
+    await new Promise((r) => setTimeout(r, 3000));
+    expectUnavailableProblem(await c.status('before-outage'), 'Redis');
+    timings.add('outage length', Math.round(performance.now() - down));
+
+    await redis.start();
+    const back = performance.now();
+    timings.add('Redis back → /health/ready 200', await readyAgain(c, back));
+
+    // Everything works again, and AOF kept the job accepted before the outage.
+    const after = await c.status('before-outage');
+    expect(after.status).toBe(200);
+    expect(after.body.statusInt).toBe(8);
+    expect((await c.result('before-outage')).status).toBe(200);
+    expect((await c.token()).status).toBe(200);
+    // The workers reconnected too: a new upload is processed to the end.
+    const t0 = performance.now();
+    await uploadAndComplete(c, 'after-outage');
+    timings.add('upload after recovery → completed', Math.round(performance.now() - t0));
+  });
+});
+
+/** A CSV that takes the parser about a second: long enough to lose Redis in the middle. */
+function bigCsv(rows = 300_000): string {
+  return 'id,name,value,when\n' + Array.from({ length: rows }, (_, i) => `${i},name${i},${i * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`).join('\n') + '\n';
+}
+
+describe('Redis lost in the middle of a job', () => {
+  it('the job is delivered again when Redis returns and completes', async () => {
+    const up = await c.upload('mid-job', bigCsv());
+    expect(up.status).toBe(202);
+    await waitFor(async () => (await c.status('mid-job')).body?.statusInt === 3, 'the job to be processing', 30_000);
+
+    await redis.stop();
+    // Longer than the parse: the worker finishes it while Redis is away and cannot record it.
+    await new Promise((r) => setTimeout(r, 3000));
+    await redis.start();
+    const back = performance.now();
+
+    const done = await waitFor(async () => {
+      const s = await c.status('mid-job').catch(() => null);
+      return s?.status === 200 && (s.body.statusInt === 8 || s.body.statusInt === 9) ? s.body : null;
+    }, 'the job to finish after Redis returned', 60_000);
+    timings.add('job interrupted by the outage: Redis back → completed', Math.round(performance.now() - back));
+    expect(done.statusInt).toBe(8);
+    expect(done.attempts).toBeGreaterThanOrEqual(2);
+  });
+});
