@@ -38,7 +38,8 @@ export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<P
 
 /**
  * A failure the user should see as the job's error. `code` is a problem code such as
- * 'extraction_failed' or 'encrypted_document'; `transient` failures are retried.
+ * 'extraction_failed', 'encrypted_document' or 'corrupt_document' (the file's container
+ * structure is damaged, e.g. a looping OLE2 sector chain); `transient` failures are retried.
  */
 export class ExtractionError extends Error {
   constructor(

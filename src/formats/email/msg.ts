@@ -5,6 +5,7 @@ import { rememberContent } from './service-attachments.js';
 import { readFile } from 'node:fs/promises';
 import MsgReaderModule from '@kenjiuno/msgreader';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
+import { assertSoundOle2 } from '../ole2-guard.js';
 import { ExtractionError } from '../types.js';
 import {
   MAX_NESTING,
@@ -161,6 +162,8 @@ export async function readMsg(filePath: string, size: number): Promise<{ message
   if (size > MAX_MSG_BYTES) throw new ExtractionError(`MSG file is ${size} bytes; the largest accepted is ${MAX_MSG_BYTES}`, 'document_too_large');
   const buf = await readFile(filePath);
   if (buf.length < 8 || buf.readUInt32BE(0) !== 0xd0cf11e0) throw new ExtractionError('not an Outlook MSG file: no OLE compound-file signature');
+  // msgreader follows sector chains and directory links without loop checks.
+  await assertSoundOle2(buf);
   let reader: Reader;
   let first: Fields;
   try {

@@ -1,9 +1,11 @@
 // Checks on OLE compound files (legacy DOC/XLS/PPT, and encrypted OOXML, which Office
 // stores as an OLE file holding EncryptionInfo + EncryptedPackage) before anything is
 // converted: encryption is reported as such, and a file that is not what it claims fails
-// with a clear reason instead of reaching the converter.
+// with a clear reason instead of reaching the converter. cfb follows sector chains without
+// loop checks, so every file passes the OLE2 guard before cfb sees it.
 import fs from 'node:fs/promises';
 import CFB from 'cfb';
+import { assertSoundOle2, assertSoundOle2File } from '../ole2-guard.js';
 import { ExtractionError } from '../types.js';
 
 const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -34,15 +36,19 @@ function stream(cfb: CFB.CFB$Container, name: string): Buffer | null {
   return Buffer.from(e.content as Uint8Array);
 }
 
-/** Opens an OLE file and classifies it; throws encrypted_document for protected files. */
+/**
+ * Opens an OLE file and classifies it; throws encrypted_document for protected files and
+ * corrupt_document for a damaged container.
+ */
 export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'ppt' | 'ooxml'): Promise<OleVerdict> {
   const st = await fs.stat(filePath);
   if (st.size > MAX_OLE_BYTES) throw new ExtractionError(`OLE compound file of ${st.size} bytes is over the ${MAX_OLE_BYTES}-byte limit`);
+  await assertSoundOle2File(filePath);
   let cfb: CFB.CFB$Container;
   try {
     cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
   } catch (err) {
-    throw new ExtractionError(`corrupt OLE compound file (${(err as Error).message}); the document cannot be read`);
+    throw new ExtractionError(`corrupt OLE compound file (${(err as Error).message}); the document cannot be read`, 'corrupt_document');
   }
   const names = cfb.FullPaths.map((p) => p.replace(/^[^/]*\//, '')).filter(Boolean);
   const has = (n: string) => names.some((x) => x.toLowerCase() === n.toLowerCase());
@@ -51,7 +57,7 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
   }
   if (has('WordDocument')) {
     const wd = stream(cfb, 'WordDocument');
-    if (!wd || wd.length < 0x20) throw new ExtractionError('corrupt Word document: the WordDocument stream is truncated');
+    if (!wd || wd.length < 0x20) throw new ExtractionError('corrupt Word document: the WordDocument stream is truncated', 'corrupt_document');
     const flags = wd.readUInt16LE(0x0a);
     if (flags & 0x0100) throw new ExtractionError('the Word document is password-protected; it cannot be parsed without the password', 'encrypted_document');
     return { kind: 'doc' };
@@ -92,7 +98,9 @@ export function isBareBiff(h: Buffer): boolean {
 /** Page count stored in a legacy file's SummaryInformation (PIDSI_PAGECOUNT), if any. */
 export async function olePageCount(filePath: string): Promise<number | null> {
   try {
-    const cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
+    const bytes = await fs.readFile(filePath);
+    await assertSoundOle2(bytes);
+    const cfb = CFB.read(bytes, { type: 'buffer' });
     const si = stream(cfb, '\u0005SummaryInformation');
     if (!si || si.length < 48) return null;
     const sec = si.readUInt32LE(44);
