@@ -108,10 +108,10 @@ describe.concurrent('DOC/ODT failures', () => {
   it('encrypted ODT → encrypted_document', async () => {
     expect((await parseFail('tika__testODTEncrypted.odt')).code).toBe('encrypted_document');
   });
-  it('corrupt OLE header → extraction_failed', async () => {
+  it('corrupt OLE header → corrupt_document naming the container', async () => {
     const r = await parseFail('wordextractor__badfile-01-bad-header.doc');
-    expect(r.code).toBe('extraction_failed');
-    expect(r.message).toMatch(/corrupt OLE/);
+    expect(r.code).toBe('corrupt_document');
+    expect(r.message).toMatch(/OLE2 compound-document container is damaged/);
   });
   it('plain text named .odt → extraction_failed, not a one-page document', async () => {
     const r = await parseFail('tika__testODTnotaZipFile.odt');
