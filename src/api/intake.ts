@@ -1,6 +1,7 @@
 // Intake: what direct and presigned uploads share — admission against the plan, routing
 // options, format detection, and turning stored bytes into a queued job (with
 // documentId idempotency and overwrite).
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { Static } from '@sinclair/typebox';
 import type { Principal, Reply } from '../http/route.js';
@@ -105,6 +106,22 @@ export function tooLarge(limit: number, limits: AppLimits, directMax: number): P
 
 const RATE_WINDOW_SECONDS = 10;
 
+/**
+ * Whether an upload repeats a job that already has its bytes and has not failed: the same
+ * bytes, format, options, file name and custom metadata (all of which reach the artifact).
+ */
+function isReplayOf(
+  existing: JobRecord,
+  upload: { written: WriteResult; format: string; options: JobOptions; fileName: string | null; customMetadata: Record<string, unknown> | null },
+): boolean {
+  return (
+    existing.statusInt !== JobState.NotQueued && existing.statusInt !== JobState.Failed &&
+    existing.sha256 === upload.written.sha256 && existing.format === upload.format &&
+    isDeepStrictEqual(existing.options, upload.options) && existing.fileName === upload.fileName &&
+    isDeepStrictEqual(existing.customMetadata, upload.customMetadata)
+  );
+}
+
 export class Intake {
   constructor(readonly d: IntakeDeps) {}
 
@@ -180,11 +197,7 @@ export class Intake {
     const p = a.principal;
     // Only a caller-chosen id can replay an earlier job: skip the read for the others.
     const existing = a.idSuppliedByCaller ? await d.jobs.get(p.tenantId, a.documentId) : null;
-    if (
-      existing && existing.generation !== a.generation && existing.statusInt !== JobState.NotQueued &&
-      existing.sha256 === a.written.sha256 && existing.format === a.format &&
-      JSON.stringify(existing.options) === JSON.stringify(a.options) && existing.statusInt !== JobState.Failed
-    ) {
+    if (existing && existing.generation !== a.generation && isReplayOf(existing, a)) {
       await this.deleteBlobs({ tenantId: p.tenantId, documentId: a.documentId, generation: a.generation, uploadKey: a.uploadKey, storageConfigId: a.storageConfigId });
       return {
         status: 202,

@@ -279,6 +279,31 @@ export function documentsSuite(mode: Mode): void {
       expect((await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(`/${generation}/`))).toEqual([]);
     });
 
+    it('the same bytes with a different customMetadataJson or fileName are an overwrite, not a replay', async () => {
+      const id = 'invoice-43';
+      const send = (fileName: string, customMetadataJson: string) => upload({ fileName, csvRoute: 'Tabular', documentId: id, customMetadataJson }, 'a,b\n1,2\n');
+      const artifact = async () => (await (await api(`/api/v1/documents/${id}/result`)).json()) as { fileName: string; customMetadata: unknown };
+      await send('a.csv', '{"v":1,"w":2}');
+      const first = await settled(id);
+
+      const replay = await send('a.csv', '{"w":2,"v":1}'); // the same object, keys in another order
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect((await status(id)).completedAt).toBe(first.completedAt);
+
+      const newMetadata = await send('a.csv', '{"v":2}');
+      expect(newMetadata.headers.get('idempotent-replayed')).toBeNull();
+      expect(((await newMetadata.json()) as Status).statusInt).toBe(2);
+      expect((await settled(id)).completedAt).not.toBe(first.completedAt);
+      expect(await artifact()).toMatchObject({ fileName: 'a.csv', customMetadata: { v: 2 } });
+
+      const renamed = await send('b.csv', '{"v":2}');
+      expect(renamed.headers.get('idempotent-replayed')).toBeNull();
+      await settled(id);
+      expect(await artifact()).toMatchObject({ fileName: 'b.csv', customMetadata: { v: 2 } });
+      const charged = (await n.node.controlPlane.listUsage({})).filter((u) => u.documentId === id);
+      expect(charged).toHaveLength(3);
+    });
+
     it('answers 401 without a token and 404 for unknown ids', async () => {
       const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular`, { method: 'POST', body: 'a\n1\n' });
       expect(r.status).toBe(401);
