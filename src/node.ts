@@ -13,6 +13,7 @@ import { seedDemoWorkspace } from './tenancy/demo.js';
 import type { ControlPlaneStore } from './tenancy/types.js';
 import { openJobBackend, type JobBackend } from './jobs/open.js';
 import { recoverUnfinished } from './jobs/embedded-queue.js';
+import { checkRedisDurability } from './jobs/redis-durability.js';
 import { DiskBlobStore } from './storage/disk-blob-store.js';
 import { BlobRouter } from './storage/router.js';
 import { S3BlobStore } from './storage/s3-blob-store.js';
@@ -110,6 +111,8 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     prefix: opts.redisPrefix,
     log: logger,
   });
+  // Accepted jobs live only in Redis: say so at start when it would lose them.
+  if (config.redisUrl) await checkRedisDurability(config.redisUrl, logger);
   const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
   const blobs = new BlobRouter(nodeStore, controlPlane, sealer);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
