@@ -132,15 +132,19 @@ export class Intake {
     return limits;
   }
 
-  /** Quota, jobs in flight and byte rate: refused before any byte is stored. */
-  async admit(p: Principal, limits: AppLimits, declaredBytes: number | null): Promise<void> {
+  /**
+   * Quota, jobs in flight and byte rate: refused before any byte is stored. `heldSlots`: the
+   * caller's own unfinished records that this request turns into the job (an upload session
+   * being completed), so they are not counted against it.
+   */
+  async admit(p: Principal, limits: AppLimits, declaredBytes: number | null, heldSlots = 0): Promise<void> {
     const d = this.d;
     const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
     const used = await d.controlPlane.unitsUsed(p.appId, monthOf(new Date()));
     if (used >= quota) {
       throw new ProblemError(429, 'quota_exceeded', 'Quota exceeded', `This app has used ${used} of its ${quota} Document Units this month.`, { used, quota });
     }
-    const unfinished = await d.jobs.countUnfinished(p.appId);
+    const unfinished = (await d.jobs.countUnfinished(p.appId)) - heldSlots;
     if (unfinished >= limits.maxConcurrentJobs) {
       throw new ProblemError(429, 'rate_limited', 'Too many jobs in flight', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
     }

@@ -254,7 +254,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
-      await intake.admit(p, limits, null);
+      await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
       // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
       const reply = await intake.accept({
         principal: p, documentId: claims.d, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,

@@ -136,4 +136,41 @@ export function uploadSessionsSuite(mode: Mode): void {
       expect((await complete(abandoned, t)).status).toBe(410);
     });
   });
+
+  describe(`upload sessions and the concurrency limit (${mode})`, () => {
+    it('a session holds a slot only until it expires, and completing it hands its slot to the job', async () => {
+      // Retention of 3 s: sessions expire after 3 s too (never outliving the job they become).
+      const env = await createTestEnv(mode, { DOCPARSE_RETENTION_SECONDS: '3' });
+      const n = await startTestNode(env, {}, ['api', 'auth']);
+      try {
+        const app = await createApp(n.node, { maxConcurrentJobs: 1 });
+        const tok = await getToken(n.url, app.clientId, app.clientSecret);
+        const post = (p: string, body: unknown) =>
+          fetch(`${n.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const open = () => post('/api/v1/documents/upload-request', { fileName: 's.csv', sizeBytes: 4 });
+
+        const used = await open();
+        expect(used.status).toBe(201);
+        const session = (await used.json()) as Session;
+        const u = new URL(session.uploadUrl);
+        expect((await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: 'a\n1\n' })).status).toBe(204);
+        const second = await open();
+        expect(second.status).toBe(429);
+        expect(((await second.json()) as Record<string, unknown>).code).toBe('rate_limited');
+        // The session's own slot becomes the job's: completing it is not refused by the limit.
+        const done = await post('/api/v1/documents/upload-complete', { uploadId: session.uploadId, csvRoute: 'Tabular' });
+        expect(done.status).toBe(202);
+        await new Promise((r) => setTimeout(r, 3500));
+
+        // An abandoned session stops counting once it has expired, swept or not.
+        expect((await open()).status).toBe(201);
+        expect((await open()).status).toBe(429);
+        await new Promise((r) => setTimeout(r, 3500));
+        expect((await open()).status).toBe(201);
+      } finally {
+        await n.close();
+        await destroyTestEnv(env);
+      }
+    });
+  });
 }
