@@ -4,7 +4,7 @@
 // loses no accepted job.
 
 import { createHash } from 'node:crypto';
-import { mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 import { assertTransition, isJobState, isTerminal, isUnfinished } from './transitions.js';
@@ -21,6 +21,10 @@ export interface EmbeddedJobStoreOptions {
 }
 
 type TransitionPatch = Parameters<JobStore['transition']>[2];
+
+// Records hold tenants' file names and custom metadata: the service's own user only.
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 
 export class EmbeddedJobStore implements JobStore {
   private readonly records = new Map<string, JobRecord>();
@@ -50,7 +54,8 @@ export class EmbeddedJobStore implements JobStore {
   }
 
   private async load(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+    await chmod(this.dir, DIR_MODE); // also a folder made by an earlier version
     for (const name of await readdir(this.dir)) {
       const file = path.join(this.dir, name);
       if (name.endsWith('.tmp')) {
@@ -120,7 +125,7 @@ export class EmbeddedJobStore implements JobStore {
       return;
     }
     const tmp = `${file}.${process.pid}.${++this.tmpCounter}.tmp`;
-    const fh = await openFile(tmp, 'w');
+    const fh = await openFile(tmp, 'w', FILE_MODE);
     try {
       await fh.writeFile(body, 'utf8');
       if (this.fsync && durable) await fh.sync();

@@ -5,8 +5,26 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
 
+// Blobs are tenants' documents and results: readable by the service's own user only.
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
 export class DiskBlobStore implements BlobStore {
+  private rootReady: Promise<void> | null = null;
+
   constructor(private readonly root: string) {}
+
+  /** Creates the root folder once, or tightens one an earlier version made with the default mode. */
+  private ensureRoot(): Promise<void> {
+    this.rootReady ??= (async () => {
+      await fs.mkdir(this.root, { recursive: true, mode: DIR_MODE });
+      await fs.chmod(this.root, DIR_MODE);
+    })().catch((err) => {
+      this.rootReady = null;
+      throw err;
+    });
+    return this.rootReady;
+  }
 
   private resolve(key: string): string {
     const full = path.resolve(this.root, key);
@@ -16,7 +34,8 @@ export class DiskBlobStore implements BlobStore {
 
   async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
     const final = this.resolve(key);
-    await fs.mkdir(path.dirname(final), { recursive: true });
+    await this.ensureRoot();
+    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
     const hash = createHash('sha256');
     let bytes = 0;
@@ -31,7 +50,7 @@ export class DiskBlobStore implements BlobStore {
       }
     };
     // Open before streaming so a failure can never race the file's creation.
-    const handle = await fs.open(partial, 'wx');
+    const handle = await fs.open(partial, 'wx', FILE_MODE);
     try {
       await pipeline(source, meter, handle.createWriteStream());
       await fs.rename(partial, final);
@@ -44,7 +63,8 @@ export class DiskBlobStore implements BlobStore {
 
   async putFile(key: string, localPath: string): Promise<number> {
     const final = this.resolve(key);
-    await fs.mkdir(path.dirname(final), { recursive: true });
+    await this.ensureRoot();
+    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
     try {
       await fs.rename(localPath, final);
     } catch (err) {
@@ -52,6 +72,8 @@ export class DiskBlobStore implements BlobStore {
       await fs.copyFile(localPath, final);
       await fs.rm(localPath, { force: true });
     }
+    // The file was made elsewhere (a worker's scratch folder), with that writer's mode.
+    await fs.chmod(final, FILE_MODE);
     return (await fs.stat(final)).size;
   }
 
@@ -92,7 +114,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async ping(): Promise<void> {
-    await fs.mkdir(this.root, { recursive: true });
+    await this.ensureRoot();
     await fs.access(this.root, fs.constants.W_OK);
   }
 }
