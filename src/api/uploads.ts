@@ -63,6 +63,8 @@ interface SessionClaims {
   p?: 1; // pending overwrite: the session's record is pendingSessionId(g), not d
 }
 
+const PENDING_SESSION_PREFIX = 'upload-session/';
+
 /**
  * Record id of a session that overwrites an existing job once completed. A "/" is never in
  * a caller's documentId (schemas.ts), so this cannot name a document.
@@ -70,8 +72,6 @@ interface SessionClaims {
 export function pendingSessionId(generation: string): string {
   return `${PENDING_SESSION_PREFIX}${generation}`;
 }
-
-const PENDING_SESSION_PREFIX = 'upload-session/';
 
 /** True for the record id of a pending-overwrite session, which is no document's id. */
 export function isPendingSessionId(id: string): boolean {
