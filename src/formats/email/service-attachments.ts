@@ -1,7 +1,8 @@
 // Text of attachments in formats the service parses on its own (PDF, Office/OpenDocument):
 // the family's own parser runs on the attachment inside this thread and the text of its
 // blocks, cells and slides is kept on the attachment. Counted under the parent message,
-// never billed again.
+// never billed again. ZIP-based attachments (DOCX, XLSX, ODT …) are opened through the archive
+// guard, and all the attachments of a message draw from one archive budget.
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { JsonWriter } from '../../pipeline/json-writer.js';
 import { detectFormat } from '../../pipeline/detect.js';
+import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';
 
 /** Formats whose text is worth extracting from an attachment. */
@@ -25,14 +27,18 @@ export function rememberContent(attachment: EmailAttachmentT, content: Uint8Arra
   return attachment;
 }
 
-/** Extracts the text of every pending service-format attachment, nested messages included. */
-export async function enrichAttachments(msg: EmailMessageT): Promise<void> {
+/**
+ * Extracts the text of every pending service-format attachment, nested messages included.
+ * `budget` bounds what their packages may inflate to, together: the upload's when the caller
+ * runs inside withArchiveBudget, else one for this message and the messages it holds.
+ */
+export async function enrichAttachments(msg: EmailMessageT, budget: ArchiveBudget = activeArchiveBudget()): Promise<void> {
   for (const a of msg.attachments) {
-    if (a.message) await enrichAttachments(a.message);
+    if (a.message) await enrichAttachments(a.message, budget);
     const content = pending.get(a);
     if (!content) continue;
     pending.delete(a);
-    const r = await parseAttachment(content, a.fileName);
+    const r = await withArchiveBudget(budget, () => parseAttachment(content, a.fileName));
     if (!r) continue;
     if ('error' in r) {
       a.note = `${r.format}: could not be parsed (${r.error})`;

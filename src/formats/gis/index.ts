@@ -1,8 +1,8 @@
 // GIS family parser: shapefile, mapinfo, filegdb, geopackage, geojson, kml, kmz, gml, gpx,
 // flatgeobuf — all through GDAL (gdal3.js, WASM), one job at a time per thread.
 //
-// 1. The upload is placed in the job's scratch folder: a ZIP is extracted (with zip-bomb and
-//    path-traversal guards), any other file is linked under a name GDAL can recognise.
+// 1. The upload is placed in the job's scratch folder: a ZIP is extracted through the archive
+//    guard (zip bombs, path traversal), any other file is linked under a name GDAL can recognise.
 // 2. Every dataset in the tree is found (subfolders too) and opened on its own; every layer
 //    of it is one logical dataset = one Document Unit.
 // 3. Per layer: `ogrinfo -json` gives name, geometry type, CRS (WKT2, PROJJSON, EPSG), feature
@@ -22,7 +22,8 @@ import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome 
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
 import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
-import { extractZip, zipLimits, type ExtractReport } from './zip.js';
+import { extractZip, type ExtractReport } from './zip.js';
+import { ArchiveBudget, activeArchiveBudget } from '../archive-guard.js';
 import { isZipHead, readFileHead } from '../file-head.js';
 import { switchedOff } from '../../config.js';
 
@@ -79,27 +80,22 @@ interface Prepared {
 }
 
 /**
- * ZIPs inside the ZIP (e.g. one zipped shapefile per layer) are extracted in place, two
- * levels deep, into a folder named like the archive; the size budget is shared.
+ * ZIPs inside the ZIP (e.g. one zipped shapefile per layer) are extracted in place, into a
+ * folder named like the archive, down to the archive limits' depth; they draw from the same
+ * budget as the upload. Deeper ones are left as they are (and named in the warnings).
  */
-async function expandNestedZips(root: string, archive: ExtractReport): Promise<void> {
-  for (let depth = 0; depth < 2; depth++) {
+async function expandNestedZips(root: string, archive: ExtractReport, budget: ArchiveBudget): Promise<void> {
+  for (let depth = 1; depth <= budget.limits.maxDepth; depth++) {
     const { nested } = await discoverDatasets(root);
     let expanded = 0;
     for (const rel of nested) {
       if (!/\.(zip|kmz)$/i.test(rel)) continue;
       const abs = path.join(root, rel);
       if (!isZipHead(await readFileHead(abs, 4))) continue;
-      const limits = zipLimits();
-      limits.maxTotalBytes -= archive.uncompressedBytes;
-      limits.maxEntries -= archive.entries;
-      if (limits.maxTotalBytes <= 0 || limits.maxEntries <= 0) {
-        throw new ExtractionError('The ZIP archive and the archives inside it expand beyond the size or entry limit; refused.');
-      }
       const held = `${abs}.nested-archive`;
       await rename(abs, held);
       await mkdir(abs);
-      const r = await extractZip(held, abs, limits);
+      const r = await extractZip(held, abs, budget, depth);
       await rm(held, { force: true });
       archive.entries += r.entries;
       archive.files += r.files - 1;
@@ -136,8 +132,9 @@ async function prepareInput(input: ParseInput, warnings: string[]): Promise<Prep
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { recursive: true });
   if (isZipHead(head)) {
-    const archive = await extractZip(input.filePath, root);
-    await expandNestedZips(root, archive);
+    const budget = activeArchiveBudget();
+    const archive = await extractZip(input.filePath, root, budget);
+    await expandNestedZips(root, archive, budget);
     for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${s}.`);
     return { root, archive };
   }

@@ -1,26 +1,14 @@
-// Guarded ZIP access for OOXML and OpenDocument packages. Entries are read into memory by
-// name (never extracted to disk by their stored path), after checking the declared sizes
-// and compression ratios, and the inflated byte count is enforced while reading, so a
-// lying header cannot blow the heap.
-import yauzl from 'yauzl';
+// OOXML and OpenDocument packages, read through the archive guard (../archive-guard.ts).
+// Parts are read into memory by name, never extracted to disk by their stored path. Opening
+// a package inflates every part once and discards it, so that each part is known to hold at
+// most what its header declares before anyone trusts the headers: exceljs and LibreOffice
+// read the same file with their own unzip and no such check.
+import { Writable } from 'node:stream';
+import { ArchiveBudget, GuardedZip, activeArchiveBudget, type ArchiveMember } from '../archive-guard.js';
 import { ExtractionError } from '../types.js';
 
-export interface ZipLimits {
-  maxEntries: number;
-  /** Sum of declared uncompressed sizes. */
-  maxTotalBytes: number;
-  /** Largest single entry read into memory. */
-  maxEntryBytes: number;
-  /** Uncompressed/compressed ratio above which a large entry is refused. */
-  maxRatio: number;
-}
-
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
-  maxEntries: 20_000,
-  maxTotalBytes: 1024 * 1024 * 1024,
-  maxEntryBytes: 256 * 1024 * 1024,
-  maxRatio: 200,
-};
+/** Largest single part read into memory. */
+const MAX_PART_BYTES = 256 * 1024 * 1024;
 
 export interface ZipEntryInfo {
   name: string;
@@ -30,55 +18,27 @@ export interface ZipEntryInfo {
 }
 
 export class ZipPackage {
+  /** Package notes the readers copy into the job's warnings; none since unsafe names are refused outright. */
+  readonly warnings: string[] = [];
+
   private constructor(
-    private readonly zip: yauzl.ZipFile,
-    private readonly byName: Map<string, yauzl.Entry>,
-    readonly limits: ZipLimits,
-    readonly warnings: string[],
+    private readonly zip: GuardedZip,
+    private readonly byName: Map<string, ArchiveMember>,
   ) {}
 
-  static async open(filePath: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<ZipPackage> {
-    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.open(filePath, { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true }, (err, z) =>
-        err || !z ? reject(err) : resolve(z),
-      ),
-    ).catch((err: Error) => {
-      throw new ExtractionError(`not a readable ZIP package (${err.message}); the file is truncated or is not this format`);
-    });
-    const byName = new Map<string, yauzl.Entry>();
-    const warnings: string[] = [];
-    let total = 0;
+  /** Opens and verifies the package; its parts draw from the upload's archive budget. */
+  static async open(filePath: string, budget: ArchiveBudget = activeArchiveBudget()): Promise<ZipPackage> {
+    const zip = await GuardedZip.open(filePath, budget);
     try {
-      if (zip.entryCount > limits.maxEntries) throw new ExtractionError(`ZIP package has ${zip.entryCount} entries (limit ${limits.maxEntries})`);
-      await new Promise<void>((resolve, reject) => {
-        zip.on('entry', (e: yauzl.Entry) => {
-          const name = e.fileName.replace(/\\/g, '/');
-          if (name.split('/').includes('..') || name.startsWith('/')) {
-            warnings.push(`ignored ZIP entry with an unsafe path: ${name.slice(0, 200)}`);
-          } else {
-            total += e.uncompressedSize;
-            if (total > limits.maxTotalBytes) {
-              reject(new ExtractionError(`ZIP package expands to more than ${limits.maxTotalBytes} bytes; refused as a possible zip bomb`));
-              return;
-            }
-            byName.set(name.replace(/^\.\//, ''), e);
-          }
-          zip.readEntry();
-        });
-        zip.on('end', () => resolve());
-        zip.on('error', (err: Error) => reject(err));
-        zip.readEntry();
-      });
+      const members = await zip.members();
+      await zip.verify(members);
+      const byName = new Map<string, ArchiveMember>();
+      for (const m of members) if (!m.isDirectory) byName.set(m.name.replace(/^\.\//, ''), m);
+      return new ZipPackage(zip, byName);
     } catch (err) {
       zip.close();
-      if (err instanceof ExtractionError) throw err;
-      const msg = (err as Error).message;
-      if (/invalid relative path|absolute path|invalid characters in fileName/.test(msg)) {
-        throw new ExtractionError(`ZIP package refused: it has an entry with an unsafe path (${msg.slice(0, 200)})`);
-      }
-      throw new ExtractionError(`corrupt ZIP package: ${msg}`);
+      throw err;
     }
-    return new ZipPackage(zip, byName, limits, warnings);
   }
 
   names(): string[] {
@@ -94,47 +54,36 @@ export class ZipPackage {
   }
 
   info(name: string): ZipEntryInfo | null {
-    const e = this.byName.get(name);
-    if (!e) return null;
-    return { name, compressedSize: e.compressedSize, uncompressedSize: e.uncompressedSize, encrypted: (e.generalPurposeBitFlag & 1) !== 0 };
+    const m = this.byName.get(name);
+    if (!m) return null;
+    return { name, compressedSize: m.compressedBytes, uncompressedSize: m.declaredBytes, encrypted: m.encrypted };
   }
 
-  /** Refuses the package when any large entry has a bomb-like compression ratio. */
+  /**
+   * Refuses the package when a part is too large to hold in memory. Compression ratios were
+   * checked, and every declared size proven, when the package was opened.
+   */
   checkRatios(): void {
-    for (const [name, e] of this.byName) {
-      if (e.uncompressedSize > 1024 * 1024 && e.compressedSize > 0 && e.uncompressedSize / e.compressedSize > this.limits.maxRatio) {
-        throw new ExtractionError(`package part ${name} has a compression ratio of ${Math.round(e.uncompressedSize / e.compressedSize)}:1; refused as a possible zip bomb`);
-      }
-      if (e.uncompressedSize > this.limits.maxEntryBytes) throw new ExtractionError(`package part ${name} is ${e.uncompressedSize} bytes (limit ${this.limits.maxEntryBytes})`);
+    for (const [name, m] of this.byName) {
+      if (m.declaredBytes > MAX_PART_BYTES) throw new ExtractionError(`package part ${name} is ${m.declaredBytes} bytes (limit ${MAX_PART_BYTES})`);
     }
   }
 
-  async read(name: string, maxBytes = this.limits.maxEntryBytes): Promise<Buffer> {
+  /** A part's bytes; `maxBytes` bounds the memory (the guard holds the part to its declared size). */
+  async read(name: string, maxBytes = MAX_PART_BYTES): Promise<Buffer> {
     const real = this.resolve(name);
-    const e = real ? this.byName.get(real) : undefined;
-    if (!e) throw new ExtractionError(`package part ${name} is missing`);
-    if ((e.generalPurposeBitFlag & 1) !== 0) throw new ExtractionError(`package part ${name} is encrypted`, 'encrypted_document');
-    if (e.uncompressedSize > maxBytes) throw new ExtractionError(`package part ${name} is ${e.uncompressedSize} bytes (limit ${maxBytes})`);
-    if (e.uncompressedSize > 1024 * 1024 && e.compressedSize > 0 && e.uncompressedSize / e.compressedSize > this.limits.maxRatio) {
-      throw new ExtractionError(`package part ${name} has a compression ratio of ${Math.round(e.uncompressedSize / e.compressedSize)}:1; refused as a possible zip bomb`);
-    }
-    const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-      this.zip.openReadStream(e, (err, s) => (err || !s ? reject(err) : resolve(s))),
-    ).catch((err: Error) => {
-      throw new ExtractionError(`cannot read package part ${name}: ${err.message}`);
-    });
+    const m = real ? this.byName.get(real) : undefined;
+    if (!m) throw new ExtractionError(`package part ${name} is missing`);
+    if (m.encrypted) throw new ExtractionError(`package part ${name} is encrypted`, 'encrypted_document');
+    if (m.declaredBytes > maxBytes) throw new ExtractionError(`package part ${name} is ${m.declaredBytes} bytes (limit ${maxBytes})`);
     const parts: Buffer[] = [];
-    let n = 0;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        n += chunk.length;
-        if (n > maxBytes) throw new ExtractionError(`package part ${name} inflates beyond ${maxBytes} bytes`);
+    const collect = new Writable({
+      write(chunk: Buffer, _enc, done) {
         parts.push(chunk);
-      }
-    } catch (err) {
-      if (err instanceof ExtractionError) throw err;
-      throw new ExtractionError(`corrupt package part ${name}: ${(err as Error).message}`);
-    }
+        done();
+      },
+    });
+    await this.zip.inflate(m, () => collect);
     return Buffer.concat(parts);
   }
 
@@ -149,11 +98,7 @@ export class ZipPackage {
     return this.resolve(name) ? this.readText(name, maxBytes) : null;
   }
 
-  private closed = false;
-
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
     this.zip.close();
   }
 }
