@@ -17,11 +17,13 @@ export function reconnectDelayMs(attempt: number): number {
 }
 
 /**
- * A request-path command that gets no answer within this long fails (Redis hung or the network
- * partitioned: the socket stays open, so nothing else would end the wait). Every such command
- * is a key lookup or a short script; 2 s leaves room for a stalled event loop on a busy node.
+ * Redis hung or the network partitioned: the socket stays open, so nothing else would end the
+ * wait. A request-path command without an answer within this long fails, and a connection that
+ * receives nothing for this long while commands are pending is dropped and rebuilt, so the
+ * requests that follow fail at once instead of each waiting. Every such command is a key
+ * lookup or a short script (milliseconds).
  */
-export const REQUEST_COMMAND_TIMEOUT_MS = 2000;
+export const REQUEST_COMMAND_TIMEOUT_MS = 1000;
 
 /** How long a node waits at start for Redis to accept its first connection. */
 export const FIRST_CONNECT_TIMEOUT_MS = 10_000;
@@ -35,6 +37,7 @@ export function requestPathOptions() {
   return {
     maxRetriesPerRequest: 0,
     commandTimeout: REQUEST_COMMAND_TIMEOUT_MS,
+    socketTimeout: REQUEST_COMMAND_TIMEOUT_MS,
     retryStrategy: reconnectDelayMs,
     connectTimeout: 2000,
   } satisfies RedisOptions;
@@ -120,6 +123,7 @@ const CONNECTION_MESSAGES = [
   'Connection is closed', // connection ended
   'Command timed out', // commandTimeout
   'Command aborted due to connection close',
+  'Socket timeout', // socketTimeout
   'Reached the max retries per request limit', // MaxRetriesPerRequestError
 ];
 /** Replies from a Redis that is up but cannot serve yet (loading its data, stuck in a script). */
