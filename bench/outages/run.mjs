@@ -11,6 +11,8 @@
 // Per round and dependency: the latency of /health/ready, an upload, a status poll and a
 // token request issued right after the kill (client timeout 5 s); after the restart, the time
 // from "the server accepts connections" to /health/ready 200 and to the first accepted upload.
+// Then the same dependency hung instead (SIGSTOP: connections stay open, nothing answers):
+// the four requests at once, twice ("first / next"), and the time to ready after SIGCONT.
 // Takeover: two nodes, jobs uploaded to one, the other killed with SIGKILL while both parse;
 // the time from the kill until the last delivery in flight at the kill has moved on.
 // Medians over the rounds, each run listed. Prints a markdown table on stdout.
@@ -175,6 +177,24 @@ async function outageRound(server, dependency, c, round) {
   return { ready: ready.ms, upload: upload.ms, status: status.ms, statusCode: status.status, token: token.ms, readyMs, uploadMs, checks };
 }
 
+/** One hang round: SIGSTOP, two waves of the four requests at once, SIGCONT, recovery. */
+async function hangRound(server, dependency, c, round) {
+  server.freeze();
+  const wave = async (n) => {
+    const [ready, upload, status, token] = await Promise.all([c.ready(), c.upload(`hung-${dependency}-${round}-${n}`), c.status(`known-${dependency}-${round}`), c.token()]);
+    return { ready, upload, status, token };
+  };
+  const first = await wave(1);
+  const next = await wave(2);
+  server.thaw();
+  const back = performance.now();
+  const readyMs = await until(async () => (await c.ready()).status === 200, back, 'ready after SIGCONT');
+  await c.token();
+  const pick = (w) => Object.fromEntries(Object.entries(w).map(([k, r]) => [k, r.status === 0 ? Infinity : r.ms]));
+  const codes = (w) => Object.values(w).map((r) => r.status).join('/');
+  return { first: pick(first), next: pick(next), codes: `${codes(first)} then ${codes(next)}`, readyMs };
+}
+
 // ---------------------------------------------------------------- takeover
 
 function csv(seed, rows = 40_000) {
@@ -253,11 +273,16 @@ try {
   await c.token();
 
   const outages = { Redis: [], PostgreSQL: [] };
+  const hangs = { Redis: [], PostgreSQL: [] };
+  const round1 = (k, v) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v);
   for (let r = 1; r <= rounds; r++) {
     for (const [dependency, server] of [['Redis', redis], ['PostgreSQL', pg]]) {
       const res = await outageRound(server, dependency, c, r);
       outages[dependency].push(res);
-      log(`round ${r} ${dependency}:`, JSON.stringify(res, (k, v) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v)));
+      log(`round ${r} ${dependency} killed:`, JSON.stringify(res, round1));
+      const hung = await hangRound(server, dependency, c, r);
+      hangs[dependency].push(hung);
+      log(`round ${r} ${dependency} hung:`, JSON.stringify(hung, round1));
     }
   }
 
@@ -283,6 +308,21 @@ try {
     ['token request → 503 temporarily_unavailable', cell(outages.Redis, 'token', 1) + allNamed(outages.Redis, 'token'), cell(outages.PostgreSQL, 'token', 1) + allNamed(outages.PostgreSQL, 'token')],
     ['recovery: server accepting → /health/ready 200', cell(outages.Redis, 'readyMs'), cell(outages.PostgreSQL, 'readyMs')],
     ['recovery: server accepting → token + upload accepted', cell(outages.Redis, 'uploadMs'), cell(outages.PostgreSQL, 'uploadMs')],
+  ]));
+  const hungCell = (runs, key) => {
+    const f = median(runs.map((x) => x.first[key]));
+    const n = median(runs.map((x) => x.next[key]));
+    const show = (v) => (Number.isFinite(v) ? v.toFixed(0) : 'no answer in 5 s');
+    return `${show(f)} / ${show(n)}`;
+  };
+  console.log(`\n### Hung dependency (SIGSTOP: connections stay open, nothing answers) — first / next request, medians of ${rounds}, ms\n`);
+  console.log(`Four requests at once right after SIGSTOP ("first"), then four more ("next"). Status codes per round: Redis ${hangs.Redis.map((h) => h.codes).join('; ')}; PostgreSQL ${hangs.PostgreSQL.map((h) => h.codes).join('; ')} (ready/upload/status/token).\n`);
+  console.log(table(['request', 'Redis hung', 'PostgreSQL hung'], [
+    ['/health/ready', hungCell(hangs.Redis, 'ready'), hungCell(hangs.PostgreSQL, 'ready')],
+    ['upload', hungCell(hangs.Redis, 'upload'), hungCell(hangs.PostgreSQL, 'upload')],
+    ['status poll', hungCell(hangs.Redis, 'status'), hungCell(hangs.PostgreSQL, 'status')],
+    ['token request', hungCell(hangs.Redis, 'token'), hungCell(hangs.PostgreSQL, 'token')],
+    ['SIGCONT → /health/ready 200', median(hangs.Redis.map((h) => h.readyMs)).toFixed(0), median(hangs.PostgreSQL.map((h) => h.readyMs)).toFixed(0)],
   ]));
   console.log(`\n### Takeover after kill -9 — ${takeoverJobs} CSV jobs (40,000 rows each) uploaded to node A; node B killed while both parse (1 parsing thread each)\n`);
   console.log(table(['measurement', `median of ${rounds}`, 'runs'], [

@@ -1,8 +1,8 @@
 // Private Redis and PostgreSQL servers for tests that take a dependency down and bring it
 // back: each runs as its own process on a free port of 127.0.0.1 with its data in a temp dir,
 // so killing it never touches the machine's shared services (6379, 5432). stop() is a real
-// crash (SIGKILL, the whole process group for PostgreSQL); start() brings the same server
-// back on the same port and data dir.
+// crash (SIGKILL; for PostgreSQL the postmaster and every backend); start() brings the same
+// server back on the same port and data dir. freeze()/thaw() make it hang (SIGSTOP/SIGCONT).
 //
 // Node built-ins only, so benches can load this file too (bench/outages/run.mjs transpiles it).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -22,22 +22,20 @@ export interface TestServer {
   stop(): Promise<void>;
   /** Starts it again on the same port with the same data. */
   start(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections and port but answers nothing (a hang). */
+  freeze(): void;
+  /** SIGCONT after freeze(). */
+  thaw(): void;
   /** Stops it and removes its data. */
   close(): Promise<void>;
   /** What it wrote to stdout/stderr, for failure messages. */
   output(): string;
 }
 
-/** Children still running when the test process exits are killed (they may be process-group leaders). */
+/** Servers still running when the test process exits are killed with it (with their children). */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const c of live) {
-    try {
-      if (c.pid) process.kill(-c.pid, 'SIGKILL');
-    } catch {
-      c.kill('SIGKILL');
-    }
-  }
+  for (const c of live) signalCluster(c, 'SIGKILL');
 });
 
 /** A port nobody listens on right now. */
@@ -89,8 +87,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Spawns cmd with output captured into log; as another user when uid/gid are given. */
-function launch(cmd: string, args: string[], log: { text: string }, opts: { uid?: number; gid?: number; group?: boolean } = {}): ChildProcess {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.group ?? false, uid: opts.uid, gid: opts.gid });
+function launch(cmd: string, args: string[], log: { text: string }, user?: { uid: number; gid: number }): ChildProcess {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], uid: user?.uid, gid: user?.gid });
   const keep = (d: Buffer) => {
     log.text = (log.text + d.toString()).slice(-20_000);
   };
@@ -143,9 +141,11 @@ export async function startRedis(opts: RedisServerOptions = {}): Promise<TestSer
       const c = child;
       if (!c) return;
       child = null;
-      c.kill('SIGKILL');
+      signalCluster(c, 'SIGKILL');
       await exited(c);
     },
+    freeze: () => void (child && signalCluster(child, 'SIGSTOP')),
+    thaw: () => void (child && signalCluster(child, 'SIGCONT')),
     async close() {
       await server.stop();
       await fsp.rm(dir, { recursive: true, force: true });
@@ -205,8 +205,7 @@ export async function startPostgres(): Promise<TestServer> {
     },
     async start() {
       if (child) return;
-      // Its own process group, so stop() kills the postmaster and every backend at once.
-      const c = launch(path.join(bin, 'postgres'), args, log, { ...user, group: true });
+      const c = launch(path.join(bin, 'postgres'), args, log, user);
       child = c;
       await until(`postgres on port ${port}`, 30_000, async () => {
         if (c.exitCode !== null) throw new Error(`postgres exited (${c.exitCode}):\n${log.text}`);
@@ -217,15 +216,13 @@ export async function startPostgres(): Promise<TestServer> {
       const c = child;
       if (!c) return;
       child = null;
-      try {
-        process.kill(-c.pid!, 'SIGKILL');
-      } catch {
-        c.kill('SIGKILL');
-      }
+      signalCluster(c, 'SIGKILL');
       await exited(c);
-      // Backends are in the same group; wait until none is left holding the port.
+      // Wait until nothing holds the port any more, so start() can take it again.
       await until(`postgres on port ${port} to stop listening`, 10_000, async () => !(await canConnect(port)), () => log.text);
     },
+    freeze: () => void (child && signalCluster(child, 'SIGSTOP')),
+    thaw: () => void (child && signalCluster(child, 'SIGCONT')),
     async close() {
       await server.stop();
       await fsp.rm(base, { recursive: true, force: true });
@@ -234,6 +231,47 @@ export async function startPostgres(): Promise<TestServer> {
   };
   await server.start();
   return server;
+}
+
+/**
+ * Signals a server and every process it forked (PostgreSQL's backends, checkpointer, …;
+ * each calls setsid(), so a process-group signal would reach the postmaster alone).
+ */
+function signalCluster(c: ChildProcess, signal: 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): void {
+  if (!c.pid) return;
+  const signalChildren = () => {
+    for (const pid of childPids(c.pid!)) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  if (signal === 'SIGCONT') {
+    c.kill('SIGCONT');
+    signalChildren();
+    return;
+  }
+  c.kill('SIGSTOP'); // the parent forks nothing new (e.g. crash recovery) while its children are signalled
+  signalChildren();
+  if (signal === 'SIGKILL') c.kill('SIGKILL');
+}
+
+/** Processes whose parent is pid (from /proc). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
 }
 
 function canConnect(port: number): Promise<boolean> {

@@ -116,3 +116,23 @@ describe('Redis lost in the middle of a job', () => {
     expect(done.attempts).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('Redis hung (SIGSTOP: the connection stays open, nothing answers)', () => {
+  it('requests still answer 503 (after the command timeout at most), and the node recovers on SIGCONT', async () => {
+    await uploadAndComplete(c, 'before-hang');
+    redis.freeze();
+    try {
+      const first = await Promise.all([c.status('before-hang'), c.upload('during-hang'), c.token()]);
+      const next = await Promise.all([c.status('before-hang'), c.upload('during-hang-2'), c.token()]);
+      timings.add('hung: first status poll → 503', first[0].ms);
+      timings.add('hung: next status poll → 503', next[0].ms);
+      for (const r of [first[0], first[1], next[0], next[1]]) expectUnavailableProblem(r, 'Redis');
+      for (const r of [first[2], next[2]]) expectUnavailableOAuth(r, 'Redis');
+      expectNotReady(await c.ready(), 'jobStore', 'Redis');
+    } finally {
+      redis.thaw();
+    }
+    timings.add('hung: SIGCONT → /health/ready 200', await readyAgain(c, performance.now()));
+    expect((await c.status('before-hang')).body.statusInt).toBe(8);
+  });
+});
