@@ -16,6 +16,18 @@ export interface ParseInput {
   tempDir: string;
   /** Reports progress (0..1) for long work; cheap to call often. */
   progress(fraction: number): void;
+  /**
+   * Reserves Document Units against the app's monthly quota as soon as the parser knows how
+   * many the document will bill (pages, sheets, slides, messages so far), before the
+   * expensive work. Throws ExtractionError('quota_exceeded') when they do not fit: the parser
+   * lets it propagate, and the job fails charged nothing. Absent in direct calls (tests).
+   */
+  units?: UnitMeter;
+}
+
+export interface UnitMeter {
+  /** This document bills at least `total` units in all (calls only ever raise it). */
+  reserve(total: number): Promise<void>;
 }
 
 export interface ParseOutcome {

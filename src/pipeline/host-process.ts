@@ -11,6 +11,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { ParsePool, PoolTaskError } from './pool.js';
 import type { FromHost, ToHost } from './host-protocol.js';
 import { PROCESS_GROUP_CHANNEL, killProcessGroup, type ProcessGroupMessage } from '../formats/process-groups.js';
+import { UNITS_CHANNEL, type UnitsMessage } from './unit-meter.js';
 import { compilePdfiumModule } from '../formats/pdf/pdfium-loader.js';
 import { compileTesseractModule } from '../formats/pdf/tesseract-loader.js';
 
@@ -40,6 +41,13 @@ channel.onmessage = (event) => {
   } else {
     groupsByTask.get(m.taskId)?.delete(m.pgid);
   }
+};
+
+// Unit reservations: threads ask here, the node answers (it holds the control plane).
+const units = new BroadcastChannel(UNITS_CHANNEL);
+units.onmessage = (event) => {
+  const m = (event as { data: UnitsMessage }).data;
+  if (m.op === 'reserve') send({ type: 'reserve', id: m.taskId, reqId: m.reqId, total: m.total });
 };
 
 function taskEnded(taskId: string): void {
@@ -85,6 +93,7 @@ async function close(): Promise<void> {
   await pool?.close();
   killAllGroups();
   channel.close();
+  units.close();
   process.disconnect?.();
 }
 
@@ -96,6 +105,9 @@ process.on('message', (message: ToHost) => {
     });
   } else if (message.type === 'run') {
     void run(message.id, message);
+  } else if (message.type === 'reserved') {
+    const { outcome } = message;
+    units.postMessage({ op: 'reserved', reqId: message.reqId, ok: outcome.ok, ...(outcome.ok ? {} : { message: outcome.message, transient: outcome.transient }) } satisfies UnitsMessage);
   } else if (message.type === 'close') {
     void close().finally(() => process.exit(0));
   }

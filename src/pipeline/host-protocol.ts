@@ -2,6 +2,7 @@
 // (pipeline/host-process.ts), over the child-process IPC channel.
 import type { PoolFailureKind, PoolOptions, PoolStats } from './pool.js';
 import type { ParseTask, ParseTaskResult } from './task.js';
+import type { ReserveOutcome } from './unit-meter.js';
 
 /** Pool settings the parsing process is started with (its WASM modules it compiles itself). */
 export type HostPoolOptions = Omit<PoolOptions, 'wasmModules'>;
@@ -9,6 +10,7 @@ export type HostPoolOptions = Omit<PoolOptions, 'wasmModules'>;
 export type ToHost =
   | { type: 'init'; pool: HostPoolOptions }
   | { type: 'run'; id: string; task: ParseTask }
+  | { type: 'reserved'; reqId: string; outcome: ReserveOutcome }
   | { type: 'close' };
 
 export type FromHost =
@@ -16,4 +18,6 @@ export type FromHost =
   | { type: 'stats'; stats: PoolStats }
   | { type: 'done'; id: string; result: ParseTaskResult }
   | { type: 'failed'; id: string; kind: PoolFailureKind; message: string }
-  | { type: 'process-group'; op: 'add' | 'remove'; pgid: number };
+  | { type: 'process-group'; op: 'add' | 'remove'; pgid: number }
+  /** A task's parser asks for Document Units (unit-meter.ts). */
+  | { type: 'reserve'; id: string; reqId: string; total: number };

@@ -20,6 +20,7 @@ import { PoolTaskError, pipelineEntry, type PoolFailureKind, type PoolStats } fr
 import type { ParseTask, ParseTaskResult } from './task.js';
 import { killProcessGroup } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
+import type { ReserveOutcome } from './unit-meter.js';
 
 export interface ParseHostOptions extends HostPoolOptions {
   /** The parsing process is killed when its resident memory passes this (MB). */
@@ -29,9 +30,15 @@ export interface ParseHostOptions extends HostPoolOptions {
   deadlineGraceMs?: number;
 }
 
+/** What the node lends a running task. */
+export interface TaskHooks {
+  /** The parser asks for `total` Document Units in all (unit-meter.ts); absent: always granted. */
+  reserveUnits?(total: number): Promise<ReserveOutcome>;
+}
+
 /** What the node needs of a parsing backend: the worker loop and health use only this. */
 export interface TaskRunner {
-  run(task: ParseTask): Promise<ParseTaskResult>;
+  run(task: ParseTask, hooks?: TaskHooks): Promise<ParseTaskResult>;
   stats(): PoolStats;
   ready(): boolean;
   close(): Promise<void>;
@@ -40,6 +47,7 @@ export interface TaskRunner {
 interface Pending {
   id: string;
   task: ParseTask;
+  hooks: TaskHooks;
   /** Was in flight when the process died with others: runs alone until it is cleared. */
   suspect: boolean;
   deadline: NodeJS.Timeout | null;
@@ -73,10 +81,10 @@ export class ParseHost implements TaskRunner {
     this.spawn();
   }
 
-  run(task: ParseTask): Promise<ParseTaskResult> {
+  run(task: ParseTask, hooks: TaskHooks = {}): Promise<ParseTaskResult> {
     if (this.closing) return Promise.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ id: `${process.pid}-${++this.seq}`, task, suspect: false, deadline: null, resolve, reject });
+      this.waiting.push({ id: `${process.pid}-${++this.seq}`, task, hooks, suspect: false, deadline: null, resolve, reject });
       this.pump();
     });
   }
@@ -161,6 +169,9 @@ export class ParseHost implements TaskRunner {
       case 'stats':
         this.childStats = m.stats;
         return;
+      case 'reserve':
+        void this.reserve(m.id, m.reqId, m.total);
+        return;
       case 'process-group':
         if (m.op === 'add') this.groups.add(m.pgid);
         else this.groups.delete(m.pgid);
@@ -175,6 +186,18 @@ export class ParseHost implements TaskRunner {
         this.pump();
       }
     }
+  }
+
+  private async reserve(id: string, reqId: string, total: number): Promise<void> {
+    const hook = this.inFlight.get(id)?.hooks.reserveUnits;
+    let outcome: ReserveOutcome;
+    try {
+      outcome = hook ? await hook(total) : { ok: true };
+    } catch (err) {
+      this.opts.logger.warn({ err, total }, 'could not reserve Document Units');
+      outcome = { ok: false, message: 'The Document Units for this document could not be reserved (the control plane is unreachable).', transient: true };
+    }
+    this.send({ type: 'reserved', reqId, outcome });
   }
 
   private settle(p: Pending): void {

@@ -9,6 +9,7 @@ import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js'
 import { retireIfOverCeiling } from './thread-context.js';
 import { enterTask } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
+import { unitMeterFor } from './unit-meter.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -56,6 +57,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
         options: task.options,
         tempDir: task.tempDir,
         progress: () => {},
+        units: unitMeterFor(task.taskId),
       },
       w,
     );

@@ -13,6 +13,7 @@ import { isTerminal } from '../jobs/transitions.js';
 import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
+import { JobUsage, monthOf } from './job-usage.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -34,15 +35,16 @@ export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
 }
 
-export function monthOf(date: Date): string {
-  return date.toISOString().slice(0, 7);
-}
+export { monthOf };
 
 export class WorkerLoop {
   private readonly scratch: string;
 
+  private readonly usage: JobUsage;
+
   constructor(private readonly d: WorkerLoopDeps) {
     this.scratch = d.scratchDir ?? path.join(os.tmpdir(), 'docparse-work');
+    this.usage = new JobUsage({ controlPlane: d.controlPlane, logger: d.logger, retryMaxMs: d.chargeRetryMaxMs });
   }
 
   start(): void {
@@ -97,8 +99,14 @@ export class WorkerLoop {
     const artifactPath = path.join(work, 'artifact.json');
     let input: { path: string; release(): Promise<void> } | null = null;
     try {
+      // Every run holds at least one unit before any work: an app at its quota parses nothing.
+      const running = job;
+      const quota = await this.usage.untilReachable(job, 'read the quota', () => this.usage.quotaOf(running.appId));
+      const first = await this.usage.untilReachable(job, 'reserve Document Units', () => this.usage.reserve(running, quota, 1));
+      if (!first.ok) return await this.fail(job, { code: 'quota_exceeded', message: first.message, stage: 'worker' });
       const blobStore = await this.d.blobs.for(job.storageConfigId);
       input = await blobStore.localPath(job.uploadKey);
+      const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
       const result = await this.d.pool.run({
         documentId: job.documentId,
         fileName: job.fileName,
@@ -108,7 +116,7 @@ export class WorkerLoop {
         inputPath: input.path,
         artifactPath,
         tempDir: work,
-      });
+      }, hooks);
       if (!result.ok) {
         if (result.internal) logger.warn({ documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId, format: job.format, err: result.internal }, 'parser failed unexpectedly');
         if (result.transient) return await this.retryOrFail(job, attempt, { code: result.code, message: result.message, stage: 'extract' });
@@ -124,7 +132,13 @@ export class WorkerLoop {
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
       const completedAt = new Date();
-      await this.chargeWhenReachable(job, result.documentFormat, result.documentUnits, completedAt);
+      const charged = await this.usage.settle(job, quota, result.documentFormat, result.documentUnits, completedAt);
+      if (!charged.ok) {
+        // The units counted in the end did not fit: nothing is charged, nothing is served.
+        await blobStore.delete(artifactKey);
+        for (const part of result.parts) await blobStore.delete(keys.part(part.name));
+        return await this.fail(job, { code: 'quota_exceeded', message: charged.message, stage: 'materialize' });
+      }
       const done = await store.transition(ref, JobState.Completed, {
         completedAt: completedAt.toISOString(),
         artifactKey,
@@ -183,37 +197,7 @@ export class WorkerLoop {
 
   private async fail(job: JobRecord, error: JobError): Promise<void> {
     await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
+    await this.usage.release(job);
     this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, error }, 'job failed');
-  }
-
-  /**
-   * A finished parse is never failed because the control plane is unreachable: the charge
-   * is retried (idempotent per generation) until it goes through, with back-off, while the
-   * delivery holds the result. It gives up only when the job itself has expired.
-   */
-  private async chargeWhenReachable(job: JobRecord, format: string, units: number, at: Date): Promise<void> {
-    const maxWait = this.d.chargeRetryMaxMs ?? 30_000;
-    for (let wait = 500; ; wait = Math.min(maxWait, wait * 2)) {
-      try {
-        return await this.charge(job, format, units, at);
-      } catch (err) {
-        if (Date.now() + wait > Date.parse(job.expiresAt)) throw err;
-        this.d.logger.warn({ documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait }, 'could not record usage; the finished job waits for the control plane');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
-  }
-
-  /** Units are charged once per job run (chargeKey = generation), only on completion. */
-  private async charge(job: JobRecord, format: string, units: number, at: Date): Promise<void> {
-    await this.d.controlPlane.chargeUsage({
-      chargeKey: job.generation,
-      tenantId: job.tenantId,
-      appId: job.appId,
-      documentId: job.documentId,
-      month: monthOf(at),
-      format,
-      units,
-    });
   }
 }

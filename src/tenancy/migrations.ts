@@ -96,6 +96,22 @@ CREATE INDEX usage_ledger_app_month_idx ON usage_ledger (app_id, month);
 CREATE INDEX usage_ledger_tenant_month_idx ON usage_ledger (tenant_id, month);
 `,
   },
+  {
+    version: 2,
+    name: 'usage holds: Document Units reserved by jobs in progress',
+    sql: `
+CREATE TABLE usage_holds (
+  charge_key  text PRIMARY KEY,
+  tenant_id   text NOT NULL REFERENCES tenants(id),
+  app_id      text NOT NULL REFERENCES apps(id),
+  document_id text NOT NULL,
+  month       text NOT NULL CHECK (month ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'),
+  units       integer NOT NULL CHECK (units >= 0),
+  expires_at  timestamptz NOT NULL
+);
+CREATE INDEX usage_holds_app_month_idx ON usage_holds (app_id, month);
+`,
+  },
 ];
 
 /**

@@ -19,6 +19,8 @@ import {
   type Tenant,
   type TenantState,
   type UsageCharge,
+  type UnitHold,
+  type QuotaCheck,
 } from './types.js';
 
 const TENANT_STATES: readonly TenantState[] = ['Pending Activation', 'Active', 'Deactivated'];
@@ -162,6 +164,26 @@ const toUsage = (r: UsageRow): UsageCharge => ({
   format: r.format,
   units: Number(r.units),
 });
+
+/**
+ * Inside a transaction: serialises every quota decision of one app and month (across nodes,
+ * by an advisory lock), then tells whether `units` more for `chargeKey` fit, counting what is
+ * charged and what other live holds keep. `charged`: the key is in the ledger already.
+ */
+async function quotaFit(tx: SqlClient, appId: string, month: string, chargeKey: string, units: number, quota: number): Promise<{ charged: boolean; check: QuotaCheck }> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`docparse usage ${appId} ${month}`]);
+  const { rows } = await tx.query<{ used: number | string; held: number | string; charged: boolean }>(
+    `SELECT (SELECT COALESCE(SUM(units), 0) FROM usage_ledger WHERE app_id = $1 AND month = $2) AS used,
+            (SELECT COALESCE(SUM(units), 0) FROM usage_holds WHERE app_id = $1 AND month = $2 AND charge_key <> $3 AND expires_at > now()) AS held,
+            EXISTS (SELECT 1 FROM usage_ledger WHERE charge_key = $3) AS charged`,
+    [appId, month, chargeKey],
+  );
+  const used = Number(rows[0].used);
+  const held = Number(rows[0].held);
+  if (rows[0].charged) return { charged: true, check: { ok: true } };
+  if (used + held + units > quota) return { charged: false, check: { ok: false, used, held, quota } };
+  return { charged: false, check: { ok: true } };
+}
 
 function requireText(value: string, what: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new Error(`${what} must not be empty`);
@@ -477,6 +499,46 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
       [appId, month],
     );
     return Number(rows[0]?.units ?? 0);
+  }
+
+  async unitsCommitted(appId: string, month: string): Promise<number> {
+    const { rows } = await this.db.query<{ units: number | string }>(
+      `SELECT (SELECT COALESCE(SUM(units), 0) FROM usage_ledger WHERE app_id = $1 AND month = $2)
+            + (SELECT COALESCE(SUM(units), 0) FROM usage_holds WHERE app_id = $1 AND month = $2 AND expires_at > now()) AS units`,
+      [appId, month],
+    );
+    return Number(rows[0]?.units ?? 0);
+  }
+
+  async reserveUnits(h: UnitHold): Promise<QuotaCheck> {
+    if (!MONTH.test(h.month)) throw new Error(`usage month must be YYYY-MM, got "${h.month}"`);
+    requireNonNegInt(h.units, 'units');
+    return this.db.transaction(async (tx) => {
+      const fit = await quotaFit(tx, h.appId, h.month, h.chargeKey, h.units, h.quota);
+      if (fit.charged || !fit.check.ok) return fit.check;
+      await tx.query(
+        `INSERT INTO usage_holds (charge_key, tenant_id, app_id, document_id, month, units, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+         ON CONFLICT (charge_key) DO UPDATE SET units = EXCLUDED.units, month = EXCLUDED.month, expires_at = EXCLUDED.expires_at`,
+        [h.chargeKey, h.tenantId, h.appId, h.documentId, h.month, h.units, h.holdSeconds],
+      );
+      return fit.check;
+    });
+  }
+
+  async settleUsage(c: UsageCharge & { quota: number }): Promise<QuotaCheck> {
+    if (!MONTH.test(c.month)) throw new Error(`usage month must be YYYY-MM, got "${c.month}"`);
+    requireNonNegInt(c.units, 'units');
+    return this.db.transaction(async (tx) => {
+      const fit = await quotaFit(tx, c.appId, c.month, c.chargeKey, c.units, c.quota);
+      if (!fit.charged && fit.check.ok) await new SqlControlPlaneStore(tx).chargeUsage(c);
+      await tx.query('DELETE FROM usage_holds WHERE charge_key = $1', [c.chargeKey]);
+      return fit.check;
+    });
+  }
+
+  async releaseUnits(chargeKey: string): Promise<void> {
+    await this.db.query('DELETE FROM usage_holds WHERE charge_key = $1', [chargeKey]);
   }
 
   async listUsage(filter: { tenantId?: string; appId?: string; month?: string }): Promise<UsageCharge[]> {

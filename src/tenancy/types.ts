@@ -86,6 +86,27 @@ export interface UsageCharge {
   units: number;
 }
 
+/**
+ * Units a job in progress holds against its app's monthly quota. A job's hold is keyed like
+ * its charge (one per run) and replaced by each reservation; it lapses after `holdSeconds`
+ * unless renewed, so a node that died holding one does not block the quota for long.
+ */
+export interface UnitHold {
+  chargeKey: string;
+  tenantId: string;
+  appId: string;
+  documentId: string;
+  month: string;
+  /** Units the job holds in all. */
+  units: number;
+  /** The app's monthly quota (maxDocumentUnitsPerMonth). */
+  quota: number;
+  holdSeconds: number;
+}
+
+/** Whether units fit the quota; on refusal, what is already charged and held by other jobs. */
+export type QuotaCheck = { ok: true } | { ok: false; used: number; held: number; quota: number };
+
 export interface NewTenant { name: string; contactEmail?: string | null; id?: string }
 export interface NewPlan {
   name: string;
@@ -148,6 +169,20 @@ export interface ControlPlaneStore {
   chargeUsage(c: UsageCharge): Promise<boolean>;
   /** Units charged to an app in a month. */
   unitsUsed(appId: string, month: string): Promise<number>;
+  /** Units charged plus units held by jobs in progress: what admission compares to the quota. */
+  unitsCommitted(appId: string, month: string): Promise<number>;
+  /**
+   * Sets a job's hold to `units` if charged + others' holds + units stays within the quota,
+   * atomically across nodes; a job already charged is always ok.
+   */
+  reserveUnits(h: UnitHold): Promise<QuotaCheck>;
+  /**
+   * Charges a job's final units and drops its hold in one step, only if they fit the quota
+   * (its own hold aside). Idempotent per chargeKey: a second call charges nothing.
+   */
+  settleUsage(c: UsageCharge & { quota: number }): Promise<QuotaCheck>;
+  /** Drops a job's hold (the job failed or was replaced). */
+  releaseUnits(chargeKey: string): Promise<void>;
   listUsage(filter: { tenantId?: string; appId?: string; month?: string }): Promise<UsageCharge[]>;
 }
 

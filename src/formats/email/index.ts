@@ -3,7 +3,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonWriter } from '../../pipeline/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../types.js';
+import { StreamingUnits } from '../streaming-units.js';
 import { headerValue } from './common.js';
 import { splitMbox, MboxTooLarge } from './mbox.js';
 import { parseMime } from './mime.js';
@@ -27,11 +28,16 @@ class MessageSink {
   nested = 0;
   warnings: string[] = [];
 
-  constructor(private readonly w: JsonWriter, format: string) {
+  private readonly units: StreamingUnits;
+
+  constructor(private readonly w: JsonWriter, format: string, meter?: UnitMeter) {
+    this.units = new StreamingUnits(meter);
     w.beginObject().field('format', format).key('messages').beginArray();
   }
 
   async add(m: EmailMessageT): Promise<void> {
+    // Each message is a unit: held before its attachments are parsed or it is written.
+    await this.units.need(this.count + 1);
     await enrichAttachments(m);
     this.w.value({ index: this.count, ...m });
     this.count++;
@@ -106,7 +112,7 @@ export const parseEml: FormatParser = async (input: ParseInput, content: JsonWri
     throw new ExtractionError('the file is binary, not an RFC 5322 message');
   }
   const msg = await mime(buf, 'the file');
-  const sink = new MessageSink(content, 'eml');
+  const sink = new MessageSink(content, 'eml', input.units);
   await sink.add(msg);
   sink.end();
   return sink.outcome('eml', { bytes: size });
@@ -116,7 +122,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
   const { size } = await stat(input.filePath);
   if (size === 0) throw new ExtractionError('the file is empty');
   const mailbox = input.fileName ? path.basename(input.fileName).replace(/\.[^.]+$/, '') : null;
-  const sink = new MessageSink(content, 'mbox');
+  const sink = new MessageSink(content, 'mbox', input.units);
   let failed = 0;
   let stats;
   try {
@@ -164,7 +170,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
 export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
   const { message, codepage } = await readMsg(input.filePath, size);
-  const sink = new MessageSink(content, 'msg');
+  const sink = new MessageSink(content, 'msg', input.units);
   await sink.add(message);
   sink.end();
   return sink.outcome('msg', { bytes: size, itemClass: message.itemClass ?? null, ansiCodepage: codepage });
@@ -172,7 +178,7 @@ export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWri
 
 export const parsePst: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
-  const sink = new MessageSink(content, 'pst');
+  const sink = new MessageSink(content, 'pst', input.units);
   let embedded = 0;
   const walk = await walkPst(input.filePath, async (m) => {
     embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;

@@ -373,6 +373,8 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   } finally {
     z.close();
   }
+  // A sheet is a unit: held before the workbook's cells are loaded.
+  await input.units?.reserve(Math.max(declaredSheets, 1));
   const wb = await loadWorkbook(xlsxPath);
   const chunkBlocks = input.options.chunkHints ? ([] as ChunkSourceBlock[]) : null;
   const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks);
@@ -432,6 +434,8 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       if (metadata.hasMacros) warnings.push('the presentation contains macros; they were not run');
     }
     const parts = await slideParts(zip);
+    // A slide is a unit: held before the slides are read.
+    await input.units?.reserve(Math.max(parts.length, 1));
     w.beginObject().field('kind', 'presentation').field('properties', properties).key('slides').beginArray();
     for (const part of parts) {
       const slide = await readSlide(zip, part, count, warnings);

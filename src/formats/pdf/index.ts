@@ -128,6 +128,9 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     if (meta.repaired) warnings.push('the PDF cross-reference table is damaged: PDFium repaired the file while opening it (some content may be missing)');
     const n = doc.pageCount;
     if (n <= 0) throw new ExtractionError('PDF has no pages (damaged page tree)', 'extraction_failed');
+    // Held against the quota before any page is read: a page tree that names one page
+    // 300,000 times is refused here, not after 300,000 pages of work.
+    await input.units?.reserve(n);
     w.beginObject().field('mode', mode).field('pageCount', n).key('pages').beginArray();
 
     const stats = new SizeStats();
@@ -249,7 +252,8 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     if (mode === 'Ocr') metadata.ocrPages = ocrPages.length;
     return {
       documentFormat: 'pdf',
-      documentUnits: n,
+      // Pages that could not be loaded are empty in the result and not billed.
+      documentUnits: n - failedPages.length,
       metadata,
       warnings,
       chunks: input.options.chunkHints ? buildChunks(chunkBlocks) : undefined,

@@ -1,0 +1,89 @@
+// Document Units of one job against its app's monthly quota, which is a hard limit: units are
+// held (reserved atomically in the control plane) before the work and as soon as the parser
+// counts them, charged at completion only if they fit, and released when the job fails. A
+// job that would cross the quota fails with quota_exceeded and is charged nothing.
+import type { Logger } from 'pino';
+import type { ControlPlaneStore, QuotaCheck } from '../tenancy/types.js';
+import type { JobRecord } from '../jobs/types.js';
+import { LimitsCache, NO_PLAN_LIMITS } from '../api/limits.js';
+import type { ReserveOutcome } from './unit-meter.js';
+
+export function monthOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export interface JobUsageOptions {
+  controlPlane: ControlPlaneStore;
+  logger: Logger;
+  /** How long a hold counts without renewal: a node that died holding one frees it then (s). */
+  holdSeconds?: number;
+  /** Longest wait between two tries while the control plane is unreachable (ms). */
+  retryMaxMs?: number;
+}
+
+export class JobUsage {
+  private readonly limits: LimitsCache;
+
+  constructor(private readonly o: JobUsageOptions) {
+    this.limits = new LimitsCache(o.controlPlane);
+  }
+
+  /** The app's monthly quota now (its plan's, or the no-plan default). */
+  async quotaOf(appId: string): Promise<number> {
+    const limits = await this.limits.forApp(appId);
+    return (limits ?? NO_PLAN_LIMITS).maxDocumentUnitsPerMonth;
+  }
+
+  /** Holds `units` in all for this job run; refused when they do not fit the quota. */
+  async reserve(job: JobRecord, quota: number, units: number): Promise<ReserveOutcome> {
+    const check = await this.o.controlPlane.reserveUnits({
+      chargeKey: job.generation,
+      tenantId: job.tenantId,
+      appId: job.appId,
+      documentId: job.documentId,
+      month: monthOf(new Date()),
+      units,
+      quota,
+      holdSeconds: this.o.holdSeconds ?? 3600,
+    });
+    return outcome(check, units);
+  }
+
+  /**
+   * Charges the job's units (idempotent per generation) if they fit. A finished parse is never
+   * failed because the control plane is unreachable: the charge is retried with back-off until
+   * it goes through; it gives up only when the job itself has expired.
+   */
+  async settle(job: JobRecord, quota: number, format: string, units: number, at: Date): Promise<ReserveOutcome> {
+    const check = await this.untilReachable(job, 'record usage', () =>
+      this.o.controlPlane.settleUsage({ chargeKey: job.generation, tenantId: job.tenantId, appId: job.appId, documentId: job.documentId, month: monthOf(at), format, units, quota }),
+    );
+    return outcome(check, units);
+  }
+
+  /** Frees the job's hold; a failure is only logged (the hold lapses by itself). */
+  async release(job: JobRecord): Promise<void> {
+    await this.o.controlPlane.releaseUnits(job.generation).catch((err) => this.o.logger.warn({ err, documentId: job.documentId }, 'could not release held Document Units'));
+  }
+
+  /** Runs fn until the control plane answers, with back-off; rethrows once the job has expired. */
+  async untilReachable<T>(job: JobRecord, what: string, fn: () => Promise<T>): Promise<T> {
+    const maxWait = this.o.retryMaxMs ?? 30_000;
+    for (let wait = 500; ; wait = Math.min(maxWait, wait * 2)) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (Date.now() + wait > Date.parse(job.expiresAt)) throw err;
+        this.o.logger.warn({ documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait }, `could not ${what}; the job waits for the control plane`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+}
+
+function outcome(check: QuotaCheck, units: number): ReserveOutcome {
+  if (check.ok) return { ok: true };
+  const left = Math.max(0, check.quota - check.used - check.held);
+  const held = check.held ? ` (${check.held} more are held by documents in progress)` : '';
+  return { ok: false, message: `This document needs ${units} Document Units, but the app has ${left} of its ${check.quota} left this month${held}; nothing was charged.` };
+}
