@@ -1,16 +1,11 @@
 // The `docparse` command: `serve` runs a node (all roles, or --role api|worker|auth);
-// `admin …` manages tenants, apps, plans and signing keys against the control plane.
+// `admin …` manages tenants, apps, plans and signing keys: through the node that holds the
+// data dir, or against the control plane directly (src/cli/run-admin-cli.ts).
 import { parseArgs } from 'node:util';
-import fs from 'node:fs/promises';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
-import { startNode, resolveMasterKey, VERSION, type RunningNode } from './node.js';
-import { openControlPlaneStore } from './tenancy/sql-store.js';
-import { adminUsage, runAdmin } from './cli/admin.js';
-import { runStorageAdmin } from './cli/storage.js';
-import { Sealer } from './crypto/sealed.js';
-import { KeyRing } from './identity/keyring.js';
-import { rotateSigningKey, listSigningKeys } from './identity/admin-keys.js';
-import { createLogger } from './log.js';
+import { startNode, VERSION, type RunningNode } from './node.js';
+import { runAdminCli } from './cli/run-admin-cli.js';
+import { DataDirLockedError } from './manage/data-dir-lock.js';
 
 const USAGE = `docparse ${VERSION}
 
@@ -42,6 +37,10 @@ export async function main(argv: string[]): Promise<void> {
     if (err instanceof ConfigError) {
       console.error(err.message);
       process.exit(78); // EX_CONFIG
+    }
+    if (err instanceof DataDirLockedError) {
+      console.error(`docparse ${command}: not starting: ${err.message}`);
+      process.exit(1);
     }
     throw err;
   }
@@ -99,34 +98,5 @@ async function serve(args: string[]): Promise<void> {
 }
 
 async function admin(args: string[]): Promise<number> {
-  const config = loadConfig(process.env);
-  await fs.mkdir(config.dataDir, { recursive: true });
-  const store = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
-  try {
-    if (args[0] === 'storage' || (args[0] === 'app' && args[1] === 'set-storage')) {
-      return await runStorageAdmin(args, store, new Sealer(await resolveMasterKey(config)), (line) => console.log(line));
-    }
-    if (args[0] === 'keys') {
-      const keyring = new KeyRing({ store, sealer: new Sealer(await resolveMasterKey(config)), logger: createLogger('warn') });
-      await keyring.init();
-      if (args[1] === 'rotate') {
-        const r = await rotateSigningKey(keyring);
-        console.log(JSON.stringify(r));
-        return 0;
-      }
-      if (args[1] === 'list') {
-        for (const k of await listSigningKeys(keyring)) console.log(JSON.stringify(k));
-        return 0;
-      }
-      console.error('usage: docparse admin keys rotate|list');
-      return 2;
-    }
-    if (args.length === 0) {
-      console.log(adminUsage().join('\n'));
-      return 2;
-    }
-    return await runAdmin(args, store, (line) => console.log(line));
-  } finally {
-    await store.close();
-  }
+  return runAdminCli(args, loadConfig(process.env), { out: (line) => console.log(line), err: (line) => console.error(line) });
 }
