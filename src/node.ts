@@ -40,6 +40,9 @@ import { ParseHost } from './pipeline/parse-host.js';
 import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
+import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
+import { startLocalManagement } from './manage/local-management.js';
+import { executeAdminCommand } from './cli/admin-command.js';
 
 const require = createRequire(import.meta.url);
 export const VERSION: string = (require('../package.json') as { version: string }).version;
@@ -57,6 +60,8 @@ export interface RunningNode {
   retention: RetentionSweeper;
   /** Credentials of the demo app when this start created it (shown once). */
   demoCredentials: { clientId: string; clientSecret: string } | null;
+  /** The local management endpoint (loopback), when this node holds its data dir's lock. */
+  management: { url: string } | null;
   /** Graceful stop: stop accepting, finish in-flight requests and jobs, close stores. */
   close(): Promise<void>;
 }
@@ -88,11 +93,43 @@ function demoDomains(config: Config): string[] {
   return [...hosts].slice(0, 3);
 }
 
-export async function startNode(config: Config, opts: { logger?: Logger; redisPrefix?: string } = {}): Promise<RunningNode> {
+/** PGlite and the embedded job store allow one process per data dir. */
+export function usesDataDirExclusively(config: Config): boolean {
+  return !config.databaseUrl || !config.redisUrl;
+}
+
+/** How long a start waits for a `docparse admin` holding the data dir, or for a lock from another scope to go stale. */
+const LOCK_WAIT_MS = 40_000;
+
+type StartOptions = { logger?: Logger; redisPrefix?: string };
+
+export async function startNode(config: Config, opts: StartOptions = {}): Promise<RunningNode> {
   const logger = opts.logger ?? createLogger(config.logLevel, { nodeId: config.nodeId });
   await fs.mkdir(config.dataDir, { recursive: true });
+  // Before anything opens the data dir's single-writer state. A node holding it refuses this
+  // start at once; a `docparse admin` holding it is waited for.
+  const lock = usesDataDirExclusively(config)
+    ? await acquireDataDirLock(config.dataDir, 'node', {
+        waitMs: LOCK_WAIT_MS,
+        waitFor: (h) => h.role === 'admin' || h.foreign,
+        onWait: (h) => logger.warn({ dataDir: config.dataDir, holder: h }, `waiting for the data dir, held by ${describeHolder(h)}`),
+      })
+    : null;
+  // What a failed start has opened, closed again in reverse order before the lock is released.
+  const undo: (() => Promise<unknown>)[] = [];
+  try {
+    return await wireNode(config, opts, logger, lock, undo);
+  } catch (err) {
+    for (const close of undo.reverse()) await close().catch(() => {});
+    await lock?.release();
+    throw err;
+  }
+}
+
+async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock: DataDirLock | null, undo: (() => Promise<unknown>)[]): Promise<RunningNode> {
   const sealer = new Sealer(await resolveMasterKey(config));
   const controlPlane = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+  undo.push(() => controlPlane.close());
 
   let demoCredentials: RunningNode['demoCredentials'] = null;
   if (config.seedDemo) {
@@ -111,6 +148,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
     prefix: opts.redisPrefix,
     log: logger,
   });
+  undo.push(() => jobs.close());
   // Accepted jobs live only in Redis: say so at start when it would lose them.
   if (config.redisUrl) await checkRedisDurability(config.redisUrl, logger);
   const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
@@ -132,6 +170,7 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
       })
     : null;
   if (pool && !(await pool.whenReady(60_000))) logger.warn('the parsing process is not up yet; jobs wait for it');
+  if (pool) undo.push(() => pool.close());
 
   const checks: ReadinessCheck[] = [
     { name: 'controlPlane', check: () => controlPlane.ping() },
@@ -203,6 +242,19 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   }
 
   const port = await http.listen(config.host, config.port);
+  undo.push(() => http.drain(0));
+  // `docparse admin` comes through this node while it holds the data dir: the same commands,
+  // on this node's own open control plane, key ring and sealer.
+  const management = lock
+    ? await startLocalManagement({
+        dataDir: config.dataDir,
+        logger,
+        maxHeaderBytes: config.maxHeaderBytes,
+        run: (args) => executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring }),
+      })
+    : null;
+  if (management) undo.push(() => management.close(0));
+  await lock?.update({ host: config.host, port, manageUrl: management?.url ?? null });
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
   const binary = pool ? pdfiumBinary() : null;
   const pdfium = binary ? (binary.optimized ? 'optimized' : `package binary: ${binary.reason}`) : undefined;
@@ -211,17 +263,19 @@ export async function startNode(config: Config, opts: { logger?: Logger; redisPr
   let closing: Promise<void> | null = null;
   return {
     config, port, logger, controlPlane, jobs, blobs, identity, http, pool, retention, demoCredentials,
+    management: management ? { url: management.url } : null,
     close: () =>
       (closing ??= (async () => {
         // One grace period for the whole stop: requests first, then running jobs.
         const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         const left = () => Math.max(0, deadline - Date.now());
-        await http.drain(left());
+        await Promise.all([http.drain(left()), management?.close(left())]);
         await retention.stop();
         await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, left()).unref())]);
         await pool?.close();
         health.stop();
         await controlPlane.close();
+        await lock?.release();
         logger.info('docparse stopped');
       })()),
   };
