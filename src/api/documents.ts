@@ -81,6 +81,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         throw err;
       }
       return intake.accept({
+        requestId: ctx.requestId,
         principal: p, documentId, idSuppliedByCaller: q.documentId !== undefined, generation, uploadKey, written,
         format, options, customMetadata, fileName: q.fileName ?? null, storageConfigId: limits.storageConfigId,
       });

@@ -140,9 +140,10 @@ export class Intake {
   async admit(p: Principal, limits: AppLimits, declaredBytes: number | null, heldSlots = 0): Promise<void> {
     const d = this.d;
     const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
-    const used = await d.controlPlane.unitsUsed(p.appId, monthOf(new Date()));
+    // Units held by this app's jobs in progress count too: they are spoken for.
+    const used = await d.controlPlane.unitsCommitted(p.appId, monthOf(new Date()));
     if (used >= quota) {
-      throw new ProblemError(429, 'quota_exceeded', 'Quota exceeded', `This app has used ${used} of its ${quota} Document Units this month.`, { used, quota });
+      throw new ProblemError(429, 'quota_exceeded', 'Quota exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, { used, quota });
     }
     const unfinished = (await d.jobs.countUnfinished(p.appId)) - heldSlots;
     if (unfinished >= limits.maxConcurrentJobs) {
@@ -196,6 +197,8 @@ export class Intake {
     customMetadata: Record<string, unknown> | null;
     fileName: string | null;
     storageConfigId: string | null;
+    /** The upload request's id: the worker's log lines for this job carry it. */
+    requestId?: string;
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
@@ -236,6 +239,7 @@ export class Intake {
       artifactBytes: null,
       documentUnits: null,
       storageConfigId: a.storageConfigId,
+      requestId: a.requestId ?? null,
     };
     const previous = await d.jobs.put(record);
     if (previous && previous.generation !== a.generation) {

@@ -257,6 +257,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
       // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
       const reply = await intake.accept({
+        requestId: ctx.requestId,
         principal: p, documentId: claims.d, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
         written: { bytes: blob.size, sha256: job.sha256 }, format, options, customMetadata, fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,

@@ -10,6 +10,7 @@ import { retireIfOverCeiling } from './thread-context.js';
 import { enterTask } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
 import { unitMeterFor } from './unit-meter.js';
+import { ArchiveBudget, withArchiveBudget } from '../formats/archive-guard.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -27,7 +28,8 @@ function parserFor(format: string): Promise<FormatParser> {
 export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
   enterTask(task.taskId ?? null);
   try {
-    return await writeArtifact(task, () => parserFor(task.format));
+    // One archive budget for the whole upload, however many archives its parser opens.
+    return await withArchiveBudget(new ArchiveBudget(), () => writeArtifact(task, () => parserFor(task.format)));
   } finally {
     enterTask(null);
     retireIfOverCeiling();

@@ -164,10 +164,17 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   const work = ctx.work;
   // In "auto" mode a DOCX whose stored page count Word's own layout markers confirm is not
   // rendered; that is decided after reading it.
-  let renderP: Promise<RenderResult> | null = renderMode() === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt);
-  if (format !== 'docx') docxPath = await convertInput(ctx, 'docx:MS Word 2007 XML', renderExt ?? format, `${format.toUpperCase()} files`);
+  const startRender = () => (renderMode() === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt));
+  let renderP: Promise<RenderResult> | null = null;
+  if (format !== 'docx') {
+    renderP = startRender();
+    docxPath = await convertInput(ctx, 'docx:MS Word 2007 XML', renderExt ?? format, `${format.toUpperCase()} files`);
+  }
 
   const zip = await ZipPackage.open(docxPath);
+  // A DOCX is rendered only once the archive guard has inflated every part of it (opening
+  // it above): LibreOffice never reads a package whose headers lie about its sizes.
+  if (format === 'docx') renderP = startRender();
   let model: DocxModel;
   try {
     warnings.push(...zip.warnings);
