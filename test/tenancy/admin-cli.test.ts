@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin, SECRET_NOTICE } from '../../src/cli/admin.js';
+import { executeAdminCommand, type AdminDeps } from '../../src/cli/admin-command.js';
+import { Sealer } from '../../src/crypto/sealed.js';
+import { KeyRing } from '../../src/identity/keyring.js';
+import { pino } from 'pino';
 import { verifySecret } from '../../src/identity/secrets.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { App, Plan, Tenant } from '../../src/tenancy/types.js';
@@ -258,5 +262,54 @@ describe('command line errors', () => {
     expect(help.code).toBe(0);
     for (const cmd of ['tenant create', 'app rotate-secret', 'plan retire', 'usage --app']) expect(help.text).toContain(cmd);
     expect((await run()).code).toBe(2);
+  });
+});
+
+// The executor both the CLI and a node's local endpoint run: the same lines and exit codes.
+describe('executeAdminCommand', () => {
+  const sealer = new Sealer('admin-cli-test-master-key-0123456789abcdef');
+  const deps = (): AdminDeps => ({
+    store,
+    sealer: async () => sealer,
+    keyring: async () => {
+      const k = new KeyRing({ store, sealer, logger: pino({ level: 'silent' }) });
+      await k.init();
+      return k;
+    },
+  });
+
+  it('collects what runAdmin prints, with its exit code', async () => {
+    const direct = await run('tenant', 'activate', 'nope');
+    const collected = await executeAdminCommand(['tenant', 'activate', 'nope'], deps());
+    expect(collected).toEqual({ exitCode: direct.code, stdout: direct.lines, stderr: [] });
+    const created = await executeAdminCommand(['tenant', 'create', '--name', 'Exec', '--json'], deps());
+    expect(created.exitCode).toBe(0);
+    expect(JSON.parse(created.stdout[0])).toMatchObject({ name: 'Exec', state: 'Pending Activation' });
+  });
+
+  it('keys: rotate and list print JSON lines; anything else is usage on stderr, exit 2', async () => {
+    const rotated = await executeAdminCommand(['keys', 'rotate'], deps());
+    expect(rotated.exitCode).toBe(0);
+    const { kid } = JSON.parse(rotated.stdout[0]) as { kid: string };
+    const listed = await executeAdminCommand(['keys', 'list', '--json'], deps());
+    expect(listed.stdout.map((l) => JSON.parse(l).kid)).toContain(kid);
+    expect(await executeAdminCommand(['keys', 'shuffle'], deps())).toEqual({ exitCode: 2, stdout: [], stderr: ['usage: docparse admin keys rotate|list'] });
+  });
+
+  it('storage: an unknown option is a usage error (2), said on stderr, not a crash', async () => {
+    const r = await executeAdminCommand(['storage', 'create', '--bucket-name', 'x'], deps());
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toEqual([expect.stringMatching(/^error: Unknown option '--bucket-name'/)]);
+    const missing = await executeAdminCommand(['storage', 'create', '--tenant', 't'], deps());
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stdout[0]).toMatch(/missing --bucket/);
+  });
+
+  it('an error the command does not handle becomes exit 1 with its message', async () => {
+    const broken: AdminDeps = { ...deps(), store: new Proxy(store, { get: (t, k) => (k === 'createTenant' ? async () => { throw new Error('disk on fire'); } : Reflect.get(t, k)) }) };
+    const viaRunAdmin = await executeAdminCommand(['tenant', 'create', '--name', 'x'], broken);
+    expect(viaRunAdmin).toMatchObject({ exitCode: 1, stdout: ['error: disk on fire'] });
+    const viaKeys = await executeAdminCommand(['keys', 'list'], { ...deps(), keyring: async () => { throw new Error('master key mismatch'); } });
+    expect(viaKeys).toEqual({ exitCode: 1, stdout: [], stderr: ['error: master key mismatch'] });
   });
 });
