@@ -33,10 +33,13 @@ import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConn
 
 /**
  * Lock and stalled-check timing: a dead node's deliveries are taken over within
- * lockDuration + stalledInterval = 15 s (see the header). maxStalledCount 3: a document that
- * takes its node down every time is failed after three takeovers, not redelivered forever.
+ * lockDuration + stalledInterval = 15 s (see the header). Stalls are never the reason a
+ * delivery is dropped (maxStalledCount is out of reach): BullMQ would fail it without a word
+ * to the job record, which would stay "processing" for ever. The worker loop retires a job
+ * that took its node down DOCPARSE_MAX_ATTEMPTS times (the attempt is recorded before each
+ * parse), with a reason, on the delivery after the last one.
  */
-export const TAKEOVER_DEFAULTS = { lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 3 } as const;
+export const TAKEOVER_DEFAULTS = { lockDurationMs: 10_000, stalledIntervalMs: 5_000, maxStalledCount: 1_000_000 } as const;
 
 /** After an outage, how soon a worker fetches again (BullMQ's default waits 15 s). */
 const RUN_RETRY_DELAY_MS = 1000;
@@ -54,7 +57,7 @@ export interface RedisJobQueueOptions {
   stalledIntervalMs?: number;
   /** How long a delivery's lock lasts without renewal (ms, default 10 000). */
   lockDurationMs?: number;
-  /** Stalls after which a delivery is failed instead of redelivered (default 3). */
+  /** Stalls after which BullMQ fails a delivery itself (default: out of reach; see TAKEOVER_DEFAULTS). */
   maxStalledCount?: number;
   /** Failed deliveries kept for inspection (default 1000, for up to 7 days). */
   keepFailed?: number;

@@ -31,7 +31,7 @@ import type { Redis } from 'ioredis';
 
 import { IllegalTransitionError, isTerminal, isUnfinished, legalSources } from './transitions.js';
 import type { JobRecord, JobRef, JobStateInt, JobStore } from './types.js';
-import { b64u, checkedPatch, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
+import { b64u, checkedPatch, consoleLogger, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
 import { asRedisUnavailable, failFast, openRequestRedis, pingRedis } from './redis-connection.js';
 
 /** How the store is named in 503 details and readiness output. */
@@ -132,12 +132,14 @@ export class RedisJobStore implements JobStore {
   private readonly p: string;
   private readonly graceMs: number;
   private readonly now: () => number;
+  private readonly log: JobLogger;
 
   constructor(opts: RedisJobStoreOptions) {
     if (!opts.prefix) throw new Error('RedisJobStore: prefix is required');
     this.p = `${opts.prefix}:jobs`;
     this.graceMs = opts.expiredGraceMs ?? 24 * 3600_000;
     this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? consoleLogger;
     this.redis = openRequestRedis(opts.url, ROLE, opts.log);
     this.redis.defineCommand('jobPut', { numberOfKeys: 4, lua: PUT_LUA });
     this.redis.defineCommand('jobTransition', { numberOfKeys: 2, lua: TRANSITION_LUA });
@@ -199,6 +201,15 @@ export class RedisJobStore implements JobStore {
   }
 
   private async fetchMany(members: string[]): Promise<(JobRecord | null)[]> {
+    const records = await this.fetchManyTolerant(members);
+    return records.map((r) => {
+      if (r instanceof Error) throw r;
+      return r;
+    });
+  }
+
+  /** Like fetchMany, but a hash that does not decode is returned as its error, not thrown. */
+  private async fetchManyTolerant(members: string[]): Promise<(JobRecord | null | Error)[]> {
     if (members.length === 0) return [];
     const pipe = this.redis.pipeline();
     for (const m of members) pipe.hgetall(this.recKey(m));
@@ -206,7 +217,11 @@ export class RedisJobStore implements JobStore {
       const results = (await pipe.exec()) ?? [];
       return results.map(([err, h]) => {
         if (err) throw err;
-        return decode(h as Record<string, string>);
+        try {
+          return decode(h as Record<string, string>);
+        } catch (e) {
+          return e as Error;
+        }
       });
     });
   }
@@ -259,10 +274,14 @@ export class RedisJobStore implements JobStore {
       const want = limit - out.length;
       const members = await this.redis.zrangebyscore(this.expKey, '-inf', `(${t}`, 'LIMIT', offset, want);
       if (members.length === 0) break;
-      const records = await this.fetchMany(members);
+      const records = await this.fetchManyTolerant(members);
       const dangling: string[] = [];
       records.forEach((r, i) => {
-        if (r) out.push(r);
+        if (r instanceof Error) {
+          // One bad record must not stop the sweep for every tenant: it is skipped (and left in
+          // the index, so a later sweep sees it again) while the rest is swept.
+          this.log.error({ record: members[i], err: r.message }, 'jobs: expired record does not decode; skipped by the sweep');
+        } else if (r) out.push(r);
         else dangling.push(members[i]);
       });
       // Hashes dropped by their TTL (no sweeper ran within the grace period): prune the index.

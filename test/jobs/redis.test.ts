@@ -66,6 +66,28 @@ jobBackendContract('redis', {
 });
 
 describe('redis specifics', () => {
+  it('an expired record that does not decode is skipped by listExpired (and logged), never failing the sweep for everyone', async () => {
+    const prefix = freshPrefix();
+    const log = captureLog();
+    const store = new RedisJobStore({ url: REDIS_URL, prefix, log });
+    try {
+      const past = new Date(Date.now() - 1000).toISOString();
+      const good = makeJob({ expiresAt: past });
+      const bad = makeJob({ expiresAt: past });
+      await store.put(good);
+      await store.put(bad);
+      const badKey = (await admin.keys(`${prefix}:jobs:rec:*`)).find((k) => k.endsWith(Buffer.from(bad.documentId).toString('base64url')))!;
+      await admin.hset(badKey, 'r', '{not json');
+      const listed = await store.listExpired(new Date(), 100);
+      expect(listed.map((j) => j.documentId)).toEqual([good.documentId]);
+      expect(log.entries.some((e) => /does not decode/.test(e.msg))).toBe(true);
+      // Still in the index: a later sweep (after a repair) sees it again.
+      expect(await admin.zcard(`${prefix}:jobs:exp`)).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keys live under the prefix and a record hash outlives expiresAt only by the grace period', async () => {
     const prefix = freshPrefix();
     const store = new RedisJobStore({ url: REDIS_URL, prefix, expiredGraceMs: 60_000 });
