@@ -23,7 +23,7 @@ export const UploadQuery = Type.Object(
     sqlDialect: Type.Optional(StringEnum(SQL_DIALECTS, { description: 'Required for SQL.' })),
     pdfMode: Type.Optional(StringEnum(PDF_MODES, { description: 'Required for PDF. Ocr needs ocrPdfExtraction, Advanced needs advancedPdfExtraction.' })),
     parquetMode: Type.Optional(StringEnum(['MetadataOnly', 'MetadataPlusRows'] as const, { description: 'Parquet only; default MetadataOnly.' })),
-    customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB) carried to the artifact as customMetadata.' })),
+    customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB of UTF-8, nested ≤ 32 levels) carried to the artifact as customMetadata.' })),
     chunkHints: Type.Optional(Type.Boolean({ description: 'Produce retrieval chunks (PDF, Office/OpenDocument).' })),
   },
   { additionalProperties: false },

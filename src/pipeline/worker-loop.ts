@@ -95,7 +95,7 @@ export class WorkerLoop {
     if (!job) return;
 
     const work = path.join(this.scratch, `${ref.generation}-${attempt}`);
-    await fs.mkdir(work, { recursive: true });
+    await fs.mkdir(work, { recursive: true, mode: 0o700 });
     const artifactPath = path.join(work, 'artifact.json');
     let input: { path: string; release(): Promise<void> } | null = null;
     try {

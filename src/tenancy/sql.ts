@@ -59,7 +59,7 @@ export class PGliteSqlClient implements SqlClient {
 
   /** dataDir: a directory persisted on disk; undefined keeps the database in memory. */
   static async open(dataDir?: string): Promise<PGliteSqlClient> {
-    if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+    if (dataDir !== undefined) await mkdir(dataDir, { recursive: true, mode: 0o700 }); // PGlite's own files: only the service's user reads them
     const db = dataDir === undefined ? await PGlite.create() : await PGlite.create(dataDir);
     return new PGliteSqlClient(db);
   }
