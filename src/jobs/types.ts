@@ -157,9 +157,32 @@ export class RetryLater extends Error {
   }
 }
 
+/** A counter that reserveInWindow takes a slot in, and how many slots its window holds. */
+export interface WindowLimit {
+  key: string;
+  limit: number;
+}
+
+export type WindowReservation =
+  /** One slot taken in every counter, in fixed window number `window` (for releaseInWindow). */
+  | { taken: true; window: number }
+  /** Nothing taken: counter `fullKey` already held its limit. */
+  | { taken: false; fullKey: string };
+
 /** Short-window counters shared by every node (Redis) or by the process (embedded). */
 export interface RateCounters {
   /** Adds amount to a fixed window counter and returns the window's total. */
   addToWindow(key: string, amount: number, windowSeconds: number): Promise<number>;
+  /**
+   * Takes one slot in the current fixed window of every counter if each is below its limit,
+   * else takes none, in one atomic step: concurrent callers can never pass a limit together
+   * (a check followed by a separate add could). Counters are the ones addToWindow adds to.
+   */
+  reserveInWindow(limits: WindowLimit[], windowSeconds: number): Promise<WindowReservation>;
+  /**
+   * Gives back slots taken by reserveInWindow in fixed window number `window`. A window that
+   * has already ended is left alone, so a late release never credits the next one.
+   */
+  releaseInWindow(keys: string[], windowSeconds: number, window: number): Promise<void>;
   close(): Promise<void>;
 }

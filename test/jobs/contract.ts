@@ -478,6 +478,54 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         await sleep(1100);
         expect(await b.counters.addToWindow(k, 1, 1)).toBe(1);
       });
+
+      it('reserveInWindow takes one slot in every counter, or none when one is full', async () => {
+        const a = 'rc-' + randomUUID();
+        const c = 'rc-' + randomUUID();
+        const first = await b.counters.reserveInWindow([{ key: a, limit: 2 }, { key: c, limit: 5 }], 3600);
+        expect(first).toEqual({ taken: true, window: expect.any(Number) });
+        expect(await b.counters.reserveInWindow([{ key: a, limit: 2 }, { key: c, limit: 5 }], 3600)).toMatchObject({ taken: true });
+        // a is full: nothing is taken, not even in c.
+        expect(await b.counters.reserveInWindow([{ key: c, limit: 5 }, { key: a, limit: 2 }], 3600)).toEqual({ taken: false, fullKey: a });
+        expect(await b.counters.addToWindow(a, 0, 3600)).toBe(2);
+        expect(await b.counters.addToWindow(c, 0, 3600)).toBe(2);
+        // Slots are the counters addToWindow adds to, per window size.
+        await b.counters.addToWindow(c, 3, 3600);
+        expect(await b.counters.reserveInWindow([{ key: c, limit: 5 }], 3600)).toEqual({ taken: false, fullKey: c });
+        expect(await b.counters.reserveInWindow([{ key: c, limit: 5 }], 7200)).toMatchObject({ taken: true });
+      });
+
+      it('concurrent reservations never pass the limit', async () => {
+        const k = 'rc-' + randomUUID();
+        const other = 'rc-' + randomUUID();
+        const results = await Promise.all(
+          Array.from({ length: 60 }, () => b.counters.reserveInWindow([{ key: other, limit: 1000 }, { key: k, limit: 10 }], 3600)),
+        );
+        expect(results.filter((r) => r.taken)).toHaveLength(10);
+        expect(results.filter((r) => !r.taken).every((r) => !r.taken && r.fullKey === k)).toBe(true);
+        expect(await b.counters.addToWindow(k, 0, 3600)).toBe(10);
+        expect(await b.counters.addToWindow(other, 0, 3600)).toBe(10);
+      });
+
+      it('releaseInWindow gives slots back in their window, never below zero', async () => {
+        const k = 'rc-' + randomUUID();
+        const r = await b.counters.reserveInWindow([{ key: k, limit: 1 }], 3600);
+        if (!r.taken) throw new Error('expected a slot');
+        expect(await b.counters.reserveInWindow([{ key: k, limit: 1 }], 3600)).toMatchObject({ taken: false });
+        await b.counters.releaseInWindow([k], 3600, r.window);
+        expect(await b.counters.addToWindow(k, 0, 3600)).toBe(0);
+        await b.counters.releaseInWindow([k, 'rc-never-' + randomUUID()], 3600, r.window);
+        expect(await b.counters.addToWindow(k, 0, 3600)).toBe(0);
+        expect(await b.counters.reserveInWindow([{ key: k, limit: 1 }], 3600)).toMatchObject({ taken: true });
+      });
+
+      it('a release for a window that has ended does not credit the current one', async () => {
+        const k = 'rc-' + randomUUID();
+        const r = await b.counters.reserveInWindow([{ key: k, limit: 5 }], 3600);
+        if (!r.taken) throw new Error('expected a slot');
+        await b.counters.releaseInWindow([k], 3600, r.window - 1);
+        expect(await b.counters.addToWindow(k, 0, 3600)).toBe(1);
+      });
     });
   });
 }

@@ -178,6 +178,21 @@ describe('redis specifics', () => {
       await backend.close();
     }
   });
+
+  it('reserved counters expire with their window; a release never recreates a counter that is gone', async () => {
+    const prefix = freshPrefix();
+    const counters = new RedisRateCounters({ url: REDIS_URL, prefix });
+    try {
+      const r = await counters.reserveInWindow([{ key: 'held', limit: 3 }], 60);
+      if (!r.taken) throw new Error('expected a slot');
+      const held = `${prefix}:rc:60:${r.window}:held`;
+      expect(await admin.pexpiretime(held)).toBe((r.window + 1) * 60_000 + 1000);
+      await counters.releaseInWindow(['gone'], 60, r.window);
+      expect(await admin.exists(`${prefix}:rc:60:${r.window}:gone`)).toBe(0);
+    } finally {
+      await counters.close();
+    }
+  });
 });
 
 /**
