@@ -133,7 +133,8 @@ async function removeStaleLock(file: string, staleRaw: string): Promise<void> {
     } catch (err) {
       if (!isCode(err, 'EEXIST')) throw err;
     }
-    // A guard lives for two file operations; one left by a process that died there is removed.
+    // A guard lives for two file operations; one left by a process that died there is removed
+    // (one naming this process is an earlier life's: this process takes locks one at a time).
     const state = await readLockFile(guard);
     if (state && !liveHolder(guard, state)) await fs.unlink(guard).catch(ignoreMissing);
     else if (Date.now() > deadline) throw new Error(`cannot take over the stale lock ${file}: ${guard} stays held`);
@@ -180,9 +181,30 @@ async function createLockFile(file: string, record: LockRecord): Promise<boolean
   return true;
 }
 
+/**
+ * Acquisitions of one lock file within this process, one at a time: between creating the
+ * file and recording it as held here, another attempt of this process would otherwise take
+ * its own pid for an earlier life's and delete the new lock.
+ */
+const acquiring = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const run = (acquiring.get(file) ?? Promise.resolve()).then(fn);
+  const settled = run.catch(() => {});
+  acquiring.set(file, settled);
+  void settled.then(() => {
+    if (acquiring.get(file) === settled) acquiring.delete(file);
+  });
+  return run;
+}
+
 /** Takes the lock if nobody alive holds it (taking over a stale one); else names the holder. */
-export async function tryAcquireDataDirLock(dataDir: string, role: LockRole): Promise<{ lock: DataDirLock } | { holder: LockHolder }> {
+export function tryAcquireDataDirLock(dataDir: string, role: LockRole): Promise<{ lock: DataDirLock } | { holder: LockHolder }> {
   const file = lockFilePath(dataDir);
+  return inTurn(file, () => acquireOnce(dataDir, file, role));
+}
+
+async function acquireOnce(dataDir: string, file: string, role: LockRole): Promise<{ lock: DataDirLock } | { holder: LockHolder }> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const record = ownRecord(role);
     if (!heldHere.has(file) && (await createLockFile(file, record))) {

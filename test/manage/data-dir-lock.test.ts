@@ -145,6 +145,18 @@ describe('data dir lock', () => {
     }
   });
 
+  it('attempts within one process at once: exactly one takes it, even over an earlier life of this pid', async () => {
+    for (const stale of [false, true]) {
+      const dir = await newDir();
+      if (stale) await writeLock(dir, { pid: process.pid });
+      const outcomes = await Promise.all(Array.from({ length: 5 }, () => tryAcquireDataDirLock(dir, 'node')));
+      const locks = outcomes.flatMap((o) => ('lock' in o ? [o.lock] : []));
+      held.push(...locks);
+      expect(locks, `stale: ${stale}`).toHaveLength(1);
+      for (const o of outcomes) if ('holder' in o) expect(o.holder.pid).toBe(process.pid);
+    }
+  });
+
   it('a process that exits without releasing frees its lock', async () => {
     const dir = await newDir();
     const modulePath = path.join(REPO_ROOT, 'dist/manage/data-dir-lock.js');
