@@ -1,0 +1,68 @@
+// A job that finishes parsing while PostgreSQL is down keeps its result and is charged once
+// the control plane is back — it is not failed (before: the charge failed, three quick
+// retries were used up, and every such job failed for good).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import { waitFor } from '../helpers/node.js';
+import { client, signIn, startOutageNode, type Client, type OutageNode } from './harness.js';
+import { monthOf } from '../../src/pipeline/job-usage.js';
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+let redis: TestServer;
+let pgServer: TestServer;
+let node: OutageNode;
+let c: Client;
+
+beforeAll(async () => {
+  [redis, pgServer] = await Promise.all([startRedis(), startPostgres()]);
+  node = await startOutageNode(redis.url, pgServer.url);
+  c = client(node.url);
+  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
+  await signIn(c);
+});
+
+afterAll(async () => {
+  await node?.close();
+  await Promise.all([redis?.close(), pgServer?.close()]);
+});
+
+async function heldUnits(): Promise<number> {
+  const db = new pg.Client({ connectionString: pgServer.url });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: string }>('SELECT COALESCE(SUM(units), 0) AS n FROM usage_holds');
+    return Number(rows[0].n);
+  } finally {
+    await db.end();
+  }
+}
+
+describe('a parse that finishes during a PostgreSQL outage', () => {
+  it('waits in materializing, then completes and is charged exactly once when PostgreSQL returns', async () => {
+    // Parses for a few seconds on one thread: PostgreSQL goes down while it runs.
+    const csv = 'id,name,value\n' + Array.from({ length: 1_500_000 }, (_, i) => `${i},n${i},${i / 7}`).join('\n');
+    const up = await c.upload('during-parse', csv);
+    expect(up.status, JSON.stringify(up.body)).toBe(202);
+    await waitFor(async () => (await c.status('during-parse')).body?.statusInt === 3, 'the parse to start', 30_000);
+    // The job holds its unit (reserved in PostgreSQL) once the parse is under way.
+    await waitFor(async () => (await heldUnits()) > 0, 'the job to hold its unit', 30_000);
+    await pgServer.stop();
+
+    // The parse ends; the charge cannot be recorded: the job waits with its result.
+    await waitFor(async () => (await c.status('during-parse')).body?.statusInt === 4, 'the job to reach materializing', 60_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await c.status('during-parse')).body?.statusInt).toBe(4);
+
+    await pgServer.start();
+    const done = await waitFor(async () => {
+      const s = (await c.status('during-parse')).body;
+      return s?.statusInt === 8 || s?.statusInt === 9 ? s : null;
+    }, 'the job to finish after the outage', 90_000);
+    expect(done.statusInt).toBe(8);
+    expect((await c.result('during-parse')).status).toBe(200);
+    const charges = await node.node.controlPlane.listUsage({ month: monthOf(new Date()) });
+    expect(charges.filter((u) => u.documentId === 'during-parse')).toHaveLength(1);
+  });
+});
