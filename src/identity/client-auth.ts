@@ -1,9 +1,9 @@
 // Client authentication at the token endpoint: client_secret_post or client_secret_basic,
 // secrets checked against salted scrypt hashes in constant time, unknown client ids costing
-// the same as wrong secrets, and failed attempts limited per client id and per address.
-import { createHash } from 'node:crypto';
+// the same as wrong secrets, and failed attempts limited (attempt-limiter.ts).
 import type { RateCounters } from '../jobs/types.js';
 import type { App, ControlPlaneStore } from '../tenancy/types.js';
+import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from './attempt-limiter.js';
 import { oauthErrors } from './oauth-errors.js';
 import { decoySecretHash, verifySecret } from './secrets.js';
 
@@ -67,17 +67,6 @@ export function readClientCredentials(form: TokenForm, authorization: string | u
   return { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
 }
 
-export interface FailureLimits {
-  /** Failed attempts one client id may make per window (10). */
-  perClient: number;
-  /** Failed attempts one address may make per window (30). */
-  perAddress: number;
-  /** Fixed window length, seconds (60). */
-  windowSeconds: number;
-}
-
-export const DEFAULT_FAILURE_LIMITS: FailureLimits = { perClient: 10, perAddress: 30, windowSeconds: 60 };
-
 export interface ClientAuthenticatorOptions {
   store: ControlPlaneStore;
   counters: RateCounters;
@@ -87,48 +76,38 @@ export interface ClientAuthenticatorOptions {
 
 export class ClientAuthenticator {
   private readonly store: ControlPlaneStore;
-  private readonly counters: RateCounters;
-  readonly limits: FailureLimits;
-  private readonly now: () => number;
+  private readonly attempts: AttemptLimiter;
 
   constructor(opts: ClientAuthenticatorOptions) {
     this.store = opts.store;
-    this.counters = opts.counters;
-    this.limits = { ...DEFAULT_FAILURE_LIMITS, ...opts.limits };
-    this.now = opts.now ?? Date.now;
-  }
-
-  private keys(clientId: string, remoteAddress: string): [string, string] {
-    // Hashed so arbitrarily long or odd client ids make bounded, safe counter keys.
-    const id = createHash('sha256').update(clientId).digest('base64url').slice(0, 22);
-    return [`identity:fail:client:${id}`, `identity:fail:addr:${remoteAddress}`];
-  }
-
-  /** Seconds until the current fixed window ends (windows are aligned to the epoch). */
-  private retryAfter(): number {
-    const w = this.limits.windowSeconds;
-    return w - (Math.floor(this.now() / 1000) % w);
+    this.attempts = new AttemptLimiter(opts.counters, { ...DEFAULT_FAILURE_LIMITS, ...opts.limits }, opts.now ?? Date.now);
   }
 
   /**
    * Returns the app whose credentials these are. Throws OAuthError invalid_client (401) for an
-   * unknown client id or a wrong secret, and 429 once too many attempts failed — then even the
-   * right secret is refused until the window ends, so the limit is no guessing oracle.
+   * unknown client id or a wrong secret, and 429 once too many attempts failed (see
+   * AttemptLimiter) — then even the right secret is refused until the window ends.
    */
   async authenticate(creds: ClientCredentials, remoteAddress: string): Promise<App> {
-    const { windowSeconds: w, perClient, perAddress } = this.limits;
-    const [clientKey, addrKey] = this.keys(creds.clientId, remoteAddress);
-    const [clientFailures, addrFailures] = await Promise.all([
-      this.counters.addToWindow(clientKey, 0, w),
-      this.counters.addToWindow(addrKey, 0, w),
-    ]);
-    if (clientFailures >= perClient || addrFailures >= perAddress) throw oauthErrors.tooManyFailures(this.retryAfter());
+    const slot = await this.attempts.reserve(creds.clientId, remoteAddress);
+    let app: App | null;
+    try {
+      app = await this.verify(creds);
+    } catch (err) {
+      // The secret was never judged (e.g. the control plane is unreachable): not a failure.
+      await slot.release().catch(() => undefined);
+      throw err;
+    }
+    if (!app) throw oauthErrors.invalidClient(creds.method === 'client_secret_basic'); // the slot stays: a counted failure
+    await slot.release();
+    return app;
+  }
 
+  /** The app when the secret is right, else null. */
+  private async verify(creds: ClientCredentials): Promise<App | null> {
     const app = await this.store.getAppByClientId(creds.clientId);
     // An unknown client id is checked against a decoy hash: same scrypt cost as a wrong secret.
     const ok = await verifySecret(creds.clientSecret, app?.secretHash ?? (await decoySecretHash()));
-    if (app && ok) return app;
-    await Promise.all([this.counters.addToWindow(clientKey, 1, w), this.counters.addToWindow(addrKey, 1, w)]);
-    throw oauthErrors.invalidClient(creds.method === 'client_secret_basic');
+    return app && ok ? app : null;
   }
 }

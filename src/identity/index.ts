@@ -5,7 +5,7 @@ import type { Sealer } from '../crypto/sealed.js';
 import type { Principal, RequestContext, RouteDef } from '../http/route.js';
 import type { RateCounters } from '../jobs/types.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
-import type { FailureLimits } from './client-auth.js';
+import type { FailureLimits } from './attempt-limiter.js';
 import { KeyRing, type KeyRingOptions } from './keyring.js';
 import { identityRoutes } from './routes.js';
 import { decoySecretHash } from './secrets.js';
@@ -21,7 +21,7 @@ export interface IdentityOptions {
   /** Cache verified tokens until they expire (default true; off for benchmarks). */
   cache?: boolean;
   cacheSize?: number;
-  /** Failed client-authentication limits (default 10 per client id, 30 per address, per 60 s). */
+  /** Failed client-authentication limits (default per 60 s: 10 per client id and address, 30 per address, 100 per client id). */
   failureLimits?: Partial<FailureLimits>;
   /** Key-ring tuning and test clock. */
   keyring?: Omit<KeyRingOptions, 'store' | 'sealer' | 'logger'>;

@@ -10,7 +10,7 @@ import { Sealer } from '../../src/crypto/sealed.js';
 import { HttpServer } from '../../src/http/server.js';
 import type { RouteDef } from '../../src/http/route.js';
 import { EmbeddedRateCounters } from '../../src/jobs/embedded-counters.js';
-import type { RateCounters } from '../../src/jobs/types.js';
+import type { RateCounters, WindowLimit, WindowReservation } from '../../src/jobs/types.js';
 import { openControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { App, ControlPlaneStore, Plan } from '../../src/tenancy/types.js';
 import { createIdentity, type Identity, type IdentityOptions } from '../../src/identity/index.js';
@@ -39,6 +39,12 @@ export class ResettableCounters implements RateCounters {
   }
   addToWindow(key: string, amount: number, windowSeconds: number): Promise<number> {
     return this.impl.addToWindow(key, amount, windowSeconds);
+  }
+  reserveInWindow(limits: WindowLimit[], windowSeconds: number): Promise<WindowReservation> {
+    return this.impl.reserveInWindow(limits, windowSeconds);
+  }
+  releaseInWindow(keys: string[], windowSeconds: number, window: number): Promise<void> {
+    return this.impl.releaseInWindow(keys, windowSeconds, window);
   }
   close(): Promise<void> {
     return this.impl.close();
@@ -89,13 +95,15 @@ export async function startNode(opts: {
   masterKey?: string;
   cache?: boolean;
   identity?: Partial<IdentityOptions>;
+  /** Take the client address from X-Forwarded-For (DOCPARSE_TRUST_PROXY). */
+  trustProxy?: boolean;
 }): Promise<TestNode> {
   const logger = pino({ level: 'silent' });
   let identity: Identity | null = null;
   const server = new HttpServer({
     logger,
     maxHeaderBytes: 16 * 1024,
-    trustProxy: false,
+    trustProxy: opts.trustProxy ?? false,
     authenticate: (ctx) => identity!.authenticate(ctx),
   });
   const port = await server.listen('127.0.0.1', 0);
