@@ -39,6 +39,11 @@ export const oauthErrors = {
     new OAuthError(400, 'unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use client_credentials`),
   invalidScope: (scope: string, supported: string) =>
     new OAuthError(400, 'invalid_scope', `scope ${JSON.stringify(scope)} is not available; the only scope is ${supported}`),
+  /** 415: the body is not a form. */
+  unsupportedMediaType: (sent: string, expected: string) =>
+    new OAuthError(415, 'invalid_request', `send the request as ${expected}${sent ? `, not ${JSON.stringify(sent.slice(0, 100))}` : ' (Content-Type is missing)'}`),
+  /** 413: the body is longer than the endpoint reads. */
+  bodyTooLarge: (maxBytes: number) => new OAuthError(413, 'invalid_request', `the request body is larger than ${maxBytes} bytes`),
   /** A backing service is unreachable; description names it. */
   temporarilyUnavailable: (description: string) =>
     new OAuthError(503, 'temporarily_unavailable', description, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }),

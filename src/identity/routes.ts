@@ -5,10 +5,11 @@ import type { RateCounters } from '../jobs/types.js';
 import type { Reply, RouteDef } from '../http/route.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { FailureLimits } from './attempt-limiter.js';
-import { ClientAuthenticator, readClientCredentials, type TokenForm } from './client-auth.js';
+import { ClientAuthenticator, readClientCredentials } from './client-auth.js';
 import { TOKEN_ALG, type KeyRing } from './keyring.js';
 import { OAuthError, oauthErrors } from './oauth-errors.js';
 import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
+import { FORM_CONTENT_TYPE, TOKEN_FORM_MAX_BYTES, readTokenForm } from './token-form.js';
 import { API_SCOPE, TokenService } from './token-service.js';
 
 export interface IdentityRouteDeps {
@@ -38,16 +39,10 @@ export function authEndpoints(authUrl: string) {
   };
 }
 
-const TokenRequest = Type.Object(
-  {
-    grant_type: Type.Optional(Type.String({ description: 'Must be `client_credentials`.', example: 'client_credentials' })),
-    client_id: Type.Optional(Type.String({ description: 'The app\'s client id (client_secret_post). Omit when using HTTP Basic.' })),
-    client_secret: Type.Optional(Type.String({ description: 'The app\'s client secret (client_secret_post). Omit when using HTTP Basic.' })),
-    scope: Type.Optional(Type.String({ description: `Space-separated scopes; only \`${API_SCOPE}\`. Default \`${API_SCOPE}\`.`, example: API_SCOPE })),
-  },
-  // RFC 6749 §3.2: unrecognised request parameters are ignored.
-  { additionalProperties: true },
-);
+const TOKEN_REQUEST_FIELDS =
+  `Form fields (RFC 6749 §4.4.2): \`grant_type\` (required, \`${GRANT_TYPE}\`); \`client_id\` and \`client_secret\` ` +
+  `(client_secret_post; omit with HTTP Basic); \`scope\` (space-separated, only \`${API_SCOPE}\`, the default). ` +
+  `Other fields are ignored (RFC 6749 §3.2). At most ${TOKEN_FORM_MAX_BYTES} bytes.`;
 
 const TokenResponse = Type.Object({
   access_token: Type.String({ description: 'JWT (ES256) for `Authorization: Bearer`.' }),
@@ -99,7 +94,7 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
   const tokens = new TokenService({ store: deps.store, keyring: deps.keyring, issuer });
   const discovery = discoveryDocument(deps.authUrl);
 
-  const token: RouteDef<Record<string, never>, TokenForm> = {
+  const token: RouteDef<Record<string, never>> = {
     method: 'POST',
     path: `${prefix}/connect/token`,
     operationId: 'requestAccessToken',
@@ -109,22 +104,26 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
       `(HTTP Basic). The token is valid for 15 minutes: cache it and renew it near expiry. Refusals are RFC 6749 §5.2 errors: ` +
       `401 invalid_client (unknown client or wrong secret), 400 unauthorized_client (app disabled, tenant not active, no license ` +
       `region, no database code, retired plan), 400 unsupported_grant_type, 400 invalid_scope, 400 invalid_request, ` +
+      `413 and 415 invalid_request (body too large, not a form), ` +
       `429 invalid_client after too many failed attempts (Retry-After), 503 temporarily_unavailable while a backing service ` +
       `(PostgreSQL, Redis) is unreachable (Retry-After).`,
     tags: ['Authentication'],
     auth: 'public',
     server: 'auth',
-    body: { kind: 'form', schema: TokenRequest, maxBytes: 16 * 1024 },
+    // Raw, parsed by readTokenForm: the front would refuse a bad body with a problem document.
+    body: { kind: 'raw', description: TOKEN_REQUEST_FIELDS, contentTypes: [FORM_CONTENT_TYPE] },
     responses: {
       200: { description: 'Access token issued.', schema: TokenResponse },
       400: oauthErrorDoc('invalid_request, unauthorized_client, unsupported_grant_type or invalid_scope.'),
       401: oauthErrorDoc('invalid_client: unknown client_id or wrong client_secret.'),
-      429: oauthErrorDoc('invalid_client: too many failed attempts for this client id or address; see Retry-After.'),
+      413: oauthErrorDoc(`invalid_request: the body is larger than ${TOKEN_FORM_MAX_BYTES} bytes.`),
+      415: oauthErrorDoc(`invalid_request: the body is not ${FORM_CONTENT_TYPE}.`),
+      429: oauthErrorDoc('invalid_client: too many failed attempts from this address, for this client id from this address, or for this client id; see Retry-After.'),
       503: oauthErrorDoc('temporarily_unavailable: a backing service is unreachable; retry after Retry-After seconds.'),
     },
     handler: async (ctx) => {
       try {
-        const form = ctx.body ?? {};
+        const form = await readTokenForm(ctx.headers['content-type'], ctx.bodyStream);
         const grantType = form.grant_type;
         if (typeof grantType !== 'string' || grantType === '') throw oauthErrors.invalidRequest('grant_type is required; use client_credentials');
         if (grantType !== GRANT_TYPE) throw oauthErrors.unsupportedGrantType(grantType);

@@ -215,8 +215,52 @@ describe('request errors', () => {
   });
 });
 
+describe('body refusals are RFC 6749 errors, not problem documents', () => {
+  const send = async (init: RequestInit & { duplex?: 'half' }) => {
+    const res = await fetch(`${node.authUrl}/connect/token`, { method: 'POST', ...init });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+  const expectOAuthError = (r: Awaited<ReturnType<typeof send>>, status: number, description: RegExp) => {
+    expect(r.status).toBe(status);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('pragma')).toBe('no-cache');
+    expect(r.body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(description) });
+  };
+  const form = () => new URLSearchParams(grant(plain)).toString();
+
+  it('415 for a body that is not a form (JSON, text, no Content-Type)', async () => {
+    const json = await send({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(grant(plain)) });
+    expectOAuthError(json, 415, /^send the request as application\/x-www-form-urlencoded, not "application\/json"$/);
+    expectOAuthError(await send({ headers: { 'content-type': 'text/plain' }, body: form() }), 415, /not "text\/plain"/);
+    expectOAuthError(await send({ body: new TextEncoder().encode(form()) }), 415, /Content-Type is missing/);
+  });
+
+  it('413 for a body past 16 KiB, declared or streamed', async () => {
+    const big = `${form()}&padding=${'x'.repeat(16 * 1024)}`;
+    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    expectOAuthError(await send({ headers, body: big }), 413, /larger than 16384 bytes/);
+    const chunked = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 5; i++) c.enqueue(new TextEncoder().encode(big.slice(i * 4000, (i + 1) * 4000)));
+        c.close();
+      },
+    });
+    expectOAuthError(await send({ headers, body: chunked, duplex: 'half' }), 413, /larger than 16384 bytes/);
+  });
+
+  it('a form with a charset parameter, or just under the limit, is read', async () => {
+    const body = form();
+    const r = await send({ headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded; charset=UTF-8' }, body });
+    expect(r.status).toBe(200);
+    const padded = `${body}&padding=${'x'.repeat(16 * 1024 - body.length - '&padding='.length)}`;
+    expect(padded.length).toBe(16 * 1024);
+    expect((await send({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: padded })).status).toBe(200);
+  });
+});
+
 describe('failed-attempt rate limiting', () => {
-  it('blocks a client id after 10 failures in a window, even with the right secret, with Retry-After', async () => {
+  it('blocks a client id at an address after 10 failures in a window, even with the right secret, with Retry-After', async () => {
     const f = await createAppFixture(ts.store);
     for (let i = 0; i < 10; i++) {
       const r = await postToken(node.authUrl, grant(f, { client_secret: `wrong-${i}` }));
