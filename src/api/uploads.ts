@@ -17,6 +17,7 @@ import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { capitalised, Intake, HEAD_BYTES, tooLarge } from './intake.js';
 import { parseCustomMetadata } from './custom-metadata.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
+import { UploadByteRate } from './byte-rate.js';
 
 export interface UploadSessionDeps {
   intake: Intake;
@@ -140,7 +141,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       // The session's bytes go to a new folder of documentId, wherever its record is kept.
       const uploadKey = jobKeys({ tenantId: p.tenantId, documentId, generation }).upload;
       const existing = b.documentId === undefined ? null : await d.jobs.get(p.tenantId, documentId);
-      const pendingOverwrite = existing !== null && existing.statusInt !== JobState.NotQueued;
+      let pendingOverwrite = existing !== null && existing.statusInt !== JobState.NotQueued;
       const session: JobRecord = {
         tenantId: p.tenantId, appId: p.appId, documentId: pendingOverwrite ? pendingSessionId(generation) : documentId, generation,
         statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
@@ -148,9 +149,15 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         attempts: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: null, completedAt: null,
         expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: limits.storageConfigId,
       };
-      // Only an earlier session still waiting for its bytes is replaced here.
-      const previous = await d.jobs.put(session);
-      if (previous) await intake.deleteBlobs(previous);
+      // Only an earlier session still waiting for its bytes is replaced here; a job that got
+      // its bytes since the read above (a direct upload) keeps the id, and the session is
+      // kept apart like any pending overwrite.
+      let stored = pendingOverwrite ? { previous: await d.jobs.put(session) } : await d.jobs.putSession(session);
+      if (!stored) {
+        pendingOverwrite = true;
+        stored = { previous: await d.jobs.put({ ...session, documentId: pendingSessionId(generation) }) };
+      }
+      if (stored.previous) await intake.deleteBlobs(stored.previous);
       const exp = Math.floor(expiresAt.getTime() / 1000);
       const claims: SessionClaims = { t: p.tenantId, d: documentId, g: generation, e: exp, h: b.sha256?.toLowerCase() ?? '' };
       if (pendingOverwrite) claims.p = 1;
@@ -176,6 +183,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       403: { description: 'invalid_signature.' },
       410: { description: 'upload_expired.' },
       413: { description: 'More bytes than the session declared.' },
+      429: { description: 'rate_limited: the bytes arrive faster than the plan allows (counted as they stream).' },
     },
     handler: async (ctx): Promise<Reply> => {
       const { uploadId } = ctx.params;
@@ -192,11 +200,16 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
         throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
       }
+      const limits = await d.limits.forApp(job.appId);
+      if (!limits) throw new ProblemError(403, 'app_disabled', 'App disabled', 'The app of this upload session is disabled or no longer exists.');
+      // Counted as they stream whatever the framing: refusing a declared length up front
+      // would refuse any file over ten seconds' worth of the plan's rate.
+      const source = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond).meter(ctx.bodyStream);
       const store = await d.blobs.for(job.storageConfigId);
       const attemptKey = `${jobKeys(job).prefix}/upload-${randomBytes(8).toString('hex')}`;
       let written;
       try {
-        written = await store.write(attemptKey, ctx.bodyStream, { maxBytes: job.sizeBytes });
+        written = await store.write(attemptKey, source, { maxBytes: job.sizeBytes });
       } catch (err) {
         if (err instanceof BlobTooLargeError) throw new ProblemError(413, 'document_too_large', 'Document too large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
         throw err;

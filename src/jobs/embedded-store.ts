@@ -171,6 +171,14 @@ export class EmbeddedJobStore implements JobStore {
     return prev ? cloneRecord(prev) : null;
   }
 
+  async putSession(job: JobRecord): Promise<{ previous: JobRecord | null } | null> {
+    this.assertOpen();
+    // Checked and written in the same tick: nothing can come in between in this process.
+    const active = this.visible(recordKey(job.tenantId, job.documentId));
+    if (active && active.statusInt !== JobState.NotQueued) return null;
+    return { previous: await this.put(job) };
+  }
+
   async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
     const job = this.visible(recordKey(tenantId, documentId));
     return job ? cloneRecord(job) : null;

@@ -51,8 +51,15 @@ export interface RedisJobStoreOptions {
 
 type TransitionPatch = Parameters<JobStore['transition']>[2];
 
+// ARGV[9] = '1': an upload session, refused while an unexpired job with its bytes (s ≥ 1,
+// e ≥ ARGV[10]) is stored under the id.
 const PUT_LUA = `
 local prev = redis.call('HGETALL', KEYS[1])
+if ARGV[9] == '1' and #prev > 0 then
+  local s = tonumber(redis.call('HGET', KEYS[1], 's'))
+  local e = tonumber(redis.call('HGET', KEYS[1], 'e'))
+  if s ~= nil and s >= 1 and e ~= nil and e >= tonumber(ARGV[10]) then return {'__refused__', '1'} end
+end
 if #prev > 0 then
   local oldAk = redis.call('HGET', KEYS[1], 'ak')
   if oldAk then redis.call('ZREM', oldAk, ARGV[1]) end
@@ -161,6 +168,17 @@ export class RedisJobStore implements JobStore {
   }
 
   async put(job: JobRecord): Promise<JobRecord | null> {
+    const prev = await this.putRecord(job, false);
+    return decode(pairsToObject(prev));
+  }
+
+  async putSession(job: JobRecord): Promise<{ previous: JobRecord | null } | null> {
+    const prev = await this.putRecord(job, true);
+    if (prev[0] === '__refused__') return null;
+    return { previous: decode(pairsToObject(prev)) };
+  }
+
+  private async putRecord(job: JobRecord, session: boolean): Promise<string[]> {
     const exp = expiresAtMs(job);
     const member = recordKey(job.tenantId, job.documentId);
     const prev = await failFast(ROLE, () => this.scripts.jobPut(
@@ -176,8 +194,10 @@ export class RedisJobStore implements JobStore {
       exp,
       exp + this.graceMs,
       isUnfinished(job.statusInt) ? '1' : '0',
+      session ? '1' : '0',
+      this.now(),
     ));
-    return decode(pairsToObject(prev));
+    return prev;
   }
 
   private visible(rec: JobRecord | null): JobRecord | null {

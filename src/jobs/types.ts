@@ -93,6 +93,12 @@ export interface JobStore {
    * when one was replaced (its blobs are the caller's to delete).
    */
   put(job: JobRecord): Promise<JobRecord | null>;
+  /**
+   * Like put, for an upload session (state 0), in one atomic step: refused (null) when an
+   * unexpired job that has its bytes (state ≥ 1) is stored under the id — a direct upload
+   * that completed meanwhile is never replaced by an empty session.
+   */
+  putSession(job: JobRecord): Promise<{ previous: JobRecord | null } | null>;
   /** Unexpired job, or null. */
   get(tenantId: string, documentId: string): Promise<JobRecord | null>;
   getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]>;

@@ -138,6 +138,26 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(await b.store.get(first.tenantId, first.documentId)).toEqual(second);
       });
 
+      it('putSession never replaces a job that has its bytes; it replaces an earlier session, an expired job, or nothing', async () => {
+        const session = (over: Partial<JobRecord>) => makeJob({ statusInt: JobState.NotQueued, sha256: '', ...over });
+        const job = makeJob({ statusInt: JobState.Received });
+        await b.store.put(job);
+        const ids = { tenantId: job.tenantId, documentId: job.documentId, appId: job.appId };
+        expect(await b.store.putSession(session(ids))).toBeNull();
+        expect(await b.store.get(job.tenantId, job.documentId)).toEqual(job);
+
+        const fresh = session({ appId: job.appId });
+        expect(await b.store.putSession(fresh)).toEqual({ previous: null });
+        const again = session({ tenantId: fresh.tenantId, documentId: fresh.documentId, appId: fresh.appId });
+        expect(await b.store.putSession(again)).toEqual({ previous: fresh });
+        expect(await b.store.get(again.tenantId, again.documentId)).toEqual(again);
+
+        const expired = makeJob({ statusInt: JobState.Received, expiresAt: new Date(Date.now() - 1000).toISOString() });
+        await b.store.put(expired);
+        const over = session({ tenantId: expired.tenantId, documentId: expired.documentId, appId: expired.appId });
+        expect((await b.store.putSession(over))?.previous?.generation).toBe(expired.generation);
+      });
+
       it('transition applies a legal move and its patch, and keeps unpatched fields', async () => {
         const job = makeJob({ statusInt: JobState.Received });
         await b.store.put(job);
