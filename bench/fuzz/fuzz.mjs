@@ -12,7 +12,9 @@
 // --isolate N (replay at most N crash suspects alone, default 24), --no-corpus,
 // --corpus DIR (default $DOCPARSE_CORPUS_DIR or ../shared/corpus), --out DIR, --record
 // (append crash culprits and 5xx cases to test/fuzz/regressions.json), --live-dist (run
-// dist/ itself instead of a snapshot of it).
+// dist/ itself instead of a snapshot of it), --dist DIR (run another build, e.g. an older
+// commit's, built elsewhere: DIR/../package.json and node_modules must resolve), --note TEXT
+// (stored as `build` in the regression entries this run records).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +41,8 @@ const { values } = parseArgs({
     'replay-regressions': { type: 'boolean', default: false },
     'check-seeds': { type: 'boolean', default: false },
     'live-dist': { type: 'boolean', default: false },
+    dist: { type: 'string' },
+    note: { type: 'string' },
   },
   strict: true,
 });
@@ -77,6 +81,8 @@ const run = new FuzzRun({
   corpusDir: values.corpus,
   outDir: values.out ? path.resolve(values.out) : null,
   snapshot: !values['live-dist'],
+  dist: values.dist ?? null,
+  note: values.note ?? null,
 });
 process.stderr.write(`docparse fuzz: seed ${seed}; output in ${run.o.outDir}\n`);
 await run.run();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from './seeds.mjs';
+import { REPO_ROOT } from './seeds.mjs'; // where dist/ and node_modules are
 
 export const CLIENT_ID = 'fuzz-client';
 export const CLIENT_SECRET = 'fuzz-secret-0123456789';
@@ -101,7 +101,7 @@ export class FuzzNode {
   spawn(dataDir, port, logFile) {
     const log = fs.openSync(logFile, 'a');
     const child = spawn(process.execPath, [path.join(this.dist, 'bin.js'), 'serve'], {
-      cwd: REPO_ROOT,
+      cwd: path.dirname(this.dist),
       env: this.env(dataDir, port),
       stdio: ['ignore', log, log],
       detached: true, // its own process group: a kill reaches LibreOffice and other children too

@@ -21,10 +21,10 @@ export function regressionRefs(entries) {
 export function newRegressions(run) {
   const out = [];
   const at = new Date().toISOString().slice(0, 10);
-  const entry = (r, what) => ({ seed: r.seed, case: r.index, family: r.family, maxSeedBytes: r.maxSeedBytes, seedFile: r.seedFile, mutation: r.mutation, what, found: at });
+  const entry = (r, what) => ({ seed: r.seed, case: r.index, family: r.family, maxSeedBytes: r.maxSeedBytes, seedFile: r.seedFile, mutation: r.mutation, what, found: at, ...(run.o.note ? { build: run.o.note } : {}) });
   for (const r of run.isolation.filter((x) => x.outcome === 'crash')) {
     const crash = run.crashes.find((c) => c.id === r.crash);
-    out.push(entry(r, `crashes the node when run alone: ${crash?.reason ?? 'node exited'}${crash?.logTail?.length ? `; log: ${crash.logTail.filter((l) => /fatal|error|abort/i.test(l)).slice(-1)[0] ?? ''}` : ''}`.slice(0, 400)));
+    out.push(entry(r, `crashes the node when run alone: ${crash?.reason ?? 'node exited'}${crash?.fatal ? `; log: ${crash.fatal}` : ''}`.slice(0, 400)));
   }
   for (const r of [...run.records, ...run.isolation].filter((x) => x.parserCrash)) {
     out.push(entry(r, `the parsing process crashed or was killed: ${r.error.message}`.slice(0, 400)));

@@ -97,8 +97,7 @@ function crashSection(run) {
   const out = [];
   for (const c of run.crashes) {
     out.push(`- crash #${c.id} (${c.phase}, node #${c.nodeStart}, ${c.at}): ${c.reason}; peak tree RSS ${mib(c.peakTreeRssKb)}`);
-    const tail = c.logTail.filter((l) => /fatal|error|abort|heap|signal|killed/i.test(l)).slice(-2);
-    for (const l of tail) out.push(`  - log: \`${l.slice(0, 200).replace(/`/g, "'")}\``);
+    if (c.fatal) out.push(`  - log: \`${c.fatal.slice(0, 200).replace(/`/g, "'")}\``);
     for (const r of c.inFlight) {
       const mark = culprits.has(`${r.seed}:${r.index}`) ? ' — **crashes the node alone**' : run.isolation.some((i) => i.seed === r.seed && i.index === r.index) ? ' — fine alone' : '';
       out.push(`  - in flight: \`${replayCommand(r)}\` ${r.family} ${r.seedFile}; ${r.mutation}${mark}`);

@@ -43,6 +43,13 @@ function loadLine() {
   }
 }
 
+/** The line of a dead node's log that says why (V8's fatal error, an uncaught exception …). */
+function fatalLine(log) {
+  const lines = log.split('\n').map((l) => l.trim()).filter(Boolean);
+  const why = lines.filter((l) => /Fatal JavaScript|FATAL ERROR|heap out of memory|Segmentation fault|Aborted|Uncaught|Unhandled|Error:/i.test(l) && !/^# Fatal error in , line 0$/.test(l));
+  return (why[0] ?? lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
 const caseKey = (ref) => `${ref.seed}:${ref.index}${ref.identity ? `:${ref.identity.name}` : ''}`;
 const trim = (s, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -53,7 +60,7 @@ export class FuzzRun {
       // A job may first wait behind a suspect the parse host re-runs alone: a second timeout, plus 30 s.
       stuckMarginSeconds: 90,
       maxSeedBytes: DEFAULT_MAX_SEED_BYTES, corpusDir: undefined, useCorpus: true, isolate: 24, refs: null,
-      snapshot: true, workerThreads: null, nodeEnv: {}, outDir: null, log: (line) => process.stderr.write(`${line}\n`),
+      snapshot: true, dist: null, note: null, workerThreads: null, nodeEnv: {}, outDir: null, log: (line) => process.stderr.write(`${line}\n`),
       progressEvery: 50,
       ...options,
     };
@@ -88,7 +95,9 @@ export class FuzzRun {
     this.poolSummary = poolSummary(this.pool());
     const env = { DOCPARSE_TASK_TIMEOUT_SECONDS: String(this.o.taskTimeoutSeconds), ...this.o.nodeEnv };
     if (this.o.workerThreads) env.DOCPARSE_WORKER_THREADS = String(this.o.workerThreads);
-    this.snapshot = this.o.snapshot ? snapshotDist() : { dist: path.join(REPO_ROOT, 'dist'), cleanup() {} };
+    // Another build (o.dist, e.g. an older commit's) runs as it is; our own dist/ from a snapshot.
+    if (this.o.dist) this.snapshot = { dist: path.resolve(this.o.dist), cleanup() {} };
+    else this.snapshot = this.o.snapshot ? snapshotDist() : { dist: path.join(REPO_ROOT, 'dist'), cleanup() {} };
     this.node = new FuzzNode({ dist: this.snapshot.dist, env, logDir: path.join(this.o.outDir, 'logs') });
     try {
       this.startNode();
@@ -159,6 +168,7 @@ export class FuzzRun {
       exit: { code: exit.code, signal: exit.signal },
       reason: life.hang ?? `process exited (code ${exit.code}, signal ${exit.signal})`,
       logTail: this.node.logTail(life.proc, 4096).split('\n').filter(Boolean).slice(-12),
+      fatal: fatalLine(this.node.logTail(life.proc, 32 * 1024)),
       peakTreeRssKb: life.sampler.peak.treeRssKb,
       inFlight: [...life.inFlight.values()].map((r) => ({ seed: r.seed, index: r.index, family: r.family, seedFile: r.seedFile, mutation: r.mutation, maxSeedBytes: r.maxSeedBytes, documentId: r.documentId ?? null, lastState: r.lastState ?? null })),
     };
@@ -168,7 +178,7 @@ export class FuzzRun {
     this.node.killGroup(life.proc);
     this.node.discard(life.proc);
     this.o.log(`CRASH #${crash.id}: node #${crash.nodeStart} ${crash.reason}; in flight: ${crash.inFlight.map((r) => `--seed ${r.seed} --case ${r.index} (${r.family} ${r.seedFile})`).join('; ') || 'none'}`);
-    for (const l of crash.logTail.slice(-3)) this.o.log(`  | ${trim(l, 200)}`);
+    if (crash.fatal) this.o.log(`  | ${trim(crash.fatal, 200)}`);
     if (!this.finishing) this.startNode();
   }
 
