@@ -49,6 +49,9 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 async function serve(args: string[]): Promise<void> {
+  // Uploads, artifacts, scratch files (the parsers' and LibreOffice's too) and the control
+  // plane are tenants' data: readable by the service's user only.
+  process.umask(0o077);
   const { values } = parseArgs({ args, options: { role: { type: 'string', multiple: true } }, strict: true });
   const roles = (values.role ?? []).flatMap((r) => r.split(','));
   for (const r of roles) if (!ALL_ROLES.includes(r as Role)) throw new ConfigError([`--role ${r} is not one of ${ALL_ROLES.join(', ')}`]);

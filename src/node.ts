@@ -105,7 +105,7 @@ type StartOptions = { logger?: Logger; redisPrefix?: string };
 
 export async function startNode(config: Config, opts: StartOptions = {}): Promise<RunningNode> {
   const logger = opts.logger ?? createLogger(config.logLevel, { nodeId: config.nodeId });
-  await fs.mkdir(config.dataDir, { recursive: true });
+  await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   // Before anything opens the data dir's single-writer state. A node holding it refuses this
   // start at once; a `docparse admin` holding it is waited for.
   const lock = usesDataDirExclusively(config)
