@@ -6,6 +6,7 @@ import { ProblemError, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { Intake, peek, tooLarge, type IntakeDeps } from './intake.js';
+import { UploadByteRate } from './byte-rate.js';
 import { parseCustomMetadata } from './custom-metadata.js';
 import { isPendingSessionId } from './uploads.js';
 import { Type } from '@sinclair/typebox';
@@ -53,7 +54,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       403: { description: 'domain_not_allowed or feature_not_in_plan.' },
       413: { description: 'document_too_large.' },
       415: { description: 'unsupported_format.' },
-      429: { description: 'quota_exceeded or rate_limited.' },
+      429: { description: 'quota_exceeded or rate_limited (also mid-stream, for a chunked body over the byte rate).' },
     },
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
@@ -65,9 +66,11 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       const maxBytes = Math.min(limits.maxFileSizeBytes, d.directUploadMaxBytes);
       if (body.declaredLength !== null && body.declaredLength > maxBytes) throw tooLarge(maxBytes, limits, d.directUploadMaxBytes);
       await intake.admit(p, limits, body.declaredLength);
+      // admit counted a declared length; a chunked body is counted as it arrives.
+      const source = body.declaredLength === null ? new UploadByteRate(d.counters, p.appId, limits.maxBytesPerSecond).meter(body) : body;
 
       // Detect and validate on the first bytes, before anything is stored.
-      const { head, all } = await peek(body);
+      const { head, all } = await peek(source);
       const { format, options } = intake.classify(head, q, p);
 
       const documentId = q.documentId ?? randomUUID();

@@ -15,6 +15,7 @@ import { isSupported, laneFor, supportedFormats } from '../formats/registry.js';
 import { monthOf } from '../pipeline/worker-loop.js';
 import type { AppLimits, LimitsCache } from './limits.js';
 import { CSV_ROUTES, PDF_MODES, SQL_DIALECTS, type UploadQuery } from './schemas.js';
+import { UploadByteRate } from './byte-rate.js';
 
 export interface IntakeDeps {
   jobs: JobStore;
@@ -104,8 +105,6 @@ export function tooLarge(limit: number, limits: AppLimits, directMax: number): P
   );
 }
 
-const RATE_WINDOW_SECONDS = 10;
-
 /**
  * Whether an upload repeats a job that already has its bytes and has not failed: the same
  * bytes, format, options, file name and custom metadata (all of which reach the artifact).
@@ -149,12 +148,9 @@ export class Intake {
     if (unfinished >= limits.maxConcurrentJobs) {
       throw new ProblemError(429, 'rate_limited', 'Too many jobs in flight', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
     }
-    if (declaredBytes !== null) {
-      const windowBytes = await d.counters.addToWindow(`upload-bytes:${p.appId}`, declaredBytes, RATE_WINDOW_SECONDS);
-      if (windowBytes > limits.maxBytesPerSecond * RATE_WINDOW_SECONDS) {
-        throw new ProblemError(429, 'rate_limited', 'Upload rate exceeded', `This app may upload ${limits.maxBytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`, { limit: limits.maxBytesPerSecond }, { 'Retry-After': String(RATE_WINDOW_SECONDS) });
-      }
-    }
+    // A declared length is counted here, whole; a body without one is counted as it streams
+    // (UploadByteRate.meter), never both.
+    if (declaredBytes !== null) await new UploadByteRate(d.counters, p.appId, limits.maxBytesPerSecond).count(declaredBytes);
   }
 
   /**
