@@ -1,6 +1,8 @@
 // A request body as an async iterable of Buffers, fed by uWS onData with backpressure:
-// the socket is paused while more than HIGH_WATER bytes wait for the consumer.
+// the socket is paused while more than HIGH_WATER bytes wait for the consumer. An optional
+// SlowBodyWatch times the body while the socket is read (not while we hold it back).
 import { ProblemError } from './problem.js';
+import type { SlowBodyWatch } from './slow-body.js';
 
 const HIGH_WATER = 1 << 20; // 1 MiB
 const LOW_WATER = 256 << 10;
@@ -33,7 +35,10 @@ export class BodyStream implements AsyncIterable<Buffer> {
     private readonly source: PausableSource,
     /** Declared Content-Length, or null for chunked bodies. */
     readonly declaredLength: number | null,
-  ) {}
+    private readonly watch: SlowBodyWatch | null = null,
+  ) {
+    watch?.start();
+  }
 
   /** Called from uWS onData; chunk must already be a copy. */
   push(chunk: Buffer, isLast: boolean): void {
@@ -42,17 +47,28 @@ export class BodyStream implements AsyncIterable<Buffer> {
       this.buffered += chunk.length;
       this.received += chunk.length;
     }
-    if (isLast) this.ended = true;
+    if (isLast) {
+      this.ended = true;
+      this.watch?.end();
+    } else this.watch?.received(chunk.length);
     if (!this.paused && this.buffered > HIGH_WATER && !this.ended) {
       this.paused = true;
       this.source.pause();
+      // The client is not slow: we are. uWS stops its own body timer while paused too.
+      this.watch?.hold();
     }
     this.wake();
   }
 
   fail(err: Error): void {
     this.failure ??= err;
+    this.watch?.end();
     this.wake();
+  }
+
+  /** No more timing: the response has started or the exchange is over. */
+  stopWatch(): void {
+    this.watch?.end();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
@@ -66,6 +82,7 @@ export class BodyStream implements AsyncIterable<Buffer> {
         if (this.paused && this.buffered < LOW_WATER) {
           this.paused = false;
           this.source.resume();
+          this.watch?.start();
         }
         yield chunk;
         continue;

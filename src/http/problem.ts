@@ -64,4 +64,12 @@ export const problems = {
     new ProblemError(503, 'service_unavailable', 'Service unavailable', detail, extras, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }),
   /** A backing service is unreachable: the detail names it ("The job store (Redis) is unreachable; retry shortly."). */
   dependencyUnavailable: (err: DependencyUnavailableError) => problems.unavailable(err.message),
+  /** Where the request body ends is uncertain (RFC 9112 §6.3); `header` is the field at fault. */
+  invalidFraming: (header: string, detail: string) =>
+    new ProblemError(400, 'invalid_framing', 'Invalid message framing', detail, { header }),
+  /** A transfer coding other than chunked (RFC 9112 §6.1). */
+  unsupportedTransferCoding: (coding: string) =>
+    new ProblemError(501, 'unsupported_transfer_coding', 'Transfer coding not implemented', `Only the chunked transfer coding is supported; the request uses ${JSON.stringify(coding)}.`, { header: 'Transfer-Encoding', coding }),
+  /** The request body arrived too slowly; nothing of it was kept. */
+  requestTimeout: (detail: string) => new ProblemError(408, 'request_timeout', 'Request timeout', detail),
 };

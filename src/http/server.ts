@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { loadUws, type UwsModule } from './uws.js';
 import { BodyStream, ClientAbortedError } from './body.js';
+import { requestFraming } from './framing.js';
+import { SLOW_BODY_TIMEOUT_MS, SlowBodyWatch, UWS_BODY_BYTES_PER_TIMEOUT } from './slow-body.js';
 import { ProblemError, problems, toProblemBody } from './problem.js';
 import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 import { Router } from './router.js';
@@ -18,14 +20,17 @@ export interface HttpServerOptions {
   trustProxy: boolean;
   /** Verifies the bearer token of a 'bearer' route; throws ProblemError on refusal. */
   authenticate?: (ctx: RequestContext) => Promise<Principal>;
+  /** A request body that brings fewer than slowBodyBytes in this time gets 408 (slow-body.ts). */
+  slowBodyTimeoutMs?: number;
+  slowBodyBytes?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large',
+  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large',
   415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  500: 'Internal Server Error', 501: 'Not Implemented', 503: 'Service Unavailable',
 };
 /** "200 OK" etc., built once: the status line is written on every response. */
 const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]));
@@ -124,8 +129,12 @@ export class HttpServer {
   /** Requests received and not yet fully answered. */
   activeRequests = 0;
   totalRequests = 0;
+  private readonly slowBodyMs: number;
+  private readonly slowBodyBytes: number;
 
   constructor(private readonly opts: HttpServerOptions) {
+    this.slowBodyMs = opts.slowBodyTimeoutMs ?? SLOW_BODY_TIMEOUT_MS;
+    this.slowBodyBytes = opts.slowBodyBytes ?? UWS_BODY_BYTES_PER_TIMEOUT;
     this.uws = loadUws(opts.maxHeaderBytes);
     this.app = this.uws.App();
     this.app.any('/*', (res, req) => this.onRequest(res, req));
@@ -178,10 +187,16 @@ export class HttpServer {
     // that arrive split across reads, and accepts up to its 512 KiB read buffer in one read.
     // The configured limit is therefore enforced here ("Name: value\r\n" per header).
     let headerBytes = method.length + path.length + rawQuery.length + 12;
+    // Every line of the framing headers, not just the last one the map keeps (framing.ts).
+    let contentLengths: string[] | undefined;
+    let transferEncodings: string[] | undefined;
     req.forEach((k, v) => {
       headers[k] = v;
       headerBytes += k.length + v.length + 4;
+      if (k === 'content-length') (contentLengths ??= []).push(v);
+      else if (k === 'transfer-encoding') (transferEncodings ??= []).push(v);
     });
+    const framing = requestFraming(contentLengths, transferEncodings);
     const incomingId = headers['x-request-id'];
     const ex = new Exchange(
       res,
@@ -202,16 +217,40 @@ export class HttpServer {
     });
     this.activeRequests++;
     this.totalRequests++;
+    // The access log names the peer even when the client aborts (res is unusable by then).
+    if (this.logEnabled()) void ex.remoteAddress;
 
-    const cl = headers['content-length'];
-    if ((cl !== undefined && cl !== '0') || headers['transfer-encoding'] !== undefined) {
-      const body = new BodyStream(res, cl !== undefined && /^\d+$/.test(cl) ? Number(cl) : null);
+    if (framing.kind === 'refused') {
+      // Where this body ends is in doubt: no handler sees it; the answer closes the
+      // connection. It is sent once uWS has parsed the rest of this packet: a close asked
+      // for inside uWS's request handler is forgotten when the same packet holds another
+      // request, which uWS would then serve; answered later, uWS finds this request still
+      // pending and closes the connection instead of serving the next one.
+      ex.closeAfter = true;
+      setImmediate(() => this.respond(ex, this.errorReply(framing.problem, ex)));
+      return;
+    }
+    if (framing.kind !== 'none') {
+      const watch = new SlowBodyWatch(this.slowBodyMs, () => this.slowBody(ex), this.slowBodyBytes);
+      const body = new BodyStream(res, framing.kind === 'length' ? framing.length : null, watch);
       ex.body = body;
       res.onData((ab, isLast) => body.push(Buffer.from(new Uint8Array(ab)), isLast));
     }
-    // The access log names the peer even when the client aborts (res is unusable by then).
-    if (this.logEnabled()) void ex.remoteAddress;
     this.dispatch(ex, headers, rawQuery);
+  }
+
+  /**
+   * The body came too slowly (slow-body.ts): 408 now, before uWS closes the connection
+   * without a word, and the body fails so the handler drops whatever it stored of it.
+   */
+  private slowBody(ex: Exchange): void {
+    if (ex.aborted || ex.finished || ex.status !== 0) return;
+    const timeout = problems.requestTimeout(
+      `The request body arrived too slowly (under ${Math.ceil(this.slowBodyBytes / 1024)} KiB in ${this.slowBodyMs / 1000} s); nothing of it was kept.`,
+    );
+    ex.body?.fail(timeout);
+    ex.closeAfter = true;
+    this.respond(ex, this.errorReply(timeout, ex));
   }
 
   private logEnabled(): boolean {
@@ -240,7 +279,8 @@ export class HttpServer {
   }
 
   private respond(ex: Exchange, reply: Reply): void {
-    if (ex.aborted) return;
+    // Finished already: the front answered on its own (a 408 for a slow body).
+    if (ex.aborted || ex.finished) return;
     try {
       this.send(ex, reply);
     } catch (err) {
@@ -349,6 +389,8 @@ export class HttpServer {
   private send(ex: Exchange, reply: Reply): void {
     const { res } = ex;
     ex.status = reply.status;
+    // Answered: how slowly the rest of the body comes no longer matters.
+    ex.body?.stopWatch();
     // A body nobody read (an early error): close the connection rather than drain it.
     const closeAfter = this.draining || ex.closeAfter || (ex.body !== null && !ex.body.ended);
     const head = () => this.writeHead(ex, reply);
@@ -518,6 +560,7 @@ export class HttpServer {
   private finish(ex: Exchange): void {
     if (ex.finished) return;
     ex.finished = true;
+    ex.body?.stopWatch();
     this.activeRequests--;
     if (this.opts.logger.isLevelEnabled('info')) this.opts.logger.info(
       {
