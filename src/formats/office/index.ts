@@ -13,6 +13,7 @@ import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';
 import { convert, libreOfficeAvailable, renderPageCount } from './libreoffice.js';
+import { engineUnavailable } from '../../engines/unavailable.js';
 import { inspectOle, isBareBiff, isOle, isRtf, looksLikePlainText, olePageCount } from './ole.js';
 import { isZipHead, readFileHead } from '../file-head.js';
 import { odfProperties, ooxmlProperties } from './props.js';
@@ -255,6 +256,10 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     metadata.pageCount = { source: 'rendered', rendered: render.pages, stored: stored ?? null, storedAgrees: stored === undefined ? null : stored === render.pages, renderMillis: render.millis };
     if (stored !== undefined && stored !== render.pages) warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);
   } else {
+    // Without LibreOffice the stored count is a guess (often stale: 7 stored, 9 rendered), so
+    // it is not billed: the job fails as engine_unavailable and is retried, perhaps on a
+    // worker that has LibreOffice. Only DOCPARSE_OFFICE_RENDER=off asks for stored counts.
+    if (!render.disabled && !libreOfficeAvailable()) throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
     if (ctx.format !== 'docx' && !render.disabled) throw new ExtractionError(`page rendering failed: ${render.error}`);
     units = stored && stored > 0 ? stored : 1;
     metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
@@ -491,7 +496,7 @@ export function officeParser(format: OfficeFormat): FormatParser {
       if (err instanceof ExtractionError) throw err;
       const e = err as NodeJS.ErrnoException;
       if (e?.code === 'ENOSPC' || e?.code === 'EMFILE') throw err;
-      throw new ExtractionError(`${format.toUpperCase()} document could not be parsed: ${e?.message ?? String(err)}`);
+      throw new ExtractionError(`The ${format.toUpperCase()} document could not be read: its structure is damaged or uses a feature the reader does not support.`, 'extraction_failed', false, { cause: err });
     } finally {
       await fs.rm(ctx.work, { recursive: true, force: true }).catch(() => {});
     }

@@ -4,27 +4,20 @@
 // disabled in that profile, each run is bounded by a timeout that kills the whole process
 // group, and the output is checked because soffice exits 0 even when it failed.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ExtractionError } from '../types.js';
 import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
-
-const SOFFICE_CANDIDATES = [
-  process.env.DOCPARSE_SOFFICE,
-  '/usr/bin/soffice',
-  '/usr/lib/libreoffice/program/soffice',
-  '/opt/libreoffice/program/soffice',
-].filter((p): p is string => !!p);
+import { sofficePath } from '../../engines/locate.js';
+import { engineUnavailable } from '../../engines/unavailable.js';
 
 export const DEFAULT_CONVERT_TIMEOUT_MS = Number(process.env.DOCPARSE_SOFFICE_TIMEOUT_MS ?? 120_000);
 
-export function sofficePath(): string | null {
-  for (const p of SOFFICE_CANDIDATES) if (existsSync(p)) return p;
-  return null;
-}
+/** The soffice this node runs (DOCPARSE_SOFFICE alone when set, else the usual places and PATH). */
+export { sofficePath };
 
 export function libreOfficeAvailable(): boolean {
   return sofficePath() !== null;
@@ -107,7 +100,10 @@ export async function convert(
   opts: { inputExt?: string; timeoutMs?: number } = {},
 ): Promise<ConvertResult> {
   const bin = sofficePath();
-  if (!bin) throw new ExtractionError('LibreOffice (soffice) is not installed on this node; it is needed for this format', 'extraction_failed', false);
+  if (!bin) {
+    const ext = (opts.inputExt ?? path.extname(inputPath).slice(1)).toUpperCase();
+    throw engineUnavailable('LibreOffice', ext ? `for ${ext} documents` : 'for this document');
+  }
   const started = Date.now();
   await fs.mkdir(outDir, { recursive: true });
   // Copy to a neutral name so odd characters or a misleading extension do not confuse soffice.

@@ -2,7 +2,7 @@
 // (WASM) recognises words with boxes and confidences; words are grouped into lines (from
 // Tesseract's line flags) and lines into blocks in Tesseract's reading order.
 import type { PdfDocument } from './document.js';
-import { getTesseract } from './tesseract-loader.js';
+import { getTesseract, requireTesseractModel } from './tesseract-loader.js';
 import type { Fragment, PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
 
@@ -33,8 +33,14 @@ export interface OcrResult {
 
 const FPDF_PAGEOBJ_IMAGE = 3;
 
-/** True when an image covers most of the page (a scan, possibly with a thin text layer). */
+/**
+ * True when an image covers most of the page (a scan, possibly with a thin text layer).
+ * Ocr mode asks this of every page before anything else, outside the try that turns a failed
+ * page's OCR into a warning; so it is where a node without the model fails the whole job
+ * (engine_unavailable, nothing charged) instead of completing it with empty pages.
+ */
 export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry): boolean {
+  requireTesseractModel();
   const { ex } = doc.p;
   const s = doc.scratch;
   const n = ex.FPDFPage_CountObjects(page);

@@ -1,7 +1,7 @@
 // Tesseract (WASM, tesseract-wasm) loader. The engine .wasm ships in the npm package; the
-// English model comes from Debian's tesseract-ocr-eng package (installed by the project's
-// install step), found via TESSDATA_PREFIX or the standard Debian paths. Nothing is
-// downloaded at run time. The main thread compiles the engine's module once and hands it to
+// English model comes from Debian's tesseract-ocr-eng package (installed by
+// scripts/install-engines.sh), found via DOCPARSE_TESSDATA_DIR, TESSDATA_PREFIX or the
+// standard Debian paths (src/engines/locate.ts). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
 // every worker thread (pool workerData, thread-context.ts), as for PDFium: the threads share
 // its compiled code, including what V8 tiers up in any of them. One engine per thread,
 // instantiated on first use and reused.
@@ -10,15 +10,10 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { createOCREngine, supportsFastBuild, type OCREngine } from 'tesseract-wasm';
 import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
+import { tesseractModelPath } from '../../engines/locate.js';
+import { engineUnavailable } from '../../engines/unavailable.js';
 
 const require = createRequire(import.meta.url);
-
-const MODEL_DIRS = [
-  process.env.TESSDATA_PREFIX,
-  '/usr/share/tesseract-ocr/5/tessdata',
-  '/usr/share/tesseract-ocr/4.00/tessdata',
-  '/usr/share/tessdata',
-].filter((d): d is string => !!d);
 
 // lib ES2023 has no WebAssembly typings: the few members used here.
 interface WasmInstance {
@@ -32,13 +27,14 @@ interface WasmApi {
 }
 const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-/** Path of eng.traineddata, or null when the model is not installed. */
-function tesseractModelPath(lang = 'eng'): string | null {
-  for (const d of MODEL_DIRS) {
-    const p = path.join(d, `${lang}.traineddata`);
-    if (fs.existsSync(p)) return p;
-  }
-  return null;
+/**
+ * Path of the English model. A node without it fails the job as engine_unavailable (retried,
+ * perhaps on a worker that has it): OCR without a model would complete with empty pages.
+ */
+export function requireTesseractModel(): string {
+  const model = tesseractModelPath('eng');
+  if (!model) throw engineUnavailable("Tesseract's English model (eng.traineddata)", 'for pdfMode=Ocr');
+  return model;
 }
 
 function tesseractWasmPath(): string {
@@ -93,8 +89,7 @@ let engine: Promise<OCREngine> | null = null;
 export function getTesseract(): Promise<OCREngine> {
   if (!engine) {
     engine = (async () => {
-      const model = tesseractModelPath();
-      if (!model) throw new Error('Tesseract English model (eng.traineddata) not installed: install Debian tesseract-ocr-eng or set TESSDATA_PREFIX');
+      const model = requireTesseractModel();
       const given = precompiledModule('tesseract');
       const e = await ocrEngineFromModule(given instanceof WA.Module ? given : await compileTesseractModule());
       e.loadModel(fs.readFileSync(model));
