@@ -1,5 +1,6 @@
 // Public health endpoints: liveness, readiness (names the failing check), node telemetry
-// for load balancers, and the OpenAPI document.
+// for load balancers, and the OpenAPI document. Readiness and telemetry list the parsing
+// engines the node found at start and those it lacks (src/engines/inventory.ts).
 import os from 'node:os';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http/route.js';
@@ -8,6 +9,8 @@ import { DependencyUnavailableError, type Dependency } from '../jobs/dependency-
 import type { QueueDepth } from '../jobs/types.js';
 import type { PoolStats } from '../pipeline/pool.js';
 import type { Role } from '../config.js';
+import { engineInventory, engineReport, type EngineInventory } from '../engines/inventory.js';
+import { EnginesSchema } from '../engines/schema.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -25,6 +28,8 @@ export interface HealthDeps {
   poolStats(): PoolStats | null;
   queueDepth(): Promise<QueueDepth | null>;
   openapi(): Record<string, unknown>;
+  /** The node's engine inventory, taken at start (default: the process's, see engineInventory). */
+  engines?: () => EngineInventory;
 }
 
 /** CPU percent of this process over the last sampling interval (sampled every second). */
@@ -61,6 +66,7 @@ const NodeState = Type.Object({
   activeRequests: Type.Integer(),
   workerPool: Type.Union([Type.Object({ threads: Type.Integer(), queued: Type.Integer(), running: Type.Integer(), utilization: Type.Number() }), Type.Null()]),
   jobQueue: Type.Union([Type.Object({ waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer() }), Type.Null()]),
+  engines: EnginesSchema,
 });
 
 const CORES = os.availableParallelism();
@@ -101,11 +107,14 @@ async function runCheck(c: ReadinessCheck): Promise<{ result: string; unreachabl
   }
 }
 
-const Ready = Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')) });
+// A missing engine does not make the node unready: it still serves every other format, and
+// refuses the uploads that need the engine (503 engine_unavailable).
+const Ready = Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.Literal('ok')), engines: EnginesSchema });
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void } {
   const cpu = new CpuSampler();
+  const engines = () => engineReport((d.engines ?? engineInventory)());
   let depthCache: { at: number; value: QueueDepth | null } = { at: 0, value: null };
   let system = { at: 0, ...sampleSystem() };
 
@@ -117,7 +126,7 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
     },
     {
       method: 'GET', path: '/health/ready', operationId: 'ready', summary: 'Readiness: control-plane store, job store and worker pool are usable', tags: ['health'], auth: 'public', query: NoQuery,
-      responses: { 200: { description: 'Ready.', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks, `unreachable` the backing services (Redis, PostgreSQL) that do not answer.' } },
+      responses: { 200: { description: 'Ready; `engines.missing` lists parsing engines this node lacks (it stays ready and refuses only the uploads that need them).', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks, `unreachable` the backing services (Redis, PostgreSQL) that do not answer.' } },
       handler: async () => {
         const outcomes = await Promise.all(d.checks.map(async (c) => ({ name: c.name, ...(await runCheck(c)) })));
         const results = outcomes.map((o) => [o.name, o.result] as const);
@@ -131,7 +140,7 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
             checks: Object.fromEntries(results),
           }, { 'Retry-After': '5' });
         }
-        return { status: 200, json: { status: 'ready', checks: Object.fromEntries(results) } };
+        return { status: 200, json: { status: 'ready', checks: Object.fromEntries(results), engines: engines() } };
       },
     },
     {
@@ -158,6 +167,7 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
             activeRequests: d.activeRequests(),
             workerPool: d.poolStats(),
             jobQueue: depthCache.value,
+            engines: engines(),
           },
         };
       },
