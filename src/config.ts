@@ -30,6 +30,10 @@ export interface Config {
   authUrl: string;
   dashboardUrl: string;
   region: string;
+  /** License regions an app may be given (DOCPARSE_REGIONS; default: [region]). */
+  regions: string[];
+  /** Signed-in users with one of these (lower-cased) addresses are platform operators. */
+  operatorEmails: string[];
   nodeId: string;
   demoClientId: string | null;
   demoClientSecret: string | null;
@@ -75,6 +79,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_AUTH_URL', default: '$DOCPARSE_BASE_URL', description: 'Public address of the token endpoint ({auth_url}); the `iss` of every token.' },
   { name: 'DOCPARSE_DASHBOARD_URL', default: '$DOCPARSE_BASE_URL/dashboard', description: 'Public address of the dashboard ({dashboard_url}).' },
   { name: 'DOCPARSE_REGION', default: 'local', description: 'Region code of this node, reported in node-state and used as the demo app licence region.' },
+  { name: 'DOCPARSE_REGIONS', default: '$DOCPARSE_REGION', description: 'Comma-separated license regions an app may be given through the management API (`/manage/v1`).' },
+  { name: 'DOCPARSE_OPERATOR_EMAILS', default: '(none)', description: 'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant.' },
   { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
   { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
   { name: 'DOCPARSE_DEMO_CLIENT_SECRET', default: '(generated, printed once)', description: 'Client secret of the demo app seeded on first start (≥ 16 characters).' },
@@ -104,7 +110,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_OFFICE_RENDER', default: 'always', description: 'Office page counts: always render with LibreOffice, auto (trust Word-confirmed DOCX counts), or off (stored counts).' },
   { name: 'DOCPARSE_OFFICE_MAX_PART_MB', default: '48', description: 'Office: largest main WordprocessingML part.' },
   { name: 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', default: '160', description: "Office: largest workbook sheet XML (cells are held in memory)." },
-  { name: 'DOCPARSE_SOFFICE', default: '(soffice on PATH)', description: 'Office: path of the LibreOffice binary.' },
+  { name: 'DOCPARSE_SOFFICE', default: '(/usr/bin/soffice, /usr/lib/libreoffice/program/soffice, /opt/libreoffice/program/soffice, then soffice on PATH)', description: 'Office: path of the LibreOffice binary (absolute). When set it is the only one tried: a path with no binary (e.g. `/nonexistent`) runs the node without LibreOffice, and the uploads that need it are refused with 503 `engine_unavailable`.' },
+  { name: 'DOCPARSE_TESSDATA_DIR', default: '(TESSDATA_PREFIX, then /usr/share/tesseract-ocr/5/tessdata, /usr/share/tesseract-ocr/4.00/tessdata, /usr/share/tessdata)', description: 'PDF Ocr: folder holding Tesseract\'s `eng.traineddata` (absolute). When set it is the only one searched: a folder without the model runs the node without OCR, and `pdfMode=Ocr` uploads are refused with 503 `engine_unavailable`.' },
   { name: 'DOCPARSE_SOFFICE_TIMEOUT_MS', default: '120000', description: 'Office: a LibreOffice conversion running longer is killed.' },
   { name: 'DOCPARSE_S3_BUCKET', default: '(unset → local disk)', description: "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app." },
   { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
@@ -153,6 +160,12 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     }
   };
 
+  /** A comma-separated list (blank entries dropped, duplicates once); `def` when unset or empty. */
+  const listOf = (name: string, def: string[]): string[] => {
+    const items = (env[name] ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    return items.length ? [...new Set(items)] : def;
+  };
+
   const port = int('PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '127.0.0.1';
   if (!isHost(host)) problems.push(`HOST=${JSON.stringify(host)} is not a host name or IP address (e.g. 127.0.0.1, 0.0.0.0, ::)`);
@@ -165,6 +178,11 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
 
   const region = env.DOCPARSE_REGION?.trim() || 'local';
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(region)) problems.push(`DOCPARSE_REGION=${JSON.stringify(region)} must be letters, digits and dashes`);
+
+  const regions = listOf('DOCPARSE_REGIONS', [region]);
+  for (const r of regions) if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
+  const operatorEmails = listOf('DOCPARSE_OPERATOR_EMAILS', []).map((e) => e.toLowerCase());
+  for (const e of operatorEmails) if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
 
   const demoClientId = env.DOCPARSE_DEMO_CLIENT_ID?.trim() || null;
   if (demoClientId && !/^[A-Za-z0-9._-]{3,128}$/.test(demoClientId)) {
@@ -203,6 +221,11 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   int('DOCPARSE_ARCHIVE_MAX_DEPTH', 2, 0, 16);
   bool('DOCPARSE_GIS_FGB', true);
   bool('DOCPARSE_PDFIUM_OPTIMIZED', true);
+  // Engine locations: any absolute path, existing or not (one with no engine means "none").
+  for (const name of ['DOCPARSE_SOFFICE', 'DOCPARSE_TESSDATA_DIR']) {
+    const raw = env[name]?.trim();
+    if (raw && !path.isAbsolute(raw)) problems.push(`${name}=${JSON.stringify(env[name])} must be an absolute path`);
+  }
   const officeRender = env.DOCPARSE_OFFICE_RENDER?.trim().toLowerCase();
   if (officeRender && !['always', 'auto', 'off', '0', 'false'].includes(officeRender)) {
     problems.push(`DOCPARSE_OFFICE_RENDER=${JSON.stringify(env.DOCPARSE_OFFICE_RENDER)} must be always, auto or off`);
@@ -236,6 +259,8 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     authUrl,
     dashboardUrl,
     region,
+    regions,
+    operatorEmails,
     nodeId: env.DOCPARSE_NODE_ID?.trim() || `${os.hostname()}-${process.pid}`,
     demoClientId,
     demoClientSecret,
