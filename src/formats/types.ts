@@ -54,12 +54,23 @@ export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<P
  * structure is damaged, e.g. a looping OLE2 sector chain); `transient` failures are retried.
  */
 export class ExtractionError extends Error {
+  /** The library's own error behind this one: logged with the job's ids, never shown to clients. */
+  readonly internal?: string;
+
   constructor(
     message: string,
     public readonly code: string = 'extraction_failed',
     public readonly transient = false,
+    opts: { cause?: unknown } = {},
   ) {
     super(message);
     this.name = 'ExtractionError';
+    if (opts.cause !== undefined) this.internal = rawError(opts.cause);
   }
+}
+
+/** A library error as text for the log (its stack when it has one). */
+export function rawError(err: unknown): string {
+  const e = err as Error | undefined;
+  return (e?.stack ?? e?.message ?? String(err)).slice(0, 2000);
 }

@@ -92,7 +92,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
     // stream failed on a write or on closing (the error thrown is the stream's).
     const writing = out === null || (out.errored !== null && out.errored === err);
     out?.destroy();
-    if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient };
+    if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient, internal: err.internal };
     const e = err as NodeJS.ErrnoException;
     const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);
     const raw = e?.stack ?? e?.message ?? String(err);

@@ -76,7 +76,7 @@ export async function readDwg(filePath: string): Promise<CadDocument> {
     try {
       result = raw.dwg_read_file('/drawing.dwg');
     } catch (err) {
-      throw new ExtractionError(`LibreDWG could not read this ${signature} drawing: ${(err as Error)?.message ?? String(err)}`);
+      throw new ExtractionError(`LibreDWG could not read this ${signature} drawing: the file is damaged, truncated or not a DWG.`, 'extraction_failed', false, { cause: err });
     }
     data = result.data;
     const code = result.error >>> 0;
@@ -102,7 +102,7 @@ export async function readDwg(filePath: string): Promise<CadDocument> {
     try {
       conv = lib.convertEx(data);
     } catch (err) {
-      throw new ExtractionError(`LibreDWG read the ${signature} drawing but could not convert it: ${(err as Error)?.message ?? String(err)}`);
+      throw new ExtractionError(`LibreDWG read the ${signature} drawing but could not convert it: some of its objects are damaged or unsupported.`, 'extraction_failed', false, { cause: err });
     }
     const doc = fromDatabase(conv.database, signature, version, codepage);
     doc.fileEntityCounts = entityCensus(lib, data);

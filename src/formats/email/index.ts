@@ -99,7 +99,8 @@ async function mime(buf: Buffer, what: string): Promise<EmailMessageT> {
   try {
     return await parseMime(buf);
   } catch (e) {
-    throw new ExtractionError(`${what} is not a readable email message: ${(e as Error).message}`);
+    if (e instanceof ExtractionError) throw new ExtractionError(`${what} is not a readable email message: ${e.message}`);
+    throw new ExtractionError(`${what} is not a readable email message: its MIME structure is damaged.`, 'extraction_failed', false, { cause: e });
   }
 }
 

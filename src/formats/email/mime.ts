@@ -3,6 +3,7 @@
 // recursively, up to MAX_NESTING.
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { rememberContent } from './service-attachments.js';
+import { ExtractionError } from '../types.js';
 import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
@@ -104,6 +105,6 @@ export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessage
     nestedMessageCount: 0,
     ...(warnings.length ? { warnings } : {}),
   };
-  if (!headers.length && (depth === 0 || (!msg.text && !attachments.length))) throw new Error('no header fields: not an RFC 5322 message');
+  if (!headers.length && (depth === 0 || (!msg.text && !attachments.length))) throw new ExtractionError('no header fields: not an RFC 5322 message');
   return countTree(msg);
 }

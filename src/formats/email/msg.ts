@@ -170,7 +170,7 @@ export async function readMsg(filePath: string, size: number): Promise<{ message
     reader = new MsgReader(buf);
     first = reader.getFileData();
   } catch (e) {
-    throw new ExtractionError(`unreadable MSG file: ${(e as Error).message}`);
+    throw new ExtractionError('unreadable MSG file: its property streams are damaged or inconsistent.', 'extraction_failed', false, { cause: e });
   }
   if (first.error) throw new ExtractionError(`unreadable MSG file: ${first.error}`);
   if (first.dataType !== 'msg' && !first.messageClass && !first.subject && !(first.attachments ?? []).length) {

@@ -179,7 +179,7 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
   try {
     pst = new PSTFile(filePath);
   } catch (e) {
-    throw new ExtractionError(`not a readable PST/OST file: ${(e as Error).message}`);
+    throw new ExtractionError('not a readable PST/OST file: its header or index is damaged.', 'extraction_failed', false, { cause: e });
   }
   const folders: { path: string; messageCount: number }[] = [];
   try {
@@ -199,7 +199,7 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
           try {
             m = folder.getNextChild();
           } catch (e) {
-            throw new ExtractionError(`corrupt PST: cannot read an item in folder "${path}": ${(e as Error).message}`);
+            throw new ExtractionError(`corrupt PST: an item in folder "${path}" is damaged and cannot be read.`, 'corrupt_document', false, { cause: e });
           }
           if (!m) break;
           count++;

@@ -48,7 +48,7 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
   try {
     cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
   } catch (err) {
-    throw new ExtractionError(`corrupt OLE compound file (${(err as Error).message}); the document cannot be read`, 'corrupt_document');
+    throw new ExtractionError("The file's OLE2 compound-document container is damaged; the document cannot be read.", 'corrupt_document', false, { cause: err });
   }
   const names = cfb.FullPaths.map((p) => p.replace(/^[^/]*\//, '')).filter(Boolean);
   const has = (n: string) => names.some((x) => x.toLowerCase() === n.toLowerCase());

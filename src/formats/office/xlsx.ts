@@ -20,7 +20,7 @@ export async function loadWorkbook(filePath: string): Promise<ExcelJS.Workbook> 
   try {
     await wb.xlsx.readFile(filePath, { ignoreNodes: ['dataValidations', 'conditionalFormatting', 'extLst', 'drawing', 'picture', 'legacyDrawing'] } as never);
   } catch (err) {
-    throw new ExtractionError(`spreadsheet unreadable: ${(err as Error).message.slice(0, 300)}`);
+    throw new ExtractionError('spreadsheet unreadable: a worksheet or its shared parts are damaged or inconsistent.', 'extraction_failed', false, { cause: err });
   }
   return wb;
 }

@@ -23,7 +23,7 @@ export function parseXml(text: string, what: string): XNode[] {
   try {
     return parser.parse(text) as XNode[];
   } catch (err) {
-    throw new ExtractionError(`malformed XML in ${what}: ${(err as Error).message.slice(0, 200)}`);
+    throw new ExtractionError(`malformed XML in ${what}: the part is damaged or truncated`, 'extraction_failed', false, { cause: err });
   }
 }
 

@@ -22,10 +22,6 @@ const MAGIC = Buffer.from('PAR1', 'latin1');
 /** Largest uncompressed row group decoded in MetadataPlusRows (bytes). */
 export const MAX_ROW_GROUP_BYTES = Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) > 0 ? Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) : 512 * 1024 * 1024;
 
-function message(err: unknown): string {
-  const m = (err as Error)?.message ?? String(err);
-  return m.length > 300 ? m.slice(0, 300) + '…' : m;
-}
 
 export interface ParquetFooter {
   file: FileAsyncBuffer;
@@ -55,7 +51,7 @@ export async function readFooter(fh: FileHandle, size: number): Promise<ParquetF
   try {
     metadata = await parquetMetadataAsync(file, { parsers: PARSERS, initialFetchSize: footerSize + 8 } as never);
   } catch (err) {
-    throw new ExtractionError(`malformed Parquet footer: it could not be decoded (${message(err)})`);
+    throw new ExtractionError('malformed Parquet footer: it could not be decoded (the file metadata is damaged).', 'extraction_failed', false, { cause: err });
   }
   if (!Array.isArray(metadata.schema) || metadata.schema.length < 1 || !Array.isArray(metadata.row_groups)) {
     throw new ExtractionError('malformed Parquet footer: no schema or row groups');
@@ -67,7 +63,7 @@ function schemaTree(metadata: FileMetaData): SchemaTree {
   try {
     return parquetSchema(metadata);
   } catch (err) {
-    throw new ExtractionError(`malformed Parquet schema: ${message(err)}`);
+    throw new ExtractionError('malformed Parquet schema: it is damaged or inconsistent.', 'extraction_failed', false, { cause: err });
   }
 }
 
@@ -155,7 +151,7 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
               },
             });
           } catch (err) {
-            throw new ExtractionError(`row group ${i} could not be decoded: ${message(err)}`);
+            throw new ExtractionError(`row group ${i} could not be decoded: it is damaged or uses an encoding that cannot be read.`, 'extraction_failed', false, { cause: err });
           }
           if (rows.length !== n) warnings.push(`row group ${i} declares ${n} rows but ${rows.length} were decoded`);
           for (let r = 0; r < rows.length; r++) {

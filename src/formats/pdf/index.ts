@@ -111,7 +111,7 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
     // document is the cause; the instance is replaced for the next one.
     if ((e as Error)?.name === 'RuntimeError' || /Aborted|memory access out of bounds|unreachable/.test(String((e as Error)?.message))) {
       resetPdfium();
-      throw new ExtractionError(`PDF engine failed on this document: ${(e as Error).message}`, 'extraction_failed');
+      throw new ExtractionError('The PDF engine failed on this document: its content is damaged or malformed.', 'extraction_failed', false, { cause: e });
     }
     throw e;
   }
