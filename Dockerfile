@@ -18,13 +18,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # Runtime: engine data from Debian packages (OCR model, LibreOffice for legacy Office and
-# page counts, metric-compatible fonts), no compilers, non-root.
+# page counts, metric-compatible fonts: the list is scripts/install-engines.sh, the same step
+# `npm start` runs), no compilers, non-root.
 FROM node:20-bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends tesseract-ocr-eng ca-certificates \
-      libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-      fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-ipafont-gothic fonts-ipafont-mincho \
- && rm -rf /var/lib/apt/lists/*
+COPY scripts/install-engines.sh /tmp/install-engines.sh
+RUN bash /tmp/install-engines.sh \
+ && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /tmp/install-engines.sh
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules

@@ -8,13 +8,10 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-# Debian packages: services for the integration tests, and engine data the parsers load
-# from installed packages (nothing is downloaded at run time).
+# Debian packages the tests need beyond the engines (those are installed below by
+# scripts/install-engines.sh, the same step `npm start` and the Dockerfile run).
 APT_PACKAGES=(
   redis-server postgresql postgresql-client          # services the integration tests use
-  tesseract-ocr-eng                                  # OCR model (PDF Ocr mode)
-  libreoffice-core-nogui libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui  # legacy Office, page rendering
-  fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-urw-base35 fonts-ipafont-gothic fonts-ipafont-mincho  # metric-compatible fonts: page counts depend on them
   poppler-utils poppler-data                         # pdfinfo/pdftotext: ground truth in the PDF tests (poppler-data: CJK encodings, without which pdftotext reads nothing from the Japanese files)
 )
 missing=()
@@ -26,6 +23,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Engine data the parsers load from installed packages: LibreOffice, its fonts, Tesseract's
+# English model (nothing is downloaded at run time). The tests need every engine.
+bash scripts/install-engines.sh
 
 # Redis on 127.0.0.1:6379, nothing persisted.
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
