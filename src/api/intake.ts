@@ -16,6 +16,7 @@ import { monthOf } from '../pipeline/worker-loop.js';
 import type { AppLimits, LimitsCache } from './limits.js';
 import { CSV_ROUTES, PDF_MODES, SQL_DIALECTS, type UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
+import { requireEngines } from '../engines/requirements.js';
 
 export interface IntakeDeps {
   jobs: JobStore;
@@ -173,6 +174,8 @@ export class Intake {
     if (!isSupported(detection.format)) {
       throw new ProblemError(415, 'unsupported_format', 'Format not supported yet', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });
     }
+    // A document this node has no engine for is refused before a byte is stored (503 engine_unavailable).
+    requireEngines(detection.format, options);
     return { format: detection.format, options };
   }
 

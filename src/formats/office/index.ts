@@ -104,7 +104,7 @@ async function readOdfPackage(ctx: Ctx): Promise<OfficePropertiesT> {
  * metadata.converter; `what` names the input in the error when LibreOffice is not installed.
  */
 async function convertInput(ctx: Ctx, filter: string, inputExt: string, what: string): Promise<string> {
-  if (!libreOfficeAvailable()) throw new ExtractionError(`LibreOffice is needed to read ${what} and is not installed on this node`);
+  if (!libreOfficeAvailable()) throw engineUnavailable('LibreOffice', `to read ${what}`);
   const r = await convert(ctx.input.filePath, filter, ctx.work, { inputExt });
   ctx.metadata.converter = { engine: 'libreoffice', to: filter.slice(0, filter.indexOf(':')), millis: r.millis };
   return r.outputPath;

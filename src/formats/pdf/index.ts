@@ -318,6 +318,8 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
             source = 'ocr';
           }
         } catch (e) {
+          // A missing engine is the node's trouble, not the page's: the job fails (and is retried elsewhere).
+          if (e instanceof ExtractionError) throw e;
           warnings.push(`OCR failed on page ${i + 1}: ${(e as Error).message}`);
         }
       }
