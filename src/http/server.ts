@@ -69,10 +69,13 @@ class Exchange {
     private readonly forwardedFor: string | undefined,
   ) {}
 
-  /** Peer address (or the first X-Forwarded-For hop behind a trusted proxy), read on first use. */
+  /**
+   * Peer address, read on first use. Behind a trusted proxy: the last X-Forwarded-For entry,
+   * the one that proxy added — earlier entries came from the client and may be forged.
+   */
   get remoteAddress(): string {
     if (this.remote === undefined) {
-      if (this.forwardedFor) this.remote = this.forwardedFor.split(',')[0].trim();
+      if (this.forwardedFor) this.remote = this.forwardedFor.slice(this.forwardedFor.lastIndexOf(',') + 1).trim();
       else this.remote = this.aborted ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
     }
     return this.remote;

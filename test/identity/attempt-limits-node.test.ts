@@ -10,7 +10,7 @@ const SECRET = 'demo-secret-0123456789';
 async function requestToken(url: string, address: string, secret: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${url}/connect/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `${address}, 10.0.0.1` },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `10.0.0.1, ${address}` },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: secret }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
