@@ -1,120 +1,72 @@
-// SQL family parser. The file is decoded, split into statements by a dialect-aware splitter
-// (PostgreSQL: libpg-query's scanner with psql's rules; others: split.ts), and each statement
-// is parsed on its own: PostgreSQL by libpg-query, the others by node-sql-parser where it has
-// the dialect. A statement the parser rejects is still a statement (one Document Unit),
-// kept with its text and the parse error. Statements are written as they are parsed.
+// SQL family parser. The file is read as a stream, split into top-level statements by a
+// dialect-aware splitter (PostgreSQL: libpg-query's scanner with psql's rules; T-SQL: GO
+// batches, then statements by the T-SQL grammar; others: split.ts), and each statement is
+// parsed on its own by the dialect's parsers in turn (engines.ts) and written at once. One
+// Document Unit per top-level statement: a compound statement (procedure, block, IF …)
+// counts once, its inner statements listed beneath; client directives (GO, DELIMITER, psql
+// and SQL*Plus commands) are not statements. A statement no parser accepts is still a
+// statement, kept with its text and the parse error. Units are reserved as statements stream.
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { JsonWriter } from '../../pipeline/json-writer.js';
+import { StreamingUnits } from '../streaming-units.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { classifyStatement } from './classify.js';
-import { loadPostgres, parsePostgres, pgReferences, pgStatementType, splitPostgres } from './postgres.js';
+import { SqlEngines } from './engines.js';
 import type { SqlStatementT } from './schema.js';
-import { DIALECTS, normalizeDialect, splitGeneric, type Dialect, type RawStatement, type SplitResult } from './split.js';
-import { LineIndex, readSqlText } from './text.js';
+import { DIALECTS, normalizeDialect, type Dialect } from './split.js';
+import { detectEncoding, streamStatements, type Directive, type StreamedStatement } from './stream.js';
 
 export { normalizeDialect, splitGeneric, type Dialect } from './split.js';
 export { splitPostgres, loadPostgres } from './postgres.js';
+export { splitTsql } from './tsql.js';
 
-const require = createRequire(import.meta.url);
-
-/** node-sql-parser builds per dialect (Oracle has none). */
-const NSP_DATABASE: Partial<Record<Dialect, { build: string; database: string }>> = {
-  MsSql: { build: 'transactsql', database: 'TransactSQL' },
-  Snowflake: { build: 'snowflake', database: 'Snowflake' },
-  MySql: { build: 'mysql', database: 'MySQL' },
-  BigQuery: { build: 'bigquery', database: 'BigQuery' },
-  Sqlite: { build: 'sqlite', database: 'Sqlite' },
-};
-
-/** Statements longer than this are not handed to node-sql-parser (a PEG parser can be slow on huge inputs). */
-const MAX_NSP_CHARS = 200_000;
-const MAX_PG_PARSE_CHARS = 8_000_000;
+/** Largest SQL file accepted: it is streamed, so this bounds work, not memory. */
+export const MAX_SQL_BYTES = 4 * 1024 * 1024 * 1024;
 /** ASTs of statements longer than this are not written (type, tables and columns still are). */
 const MAX_AST_CHARS = 256 * 1024;
-
-interface NspParser {
-  parse(sql: string, opt: { database: string }): { ast: unknown; tableList: string[]; columnList: string[] };
-}
-
-const nspParsers = new Map<string, NspParser>();
-function nspFor(d: Dialect): { parser: NspParser; database: string } | null {
-  const cfg = NSP_DATABASE[d];
-  if (!cfg) return null;
-  let p = nspParsers.get(cfg.build);
-  if (!p) {
-    const mod = require(`node-sql-parser/build/${cfg.build}.js`) as { Parser: new () => NspParser };
-    p = new mod.Parser();
-    nspParsers.set(cfg.build, p);
-  }
-  return { parser: p, database: cfg.database };
-}
-
-function nspTable(entry: string): string | null {
-  const [, schema, table] = entry.split('::');
-  if (!table) return null;
-  return schema && schema !== 'null' ? `${schema}.${table}` : table;
-}
-
-function nspColumn(entry: string): string | null {
-  const [, table, col] = entry.split('::');
-  if (!col || col === '(.*)' || col === '*') return null;
-  return table && table !== 'null' ? `${table}.${col}` : col;
-}
-
-interface Parsed {
-  type: string;
-  parseStatus: 'parsed' | 'error' | 'skipped';
-  ast?: unknown;
-  parseError?: { message: string; offset?: number | null };
-  tables: string[];
-  columns: string[];
-}
-
-function parseOne(dialect: Dialect, sql: string, psqlCopy = false): Parsed {
-  if (psqlCopy) {
-    // `\copy …` is parsed as the COPY statement psql sends (offsets shift by the backslash).
-    const r = parseOne(dialect, sql.slice(1));
-    if (r.parseError && typeof r.parseError.offset === 'number') r.parseError.offset += 1;
-    return r;
-  }
-  const heuristic = classifyStatement(sql);
-  if (dialect === 'PostgreSql') {
-    if (sql.length > MAX_PG_PARSE_CHARS) return { type: heuristic, parseStatus: 'skipped', tables: [], columns: [], parseError: { message: 'statement too long to parse' } };
-    const r = parsePostgres(sql);
-    if (!r.ok) return { type: heuristic, parseStatus: 'error', parseError: r.error, tables: [], columns: [] };
-    const refs = pgReferences(r.ast);
-    return { type: pgStatementType(r.ast) ?? heuristic, parseStatus: 'parsed', ast: r.ast, tables: refs.tables, columns: refs.columns };
-  }
-  const type = heuristic;
-  const nsp = nspFor(dialect);
-  if (!nsp) return { type, parseStatus: 'skipped', tables: [], columns: [] };
-  if (sql.length > MAX_NSP_CHARS) return { type, parseStatus: 'skipped', tables: [], columns: [], parseError: { message: 'statement too long for node-sql-parser' } };
-  try {
-    const r = nsp.parser.parse(sql, { database: nsp.database });
-    const tables = [...new Set(r.tableList.map(nspTable).filter((x): x is string => !!x))];
-    const columns = [...new Set(r.columnList.map(nspColumn).filter((x): x is string => !!x))];
-    const ast = Array.isArray(r.ast) && r.ast.length === 1 ? r.ast[0] : r.ast;
-    return { type, parseStatus: 'parsed', ast, tables, columns };
-  } catch (e) {
-    const err = e as { message?: string; location?: { start?: { offset?: number } } };
-    const msg = String(err.message ?? e).split('\n')[0].slice(0, 500);
-    return { type, parseStatus: 'error', parseError: { message: msg, offset: err.location?.start?.offset ?? null }, tables: [], columns: [] };
-  }
-}
+/** Directives kept in the artifact (GO lines can number one per statement). */
+const MAX_DIRECTIVES = 10_000;
 
 const SPLITTERS: Record<Dialect, string> = {
   PostgreSql: 'libpg-query scanner (PostgreSQL lexer) with psql statement rules',
-  MsSql: 'GO batch separator lines (GO / GO n); one unit per batch',
+  MsSql: 'GO batch lines (GO / GO n), then statements by the T-SQL grammar (semicolons optional)',
   Snowflake: "';' outside strings, comments, $$ bodies and scripting blocks",
   MySql: "';' or the current DELIMITER, outside strings and comments",
-  BigQuery: "';' outside strings, comments and BEGIN … END blocks",
+  BigQuery: "';' outside strings, comments and scripting blocks (BEGIN … END, IF … END IF, loops)",
   Sqlite: "';' outside strings, comments and CREATE TRIGGER … BEGIN … END",
   Oracle: "';' for SQL; '/' lines for PL/SQL units; SQL*Plus command lines are directives",
 };
 
-function split(text: string, dialect: Dialect): SplitResult {
-  return dialect === 'PostgreSql' ? splitPostgres(text) : splitGeneric(text, dialect);
+function statementRecord(index: number, s: StreamedStatement, p: ReturnType<SqlEngines['parse']>): SqlStatementT {
+  const { raw } = s;
+  const errorAt = p.parseError && typeof p.parseError.offset === 'number' ? positionIn(s, p.parseError.offset) : null;
+  return {
+    index,
+    text: s.text,
+    span: { start: s.start, end: s.end },
+    terminator: raw.terminator,
+    ...(raw.batch !== undefined ? { batch: raw.batch } : {}),
+    ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
+    ...(raw.psqlCopy ? { psqlCopy: true } : {}),
+    ...(s.inner.length
+      ? { innerStatements: s.inner.map((x) => ({ text: x.text, span: { start: x.start, end: x.end }, type: classifyStatement(x.text), depth: x.depth })) }
+      : {}),
+    type: p.type,
+    parseStatus: p.parseStatus,
+    parser: p.parser,
+    ...(p.ast !== undefined ? (s.text.length > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
+    ...(p.parseError ? { parseError: { message: p.parseError.message, ...(errorAt ? { line: errorAt.line, column: errorAt.column } : {}) } } : {}),
+    tables: p.tables,
+    columns: p.columns,
+  };
+}
+
+/** Line and column of an offset inside a statement's text. */
+function positionIn(s: StreamedStatement, offset: number): { line: number; column: number } {
+  const before = s.text.slice(0, offset);
+  const nl = before.lastIndexOf('\n');
+  const lines = before.split('\n').length - 1;
+  return lines === 0 ? { line: s.start.line, column: s.start.column + offset } : { line: s.start.line + lines, column: offset - nl };
 }
 
 export const parseSql: FormatParser = async (input, content: JsonWriter): Promise<ParseOutcome> => {
@@ -126,84 +78,71 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     );
   }
   const { size } = await stat(input.filePath);
-  const decoded = await readSqlText(input.filePath, size);
-  const text = decoded.text;
-  if (dialect === 'PostgreSql') await loadPostgres();
-  const lines = new LineIndex(text);
-  const { statements, warnings, extras } = split(text, dialect);
-  const nsp = dialect === 'PostgreSql' ? null : NSP_DATABASE[dialect];
-  const parserName = dialect === 'PostgreSql' ? 'libpg-query 18 (PostgreSQL 18 grammar)' : nsp ? `node-sql-parser 5.4 (${nsp.database})` : null;
+  if (size > MAX_SQL_BYTES) throw new ExtractionError(`SQL file is ${size} bytes; the largest accepted is ${MAX_SQL_BYTES} bytes`, 'document_too_large');
+  const enc = await detectEncoding(input.filePath, size);
+  const engines = await SqlEngines.forDialect(dialect);
+  const units = new StreamingUnits(input.units);
 
   content.beginObject()
     .field('dialect', dialect)
-    .field('encoding', decoded.encoding)
+    .field('encoding', enc.encoding)
     .field('splitter', SPLITTERS[dialect])
-    .field('parser', parserName)
+    .field('parser', engines.describe())
     .key('statements')
     .beginArray();
 
+  const warnings: string[] = [];
+  const directives: Directive[] = [];
+  let directivesOmitted = 0;
   const types: Record<string, number> = {};
+  const parsers: Record<string, number> = {};
   const allTables = new Set<string>();
+  let count = 0;
   let parsed = 0;
   let attempted = 0;
-  for (let i = 0; i < statements.length; i++) {
-    const raw: RawStatement = statements[i];
-    const sql = text.slice(raw.start, raw.end);
-    const p = parseOne(dialect, sql, raw.psqlCopy);
+  let batchCount = 0;
+  const stream = streamStatements(input.filePath, enc, dialect, {
+    onDirective: (d) => {
+      if (directives.length < MAX_DIRECTIVES) directives.push(d);
+      else directivesOmitted++;
+    },
+    onWarning: (w) => warnings.push(w),
+    onProgress: (bytes) => input.progress(size ? bytes / size : 1),
+  });
+  for await (const s of stream) {
+    await units.need(count + 1);
+    const p = engines.parse(s.text, s.raw.psqlCopy);
     if (p.parseStatus !== 'skipped' || p.parseError) attempted++;
-    if (p.parseStatus === 'parsed') parsed++;
+    if (p.parseStatus === 'parsed') {
+      parsed++;
+      parsers[p.parser!] = (parsers[p.parser!] ?? 0) + 1;
+    }
     types[p.type] = (types[p.type] ?? 0) + 1;
+    if (s.raw.batch !== undefined) batchCount = Math.max(batchCount, s.raw.batch + 1);
     for (const t of p.tables) allTables.add(t);
-    const st: SqlStatementT = {
-      index: i,
-      text: sql,
-      span: { start: lines.position(raw.start), end: lines.position(raw.end) },
-      terminator: raw.terminator,
-      ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
-      ...(raw.psqlCopy ? { psqlCopy: true } : {}),
-      ...(raw.parts
-        ? { parts: raw.parts.map(([a, b]) => ({ text: text.slice(a, b), span: { start: lines.position(a), end: lines.position(b) }, type: classifyStatement(text.slice(a, b)) })) }
-        : {}),
-      type: p.type,
-      parseStatus: p.parseStatus,
-      parser: p.parseStatus === 'skipped' && !p.parseError ? null : parserName,
-      ...(p.ast !== undefined ? (sql.length > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
-      ...(p.parseError
-        ? {
-            parseError: {
-              message: p.parseError.message,
-              ...(typeof p.parseError.offset === 'number' ? (({ line, column }) => ({ line, column }))(lines.position(raw.start + p.parseError.offset)) : {}),
-            },
-          }
-        : {}),
-      tables: p.tables,
-      columns: p.columns,
-    };
-    content.value(st);
+    content.value(statementRecord(count, s, p));
+    count++;
     await content.maybeFlush();
-    if ((i & 63) === 0) input.progress(i / statements.length);
   }
   content.endArray();
 
-  const directives: { kind: string; line: number; text: string }[] = [];
-  for (const d of (extras.psqlMetaCommands as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'psql', line: lines.position(d.offset).line, text: d.text });
-  for (const d of (extras.delimiterDirectives as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'delimiter', line: lines.position(d.offset).line, text: d.text });
-  for (const d of (extras.sqlplusCommands as { offset: number; text: string }[] | undefined) ?? []) directives.push({ kind: 'sqlplus', line: lines.position(d.offset).line, text: d.text });
-
   const parseRate = attempted ? Math.round((parsed / attempted) * 10000) / 10000 : null;
-  content.field('statementCount', statements.length)
+  content.field('statementCount', count)
     .field('parsedCount', parsed)
     .field('parseRate', parseRate)
     .field('statementTypes', types)
+    .field('parsers', parsers)
     .field('tables', [...allTables].sort())
-    .field('directives', directives)
-    .endObject();
+    .field('directives', directives);
+  if (directivesOmitted) content.field('directivesOmitted', directivesOmitted);
+  if (dialect === 'MsSql') content.field('batchCount', batchCount);
+  content.endObject();
 
-  if (!statements.length) warnings.push('no SQL statements found');
+  if (!count) warnings.push('no SQL statements found');
   return {
     documentFormat: 'sql',
-    documentUnits: statements.length,
-    metadata: { dialect, encoding: decoded.encoding, statementCount: statements.length, parsedCount: parsed, parseRate, bytes: size },
+    documentUnits: count,
+    metadata: { dialect, encoding: enc.encoding, statementCount: count, parsedCount: parsed, parseRate, bytes: size },
     warnings,
   };
 };

@@ -260,3 +260,18 @@ export function pgStatementType(ast: unknown): string | null {
       return NODE_TYPES[name] ?? name.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
   }
 }
+
+/**
+ * Splits a prefix of a script (ending at a line break): only up to the last statement
+ * boundary PostgreSQL's lexer can start afresh from, and before any COPY … FROM STDIN whose
+ * data runs on past the prefix. `resume` is where the next pass starts.
+ */
+export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number } {
+  if (final) return { ...splitPostgres(text), resume: text.length };
+  const pre = pgPrepass(text, false);
+  const limit = pre.incompleteAt ?? text.length;
+  let cut = 0;
+  for (const c of pre.cuts) if (c <= limit && c < text.length) cut = c;
+  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0 };
+  return { ...splitPostgres(text.slice(0, cut)), resume: cut };
+}

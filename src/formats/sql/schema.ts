@@ -8,21 +8,42 @@ const Position = Type.Object({
 });
 
 export const SqlStatement = Type.Object({
-  index: Type.Integer({ minimum: 0, description: '0-based position in the file; one Document Unit each.' }),
+  index: Type.Integer({ minimum: 0, description: '0-based position in the file; one Document Unit each (a top-level statement as written).' }),
   text: Type.String({ description: 'Exact source text, from the first token to the last (leading comments and the terminator excluded).' }),
   span: Type.Object({ start: Position, end: Position }, { description: 'end is exclusive.' }),
-  terminator: Type.Union([Type.String(), Type.Null()], { description: "';', 'GO', 'GO n', '/', a MySQL DELIMITER, or null at end of file." }),
-  repeat: Type.Optional(Type.Integer({ minimum: 1, description: 'T-SQL `GO n`: times the batch runs (still one unit).' })),
+  terminator: Type.Union([Type.String(), Type.Null()], {
+    description: "';', '/', a MySQL DELIMITER; T-SQL: ';', or 'GO' / 'GO n' for the last statement of a batch without one; null when none.",
+  }),
+  batch: Type.Optional(Type.Integer({ minimum: 0, description: 'T-SQL: 0-based index of the GO batch the statement is in.' })),
+  repeat: Type.Optional(Type.Integer({ minimum: 1, description: 'T-SQL `GO n`: times its batch runs (each statement is still one unit).' })),
   parts: Type.Optional(
     Type.Array(Type.Object({ text: Type.String(), span: Type.Object({ start: Position, end: Position }), type: Type.String() }), {
-      description: "T-SQL: the batch's ';'-terminated statements, when it has more than one (informational; the batch is the unit).",
+      description: 'No longer written (T-SQL statements are units now, see innerStatements); kept for compatibility.',
     }),
+  ),
+  innerStatements: Type.Optional(
+    Type.Array(
+      Type.Object({
+        text: Type.String(),
+        span: Type.Object({ start: Position, end: Position }),
+        type: Type.String(),
+        depth: Type.Integer({ minimum: 1, description: '1 = directly inside this statement, 2 = inside one of those, …' }),
+      }),
+      {
+        description:
+          'Statements inside a compound statement (procedure, function or trigger body, BEGIN … END, IF … ELSE, loops, EXECUTE IMMEDIATE / DO bodies), in source order; not units.',
+      },
+    ),
   ),
   psqlCopy: Type.Optional(Type.Boolean({ description: 'A psql \\copy line: the client-side COPY it runs.' })),
   type: Type.String({ description: 'Statement type, e.g. SELECT, INSERT, CREATE TABLE, CREATE FUNCTION; BATCH types name the first statement.' }),
   parseStatus: Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')]),
-  parser: Type.Union([Type.String(), Type.Null()]),
-  ast: Type.Optional(Type.Unknown({ description: "The parser's AST: libpg-query (PostgreSQL's parse tree as JSON) or node-sql-parser." })),
+  parser: Type.Union([Type.String(), Type.Null()], { description: 'The parser that produced the AST (the first of the dialect’s parsers to accept the statement).' }),
+  ast: Type.Optional(
+    Type.Unknown({
+      description: "The parser's AST: libpg-query (PostgreSQL's parse tree as JSON), sqlparser-rs (its Statement as JSON, without source spans) or node-sql-parser.",
+    }),
+  ),
   astOmitted: Type.Optional(Type.Boolean({ description: 'The statement parsed but is longer than 256 KiB: its AST is not written.' })),
   parseError: Type.Optional(
     Type.Object({
@@ -39,16 +60,19 @@ export const SqlContent = Type.Object({
   dialect: Type.String(),
   encoding: Type.String(),
   splitter: Type.String({ description: 'How statements were delimited.' }),
-  parser: Type.Union([Type.String(), Type.Null()], { description: 'Engine that parsed each statement, or null when none exists for the dialect.' }),
+  parser: Type.Union([Type.String(), Type.Null()], { description: "The dialect's parsers in the order each statement is offered to them, or null when none exists." }),
   statements: Type.Array(SqlStatement),
   statementCount: Type.Integer({ minimum: 0 }),
   parsedCount: Type.Integer({ minimum: 0 }),
   parseRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()]),
   statementTypes: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
+  parsers: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'Statements parsed, by the parser that produced the AST.' })),
+  batchCount: Type.Optional(Type.Integer({ minimum: 0, description: 'T-SQL: GO batches holding statements.' })),
+  directivesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: 'Directives past the first 10,000, not listed.' })),
   tables: Type.Array(Type.String(), { description: 'Every table referenced by any statement.' }),
   directives: Type.Array(
     Type.Object({ kind: Type.String(), line: Type.Integer({ minimum: 1 }), text: Type.String() }),
-    { description: 'Client directives that are not statements (psql meta-commands, MySQL DELIMITER, SQL*Plus commands).' },
+    { description: 'Client directives that are not statements: psql meta-commands, MySQL DELIMITER, SQL*Plus commands, T-SQL GO lines and SQLCMD commands.' },
   ),
 });
 

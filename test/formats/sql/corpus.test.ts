@@ -1,14 +1,18 @@
-// SQL family against the real corpus in ../shared/corpus/sql: statement counts per dialect
-// against the MANIFEST, exact text and spans, schema validity, parse results.
+// SQL family against the real corpus ($DOCPARSE_CORPUS_DIR/sql, default ../shared/corpus/sql;
+// skipped without it): statement counts per dialect against the MANIFEST (T-SQL against the
+// hand-checked statement list in fixtures/), exact text and spans, schema validity, parse results.
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { parseSql } from '../../../src/formats/sql/index.js';
 import { SqlContent } from '../../../src/formats/sql/schema.js';
-import { corpusPath, parseFileWith, readManifest } from '../../helpers/parse.js';
+import { parseFileWith } from '../../helpers/parse.js';
+import { hasSqlCorpus, sqlCorpusFile, sqlManifest, tsqlTruth } from './corpus-dir.js';
 
 const DIALECT: Record<string, string> = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
-const manifest = await readManifest('sql');
+const manifest = sqlManifest();
+const TSQL_TRUTH = tsqlTruth();
+const corpusPath = (_family: string, file: string): string => sqlCorpusFile(file);
 
 export async function runSql(file: string, sqlDialect: string): Promise<Record<string, any>> {
   const r = await parseFileWith(parseSql, file, 'sql', { sqlDialect });
@@ -51,7 +55,7 @@ const SNOWFLAKE_TRUTH: Record<string, { count: number; why: string }> = {
   'snowflake__task_scripting.sql': { count: 2, why: 'two CREATE TASK … AS BEGIN/DECLARE … END blocks; the MANIFEST splits inside them (~9)' },
 };
 
-describe('sql corpus: statements per file', () => {
+describe.skipIf(!hasSqlCorpus)('sql corpus: statements per file', () => {
   it('covers PostgreSQL, T-SQL, Snowflake and MySQL files', () => {
     const dialects = new Set(manifest.map((m) => m.dialect));
     expect([...dialects].sort()).toEqual(['mysql', 'postgresql', 'snowflake', 'transactsql']);
@@ -73,7 +77,14 @@ describe('sql corpus: statements per file', () => {
       expect(c.statementCount).toBe(c.statements.length);
 
       const sf = SNOWFLAKE_TRUTH[m.file];
-      if (sf) {
+      const truth = TSQL_TRUTH.get(m.file);
+      if (dialect === 'MsSql') {
+        // The MANIFEST's T-SQL counts are approximate (~): the hand-checked list is the truth.
+        expect(truth, `${m.file} has no hand-checked statement list`).toBeDefined();
+        const pos = (p: { line: number; column: number }): string => `${p.line}:${p.column}`;
+        const ours = c.statements.map((s: any) => [s.index, pos(s.span.start), pos(s.span.end), s.batch, s.repeat ?? null, s.innerStatements?.length ?? 0]);
+        expect(ours).toEqual(truth!.map((t) => [t.index, t.start, t.end, t.batch, t.repeat, t.inner]));
+      } else if (sf) {
         expect(c.statementCount, sf.why).toBe(sf.count);
       } else {
         const { expected, why } = reconcile(m.file, dialect, text, c);
@@ -99,7 +110,7 @@ describe('sql corpus: statements per file', () => {
   }
 });
 
-describe('sql corpus: parse results', () => {
+describe.skipIf(!hasSqlCorpus)('sql corpus: parse results', () => {
   it('PostgreSQL: libpg-query parses nearly every statement of the regression scripts; types and tables come from the AST', async () => {
     const a = await runSql(corpusPath('sql', 'pg__create_function_3.sql'), 'PostgreSQL');
     const c = a.content;
@@ -127,13 +138,24 @@ describe('sql corpus: parse results', () => {
     expect(a.content.statements.some((s: any) => s.text.startsWith('\\'))).toBe(false);
   });
 
-  it('T-SQL: GO batches are the units; node-sql-parser results are attached where it accepts them', async () => {
+  it('T-SQL: statements, not GO batches, are the units; GO lines are directives; empty statements are not counted', async () => {
     const a = await runSql(corpusPath('sql', 'tsql__gogo.sql'), 'MsSql');
-    expect(a.content.statements.map((s: any) => s.text)).toEqual(['sp_with_some_name\n;;;;;;', 'sp_with_params test', 'exec sp;;;;;;;;']);
-    expect(a.content.statements.every((s: any) => s.terminator === 'GO')).toBe(true);
+    expect(a.content.statements.map((s: any) => s.text)).toEqual(['sp_with_some_name', 'sp_with_params test', 'exec sp']);
+    expect(a.content.statements.map((s: any) => s.batch)).toEqual([2, 5, 6]);
+    expect(a.content.directives.filter((d: any) => d.kind === 'go')).toHaveLength(8);
     const d = await runSql(corpusPath('sql', 'tsql__dml_delete.sql'), 'MsSql');
-    expect(d.content.parsedCount).toBeGreaterThan(0);
-    expect(d.content.statementTypes.DELETE).toBeGreaterThan(0);
+    expect(d.content.parsedCount).toBeGreaterThan(15);
+    expect(d.content.statementTypes.DELETE).toBeGreaterThan(10);
+  });
+
+  it('T-SQL: a procedure body runs to the end of its batch and lists its statements; IF … ELSE counts once', async () => {
+    const a = await runSql(corpusPath('sql', 'tsql__control_flow.sql'), 'MsSql');
+    const proc = a.content.statements.find((s: any) => s.text.startsWith('CREATE PROCEDURE findjobs'));
+    expect(proc.text.endsWith('USE tempdb')).toBe(true);
+    expect(proc.innerStatements.map((x: any) => [x.type, x.depth]).slice(0, 3)).toEqual([['IF', 1], ['PRINT', 2], ['RETURN', 2]]);
+    const ifElse = a.content.statements.find((s: any) => s.text.startsWith("IF 1 = 1 PRINT 'Boolean_expression is true.'"));
+    expect(ifElse.innerStatements).toHaveLength(2);
+    expect(ifElse.type).toBe('IF');
   });
 
   it('MySQL and Snowflake: statement types and tables', async () => {

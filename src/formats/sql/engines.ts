@@ -1,0 +1,207 @@
+// The parsers a statement is offered to, in order, per dialect; the first that accepts it
+// gives the AST (and says so in the statement's `parser`). PostgreSQL: PostgreSQL's own
+// grammar (libpg-query). The others: datafusion-sqlparser-rs (WASM, the dialect's rules),
+// then node-sql-parser (the dialect's PEG grammar), which accepts some statements the first
+// rejects. Oracle has only sqlparser-rs.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { classifyStatement } from './classify.js';
+import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
+import { sqlparserFacts } from './sqlparser-ast.js';
+import type { Dialect } from './split.js';
+
+const require = createRequire(import.meta.url);
+
+export interface ParsedStatement {
+  type: string;
+  parseStatus: 'parsed' | 'error' | 'skipped';
+  parser: string | null;
+  ast?: unknown;
+  parseError?: { message: string; offset: number | null };
+  tables: string[];
+  columns: string[];
+}
+
+interface Engine {
+  name: string;
+  maxChars: number;
+  /** Throws a ParseFailure when the statement is rejected. */
+  parse(sql: string): { ast: unknown; type: string | null; tables: string[]; columns: string[] };
+}
+
+class ParseFailure extends Error {
+  constructor(message: string, readonly offset: number | null) {
+    super(message);
+  }
+}
+
+/** node-sql-parser builds per dialect (none for Oracle). */
+const NSP: Partial<Record<Dialect, { build: string; database: string }>> = {
+  MsSql: { build: 'transactsql', database: 'TransactSQL' },
+  Snowflake: { build: 'snowflake', database: 'Snowflake' },
+  MySql: { build: 'mysql', database: 'MySQL' },
+  BigQuery: { build: 'bigquery', database: 'BigQuery' },
+  Sqlite: { build: 'sqlite', database: 'Sqlite' },
+};
+
+/** sqlparser-rs dialect names. */
+const SQLPARSER: Partial<Record<Dialect, string>> = {
+  MsSql: 'mssql', Snowflake: 'snowflake', MySql: 'mysql', BigQuery: 'bigquery', Sqlite: 'sqlite', Oracle: 'oracle',
+};
+
+type SqlparserModule = typeof import('@guanmingchiu/sqlparser-ts');
+let sqlparser: Promise<SqlparserModule> | null = null;
+
+/** Loads datafusion-sqlparser-rs (its WASM ships inside the package) once per thread. */
+function loadSqlparser(): Promise<SqlparserModule> {
+  sqlparser ??= import('@guanmingchiu/sqlparser-ts').then(async (m) => {
+    await m.init();
+    return m;
+  });
+  return sqlparser;
+}
+
+/** Version from the package's own package.json (not in its exports map). */
+function packageVersion(entry: string): string {
+  const file = path.join(path.dirname(require.resolve(entry)), '..', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+const SQLPARSER_VERSION = packageVersion('@guanmingchiu/sqlparser-ts');
+const NSP_VERSION = (require('node-sql-parser/package.json') as { version: string }).version;
+
+/** Offset in `sql` of a 1-based line and column. */
+function offsetOf(sql: string, line: number, column: number): number {
+  let at = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = sql.indexOf('\n', at);
+    if (nl < 0) break;
+    at = nl + 1;
+  }
+  return Math.min(sql.length, at + Math.max(0, column - 1));
+}
+
+function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
+  return {
+    name: `sqlparser-rs ${SQLPARSER_VERSION} (${dialect})`,
+    maxChars: 8_000_000,
+    parse(sql) {
+      let statements: unknown[];
+      try {
+        statements = m.parse(sql, dialect as Parameters<SqlparserModule['parse']>[1]) as unknown[];
+      } catch (e) {
+        const msg = String((e as Error).message ?? e).replace(/^sql parser error: /, '');
+        const at = /at Line: (\d+), Column: (\d+)/.exec(msg);
+        throw new ParseFailure(msg.slice(0, 500), at ? offsetOf(sql, Number(at[1]), Number(at[2])) : null);
+      }
+      if (statements.length !== 1) throw new ParseFailure(`parsed as ${statements.length} statements`, null);
+      return sqlparserFacts(statements);
+    },
+  };
+}
+
+function nspTable(entry: string): string | null {
+  const [, schema, table] = entry.split('::');
+  if (!table) return null;
+  return schema && schema !== 'null' ? `${schema}.${table}` : table;
+}
+
+function nspColumn(entry: string): string | null {
+  const [, table, col] = entry.split('::');
+  if (!col || col === '(.*)' || col === '*') return null;
+  return table && table !== 'null' ? `${table}.${col}` : col;
+}
+
+interface NspParser {
+  parse(sql: string, opt: { database: string }): { ast: unknown; tableList: string[]; columnList: string[] };
+}
+
+function nspEngine(build: string, database: string): Engine {
+  const { Parser } = require(`node-sql-parser/build/${build}.js`) as { Parser: new () => NspParser };
+  const p = new Parser();
+  return {
+    name: `node-sql-parser ${NSP_VERSION} (${database})`,
+    // A PEG parser can be slow on huge inputs.
+    maxChars: 200_000,
+    parse(sql) {
+      let r: ReturnType<NspParser['parse']>;
+      try {
+        r = p.parse(sql, { database });
+      } catch (e) {
+        const err = e as { message?: string; location?: { start?: { offset?: number } } };
+        throw new ParseFailure(String(err.message ?? e).split('\n')[0].slice(0, 500), err.location?.start?.offset ?? null);
+      }
+      const ast = Array.isArray(r.ast) && r.ast.length === 1 ? r.ast[0] : r.ast;
+      if (Array.isArray(ast) && ast.length !== 1) throw new ParseFailure(`parsed as ${ast.length} statements`, null);
+      const node = (Array.isArray(ast) ? ast[0] : ast) as { type?: unknown; keyword?: unknown } | null;
+      const verb = typeof node?.type === 'string' ? node.type.toUpperCase() : null;
+      return {
+        ast,
+        type: verb && typeof node?.keyword === 'string' && /^(CREATE|ALTER|DROP)$/.test(verb) ? `${verb} ${node.keyword.toUpperCase()}` : verb,
+        tables: [...new Set(r.tableList.map(nspTable).filter((x): x is string => !!x))],
+        columns: [...new Set(r.columnList.map(nspColumn).filter((x): x is string => !!x))],
+      };
+    },
+  };
+}
+
+function postgresEngine(): Engine {
+  return {
+    name: 'libpg-query 18 (PostgreSQL 18 grammar)',
+    maxChars: 8_000_000,
+    parse(sql) {
+      const r = parsePostgres(sql);
+      if (!r.ok) throw new ParseFailure(r.error!.message, r.error!.offset);
+      const refs = pgReferences(r.ast);
+      return { ast: r.ast, type: pgStatementType(r.ast), tables: refs.tables, columns: refs.columns };
+    },
+  };
+}
+
+export class SqlEngines {
+  private constructor(private readonly engines: Engine[]) {}
+
+  static async forDialect(dialect: Dialect): Promise<SqlEngines> {
+    if (dialect === 'PostgreSql') {
+      await loadPostgres();
+      return new SqlEngines([postgresEngine()]);
+    }
+    const engines: Engine[] = [];
+    const sp = SQLPARSER[dialect];
+    if (sp) engines.push(sqlparserEngine(await loadSqlparser(), sp));
+    const nsp = NSP[dialect];
+    if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
+    return new SqlEngines(engines);
+  }
+
+  /** The parsers tried, in order, or null when the dialect has none. */
+  describe(): string | null {
+    return this.engines.length ? this.engines.map((e) => e.name).join(', then ') : null;
+  }
+
+  /** Offers `sql` to each parser in turn; the first that accepts it gives the AST. */
+  parse(sql: string, psqlCopy = false): ParsedStatement {
+    // `\copy …` is parsed as the COPY statement psql sends (offsets shift by the backslash).
+    const text = psqlCopy ? sql.slice(1) : sql;
+    const shift = psqlCopy ? 1 : 0;
+    const heuristic = classifyStatement(sql);
+    let firstError: { message: string; offset: number | null } | null = null;
+    for (const e of this.engines) {
+      if (text.length > e.maxChars) {
+        firstError ??= { message: `statement too long for ${e.name}`, offset: null };
+        continue;
+      }
+      try {
+        const r = e.parse(text);
+        return { type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic, parseStatus: 'parsed', parser: e.name, ast: r.ast, tables: r.tables, columns: r.columns };
+      } catch (err) {
+        if (!(err instanceof ParseFailure)) throw err;
+        firstError ??= { message: err.message, offset: err.offset === null ? null : err.offset + shift };
+      }
+    }
+    if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
+    const tooLong = /too long/.test(firstError?.message ?? '') && this.engines.every((e) => text.length > e.maxChars);
+    return { type: heuristic, parseStatus: tooLong ? 'skipped' : 'error', parser: null, parseError: firstError ?? { message: 'rejected', offset: null }, tables: [], columns: [] };
+  }
+}

@@ -1,0 +1,191 @@
+// Statements of an SQL file as a stream: the file is decoded in pieces cut at line breaks,
+// split as far as the text read so far allows (the splitters say where to resume), and each
+// statement is handed on with its absolute offsets and line/column positions. Memory holds
+// the piece being split and the statement in flight, not the file; a statement longer than
+// a piece makes the next read as large as what is pending, so rescans stay linear overall.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import chardet from 'chardet';
+import iconv from 'iconv-lite';
+import { ExtractionError } from '../types.js';
+import { innerStatements } from './blocks.js';
+import { splitPostgresPart } from './postgres.js';
+import { INITIAL_STATE, splitGenericPart, type Dialect, type GenericState, type RawStatement } from './split.js';
+
+/** Decoded text split per pass, at least (chars). */
+const PIECE_CHARS = 4 * 1024 * 1024;
+const READ_BYTES = 1024 * 1024;
+
+export interface Position {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+export interface StreamedInner {
+  text: string;
+  start: Position;
+  end: Position;
+  depth: number;
+}
+
+export interface StreamedStatement {
+  raw: RawStatement;
+  text: string;
+  start: Position;
+  end: Position;
+  inner: StreamedInner[];
+}
+
+export interface Directive {
+  kind: string;
+  line: number;
+  text: string;
+}
+
+export interface Encoding {
+  encoding: string;
+  /** Bytes of byte-order mark to skip. */
+  skip: number;
+}
+
+/** BOM first, then UTF-16 without a BOM (NULs in every other byte), strict UTF-8 (whole file), a charset detector. */
+export async function detectEncoding(filePath: string, size: number): Promise<Encoding> {
+  const fh = await open(filePath, 'r');
+  let head: Buffer;
+  try {
+    head = Buffer.alloc(Math.min(size, READ_BYTES));
+    await fh.read(head, 0, head.length, 0);
+  } finally {
+    await fh.close();
+  }
+  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', skip: 3 };
+  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', skip: 2 };
+  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', skip: 2 };
+  const sample = head.subarray(0, 64 * 1024);
+  if (sample.includes(0)) {
+    let even = 0;
+    let odd = 0;
+    for (let i = 0; i < sample.length; i++) if (sample[i] === 0) (i & 1 ? odd++ : even++);
+    const half = sample.length / 2;
+    if (odd > half * 0.3 && even < half * 0.05) return { encoding: 'utf-16le', skip: 0 };
+    if (even > half * 0.3 && odd < half * 0.05) return { encoding: 'utf-16be', skip: 0 };
+    throw new ExtractionError('the file contains binary data (NUL bytes), not SQL text');
+  }
+  if (await isUtf8File(filePath)) return { encoding: 'utf-8', skip: 0 };
+  const guess = chardet.detect(head) ?? 'windows-1252';
+  const enc = iconv.encodingExists(guess) && !/^utf-?8$/i.test(guess) ? guess : 'windows-1252';
+  return { encoding: enc.toLowerCase(), skip: 0 };
+}
+
+async function isUtf8File(filePath: string): Promise<boolean> {
+  const dec = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of createReadStream(filePath, { highWaterMark: READ_BYTES })) {
+      if ((chunk as Buffer).includes(0)) throw new ExtractionError('the file contains binary data (NUL bytes), not SQL text');
+      dec.decode(chunk as Buffer, { stream: true });
+    }
+    dec.decode();
+    return true;
+  } catch (e) {
+    if (e instanceof ExtractionError) throw e;
+    return false;
+  }
+}
+
+/** Line/column of offsets in a piece of text whose first char is at `base` (line, column). */
+class PieceLines {
+  private starts: number[] | null = null;
+
+  constructor(
+    private readonly text: string,
+    private readonly base: Position,
+  ) {}
+
+  at(local: number): Position {
+    if (!this.starts) {
+      this.starts = [0];
+      const t = this.text;
+      for (let i = 0; i < t.length; i++) {
+        const c = t.charCodeAt(i);
+        if (c === 10 || (c === 13 && t.charCodeAt(i + 1) !== 10)) this.starts.push(i + 1);
+      }
+    }
+    const s = this.starts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= local) lo = mid;
+      else hi = mid - 1;
+    }
+    const offset = this.base.offset + local;
+    return lo === 0 ? { offset, line: this.base.line, column: this.base.column + local } : { offset, line: this.base.line + lo, column: local - s[lo] + 1 };
+  }
+}
+
+export interface StreamOptions {
+  onDirective(d: Directive): void;
+  onWarning(w: string): void;
+  onProgress(bytesRead: number): void;
+}
+
+/** Top-level statements of the file, in order, as they are split. */
+export async function* streamStatements(filePath: string, enc: Encoding, dialect: Dialect, opts: StreamOptions): AsyncGenerator<StreamedStatement> {
+  const decoder = enc.encoding === 'utf-8' ? new TextDecoder('utf-8') : null;
+  const iconvDecoder = decoder ? null : iconv.getDecoder(enc.encoding);
+  const decode = (b: Buffer): string => (decoder ? decoder.decode(b, { stream: true }) : iconvDecoder!.write(b));
+  let pending = '';
+  let carry = '';
+  let base: Position = { offset: 0, line: 1, column: 1 };
+  let state: GenericState = { ...INITIAL_STATE };
+  let nextScanAt = PIECE_CHARS;
+  let bytes = 0;
+  const warnings = new Set<string>();
+
+  function* pass(final: boolean): Generator<StreamedStatement> {
+    const r =
+      dialect === 'PostgreSql'
+        ? (() => {
+            const p = splitPostgresPart(pending, final);
+            const meta = (p.extras.psqlMetaCommands as { offset: number; text: string }[] | undefined) ?? [];
+            return { statements: p.statements, warnings: p.warnings, resume: p.resume, state, directives: meta.map((d) => ({ ...d, kind: 'psql' })) };
+          })()
+        : splitGenericPart(pending, dialect, final, state);
+    const lines = new PieceLines(pending, base);
+    for (const d of r.directives) opts.onDirective({ kind: d.kind, line: lines.at(d.offset).line, text: d.text });
+    for (const w of r.warnings) if (!warnings.has(w)) (warnings.add(w), opts.onWarning(w));
+    for (const raw of r.statements) {
+      const inner =
+        raw.inner ??
+        (dialect === 'MsSql' ? [] : innerStatements(pending, raw.start, raw.end, dialect === 'PostgreSql' ? 'PgFallback' : dialect));
+      yield {
+        raw: { ...raw, start: base.offset + raw.start, end: base.offset + raw.end, termEnd: base.offset + raw.termEnd, inner: undefined },
+        text: pending.slice(raw.start, raw.end),
+        start: lines.at(raw.start),
+        end: lines.at(raw.end),
+        inner: inner.map((x) => ({ text: pending.slice(x.start, x.end), start: lines.at(x.start), end: lines.at(x.end), depth: x.depth })),
+      };
+    }
+    const resume = r.resume;
+    base = lines.at(resume);
+    pending = pending.slice(resume);
+    state = r.state;
+    // A statement longer than a piece: read as much again before the next pass.
+    nextScanAt = Math.max(PIECE_CHARS, pending.length * 2);
+  }
+
+  for await (const chunk of createReadStream(filePath, { start: enc.skip, highWaterMark: READ_BYTES })) {
+    bytes += (chunk as Buffer).length;
+    opts.onProgress(bytes);
+    carry += decode(chunk as Buffer);
+    const cut = carry.lastIndexOf('\n') + 1;
+    if (cut === 0) continue;
+    pending += carry.slice(0, cut);
+    carry = carry.slice(cut);
+    if (pending.length >= nextScanAt) yield* pass(false);
+  }
+  pending += carry + (decoder ? decoder.decode() : iconvDecoder!.end() ?? '');
+  carry = '';
+  yield* pass(true);
+}
