@@ -159,6 +159,20 @@ function postgresEngine(): Engine {
   };
 }
 
+/** `sql` with ';' after each of `ends` that has none (and does not stand before ELSE). */
+function withSemicolons(sql: string, ends: number[]): string {
+  const at = [...new Set(ends)].sort((a, b) => a - b);
+  let out = '';
+  let from = 0;
+  for (const e of at) {
+    const rest = sql.slice(e, e + 64).replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
+    if (rest.startsWith(';') || /^else\b/i.test(rest)) continue;
+    out += sql.slice(from, e) + ';';
+    from = e;
+  }
+  return out + sql.slice(from);
+}
+
 export class SqlEngines {
   private constructor(private readonly engines: Engine[]) {}
 
@@ -180,10 +194,16 @@ export class SqlEngines {
     return this.engines.length ? this.engines.map((e) => e.name).join(', then ') : null;
   }
 
-  /** Offers `sql` to each parser in turn; the first that accepts it gives the AST. */
-  parse(sql: string, psqlCopy = false): ParsedStatement {
+  /**
+   * Offers `sql` to each parser in turn; the first that accepts it gives the AST. `innerEnds`
+   * (T-SQL): where inner statements end; semicolons are optional in T-SQL but sqlparser-rs
+   * wants them between the statements of a block, so a parser that rejects the text as
+   * written is offered it once more with a ';' at each of those ends.
+   */
+  parse(sql: string, psqlCopy = false, innerEnds: number[] = []): ParsedStatement {
     // `\copy …` is parsed as the COPY statement psql sends (offsets shift by the backslash).
     const text = psqlCopy ? sql.slice(1) : sql;
+    const terminated = innerEnds.length ? withSemicolons(text, innerEnds) : null;
     const shift = psqlCopy ? 1 : 0;
     const heuristic = classifyStatement(sql);
     let firstError: { message: string; offset: number | null } | null = null;
@@ -192,12 +212,14 @@ export class SqlEngines {
         firstError ??= { message: `statement too long for ${e.name}`, offset: null };
         continue;
       }
-      try {
-        const r = e.parse(text);
-        return { type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic, parseStatus: 'parsed', parser: e.name, ast: r.ast, tables: r.tables, columns: r.columns };
-      } catch (err) {
-        if (!(err instanceof ParseFailure)) throw err;
-        firstError ??= { message: err.message, offset: err.offset === null ? null : err.offset + shift };
+      for (const candidate of terminated && terminated !== text ? [text, terminated] : [text]) {
+        try {
+          const r = e.parse(candidate);
+          return { type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic, parseStatus: 'parsed', parser: e.name, ast: r.ast, tables: r.tables, columns: r.columns };
+        } catch (err) {
+          if (!(err instanceof ParseFailure)) throw err;
+          firstError ??= { message: err.message, offset: err.offset === null ? null : err.offset + shift };
+        }
       }
     }
     if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };

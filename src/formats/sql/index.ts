@@ -111,7 +111,8 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   });
   for await (const s of stream) {
     await units.need(count + 1);
-    const p = engines.parse(s.text, s.raw.psqlCopy);
+    const innerEnds = dialect === 'MsSql' ? s.inner.map((x) => x.end.offset - s.start.offset) : [];
+    const p = engines.parse(s.text, s.raw.psqlCopy, innerEnds);
     if (p.parseStatus !== 'skipped' || p.parseError) attempted++;
     if (p.parseStatus === 'parsed') {
       parsed++;

@@ -125,6 +125,9 @@ class PieceLines {
 }
 
 export interface StreamOptions {
+  /** Decoded chars per pass, at least (default 4 Mi); bytes per read (default 1 MiB). Small in tests. */
+  pieceChars?: number;
+  readBytes?: number;
   onDirective(d: Directive): void;
   onWarning(w: string): void;
   onProgress(bytesRead: number): void;
@@ -139,7 +142,8 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   let carry = '';
   let base: Position = { offset: 0, line: 1, column: 1 };
   let state: GenericState = { ...INITIAL_STATE };
-  let nextScanAt = PIECE_CHARS;
+  const pieceChars = opts.pieceChars ?? PIECE_CHARS;
+  let nextScanAt = pieceChars;
   let bytes = 0;
   const warnings = new Set<string>();
 
@@ -172,10 +176,10 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
     pending = pending.slice(resume);
     state = r.state;
     // A statement longer than a piece: read as much again before the next pass.
-    nextScanAt = Math.max(PIECE_CHARS, pending.length * 2);
+    nextScanAt = Math.max(pieceChars, pending.length * 2);
   }
 
-  for await (const chunk of createReadStream(filePath, { start: enc.skip, highWaterMark: READ_BYTES })) {
+  for await (const chunk of createReadStream(filePath, { start: enc.skip, highWaterMark: opts.readBytes ?? READ_BYTES })) {
     bytes += (chunk as Buffer).length;
     opts.onProgress(bytes);
     carry += decode(chunk as Buffer);
