@@ -15,6 +15,8 @@ vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 const CLIENT_ID = 'pill-demo';
 const CLIENT_SECRET = 'pill-demo-secret-0123456789';
 let csv: Buffer;
+/** The CSV parses for several seconds: this far in, the attempt is on disk and the parse runs. */
+const PARSE_UNDER_WAY_MS = 1500;
 
 beforeAll(() => {
   // Parses for several seconds on one thread: long enough to kill the node mid-parse.
@@ -55,8 +57,13 @@ class Cluster {
     return (await (await fetch(`${this.node!.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as Status;
   }
 
-  /** kill -9 of the node: its parsing process follows it (the IPC channel closes). */
-  async crash(): Promise<void> {
+  /**
+   * kill -9 of the node (its parsing process follows it: the IPC channel closes), `afterMs`
+   * after the job was seen processing: the status answers from memory as soon as the state
+   * changes, the record reaches the disk a moment later, and the parse starts only then.
+   */
+  async crash(afterMs = 0): Promise<void> {
+    await new Promise((r) => setTimeout(r, afterMs));
     this.node!.kill();
     await this.node!.exited;
   }
@@ -67,7 +74,7 @@ async function uploadAndCrashMidParse(c: Cluster, id: string): Promise<void> {
   const r = await fetch(`${c.node!.url}/api/v1/documents/upload?fileName=${id}.csv&csvRoute=Tabular&documentId=${id}`, { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: csv });
   expect(r.status).toBe(202);
   await waitFor(async () => (await c.status(t, id)).statusInt === 3, 'the parse to start', 60_000);
-  await c.crash();
+  await c.crash(PARSE_UNDER_WAY_MS);
 }
 
 describe('poison pills', () => {
@@ -95,7 +102,7 @@ describe('poison pills', () => {
       const s = await cluster.status(t, 'pill');
       return s.statusInt === 3 && s.attempts === 2;
     }, 'the second attempt to start', 60_000);
-    await cluster.crash();
+    await cluster.crash(PARSE_UNDER_WAY_MS);
 
     // The second restart retires it before any parse starts.
     await cluster.start();
