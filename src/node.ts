@@ -43,6 +43,12 @@ import { RetentionSweeper } from './pipeline/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
 import { startLocalManagement } from './manage/local-management.js';
 import { executeAdminCommand } from './cli/admin-command.js';
+import { MembersStore } from './tenancy/members-store.js';
+import { OperatorKeysStore } from './tenancy/operator-keys-store.js';
+import { AuditStore } from './tenancy/audit-store.js';
+import { AppSettingsStore } from './tenancy/app-settings-store.js';
+import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
+import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
 
 const require = createRequire(import.meta.url);
 export const VERSION: string = (require('../package.json') as { version: string }).version;
@@ -101,7 +107,14 @@ export function usesDataDirExclusively(config: Config): boolean {
 /** How long a start waits for a `docparse admin` holding the data dir, or for a lock from another scope to go stale. */
 const LOCK_WAIT_MS = 40_000;
 
-type StartOptions = { logger?: Logger; redisPrefix?: string };
+type StartOptions = {
+  logger?: Logger;
+  redisPrefix?: string;
+  /** Dashboard sign-in (issue 20): who is signed in behind a management request. */
+  manageSessions?: SessionResolver;
+  /** What follows management changes (the mailer: activation e-mail, invitations). */
+  manageEvents?: ManageEvents;
+};
 
 export async function startNode(config: Config, opts: StartOptions = {}): Promise<RunningNode> {
   const logger = opts.logger ?? createLogger(config.logLevel, { nodeId: config.nodeId });
@@ -157,6 +170,11 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
 
   const has = (r: string) => config.roles.includes(r as never);
+  // The management API's stores share the control plane's connection.
+  const members = new MembersStore(controlPlane.db);
+  const operatorKeys = new OperatorKeysStore(controlPlane.db);
+  const audit = new AuditStore(controlPlane.db);
+  let localCredential: { matches(secret: string): boolean } | null = null;
   // Parsing runs in a supervised child process: no document can take this one down.
   const pool = has('worker')
     ? new ParseHost({
@@ -192,9 +210,34 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     poolStats: () => pool?.stats() ?? null,
     queueDepth: () => jobs.queue.depth(),
     openapi: () =>
-      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: CONTENT_SCHEMAS })),
+      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, api: 'v1', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: CONTENT_SCHEMAS })),
   });
   for (const r of health.routes) http.add(r);
+  if (has('api')) {
+    let manageDoc: Record<string, unknown> | null = null;
+    const manageRoutes = manageApiRoutes(
+      {
+        store: controlPlane,
+        members,
+        operatorKeys,
+        audit,
+        appSettings: new AppSettingsStore(controlPlane.db, controlPlane),
+        sealer,
+        keyring: identity.keyring,
+        authenticate: createManageAuthenticator({
+          operatorKeys,
+          members,
+          operatorEmails: config.operatorEmails,
+          localCredential: () => localCredential,
+          sessions: opts.manageSessions,
+        }),
+        regions: config.regions,
+        events: opts.manageEvents,
+      },
+      () => (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
+    );
+    for (const r of manageRoutes) http.add(r);
+  }
   if (has('auth')) for (const r of identity.routes) http.add(r);
   if (has('api')) {
     const intake = new Intake({
@@ -250,10 +293,12 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         dataDir: config.dataDir,
         logger,
         maxHeaderBytes: config.maxHeaderBytes,
-        run: (args) => executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring }),
+        run: (args) =>
+          executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring, operatorKeys, audit }),
       })
     : null;
   if (management) undo.push(() => management.close(0));
+  localCredential = management?.credential ?? null;
   await lock?.update({ host: config.host, port, manageUrl: management?.url ?? null });
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
   const binary = pool ? pdfiumBinary() : null;

@@ -4,6 +4,8 @@
 import type { Sealer } from '../crypto/sealed.js';
 import type { KeyRing } from '../identity/keyring.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
+import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
+import type { AuditStore } from '../tenancy/audit-store.js';
 import { runAdmin } from './admin.js';
 import { runKeysAdmin } from './keys.js';
 import { runStorageAdmin } from './storage.js';
@@ -12,8 +14,28 @@ export interface AdminDeps {
   store: ControlPlaneStore;
   /** The master-key sealer (storage credentials); asked for only by the commands that need it. */
   sealer(): Promise<Sealer>;
-  /** A loaded signing key ring; asked for only by `keys`. */
+  /** A loaded signing key ring; asked for only by `keys rotate|list`. */
   keyring(): Promise<KeyRing>;
+  /** Operator API keys (`keys create-operator|list-operators|revoke-operator`). */
+  operatorKeys: OperatorKeysStore;
+  /** Where a command that changed something is recorded (who: the local operator). */
+  audit?: AuditStore;
+}
+
+/** Commands that only read: not audited. */
+const READ_ONLY = new Set(['list', 'show', 'list-operators', 'help', '--help', '-h']);
+/** Options whose value is a secret: never written to the audit log. */
+const SECRET_OPTIONS = new Set(['--secret-access-key']);
+
+/** The command line as the audit log keeps it: secrets replaced. */
+export function redactArgs(args: string[]): string[] {
+  return args.map((a, i) => (i > 0 && SECRET_OPTIONS.has(args[i - 1]) ? '(secret)' : a.startsWith('--secret-access-key=') ? '--secret-access-key=(secret)' : a));
+}
+
+function isChange(args: string[]): boolean {
+  const words = args.filter((a) => !a.startsWith('-'));
+  if (words[0] === 'usage' || words.length < 2) return false;
+  return !READ_ONLY.has(words[1]);
 }
 
 export interface AdminResult {
@@ -33,7 +55,7 @@ export async function executeAdminCommand(args: string[], deps: AdminDeps): Prom
   let exitCode: number;
   try {
     if (isStorageCommand(args)) exitCode = await runStorageAdmin(args, deps.store, await deps.sealer(), out);
-    else if (args[0] === 'keys') exitCode = await runKeysAdmin(args, await deps.keyring(), out, err);
+    else if (args[0] === 'keys') exitCode = await runKeysAdmin(args, deps.keyring, deps.operatorKeys, out, err);
     else exitCode = await runAdmin(args, deps.store, out);
   } catch (e) {
     // What the commands do not turn into an exit code themselves (e.g. an unknown option of
@@ -41,6 +63,21 @@ export async function executeAdminCommand(args: string[], deps: AdminDeps): Prom
     const code = (e as NodeJS.ErrnoException).code;
     err(`error: ${(e as Error).message}`);
     exitCode = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+  }
+  if (exitCode === 0 && deps.audit && isChange(args)) {
+    const words = args.filter((a) => !a.startsWith('-'));
+    await deps.audit
+      .append({
+        actor: { kind: 'operator', id: 'local-cli', email: null },
+        tenantId: null,
+        action: `cli.${words[0]}.${words[1]}`,
+        objectType: words[0],
+        objectId: words[2] ?? null,
+        diff: { args: redactArgs(args) },
+        clientAddress: 'local',
+        requestId: null,
+      })
+      .catch((e: Error) => err(`warning: the change was made but could not be written to the audit log: ${e.message}`));
   }
   return { exitCode, stdout, stderr };
 }

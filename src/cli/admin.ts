@@ -472,6 +472,12 @@ export function adminUsage(): string[] {
     '',
     ...Object.values(commands).flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
     '',
+    '  keys rotate|list',
+    '      rotate or list token signing keys',
+    '  keys create-operator [--name NAME] | list-operators | revoke-operator KEY_ID',
+    '      operator API keys for the management API (a new key is printed once)',
+    '',
+    'Against a remote node: --url BASE_URL with --key dp_op_… (or DOCPARSE_OPERATOR_KEY).',
     '--json prints one JSON value per line (errors as {"error": ...}).',
     'Exit codes: 0 done, 1 the operation failed, 2 bad command line.',
   ];

@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
 import { resolveMasterKey } from '../node.js';
 import { openControlPlaneStore } from '../tenancy/sql-store.js';
 import { Sealer } from '../crypto/sealed.js';
+import { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
+import { AuditStore } from '../tenancy/audit-store.js';
 import { KeyRing } from '../identity/keyring.js';
 import { createLogger } from '../log.js';
 import { describeHolder, tryAcquireDataDirLock } from '../manage/data-dir-lock.js';
@@ -67,6 +69,8 @@ async function runDirectly(args: string[], config: Config, io: CliOutput): Promi
     const result = await executeAdminCommand(args, {
       store,
       sealer: getSealer,
+      operatorKeys: new OperatorKeysStore(store.db),
+      audit: new AuditStore(store.db),
       keyring: async () => {
         const keyring = new KeyRing({ store, sealer: await getSealer(), logger: createLogger('warn') });
         await keyring.init();

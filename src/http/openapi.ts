@@ -1,7 +1,7 @@
 // OpenAPI 3.1 document built from the registered routes' own schemas (the ones that
 // validate requests), so the description cannot drift from the behaviour.
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { RouteDef } from './route.js';
+import type { ApiDocument, RouteDef } from './route.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -25,7 +25,23 @@ export interface OpenApiInput {
   version: string;
   /** Extra named schemas (e.g. artifact content per format family). */
   components?: Record<string, TSchema>;
+  /** Which document: the parsing API's (default) or the management API's; routes of the other are left out. */
+  api?: ApiDocument;
 }
+
+const DOCUMENTS: Record<ApiDocument, { title: string; description: string }> = {
+  v1: {
+    title: 'docparse API',
+    description: 'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',
+  },
+  manage: {
+    title: 'docparse management API',
+    description:
+      'Tenants, members, apps, plans, storage configs, signing keys, usage and the audit log (the dashboard, the CLI and automation use it). ' +
+      'Call it with an operator API key (`Authorization: Bearer dp_op_…`). Another tenant\'s objects answer 404. ' +
+      'Errors are RFC 9457 problem documents with a stable `code`, from the same catalogue as the parsing API.',
+  },
+};
 
 function stripTypebox(schema: unknown): unknown {
   // TypeBox adds symbol keys only; JSON round-trip drops them and any undefined.
@@ -34,7 +50,8 @@ function stripTypebox(schema: unknown): unknown {
 
 export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of input.routes) {
+  const api = input.api ?? 'v1';
+  for (const r of input.routes.filter((route) => (route.api ?? 'v1') === api)) {
     const oasPath = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const parameters: unknown[] = [];
     for (const [name, s] of Object.entries(r.params?.properties ?? {})) {
@@ -64,7 +81,12 @@ export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
       requestBody = {
         required: true,
         description: r.body.description,
-        content: Object.fromEntries((r.body.contentTypes ?? ['application/octet-stream', '*/*']).map((c) => [c, { schema: { type: 'string', contentMediaType: 'application/octet-stream' } }])),
+        content: Object.fromEntries(
+          (r.body.contentTypes ?? ['application/octet-stream', '*/*']).map((c) => [
+            c,
+            { schema: r.body?.kind === 'raw' && r.body.schema ? stripTypebox(r.body.schema) : { type: 'string', contentMediaType: 'application/octet-stream' } },
+          ]),
+        ),
       };
     }
     paths[oasPath] ??= {};
@@ -76,26 +98,21 @@ export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses,
-      security: r.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+      security: r.auth === 'bearer' ? [{ bearerAuth: [] }] : r.auth === 'manage' ? [{ operatorKey: [] }] : [],
       ...(r.server === 'auth' ? { servers: [{ url: input.authUrl, description: 'Token endpoint host ({auth_url})' }] } : {}),
     };
   }
   const schemas: Record<string, unknown> = { Problem: stripTypebox({ ...ProblemSchema, $id: undefined }) };
   for (const [name, s] of Object.entries(input.components ?? {})) schemas[name] = stripTypebox(s);
+  const securitySchemes =
+    api === 'manage'
+      ? { operatorKey: { type: 'http', scheme: 'bearer', description: 'An operator API key (`docparse admin keys create-operator`), `dp_op_…`.' } }
+      : { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from ${input.authUrl}/connect/token (client_credentials, scope Service.API).` } };
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'docparse API',
-      version: input.version,
-      description: 'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',
-    },
-    servers: [{ url: input.baseUrl, description: 'API ({base_url})' }],
+    info: { title: DOCUMENTS[api].title, version: input.version, description: DOCUMENTS[api].description },
+    servers: [{ url: input.baseUrl, description: api === 'manage' ? 'Management API (same origin as {dashboard_url})' : 'API ({base_url})' }],
     paths,
-    components: {
-      schemas,
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from ${input.authUrl}/connect/token (client_credentials, scope Service.API).` },
-      },
-    },
+    components: { schemas, securitySchemes },
   };
 }

@@ -6,8 +6,15 @@ import type { BodyStream } from './body.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may call: nobody needs a token for 'public'; 'bearer' requires an API access token. */
-export type AuthKind = 'public' | 'bearer';
+/**
+ * Who may call: nobody needs a token for 'public'; 'bearer' requires an API access token
+ * (checked by the front); 'manage' requires a management principal (an operator key or,
+ * later, a dashboard session), checked by the management routes themselves (src/manage/api).
+ */
+export type AuthKind = 'public' | 'bearer' | 'manage';
+
+/** Which OpenAPI document describes a route: the parsing API's (/openapi/v1.json) or the management API's (/openapi/manage-v1.json). */
+export type ApiDocument = 'v1' | 'manage';
 
 export interface Principal {
   tenantId: string;
@@ -59,7 +66,7 @@ export interface ResponseDoc {
 export type BodySpec =
   | { kind: 'json'; schema: TSchema; maxBytes?: number }
   | { kind: 'form'; schema: TObject; maxBytes?: number }
-  | { kind: 'raw'; description: string; contentTypes?: string[] };
+  | { kind: 'raw'; description: string; contentTypes?: string[]; /** What the handler parses the body into, for the OpenAPI document. */ schema?: TSchema };
 
 export interface RouteDef<Q = any, B = any> {
   method: HttpMethod;
@@ -72,6 +79,8 @@ export interface RouteDef<Q = any, B = any> {
   auth: AuthKind;
   /** Which server serves it in OpenAPI: the API ({base_url}) or the token host ({auth_url}). */
   server?: 'api' | 'auth';
+  /** The OpenAPI document that describes it (default 'v1'). */
+  api?: ApiDocument;
   params?: TObject;
   query?: TObject;
   body?: BodySpec;

@@ -12,6 +12,8 @@ const LOOPBACK = '127.0.0.1';
 export interface LocalManagement {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
+  /** The operator credential it asks for (the management API on the main port accepts it too). */
+  credential: OperatorCredential;
   /** Stops accepting, lets a running command finish (up to graceMs), deletes the credential. */
   close(graceMs: number): Promise<void>;
 }
@@ -36,6 +38,7 @@ export async function startLocalManagement(opts: LocalManagementOptions): Promis
   }
   return {
     url: `http://${LOOPBACK}:${port}`,
+    credential,
     close: async (graceMs) => {
       await server.drain(graceMs);
       await credential.remove();

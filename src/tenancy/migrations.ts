@@ -112,6 +112,77 @@ CREATE TABLE usage_holds (
 CREATE INDEX usage_holds_app_month_idx ON usage_holds (app_id, month);
 `,
   },
+  {
+    version: 3,
+    name: 'management: tenant members and invitations, operator API keys, audit log; usage outlives a deleted app',
+    sql: `
+CREATE TABLE tenant_members (
+  tenant_id  text NOT NULL REFERENCES tenants(id),
+  email      text NOT NULL CHECK (email = lower(btrim(email)) AND position('@' IN email) > 1),
+  role       text NOT NULL CHECK (role IN ('owner', 'member')),
+  user_id    text,
+  added_at   timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (tenant_id, email)
+);
+CREATE INDEX tenant_members_email_idx ON tenant_members (email);
+
+-- An invitation by e-mail; the mailer sends the rows whose mailed_at is NULL and stamps them.
+CREATE TABLE tenant_invitations (
+  id          text PRIMARY KEY,
+  tenant_id   text NOT NULL REFERENCES tenants(id),
+  email       text NOT NULL CHECK (email = lower(btrim(email)) AND position('@' IN email) > 1),
+  role        text NOT NULL CHECK (role IN ('owner', 'member')),
+  invited_by  text NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  accepted_at timestamptz,
+  revoked_at  timestamptz,
+  mailed_at   timestamptz
+);
+CREATE UNIQUE INDEX tenant_invitations_open_idx ON tenant_invitations (tenant_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL;
+CREATE INDEX tenant_invitations_email_idx ON tenant_invitations (email);
+
+CREATE TABLE operator_keys (
+  id           text PRIMARY KEY,
+  name         text NOT NULL,
+  key_sha256   text NOT NULL UNIQUE,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  revoked_at   timestamptz,
+  last_used_at timestamptz
+);
+
+CREATE TABLE audit_log (
+  id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at             timestamptz NOT NULL DEFAULT now(),
+  actor_kind     text NOT NULL,
+  actor_id       text NOT NULL,
+  actor_email    text,
+  tenant_id      text,
+  action         text NOT NULL,
+  object_type    text NOT NULL,
+  object_id      text,
+  diff           jsonb NOT NULL DEFAULT '{}',
+  client_address text,
+  request_id     text
+);
+CREATE INDEX audit_log_tenant_idx ON audit_log (tenant_id, id);
+
+-- Billing history stays when an app is deleted: the references become a check at insert
+-- time (a charge or hold still needs an existing app, with the same error as before).
+ALTER TABLE usage_ledger DROP CONSTRAINT usage_ledger_app_id_fkey;
+ALTER TABLE usage_holds DROP CONSTRAINT usage_holds_app_id_fkey;
+CREATE FUNCTION usage_app_exists() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM apps WHERE id = NEW.app_id) THEN
+    RAISE EXCEPTION 'app % does not exist', NEW.app_id
+      USING ERRCODE = 'foreign_key_violation', CONSTRAINT = TG_TABLE_NAME || '_app_id_fkey';
+  END IF;
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER usage_ledger_app_exists BEFORE INSERT ON usage_ledger FOR EACH ROW EXECUTE FUNCTION usage_app_exists();
+CREATE TRIGGER usage_holds_app_exists BEFORE INSERT ON usage_holds FOR EACH ROW EXECUTE FUNCTION usage_app_exists();
+`,
+  },
 ];
 
 /**

@@ -193,3 +193,56 @@ export class NotFoundError extends Error {
     this.name = 'NotFoundError';
   }
 }
+
+// ------------------------------------------------------------------ management (migration 3)
+
+export type TenantRole = 'owner' | 'member';
+
+/** A person in a tenant, known by e-mail (their sign-in subject once they have signed in). */
+export interface TenantMember {
+  tenantId: string;
+  email: string;
+  role: TenantRole;
+  userId: string | null;
+  addedAt: string;
+}
+
+/** An open or settled invitation by e-mail; the mailer sends those with mailedAt null. */
+export interface TenantInvitation {
+  id: string;
+  tenantId: string;
+  email: string;
+  role: TenantRole;
+  /** Audit actor id of who invited. */
+  invitedBy: string;
+  createdAt: string;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+  mailedAt: string | null;
+}
+
+/** An operator API key as stored: a name and the SHA-256 of the key, never the key. */
+export interface OperatorKey {
+  id: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** One change, as the audit log keeps it. */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { kind: string; id: string; email: string | null };
+  tenantId: string | null;
+  action: string;
+  objectType: string;
+  objectId: string | null;
+  /** Fields that changed (never a secret). */
+  diff: Record<string, unknown>;
+  clientAddress: string | null;
+  requestId: string | null;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'at'>;

@@ -1,0 +1,43 @@
+// The audit log, newest first in pages: operators read every entry (or one tenant's);
+// owners read their tenants' entries; members read none.
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../../http/route.js';
+import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
+import { AuditEntrySchema, Id } from './schemas.js';
+
+export function auditRoutes(deps: ManageDeps): RouteDef[] {
+  return [
+    manageRoute<Record<string, never>, { tenantId?: string; before?: string; limit?: number }>(deps, {
+      method: 'GET',
+      path: '/audit',
+      operationId: 'listAuditEntries',
+      summary: 'Who changed what, when and from where (operators: all; owners: their tenants)',
+      tags: ['audit'],
+      query: Type.Object(
+        {
+          tenantId: Type.Optional(Id('Only this tenant’s entries.')),
+          before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', description: 'The `next` of the previous page.' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: { description: 'A page of entries.', schema: Type.Object({ items: Type.Array(AuditEntrySchema), next: Type.Union([Type.String(), Type.Null()]) }) },
+        403: { description: 'A member, not an owner (`owner_required`).' },
+        404: { description: 'No such tenant, or not yours.' },
+      },
+      handler: async ({ principal, query }) => {
+        let tenantIds: string[] | undefined;
+        if (query.tenantId !== undefined) {
+          await visibleTenant(deps, principal, query.tenantId);
+          if (!canManage(principal, query.tenantId)) throw manageErrors.ownerOnly('read the audit log');
+          tenantIds = [query.tenantId];
+        } else if (!principal.isOperator) {
+          tenantIds = [...principal.tenantRoles].filter(([, role]) => role === 'owner').map(([id]) => id);
+        }
+        const page = await deps.audit.list({ tenantIds, before: query.before, limit: query.limit ?? 100 });
+        return ok({ items: page.entries, next: page.next });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,197 @@
+// What every management route shares: the principal is established before anything else
+// (no body is read for a caller without credentials), the JSON body is parsed and validated
+// against the schema the OpenAPI document publishes, and each change goes to the audit log.
+// Visibility: another tenant's objects are 404 exactly like objects that do not exist.
+import type { TSchema } from '@sinclair/typebox';
+import { ProblemError, problems } from '../../http/problem.js';
+import type { Reply, RequestContext, ResponseDoc, RouteDef } from '../../http/route.js';
+import { validateBody } from '../../http/validation.js';
+import type { Sealer } from '../../crypto/sealed.js';
+import type { KeyRing } from '../../identity/keyring.js';
+import type { AppSettingsStore } from '../../tenancy/app-settings-store.js';
+import type { AuditStore } from '../../tenancy/audit-store.js';
+import type { MembersStore } from '../../tenancy/members-store.js';
+import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
+import type { App, ControlPlaneStore, Tenant, TenantInvitation } from '../../tenancy/types.js';
+import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
+
+export const MANAGE_PREFIX = '/manage/v1';
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** What follows a change outside this API (the mailer subscribes: activation e-mail, invitations). */
+export interface ManageEvents {
+  tenantActivated?(tenant: Tenant): void | Promise<void>;
+  invitationCreated?(invitation: TenantInvitation): void | Promise<void>;
+}
+
+export interface ManageDeps {
+  store: ControlPlaneStore;
+  members: MembersStore;
+  operatorKeys: OperatorKeysStore;
+  audit: AuditStore;
+  appSettings: AppSettingsStore;
+  sealer: Sealer;
+  keyring: KeyRing;
+  authenticate: ManageAuthenticator;
+  /** License regions an app may be given (config.regions). */
+  regions: readonly string[];
+  events?: ManageEvents;
+}
+
+export interface ManageCall<P, Q, B> {
+  ctx: RequestContext;
+  principal: ManagePrincipal;
+  params: P;
+  query: Q;
+  body: B;
+  /** Writes one audit entry for a change made by this request. */
+  audit(e: { action: string; tenantId: string | null; objectType: string; objectId: string | null; diff?: Record<string, unknown> }): Promise<void>;
+}
+
+export interface ManageRouteDef<P, Q, B> {
+  method: RouteDef['method'];
+  /** After /manage/v1. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: RouteDef['params'];
+  query?: RouteDef['query'];
+  body?: TSchema;
+  responses: Record<number, ResponseDoc>;
+  handler(call: ManageCall<P, Q, B>): Promise<Reply>;
+}
+
+/** Responses every management route can give. */
+const COMMON_RESPONSES: Record<number, ResponseDoc> = {
+  401: { description: 'No credentials (`missing_credentials`), or an unknown or revoked operator key (`invalid_credentials`).' },
+};
+
+const BODY_RESPONSES: Record<number, ResponseDoc> = {
+  400: { description: 'The body or a parameter is invalid (`invalid_parameter`).' },
+  413: { description: 'Body over 64 KiB.' },
+  415: { description: 'The body is not application/json.' },
+};
+
+async function readJson(ctx: RequestContext): Promise<unknown> {
+  const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+  const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_BODY_BYTES) : Buffer.alloc(0);
+  if (raw.length === 0) throw problems.invalidParameter('body', 'A JSON request body is required.');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw problems.invalidParameter('body', `The request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+export function manageRoute<P = Record<string, string>, Q = Record<string, unknown>, B = undefined>(deps: ManageDeps, def: ManageRouteDef<P, Q, B>): RouteDef {
+  return {
+    method: def.method,
+    path: MANAGE_PREFIX + def.path,
+    operationId: def.operationId,
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    tags: def.tags,
+    auth: 'manage',
+    api: 'manage',
+    params: def.params,
+    query: def.query,
+    ...(def.body ? { body: { kind: 'raw', description: 'JSON', contentTypes: ['application/json'], schema: def.body } as const } : {}),
+    responses: {
+      ...def.responses,
+      ...COMMON_RESPONSES,
+      ...(def.body ? BODY_RESPONSES : {}),
+    },
+    handler: async (ctx) => {
+      const principal = await deps.authenticate(ctx);
+      const body = def.body ? validateBody<B>(def.body, await readJson(ctx)) : (undefined as B);
+      const call: ManageCall<P, Q, B> = {
+        ctx,
+        principal,
+        params: ctx.params as P,
+        query: ctx.query as Q,
+        body,
+        audit: async (e) => {
+          await deps.audit.append({
+            actor: { kind: principal.kind, id: principal.id, email: principal.email ?? null },
+            tenantId: e.tenantId,
+            action: e.action,
+            objectType: e.objectType,
+            objectId: e.objectId,
+            diff: e.diff ?? {},
+            clientAddress: ctx.remoteAddress || null,
+            requestId: ctx.requestId,
+          });
+        },
+      };
+      return def.handler(call);
+    },
+  };
+}
+
+// ------------------------------------------------------------------ answers and refusals
+
+export const ok = (json: unknown, status = 200): Reply => ({ status, json });
+
+export const manageErrors = {
+  notFound: (what: string, id: string) =>
+    new ProblemError(404, `${what.replace(/ /g, '_')}_not_found`, 'Not found', `No ${what} ${JSON.stringify(id)} exists, or it is not yours.`, { id }),
+  operatorOnly: (what: string) => new ProblemError(403, 'operator_required', 'Operators only', `Only platform operators may ${what}.`),
+  ownerOnly: (what: string) => new ProblemError(403, 'owner_required', "Tenant owners only", `Only the tenant's owners (or an operator) may ${what}.`),
+  conflict: (code: string, detail: string) => new ProblemError(409, code, 'Conflict', detail),
+  invalid: (parameter: string, detail: string, allowed?: readonly string[]) => problems.invalidParameter(parameter, detail, allowed),
+};
+
+// ------------------------------------------------------------------ visibility
+
+/** Whether the principal may see the tenant's objects at all. */
+export const canSee = (p: ManagePrincipal, tenantId: string) => p.isOperator || p.tenantRoles.has(tenantId);
+/** Whether the principal may change the tenant's apps, storage and members. */
+export const canManage = (p: ManagePrincipal, tenantId: string) => p.isOperator || p.tenantRoles.get(tenantId) === 'owner';
+
+/** The tenant, if the principal may see it; 404 otherwise (whether or not it exists). */
+export async function visibleTenant(deps: ManageDeps, p: ManagePrincipal, tenantId: string): Promise<Tenant> {
+  const tenant = canSee(p, tenantId) ? await deps.store.getTenant(tenantId) : null;
+  if (!tenant) throw manageErrors.notFound('tenant', tenantId);
+  return tenant;
+}
+
+/** The tenant, for a change by its owners (403 for a member, 404 for anyone else). */
+export async function ownedTenant(deps: ManageDeps, p: ManagePrincipal, tenantId: string, what: string): Promise<Tenant> {
+  const tenant = await visibleTenant(deps, p, tenantId);
+  if (!canManage(p, tenantId)) throw manageErrors.ownerOnly(what);
+  return tenant;
+}
+
+export async function visibleApp(deps: ManageDeps, p: ManagePrincipal, appId: string): Promise<App> {
+  const app = await deps.store.getApp(appId);
+  if (!app || !canSee(p, app.tenantId)) throw manageErrors.notFound('app', appId);
+  return app;
+}
+
+export async function ownedApp(deps: ManageDeps, p: ManagePrincipal, appId: string, what: string): Promise<App> {
+  const app = await visibleApp(deps, p, appId);
+  if (!canManage(p, app.tenantId)) throw manageErrors.ownerOnly(what);
+  return app;
+}
+
+export function requireOperator(p: ManagePrincipal, what: string): void {
+  if (!p.isOperator) throw manageErrors.operatorOnly(what);
+}
+
+/** An app as the API shows it: never the secret hash. */
+export function publicApp(app: App): Omit<App, 'secretHash'> {
+  const { secretHash: _omit, ...rest } = app;
+  return rest;
+}
+
+/** Fields whose values differ between two versions of a record (for the audit diff). */
+export function changed<T extends object>(before: T, after: T, fields: (keyof T)[]): Record<string, unknown> {
+  const diff: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (JSON.stringify(before[f]) !== JSON.stringify(after[f])) diff[String(f)] = { from: before[f], to: after[f] };
+  }
+  return diff;
+}

@@ -1,0 +1,115 @@
+// Tenant members: list (with open invitations), invite by e-mail, remove a member, revoke an
+// invitation. Members read; owners (and operators) change. The e-mail to the invited person
+// is the mailer's: it reads the invitations whose mailedAt is null (and gets an event).
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../../http/route.js';
+import { AlreadyInvitedError, normalizeEmail } from '../../tenancy/members-store.js';
+import type { TenantRole } from '../../tenancy/types.js';
+import { manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
+import { Id, InvitationSchema, MemberSchema, RoleSchema, TenantIdParams } from './schemas.js';
+
+const Invite = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema },
+  { additionalProperties: false },
+);
+
+const MembersList = Type.Object({ members: Type.Array(MemberSchema), invitations: Type.Array(InvitationSchema) });
+
+export function memberRoutes(deps: ManageDeps): RouteDef[] {
+  return [
+    manageRoute<{ tenantId: string }>(deps, {
+      method: 'GET',
+      path: '/tenants/:tenantId/members',
+      operationId: 'listMembers',
+      summary: "List a tenant's members and open invitations",
+      tags: ['members'],
+      params: TenantIdParams,
+      responses: { 200: { description: 'Members and open invitations.', schema: MembersList }, 404: { description: 'No such tenant, or not yours.' } },
+      handler: async ({ principal, params }) => {
+        const tenant = await visibleTenant(deps, principal, params.tenantId);
+        const [members, invitations] = await Promise.all([deps.members.listMembers(tenant.id), deps.members.listOpenInvitations(tenant.id)]);
+        return ok({ members, invitations });
+      },
+    }),
+    manageRoute<{ tenantId: string }, Record<string, never>, { email: string; role: TenantRole }>(deps, {
+      method: 'POST',
+      path: '/tenants/:tenantId/invitations',
+      operationId: 'inviteMember',
+      summary: 'Invite someone by e-mail as owner or member (owners only)',
+      description: 'The invitation becomes a membership when the invited person signs in with that address. The e-mail is sent by the mailer.',
+      tags: ['members'],
+      params: TenantIdParams,
+      body: Invite,
+      responses: {
+        201: { description: 'The invitation.', schema: InvitationSchema },
+        403: { description: 'A member, not an owner (`owner_required`).' },
+        404: { description: 'No such tenant, or not yours.' },
+        409: { description: 'Already a member with that role, or already invited (`already_member`, `already_invited`).' },
+      },
+      handler: async ({ principal, params, body, audit }) => {
+        const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
+        const email = normalizeEmail(body.email);
+        const existing = await deps.members.getMember(tenant.id, email);
+        if (existing && existing.role === body.role) throw manageErrors.conflict('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
+        let invitation;
+        try {
+          invitation = await deps.members.createInvitation({ tenantId: tenant.id, email, role: body.role, invitedBy: principal.id });
+        } catch (err) {
+          if (err instanceof AlreadyInvitedError) throw manageErrors.conflict('already_invited', `${err.message}; revoke it first to change the role.`);
+          throw err;
+        }
+        await audit({ action: 'member.invite', tenantId: tenant.id, objectType: 'invitation', objectId: invitation.id, diff: { email, role: body.role } });
+        await deps.events?.invitationCreated?.(invitation);
+        return ok(invitation, 201);
+      },
+    }),
+    manageRoute<{ tenantId: string; email: string }>(deps, {
+      method: 'DELETE',
+      path: '/tenants/:tenantId/members/:email',
+      operationId: 'removeMember',
+      summary: 'Remove a member (owners only; the last owner stays)',
+      tags: ['members'],
+      params: Type.Object({ tenantId: Id('Tenant id.'), email: Type.String({ minLength: 3, maxLength: 320, description: "The member's e-mail address." }) }),
+      responses: {
+        200: { description: 'The removed membership.', schema: MemberSchema },
+        403: { description: 'A member, not an owner (`owner_required`).' },
+        404: { description: 'No such tenant or member.' },
+        409: { description: 'The last owner (`last_owner`).' },
+      },
+      handler: async ({ principal, params, audit }) => {
+        const tenant = await ownedTenant(deps, principal, params.tenantId, 'remove members');
+        let email: string;
+        try {
+          email = normalizeEmail(params.email);
+        } catch {
+          throw manageErrors.notFound('member', params.email);
+        }
+        const removed = await deps.members.removeMember(tenant.id, email);
+        if (removed === null) throw manageErrors.notFound('member', email);
+        if (removed === 'last_owner') throw manageErrors.conflict('last_owner', `${email} is the tenant's last owner; make someone else an owner first.`);
+        await audit({ action: 'member.remove', tenantId: tenant.id, objectType: 'member', objectId: email, diff: { role: removed.role } });
+        return ok(removed);
+      },
+    }),
+    manageRoute<{ tenantId: string; invitationId: string }>(deps, {
+      method: 'DELETE',
+      path: '/tenants/:tenantId/invitations/:invitationId',
+      operationId: 'revokeInvitation',
+      summary: 'Revoke an open invitation (owners only)',
+      tags: ['members'],
+      params: Type.Object({ tenantId: Id('Tenant id.'), invitationId: Id('Invitation id.') }),
+      responses: {
+        200: { description: 'The revoked invitation.', schema: InvitationSchema },
+        403: { description: 'A member, not an owner (`owner_required`).' },
+        404: { description: 'No such tenant or open invitation.' },
+      },
+      handler: async ({ principal, params, audit }) => {
+        const tenant = await ownedTenant(deps, principal, params.tenantId, 'revoke invitations');
+        const revoked = await deps.members.revokeInvitation(tenant.id, params.invitationId);
+        if (!revoked) throw manageErrors.notFound('invitation', params.invitationId);
+        await audit({ action: 'member.revoke-invitation', tenantId: tenant.id, objectType: 'invitation', objectId: revoked.id, diff: { email: revoked.email } });
+        return ok(revoked);
+      },
+    }),
+  ];
+}

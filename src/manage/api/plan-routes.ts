@@ -1,0 +1,104 @@
+// Plans: operators define them (quota, OCR/Advanced flags, max file size, unfinished jobs,
+// upload bytes/s) and retire them; everyone may list the usable ones.
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../../http/route.js';
+import type { NewPlan } from '../../tenancy/types.js';
+import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
+import { list, PlanIdParams, PlanSchema } from './schemas.js';
+
+/** The CLI's defaults (src/cli/admin.ts): 256 MiB files, 8 unfinished jobs, 64 MiB/s. */
+export const PLAN_DEFAULTS = { maxFileSizeBytes: 256 * 1024 ** 2, maxConcurrentJobs: 8, maxBytesPerSecond: 64 * 1024 ** 2 };
+
+const CreatePlan = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    maxDocumentUnitsPerMonth: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    advancedPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
+    ocrPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
+    maxFileSizeBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Default ${PLAN_DEFAULTS.maxFileSizeBytes}.` })),
+    maxConcurrentJobs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: `Unfinished jobs an app may have; default ${PLAN_DEFAULTS.maxConcurrentJobs}.` })),
+    maxBytesPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Upload bytes per second; default ${PLAN_DEFAULTS.maxBytesPerSecond}.` })),
+  },
+  { additionalProperties: false },
+);
+
+type CreateBody = Partial<NewPlan> & { name: string; maxDocumentUnitsPerMonth: number };
+
+export function planRoutes(deps: ManageDeps): RouteDef[] {
+  return [
+    manageRoute<Record<string, never>, Record<string, never>, CreateBody>(deps, {
+      method: 'POST',
+      path: '/plans',
+      operationId: 'createPlan',
+      summary: 'Define a usable plan (operators only)',
+      tags: ['plans'],
+      body: CreatePlan,
+      responses: { 201: { description: 'The plan.', schema: PlanSchema }, 403: { description: 'Not an operator (`operator_required`).' } },
+      handler: async ({ principal, body, audit }) => {
+        requireOperator(principal, 'define plans');
+        const plan = await deps.store.createPlan({
+          name: body.name.trim(),
+          maxDocumentUnitsPerMonth: body.maxDocumentUnitsPerMonth,
+          advancedPdfExtraction: body.advancedPdfExtraction ?? false,
+          ocrPdfExtraction: body.ocrPdfExtraction ?? false,
+          maxFileSizeBytes: body.maxFileSizeBytes ?? PLAN_DEFAULTS.maxFileSizeBytes,
+          maxConcurrentJobs: body.maxConcurrentJobs ?? PLAN_DEFAULTS.maxConcurrentJobs,
+          maxBytesPerSecond: body.maxBytesPerSecond ?? PLAN_DEFAULTS.maxBytesPerSecond,
+        });
+        const { id: _id, createdAt: _at, status: _s, ...terms } = plan;
+        await audit({ action: 'plan.create', tenantId: null, objectType: 'plan', objectId: plan.id, diff: terms });
+        return ok(plan, 201);
+      },
+    }),
+    manageRoute<Record<string, never>, { status?: 'usable' | 'retired' }>(deps, {
+      method: 'GET',
+      path: '/plans',
+      operationId: 'listPlans',
+      summary: 'List plans (operators: all, or by status; others: the usable ones)',
+      tags: ['plans'],
+      query: Type.Object({ status: Type.Optional(Type.Union([Type.Literal('usable'), Type.Literal('retired')])) }, { additionalProperties: false }),
+      responses: { 200: { description: 'The plans.', schema: list(PlanSchema) } },
+      handler: async ({ principal, query }) => {
+        const status = principal.isOperator ? query.status : 'usable';
+        const plans = await deps.store.listPlans();
+        return ok({ items: status ? plans.filter((p) => p.status === status) : plans });
+      },
+    }),
+    manageRoute<{ planId: string }>(deps, {
+      method: 'GET',
+      path: '/plans/:planId',
+      operationId: 'getPlan',
+      summary: 'Get a plan',
+      tags: ['plans'],
+      params: PlanIdParams,
+      responses: { 200: { description: 'The plan.', schema: PlanSchema }, 404: { description: 'No such plan.' } },
+      handler: async ({ params }) => {
+        const plan = await deps.store.getPlan(params.planId);
+        if (!plan) throw manageErrors.notFound('plan', params.planId);
+        return ok(plan);
+      },
+    }),
+    manageRoute<{ planId: string }>(deps, {
+      method: 'POST',
+      path: '/plans/:planId/retire',
+      operationId: 'retirePlan',
+      summary: 'Retire a plan: apps on it get no tokens until given another (operators only)',
+      tags: ['plans'],
+      params: PlanIdParams,
+      responses: {
+        200: { description: 'The retired plan and how many apps are on it.', schema: Type.Object({ plan: PlanSchema, appsOnPlan: Type.Integer() }) },
+        403: { description: 'Not an operator (`operator_required`).' },
+        404: { description: 'No such plan.' },
+      },
+      handler: async ({ principal, params, audit }) => {
+        requireOperator(principal, 'retire plans');
+        const before = await deps.store.getPlan(params.planId);
+        if (!before) throw manageErrors.notFound('plan', params.planId);
+        const plan = await deps.store.retirePlan(before.id);
+        const appsOnPlan = (await deps.store.listApps()).filter((a) => a.planId === plan.id).length;
+        if (before.status !== plan.status) await audit({ action: 'plan.retire', tenantId: null, objectType: 'plan', objectId: plan.id, diff: { status: { from: before.status, to: plan.status } } });
+        return ok({ plan, appsOnPlan });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,135 @@
+// Shapes of the management API's resources, as the OpenAPI document publishes them. Secrets
+// never appear: no secret hash, no sealed storage key; a client secret only in the answers
+// that create one (shown once).
+import { Type, type TSchema } from '@sinclair/typebox';
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+const Timestamp = Type.String({ format: 'date-time' });
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+export const TenantSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  state: Type.Union([Type.Literal('Pending Activation'), Type.Literal('Active'), Type.Literal('Deactivated')]),
+  contactEmail: Nullable(Type.String()),
+  createdAt: Timestamp,
+  activatedAt: Nullable(Timestamp),
+});
+
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')], { description: 'owner: manages apps, storage and members; member: reads.' });
+
+export const MemberSchema = Type.Object({
+  tenantId: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  userId: Nullable(Type.String()),
+  addedAt: Timestamp,
+});
+
+export const InvitationSchema = Type.Object({
+  id: Type.String(),
+  tenantId: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  invitedBy: Type.String(),
+  createdAt: Timestamp,
+  acceptedAt: Nullable(Timestamp),
+  revokedAt: Nullable(Timestamp),
+  mailedAt: Nullable(Timestamp),
+});
+
+export const AppSchema = Type.Object({
+  id: Type.String(),
+  tenantId: Type.String(),
+  name: Type.String(),
+  licenseRegion: Nullable(Type.String()),
+  clientId: Type.String(),
+  dbCode: Nullable(Type.String()),
+  allowedDomains: Type.Array(Type.String(), { maxItems: 3 }),
+  enabled: Type.Boolean(),
+  planId: Nullable(Type.String()),
+  storageConfigId: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+
+export const AppWithSecretSchema = Type.Object({
+  app: AppSchema,
+  clientId: Type.String(),
+  clientSecret: Type.String({ description: 'Shown only in this answer; only its hash is stored.' }),
+  notice: Type.String(),
+});
+
+export const PlanSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  status: Type.Union([Type.Literal('usable'), Type.Literal('retired')]),
+  maxDocumentUnitsPerMonth: Type.Integer(),
+  advancedPdfExtraction: Type.Boolean(),
+  ocrPdfExtraction: Type.Boolean(),
+  maxFileSizeBytes: Type.Integer(),
+  maxConcurrentJobs: Type.Integer({ description: 'Unfinished jobs an app may have at once.' }),
+  maxBytesPerSecond: Type.Integer(),
+  createdAt: Timestamp,
+});
+
+export const StorageConfigSchema = Type.Object({
+  id: Type.String(),
+  tenantId: Type.String(),
+  provider: Type.String(),
+  endpoint: Nullable(Type.String()),
+  region: Type.String(),
+  bucket: Type.String(),
+  prefix: Type.String(),
+  accessKeyId: Type.String(),
+  forcePathStyle: Type.Boolean(),
+  createdAt: Timestamp,
+});
+
+export const SigningKeySchema = Type.Object({
+  kid: Type.String(),
+  createdAt: Timestamp,
+  retiredAt: Nullable(Timestamp),
+  signing: Type.Boolean(),
+  verifying: Type.Boolean(),
+  verifiesUntil: Nullable(Timestamp),
+});
+
+export const OperatorKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Timestamp,
+  revokedAt: Nullable(Timestamp),
+  lastUsedAt: Nullable(Timestamp),
+});
+
+export const UsageSchema = Type.Object({
+  appId: Type.String(),
+  tenantId: Type.String(),
+  month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$' }),
+  unitsUsed: Type.Integer(),
+  quota: Nullable(Type.Integer()),
+  planId: Nullable(Type.String()),
+  documents: Type.Integer(),
+  byFormat: Type.Record(Type.String(), Type.Integer()),
+});
+
+export const AuditEntrySchema = Type.Object({
+  id: Type.String(),
+  at: Timestamp,
+  actor: Type.Object({ kind: Type.String(), id: Type.String(), email: Nullable(Type.String()) }),
+  tenantId: Nullable(Type.String()),
+  action: Type.String(),
+  objectType: Type.String(),
+  objectId: Nullable(Type.String()),
+  diff: Type.Record(Type.String(), Type.Unknown()),
+  clientAddress: Nullable(Type.String()),
+  requestId: Nullable(Type.String()),
+});
+
+export const list = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item) });
+
+export const TenantIdParams = Type.Object({ tenantId: Id('Tenant id.') });
+export const AppIdParams = Type.Object({ appId: Id('App id.') });
+export const PlanIdParams = Type.Object({ planId: Id('Plan id.') });
+export const MONTH_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])$';
+export { Id };

@@ -1,0 +1,126 @@
+// A tenant's own S3-compatible storage: created only after a live check of the bucket with
+// the given credentials (nothing is saved when it fails), the secret sealed under the master
+// key and never shown back; listed and read without it; assigned to apps with PATCH /apps.
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../../http/route.js';
+import { ProblemError } from '../../http/problem.js';
+import { S3BlobStore } from '../../storage/s3-blob-store.js';
+import { storageSecretContext } from '../../storage/router.js';
+import type { StorageConfig } from '../../tenancy/types.js';
+import { canSee, manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
+import { Id, list, StorageConfigSchema, TenantIdParams } from './schemas.js';
+
+export const STORAGE_PROVIDERS = ['s3', 'minio', 'r2', 'wasabi', 'gcs-s3', 'other-s3'] as const;
+
+const CreateStorage = Type.Object(
+  {
+    provider: Type.Optional(Type.Union(STORAGE_PROVIDERS.map((p) => Type.Literal(p)), { default: 's3' })),
+    endpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 500, description: 'S3-compatible endpoint; omit for AWS.' })),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'us-east-1' })),
+    bucket: Type.String({ minLength: 1, maxLength: 255 }),
+    prefix: Type.Optional(Type.String({ maxLength: 500, default: '' })),
+    accessKeyId: Type.String({ minLength: 1, maxLength: 500 }),
+    secretAccessKey: Type.String({ minLength: 1, maxLength: 500, description: 'Sealed under the master key; never shown back.' }),
+    forcePathStyle: Type.Optional(Type.Boolean({ default: false })),
+    verify: Type.Optional(Type.Boolean({ default: true, description: 'Operators only may set false (save without the bucket check).' })),
+  },
+  { additionalProperties: false },
+);
+
+type CreateBody = {
+  provider?: string; endpoint?: string; region?: string; bucket: string; prefix?: string;
+  accessKeyId: string; secretAccessKey: string; forcePathStyle?: boolean; verify?: boolean;
+};
+
+/** A storage config as the API shows it: never the sealed secret. */
+export function publicStorageConfig(cfg: StorageConfig): Omit<StorageConfig, 'secretAccessKeySealed'> {
+  const { secretAccessKeySealed: _omit, ...rest } = cfg;
+  return rest;
+}
+
+const BUCKET_CHECK_MS = 15_000;
+
+export function storageRoutes(deps: ManageDeps): RouteDef[] {
+  return [
+    manageRoute<{ tenantId: string }, Record<string, never>, CreateBody>(deps, {
+      method: 'POST',
+      path: '/tenants/:tenantId/storage-configs',
+      operationId: 'createStorageConfig',
+      summary: "Add the tenant's own S3-compatible storage, after checking the bucket with these credentials (owners only)",
+      tags: ['storage'],
+      params: TenantIdParams,
+      body: CreateStorage,
+      responses: {
+        201: { description: 'The storage config (without its secret).', schema: StorageConfigSchema },
+        403: { description: 'A member, not an owner (`owner_required`); verify=false from a non-operator (`operator_required`).' },
+        404: { description: 'No such tenant, or not yours.' },
+        422: { description: 'The bucket could not be reached with these credentials (`storage_unreachable`); nothing was saved.' },
+      },
+      handler: async ({ principal, params, body, audit }) => {
+        const tenant = await ownedTenant(deps, principal, params.tenantId, 'add storage');
+        if (body.verify === false && !principal.isOperator) throw manageErrors.operatorOnly('save storage without the bucket check');
+        const settings = {
+          endpoint: body.endpoint?.replace(/\/+$/, '') ?? null,
+          region: body.region ?? 'us-east-1',
+          bucket: body.bucket,
+          prefix: (body.prefix ?? '').replace(/^\/+|\/+$/g, ''),
+          accessKeyId: body.accessKeyId,
+          forcePathStyle: body.forcePathStyle ?? false,
+        };
+        if (body.verify !== false) {
+          const s3 = new S3BlobStore({ ...settings, secretAccessKey: body.secretAccessKey });
+          try {
+            await Promise.race([
+              s3.ping(),
+              new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error(`no answer within ${BUCKET_CHECK_MS / 1000} s`), { name: 'Timeout' })), BUCKET_CHECK_MS).unref()),
+            ]);
+          } catch (err) {
+            const e = err as Error & { $metadata?: { httpStatusCode?: number } };
+            const status = e.$metadata?.httpStatusCode;
+            throw new ProblemError(422, 'storage_unreachable', 'Storage unreachable', `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`, { bucket: settings.bucket });
+          } finally {
+            s3.close();
+          }
+        }
+        const cfg = await deps.store.createStorageConfig({
+          tenantId: tenant.id,
+          provider: body.provider ?? 's3',
+          ...settings,
+          secretAccessKeySealed: deps.sealer.seal(body.secretAccessKey, storageSecretContext(tenant.id)),
+        });
+        await audit({
+          action: 'storage.create', tenantId: tenant.id, objectType: 'storage-config', objectId: cfg.id,
+          diff: { provider: cfg.provider, endpoint: cfg.endpoint, region: cfg.region, bucket: cfg.bucket, prefix: cfg.prefix, accessKeyId: cfg.accessKeyId, verified: body.verify !== false },
+        });
+        return ok(publicStorageConfig(cfg), 201);
+      },
+    }),
+    manageRoute<{ tenantId: string }>(deps, {
+      method: 'GET',
+      path: '/tenants/:tenantId/storage-configs',
+      operationId: 'listStorageConfigs',
+      summary: "List a tenant's storage configs",
+      tags: ['storage'],
+      params: TenantIdParams,
+      responses: { 200: { description: 'The storage configs (without secrets).', schema: list(StorageConfigSchema) }, 404: { description: 'No such tenant, or not yours.' } },
+      handler: async ({ principal, params }) => {
+        const tenant = await visibleTenant(deps, principal, params.tenantId);
+        return ok({ items: (await deps.appSettings.listStorageConfigs(tenant.id)).map(publicStorageConfig) });
+      },
+    }),
+    manageRoute<{ configId: string }>(deps, {
+      method: 'GET',
+      path: '/storage-configs/:configId',
+      operationId: 'getStorageConfig',
+      summary: 'Get a storage config (never its secret)',
+      tags: ['storage'],
+      params: Type.Object({ configId: Id('Storage config id.') }),
+      responses: { 200: { description: 'The storage config.', schema: StorageConfigSchema }, 404: { description: 'No such storage config, or not yours.' } },
+      handler: async ({ principal, params }) => {
+        const cfg = await deps.store.getStorageConfig(params.configId);
+        if (!cfg || !canSee(principal, cfg.tenantId)) throw manageErrors.notFound('storage config', params.configId);
+        return ok(publicStorageConfig(cfg));
+      },
+    }),
+  ];
+}
