@@ -13,6 +13,9 @@ Usage:
   docparse serve [--role api|worker|auth ...]   run a node (all roles by default)
   docparse admin <command> ...                  manage tenants, apps, plans, usage
   docparse admin keys rotate|list               rotate or list token signing keys
+  docparse admin keys create-operator [--name N]  an operator API key for the management API (printed once)
+  docparse admin --url URL [--key dp_op_…] ...  run a command on a remote node through /manage/v1
+                                                (key also from DOCPARSE_OPERATOR_KEY)
   docparse --version
 
 Configuration comes from environment variables (see README: Configuration).`;

@@ -70,7 +70,7 @@ function parseCount(text: string, flag: string, min: number): number {
   return n;
 }
 
-function splitList(text: string): string[] {
+export function splitList(text: string): string[] {
   return text
     .split(',')
     .map((s) => s.trim())
@@ -115,7 +115,7 @@ function tenantLines(t: Tenant): string[] {
   ];
 }
 
-function appLines(a: App): string[] {
+export function appLines(a: App): string[] {
   return [
     `App ${a.id} "${a.name}"`,
     `  tenant:       ${a.tenantId}`,

@@ -17,6 +17,7 @@ import { describeHolder, tryAcquireDataDirLock } from '../manage/data-dir-lock.j
 import { adminUsage } from './admin.js';
 import { executeAdminCommand } from './admin-command.js';
 import { forwardToNode, type CliOutput } from './forward-to-node.js';
+import { runRemoteAdmin, splitRemoteOptions } from './remote-admin.js';
 
 /** How long the CLI waits for another `docparse admin`, or for a node still starting. */
 const LOCK_WAIT_MS = 60_000;
@@ -27,6 +28,20 @@ export async function runAdminCli(args: string[], config: Config, io: CliOutput)
   if (args.length === 0 || ['help', '--help', '-h'].includes(args[0])) {
     for (const line of adminUsage()) io.out(line);
     return args.length === 0 ? 2 : 0;
+  }
+  // A remote node, through its management API: nothing local is opened.
+  const remote = splitRemoteOptions(args);
+  if (remote.url !== null) {
+    const key = remote.key ?? process.env.DOCPARSE_OPERATOR_KEY?.trim() ?? '';
+    if (!/^https?:\/\/[^/]/.test(remote.url)) {
+      io.err('docparse admin: --url needs the node\'s base URL, e.g. --url https://docparse.example.com');
+      return 2;
+    }
+    if (!key) {
+      io.err('docparse admin: --url needs an operator key: --key dp_op_… or DOCPARSE_OPERATOR_KEY (docparse admin keys create-operator makes one)');
+      return 2;
+    }
+    return runRemoteAdmin(remote.rest, remote.url, key, io);
   }
   if (config.databaseUrl) return runDirectly(args, config, io);
 
