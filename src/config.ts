@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
+import { defaultMailFrom } from './mail/settings.js';
 
 /** Values a boolean variable may take (case-insensitive). */
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
@@ -57,6 +58,10 @@ export interface Config {
   roles: Role[];
   /** The node's blob storage on S3-compatible storage, or null for local disk under dataDir. */
   s3: S3BlobStoreOptions | null;
+  /** smtp:// or smtps:// URL of the mail server; null keeps e-mails in the outbox. */
+  smtpUrl: string | null;
+  /** From: of the e-mails the service sends. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -249,6 +254,24 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     };
   }
 
+  // The SMTP URL carries a password: its problems are told without repeating it.
+  let smtpUrl: string | null = env.DOCPARSE_SMTP_URL?.trim() || null;
+  if (smtpUrl) {
+    let u: URL | null = null;
+    try {
+      u = new URL(smtpUrl);
+    } catch {
+      problems.push('DOCPARSE_SMTP_URL is not a valid URL (expected smtp://user:pass@host:587 or smtps://…)');
+    }
+    if (u && !['smtp:', 'smtps:'].includes(u.protocol)) problems.push(`DOCPARSE_SMTP_URL must use smtp:// or smtps:// (got ${u.protocol}//)`);
+    else if (u && !u.hostname) problems.push('DOCPARSE_SMTP_URL has no host');
+    if (!u) smtpUrl = null;
+  }
+  const mailFrom = env.DOCPARSE_MAIL_FROM?.trim() || defaultMailFrom(dashboardUrl);
+  if (!/^(?:[^\s@<>]+@[^\s@<>]+|[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>)$/.test(mailFrom)) {
+    problems.push(`DOCPARSE_MAIL_FROM=${JSON.stringify(env.DOCPARSE_MAIL_FROM)} is not an address (e.g. "DocParse <no-reply@example.com>")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -281,6 +304,8 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     logLevel,
     roles,
     s3,
+    smtpUrl,
+    mailFrom,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -4,6 +4,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateClientId, generateClientSecret, hashSecret } from '../identity/secrets.js';
 import { NotFoundError, type App, type ControlPlaneStore, type Plan, type Tenant } from '../tenancy/types.js';
+import { loadConfig } from '../config.js';
+import { OutboxStore, type OutboxMail } from '../mail/outbox-store.js';
+import { mailSettingsOf, type MailSettings } from '../mail/settings.js';
+import { renderMail } from '../mail/templates.js';
+import { BillingStore } from '../tenancy/billing-store.js';
+import { SqlControlPlaneStore } from '../tenancy/sql-store.js';
+import type { SqlClient } from '../tenancy/sql.js';
+import { statementCsv, statementLines, usageCsv, usageLinesCsv } from '../billing/render.js';
 
 type Out = (line: string) => void;
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -11,6 +19,8 @@ type Values = Record<string, string | boolean | undefined>;
 
 interface Ctx {
   store: ControlPlaneStore;
+  /** How e-mails are rendered and whether they are sent (mail commands). */
+  mail(): MailSettings;
   out: Out;
   json: boolean;
   values: Values;
@@ -92,6 +102,24 @@ function currentMonth(): string {
   return new Date().toISOString().slice(0, 7);
 }
 
+function monthOption(values: Values): string {
+  const month = str(values, 'month') ?? currentMonth();
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month: expected YYYY-MM, got "${month}"`);
+  return month;
+}
+
+/** The SQL connection behind the store (billing and the outbox query it directly). */
+function sqlOf(store: ControlPlaneStore): SqlClient {
+  if (store instanceof SqlControlPlaneStore) return store.db;
+  throw new Error('this command needs the SQL control plane');
+}
+
+/** Prints a CSV document line by line (the terminal ends lines with LF). */
+function emitCsv(ctx: Ctx, text: string): void {
+  if (ctx.json) throw new UsageError('--csv and --json exclude each other');
+  for (const line of text.replace(/\r\n$/, '').split('\r\n')) ctx.out(line);
+}
+
 // ------------------------------------------------------------------ presentation
 
 function emit(ctx: Ctx, value: unknown, human: string[]): void {
@@ -143,6 +171,41 @@ function planLines(p: Plan): string[] {
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+}
+
+function mailStatus(m: OutboxMail, settings: MailSettings): string {
+  if (m.sentAt) return `sent ${m.sentAt}`;
+  if (!settings.smtpUrl) return 'kept (no DOCPARSE_SMTP_URL)';
+  return m.attempts === 0 ? 'queued' : `retrying (${m.attempts} attempt${m.attempts === 1 ? '' : 's'}, next ${m.nextAttemptAt})`;
+}
+
+/** An outbox row with what it says, rendered as it is (or would be) sent. */
+function mailView(m: OutboxMail, settings: MailSettings) {
+  let rendered: ReturnType<typeof renderMail> | null = null;
+  let problem: string | null = null;
+  try {
+    rendered = renderMail(m.message, { dashboardUrl: settings.dashboardUrl });
+  } catch (err) {
+    problem = (err as Error).message;
+  }
+  return {
+    id: m.id,
+    status: m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept',
+    template: m.message.template,
+    tenantId: m.tenantId,
+    from: settings.from,
+    to: m.recipients,
+    subject: rendered?.subject ?? null,
+    text: rendered?.text ?? null,
+    html: rendered?.html ?? null,
+    ...(problem ? { problem } : {}),
+    createdAt: m.createdAt,
+    attempts: m.attempts,
+    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
+    lastError: m.lastError,
+    sentAt: m.sentAt,
+    messageId: m.messageId,
+  };
 }
 
 // ------------------------------------------------------------------ lookups
@@ -435,33 +498,114 @@ const commands: Record<string, Command> = {
   },
 
   usage: {
-    usage: 'usage --app APP_ID [--month YYYY-MM]   (default: the current UTC month)',
-    summary: 'Document Units an app used in a month, against its plan quota',
-    options: { app: { type: 'string' }, month: { type: 'string' } },
+    usage: 'usage --app APP_ID | --tenant TENANT_ID  [--month YYYY-MM] [--csv] [--by-day]   (default: the current UTC month)',
+    summary: 'Document Units used in a month against the plan quota; --csv prints the usage lines (every charge)',
+    options: { app: { type: 'string' }, tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' }, 'by-day': { type: 'boolean' } },
     positionals: 0,
     async run(ctx) {
-      const appId = required(ctx.values, 'app');
-      const month = str(ctx.values, 'month') ?? currentMonth();
-      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month: expected YYYY-MM, got "${month}"`);
-      const app = await mustApp(ctx.store, appId);
+      const appId = str(ctx.values, 'app');
+      const tenantId = str(ctx.values, 'tenant');
+      if ((appId === undefined) === (tenantId === undefined)) throw new UsageError('give --app or --tenant (one of them)');
+      const month = monthOption(ctx.values);
+      const billing = new BillingStore(sqlOf(ctx.store));
+      if (tenantId !== undefined) {
+        await mustTenant(ctx.store, tenantId);
+        if (ctx.values.csv === true) {
+          emitCsv(ctx, ctx.values['by-day'] === true ? usageCsv(await billing.usage(tenantId, month, 'day')) : usageLinesCsv(await billing.usageLines({ tenantId, month })));
+          return;
+        }
+        const u = await billing.usage(tenantId, month, ctx.values['by-day'] === true ? 'day' : 'month');
+        emit(ctx, u, [
+          `Tenant ${tenantId} used ${u.totals.units} Document Units in ${month} (${u.totals.documents} documents).`,
+          ...u.quotas.map(
+            (q) =>
+              `  app ${q.appId}${q.appName === null ? ' (deleted)' : ` "${q.appName}"`}: ${q.unitsCharged}` +
+              (q.plan ? ` of ${q.plan.quota} (${q.remaining} remaining)` : ' (no plan)'),
+          ),
+          ...(u.items.length ? ['', ...table([['DAY', 'APP', 'FAMILY', 'UNITS', 'DOCUMENTS'], ...u.items.map((f) => [f.day ?? month, f.appId, f.family, String(f.units), String(f.documents)])])] : []),
+        ]);
+        return;
+      }
+      const app = await mustApp(ctx.store, appId!);
+      if (ctx.values.csv === true) {
+        emitCsv(ctx, usageLinesCsv(await billing.usageLines({ appId: app.id, month })));
+        return;
+      }
       const plan = app.planId ? await ctx.store.getPlan(app.planId) : null;
-      const unitsUsed = await ctx.store.unitsUsed(appId, month);
-      const charges = await ctx.store.listUsage({ appId, month });
+      const unitsUsed = await ctx.store.unitsUsed(app.id, month);
+      const charges = await ctx.store.listUsage({ appId: app.id, month });
       const byFormat: Record<string, number> = {};
       for (const c of charges) byFormat[c.format] = (byFormat[c.format] ?? 0) + c.units;
       const quota = plan ? plan.maxDocumentUnitsPerMonth : null;
+      const remaining = quota === null ? null : Math.max(0, quota - unitsUsed);
       emit(
         ctx,
-        { appId, tenantId: app.tenantId, month, unitsUsed, quota, planId: plan?.id ?? null, documents: charges.length, byFormat },
+        { appId: app.id, tenantId: app.tenantId, month, unitsUsed, quota, planId: plan?.id ?? null, documents: charges.length, byFormat },
         [
-          `App ${appId} used ${unitsUsed} Document Units in ${month}` +
-            (quota === null ? ' (no plan assigned).' : ` of ${quota} (plan "${plan!.name}").`),
+          `App ${app.id} used ${unitsUsed} Document Units in ${month}` +
+            (quota === null ? ' (no plan assigned).' : ` of ${quota} (plan "${plan!.name}"); ${remaining} remaining.`),
           `  documents:    ${charges.length}`,
           ...Object.entries(byFormat)
             .sort(([a], [b]) => a.localeCompare(b))
             .map(([format, units]) => `  ${format.padEnd(12)}  ${units}`),
         ],
       );
+    },
+  },
+  statement: {
+    usage: 'statement --tenant TENANT_ID [--month YYYY-MM] [--csv]   (default: the current UTC month)',
+    summary: "a tenant's monthly statement: units per app and format family, each app's plan, overage (none: the quota is hard)",
+    options: { tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' } },
+    positionals: 0,
+    async run(ctx) {
+      const tenantId = required(ctx.values, 'tenant');
+      const month = monthOption(ctx.values);
+      const s = await new BillingStore(sqlOf(ctx.store)).statement(tenantId, month);
+      if (ctx.values.csv === true) emitCsv(ctx, statementCsv(s));
+      else emit(ctx, s, statementLines(s));
+    },
+  },
+
+  'mail list': {
+    usage: 'mail list [--pending] [--tenant TENANT_ID] [--limit N]',
+    summary: 'e-mails in the outbox, newest first (without DOCPARSE_SMTP_URL they are kept there, not sent)',
+    options: { pending: { type: 'boolean' }, tenant: { type: 'string' }, limit: { type: 'string' } },
+    positionals: 0,
+    async run(ctx) {
+      const limit = parseCount(str(ctx.values, 'limit') ?? '50', '--limit', 1);
+      const list = await new OutboxStore(sqlOf(ctx.store)).list({ pendingOnly: ctx.values.pending === true, tenantId: str(ctx.values, 'tenant'), limit });
+      const views = list.map((m) => mailView(m, ctx.mail()));
+      emit(
+        ctx,
+        views.map(({ text: _t, html: _h, ...rest }) => rest),
+        views.length === 0
+          ? ['No e-mails.']
+          : table([
+              ['ID', 'CREATED', 'STATUS', 'TO', 'SUBJECT'],
+              ...list.map((m, i) => [m.id, m.createdAt, mailStatus(m, ctx.mail()), m.recipients.join(', '), views[i].subject ?? `(${views[i].problem})`]),
+            ]),
+      );
+    },
+  },
+  'mail show': {
+    usage: 'mail show MAIL_ID',
+    summary: 'one e-mail of the outbox: recipients, status, subject, the text (and, with --json, the HTML)',
+    options: {},
+    positionals: 1,
+    async run(ctx) {
+      const mail = await new OutboxStore(sqlOf(ctx.store)).get(ctx.positionals[0]);
+      if (!mail) throw new NotFoundError('e-mail', ctx.positionals[0]);
+      const v = mailView(mail, ctx.mail());
+      emit(ctx, v, [
+        `E-mail ${v.id} (${v.template})`,
+        `  status:       ${mailStatus(mail, ctx.mail())}`,
+        ...(v.lastError ? [`  last error:   ${v.lastError}`] : []),
+        `  from:         ${v.from}`,
+        `  to:           ${v.to.join(', ')}`,
+        `  subject:      ${v.subject ?? `(${v.problem})`}`,
+        '',
+        ...(v.text ?? '').replace(/\n$/, '').split('\n'),
+      ]);
     },
   },
 };
@@ -483,8 +627,22 @@ export function adminUsage(): string[] {
   ];
 }
 
+export interface AdminOptions {
+  /** Mail settings of the node the command runs for; default: read from the environment. */
+  mail?: MailSettings;
+}
+
+/** The environment's mail settings, or the defaults when it does not configure a node fully. */
+function mailSettingsFromEnvironment(): MailSettings {
+  try {
+    return mailSettingsOf(loadConfig(process.env));
+  } catch {
+    return mailSettingsOf(loadConfig({}));
+  }
+}
+
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 bad usage). */
-export async function runAdmin(argv: string[], store: ControlPlaneStore, out: Out): Promise<number> {
+export async function runAdmin(argv: string[], store: ControlPlaneStore, out: Out, opts: AdminOptions = {}): Promise<number> {
   let args = [...argv];
   let json = false;
   while (args[0] === '--json') {
@@ -505,7 +663,7 @@ export async function runAdmin(argv: string[], store: ControlPlaneStore, out: Ou
     adminUsage().forEach((l) => out(l));
     return group === undefined ? 2 : 0;
   }
-  const key = group === 'usage' ? 'usage' : `${group} ${action ?? ''}`.trim();
+  const key = Object.hasOwn(commands, group) ? group : `${group} ${action ?? ''}`.trim();
   const command = commands[key];
   if (!command) {
     const known = Object.keys(commands).filter((k) => k.startsWith(`${group} `));
@@ -539,7 +697,8 @@ export async function runAdmin(argv: string[], store: ControlPlaneStore, out: Ou
   }
 
   try {
-    await command.run({ store, out, json, values, positionals });
+    let mail = opts.mail;
+    await command.run({ store, mail: () => (mail ??= mailSettingsFromEnvironment()), out, json, values, positionals });
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2, `docparse admin ${command.usage}`);

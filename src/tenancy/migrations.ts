@@ -2,6 +2,7 @@
 // applied one. Each migration runs in its own transaction under a PostgreSQL advisory lock,
 // so several nodes booting at once apply each version exactly once.
 import type { SqlClient } from './sql.js';
+import { mailOutboxMigration } from './migrations-mail.js';
 
 export interface Migration {
   version: number;
@@ -183,6 +184,7 @@ CREATE TRIGGER usage_ledger_app_exists BEFORE INSERT ON usage_ledger FOR EACH RO
 CREATE TRIGGER usage_holds_app_exists BEFORE INSERT ON usage_holds FOR EACH ROW EXECUTE FUNCTION usage_app_exists();
 `,
   },
+  mailOutboxMigration,
 ];
 
 /**

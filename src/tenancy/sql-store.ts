@@ -2,6 +2,7 @@
 // postgres:// URL is configured. Same SQL text on both engines.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { enqueueTenantActiveEmail } from '../mail/tenant-mail.js';
 import { normalizeAllowedDomains } from './domains.js';
 import { migrate } from './migrations.js';
 import { isPostgresUrl, PGliteSqlClient, PostgresSqlClient, sqlErrorCode, type SqlClient, type SqlError } from './sql.js';
@@ -259,16 +260,22 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
 
   async setTenantState(id: string, state: TenantState): Promise<Tenant> {
     if (!TENANT_STATES.includes(state)) throw new Error(`unknown tenant state "${state}"; expected one of ${TENANT_STATES.join(', ')}`);
-    const { rows } = await this.db.query<TenantRow>(
-      `UPDATE tenants
-          SET activated_at = CASE WHEN $2::text = 'Active' AND state <> 'Active' THEN now() ELSE activated_at END,
-              state = $2::text
-        WHERE id = $1
-        RETURNING *`,
-      [id, state],
-    );
-    if (!rows[0]) throw new NotFoundError('tenant', id);
-    return toTenant(rows[0]);
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<TenantRow & { previous_state: TenantState }>(
+        `UPDATE tenants
+            SET activated_at = CASE WHEN $2::text = 'Active' AND tenants.state <> 'Active' THEN now() ELSE tenants.activated_at END,
+                state = $2::text
+           FROM (SELECT id, state FROM tenants WHERE id = $1 FOR UPDATE) AS before
+          WHERE tenants.id = before.id
+          RETURNING tenants.*, before.state AS previous_state`,
+        [id, state],
+      );
+      if (!rows[0]) throw new NotFoundError('tenant', id);
+      const tenant = toTenant(rows[0]);
+      // Becoming Active e-mails the owners; the outbox row commits with the state or not at all.
+      if (tenant.state === 'Active') await enqueueTenantActiveEmail(tx, tenant, rows[0].previous_state);
+      return tenant;
+    });
   }
 
   // ------------------------------------------------------------ plans

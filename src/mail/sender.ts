@@ -1,0 +1,185 @@
+// The background sender: every few seconds (or at once when nudged) it queues the e-mails of
+// new invitations, claims due outbox rows under a lease and hands them to the SMTP server,
+// stamping each sent only once the server accepted it; a refusal or an unreachable server is
+// retried with exponential back-off, without end. Every node may run one: claims never overlap.
+// Without an SMTP URL nothing is sent and the outbox is what `docparse admin mail list` shows.
+import { randomUUID } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { Logger } from '../log.js';
+import type { SqlClient } from '../tenancy/sql.js';
+import { OutboxStore, type OutboxMail } from './outbox-store.js';
+import { redactSmtpUrl, withoutSmtpSecret, type MailSettings } from './settings.js';
+import { enqueueOpenInvitationEmails, recordDelivery } from './tenant-mail.js';
+import { renderMail } from './templates.js';
+
+export interface RetryPolicy {
+  /** Delay after the first failed attempt (ms); doubled after each further one. */
+  baseMs: number;
+  /** Longest delay between attempts (ms). */
+  maxMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };
+
+export interface OutboxSenderDeps {
+  db: SqlClient;
+  settings: MailSettings;
+  logger: Logger;
+  /** Names this sender in leases (e.g. the node id); a random suffix keeps two in one process apart. */
+  senderId?: string;
+  /** How often the outbox is looked at (ms). */
+  pollMs?: number;
+  retry?: RetryPolicy;
+  /** How long a claimed row is this sender's: longer than any SMTP conversation (s). */
+  leaseSeconds?: number;
+  /** Rows claimed at a time. */
+  batchSize?: number;
+}
+
+export interface OutboxSender {
+  /** Looks at the outbox now (e.g. right after an activation or an invitation). */
+  nudge(): void;
+  /** Finishes the message being sent, then stops. */
+  stop(): Promise<void>;
+}
+
+/** Delay before the next attempt after `attempts` failed ones, ±20 % so nodes drift apart. */
+export function retryDelayMs(attempts: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const exp = policy.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30);
+  return Math.round(Math.min(policy.maxMs, exp) * (0.8 + 0.4 * random()));
+}
+
+/** An SMTP failure in one line, with the server's answer when there was one. */
+function describeFailure(err: unknown, smtpUrl: string): string {
+  const e = err as { message?: string; code?: string; responseCode?: number };
+  const parts = [e.message ?? String(err)];
+  if (e.code && !parts[0].includes(e.code)) parts.push(`(${e.code})`);
+  return withoutSmtpSecret(parts.join(' '), smtpUrl);
+}
+
+type Transport = ReturnType<typeof nodemailer.createTransport>;
+
+function createTransport(smtpUrl: string): Transport {
+  // smtp:// upgrades with STARTTLS whenever the server offers it (certificates are verified);
+  // smtps:// is TLS from the first byte. The timeouts keep a conversation well inside a lease.
+  return nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+}
+
+export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
+  const outbox = new OutboxStore(deps.db);
+  const log = deps.logger.child({ component: 'mail' });
+  const owner = `${deps.senderId ?? 'node'}:${randomUUID().slice(0, 8)}`;
+  const pollMs = deps.pollMs ?? 5_000;
+  const retry = deps.retry ?? DEFAULT_RETRY;
+  const leaseSeconds = deps.leaseSeconds ?? 300;
+  const batchSize = deps.batchSize ?? 10;
+  const { smtpUrl } = deps.settings;
+  const transport = smtpUrl ? createTransport(smtpUrl) : null;
+  const messageIdHost = (() => {
+    try {
+      return new URL(deps.settings.dashboardUrl).hostname || 'docparse';
+    } catch {
+      return 'docparse';
+    }
+  })();
+
+  if (smtpUrl) log.info({ smtp: redactSmtpUrl(smtpUrl) }, 'sending e-mail through SMTP');
+  else log.info('no DOCPARSE_SMTP_URL: e-mails stay in the outbox (docparse admin mail list)');
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let lastProblem = '';
+
+  async function deliver(mail: OutboxMail, t: Transport): Promise<void> {
+    try {
+      const rendered = renderMail(mail.message, { dashboardUrl: deps.settings.dashboardUrl });
+      const info = await t.sendMail({
+        from: deps.settings.from,
+        to: mail.recipients,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        // The same id on every attempt: a receiver can drop a copy sent again after a crash.
+        messageId: `<${mail.id}@${messageIdHost}>`,
+      });
+      if (await outbox.markSent(mail.id, owner, info.messageId ?? null)) {
+        await recordDelivery(deps.db, mail);
+        log.info({ mailId: mail.id, template: mail.message.template, recipients: mail.recipients.length, attempts: mail.attempts }, 'e-mail sent');
+      } else {
+        log.warn({ mailId: mail.id }, 'e-mail sent after its lease ran out; another sender may send it again');
+      }
+    } catch (err) {
+      const reason = describeFailure(err, smtpUrl!);
+      const retryInMs = retryDelayMs(mail.attempts, retry);
+      await outbox.markFailed(mail.id, owner, reason, retryInMs);
+      log.warn({ mailId: mail.id, attempts: mail.attempts, retryInMs, reason }, 'e-mail not accepted; will retry');
+    }
+  }
+
+  /** One pass: queue invitation e-mails, then send what is due, batch after batch. */
+  async function pass(): Promise<void> {
+    await enqueueOpenInvitationEmails(deps.db);
+    if (!transport) return;
+    for (;;) {
+      if (stopped) return;
+      const due = await outbox.claimDue(owner, { limit: batchSize, leaseSeconds });
+      for (const mail of due) {
+        if (stopped) return; // the rest of the batch goes back when its lease ends
+        await deliver(mail, transport);
+      }
+      if (due.length < batchSize) return;
+    }
+  }
+
+  function schedule(ms: number): void {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, ms);
+    timer.unref();
+  }
+
+  function run(): void {
+    timer = null;
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass()
+      .then(
+        () => {
+          lastProblem = '';
+        },
+        (err: unknown) => {
+          // The control plane may be away (PostgreSQL restarting): say so once, keep trying.
+          const problem = (err as Error).message;
+          if (problem !== lastProblem) log.warn({ err: problem }, 'mail outbox pass failed; retrying');
+          lastProblem = problem;
+        },
+      )
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          schedule(0);
+        } else schedule(pollMs);
+      });
+  }
+
+  schedule(0);
+
+  return {
+    nudge() {
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+      transport?.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// Which tenant events become e-mails, and to whom. Each is written to the outbox (never sent
+// from here): the activation e-mail in the transaction that makes the tenant Active, an
+// invitation e-mail for every open invitation that has none yet.
+import type { SqlClient } from '../tenancy/sql.js';
+import type { TenantInvitation, TenantState } from '../tenancy/types.js';
+import { enqueueMail, type OutboxMail } from './outbox-store.js';
+
+interface ActivatedTenant {
+  id: string;
+  name: string;
+  contactEmail: string | null;
+  /** When it became Active; one e-mail per activation. */
+  activatedAt: string | null;
+}
+
+/** The tenant's owners; the contact e-mail when it has none yet (e.g. an owner invited, not signed in). */
+async function tenantOwnerAddresses(db: SqlClient, tenant: ActivatedTenant): Promise<string[]> {
+  const { rows } = await db.query<{ email: string }>(
+    "SELECT email FROM tenant_members WHERE tenant_id = $1 AND role = 'owner' ORDER BY added_at, email",
+    [tenant.id],
+  );
+  if (rows.length > 0) return rows.map((r) => r.email);
+  return tenant.contactEmail ? [tenant.contactEmail] : [];
+}
+
+/**
+ * Called where a tenant's state changes (ControlPlaneStore.setTenantState), in its transaction:
+ * entering Active from another state queues the activation e-mail to its owners. Returns the
+ * outbox id, or null when nothing was queued (no transition, or nobody to write to).
+ */
+export async function enqueueTenantActiveEmail(tx: SqlClient, tenant: ActivatedTenant, previousState: TenantState): Promise<string | null> {
+  if (previousState === 'Active') return null;
+  return enqueueMail(tx, {
+    dedupeKey: `tenant-active:${tenant.id}:${tenant.activatedAt ?? ''}`,
+    message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: tenant.name, reactivated: previousState === 'Deactivated' } },
+    recipients: await tenantOwnerAddresses(tx, tenant),
+    tenantId: tenant.id,
+  });
+}
+
+const invitationKey = (invitationId: string) => `invitation:${invitationId}`;
+
+/** Queues the e-mail of one invitation (at most once per invitation). */
+export async function enqueueInvitationEmail(db: SqlClient, invitation: Pick<TenantInvitation, 'id' | 'tenantId' | 'email' | 'role'>): Promise<string | null> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [invitation.tenantId]);
+  if (!rows[0]) return null;
+  return enqueueMail(db, {
+    dedupeKey: invitationKey(invitation.id),
+    message: {
+      template: 'tenant-invitation',
+      params: { invitationId: invitation.id, tenantId: invitation.tenantId, tenantName: rows[0].name, email: invitation.email, role: invitation.role },
+    },
+    recipients: [invitation.email],
+    tenantId: invitation.tenantId,
+  });
+}
+
+/**
+ * Queues an e-mail for every open invitation that has none in the outbox yet, in one
+ * statement (safe to run on every node at once). Returns how many were queued.
+ */
+export async function enqueueOpenInvitationEmails(db: SqlClient): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO mail_outbox (id, dedupe_key, template, params, recipients, tenant_id)
+     SELECT gen_random_uuid()::text, 'invitation:' || i.id, 'tenant-invitation',
+            jsonb_build_object('invitationId', i.id, 'tenantId', i.tenant_id, 'tenantName', t.name, 'email', i.email, 'role', i.role),
+            ARRAY[i.email], i.tenant_id
+       FROM tenant_invitations i JOIN tenants t ON t.id = i.tenant_id
+      WHERE i.mailed_at IS NULL AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM mail_outbox o WHERE o.dedupe_key = 'invitation:' || i.id)
+     ON CONFLICT (dedupe_key) DO NOTHING
+     RETURNING id`,
+  );
+  return rows.length;
+}
+
+/** After the SMTP server accepted an e-mail: an invitation's mailedAt says when. */
+export async function recordDelivery(db: SqlClient, mail: OutboxMail): Promise<void> {
+  if (mail.message.template !== 'tenant-invitation') return;
+  await db.query('UPDATE tenant_invitations SET mailed_at = COALESCE(mailed_at, now()) WHERE id = $1', [mail.message.params.invitationId]);
+}
