@@ -185,7 +185,10 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(region)) problems.push(`DOCPARSE_REGION=${JSON.stringify(region)} must be letters, digits and dashes`);
 
   const regions = listOf('DOCPARSE_REGIONS', [region]);
-  for (const r of regions) if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
+  // The default is DOCPARSE_REGION, whose own check above has spoken already.
+  if (env.DOCPARSE_REGIONS?.trim()) {
+    for (const r of regions) if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
+  }
   const operatorEmails = listOf('DOCPARSE_OPERATOR_EMAILS', []).map((e) => e.toLowerCase());
   for (const e of operatorEmails) if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
 
