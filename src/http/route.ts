@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { BodyStream } from './body.js';
+import type { ProblemError } from './problem.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -70,6 +71,12 @@ export type BodySpec =
 
 export interface RouteDef<Q = any, B = any> {
   method: HttpMethod;
+  /**
+   * Formats the front's own refusals on this path (405, 413, 415, a bad body or query, 500)
+   * when the endpoint speaks another error format than problem+json (the token endpoint's
+   * RFC 6749 errors); it must keep the problem's headers.
+   */
+  errorReply?: (problem: ProblemError) => Reply;
   /** Path with :params, e.g. /api/v1/documents/:documentId/status */
   path: string;
   operationId: string;

@@ -12,7 +12,7 @@ const newNode = (): Node => ({ statics: new Map(), param: null, routes: new Map(
 
 export type Match =
   | { kind: 'found'; route: RouteDef; params: Record<string, string> }
-  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'method_not_allowed'; allow: string[]; routes: RouteDef[] }
   | { kind: 'not_found' };
 
 /** Params of routes without path parameters: shared, so a static match allocates nothing. */
@@ -60,7 +60,7 @@ export class Router {
     if (route) return { kind: 'found', route, params };
     const allow = [...node.routes.keys()];
     if (node.routes.has('GET')) allow.push('HEAD');
-    return { kind: 'method_not_allowed', allow: [...allow, 'OPTIONS'] };
+    return { kind: 'method_not_allowed', allow: [...allow, 'OPTIONS'], routes: [...node.routes.values()] };
   }
 }
 

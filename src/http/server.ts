@@ -44,6 +44,8 @@ const CORS_EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Locati
 
 /** One request/response pair, from the uWS callback to the last byte. */
 class Exchange {
+  /** The matched path's own error format (RouteDef.errorReply), once routed. */
+  errorFormat: RouteDef['errorReply'] = undefined;
   aborted = false;
   finished = false;
   body: BodyStream | null = null;
@@ -309,8 +311,12 @@ export class HttpServer {
     if (ex.method === 'OPTIONS') return this.options(ex, headers);
     const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') throw problems.notFound(`No endpoint at ${ex.path}. See /openapi/v1.json.`);
-    if (match.kind === 'method_not_allowed') throw problems.methodNotAllowed(match.allow);
+    if (match.kind === 'method_not_allowed') {
+      ex.errorFormat = match.routes.find((r) => r.errorReply)?.errorReply;
+      throw problems.methodNotAllowed(match.allow);
+    }
     const route = match.route;
+    ex.errorFormat = route.errorReply;
     if (ex.body && !route.body) {
       throw problems.invalidParameter('body', `${ex.method} ${route.path} takes no request body.`);
     }
@@ -366,6 +372,7 @@ export class HttpServer {
       this.opts.logger.error({ err, requestId: ex.requestId, path: ex.path }, 'unhandled error');
       problem = problems.internal();
     }
+    if (ex.errorFormat) return ex.errorFormat(problem);
     return {
       status: problem.status,
       headers: problem.headers,

@@ -1,5 +1,6 @@
 // Token endpoint refusals: RFC 6749 §5.2 error responses ({"error","error_description"}),
 // not problem documents, so standard OAuth clients understand them.
+import type { ProblemError } from '../http/problem.js';
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../jobs/dependency-unavailable.js';
 
 export type OAuthErrorCode =
@@ -9,8 +10,9 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
-  // RFC 6749 §4.1.2.1's code for a server that cannot serve now; used with 503 and Retry-After.
-  | 'temporarily_unavailable';
+  // RFC 6749 §4.1.2.1's codes for a server that cannot serve now (503, Retry-After) or failed.
+  | 'temporarily_unavailable'
+  | 'server_error';
 
 export class OAuthError extends Error {
   constructor(
@@ -48,3 +50,9 @@ export const oauthErrors = {
   temporarilyUnavailable: (description: string) =>
     new OAuthError(503, 'temporarily_unavailable', description, { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }),
 };
+
+/** The HTTP front's refusal of a token request (405, 413, 415, 500…) as an RFC 6749 error. */
+export function oauthErrorFromProblem(p: ProblemError): OAuthError {
+  const error: OAuthErrorCode = p.status === 503 ? 'temporarily_unavailable' : p.status >= 500 ? 'server_error' : 'invalid_request';
+  return new OAuthError(p.status, error, p.detail ?? p.title, p.headers);
+}

@@ -7,7 +7,7 @@ import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { FailureLimits } from './attempt-limiter.js';
 import { ClientAuthenticator, readClientCredentials } from './client-auth.js';
 import { TOKEN_ALG, type KeyRing } from './keyring.js';
-import { OAuthError, oauthErrors } from './oauth-errors.js';
+import { OAuthError, oauthErrorFromProblem, oauthErrors } from './oauth-errors.js';
 import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 import { FORM_CONTENT_TYPE, TOKEN_FORM_MAX_BYTES, readTokenForm } from './token-form.js';
 import { API_SCOPE, TokenService } from './token-service.js';
@@ -121,6 +121,8 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
       429: oauthErrorDoc('invalid_client: too many failed attempts from this address, for this client id from this address, or for this client id; see Retry-After.'),
       503: oauthErrorDoc('temporarily_unavailable: a backing service is unreachable; retry after Retry-After seconds.'),
     },
+    // 405 (and any other refusal by the front) in this endpoint's format.
+    errorReply: (problem) => oauthReply(oauthErrorFromProblem(problem)),
     handler: async (ctx) => {
       try {
         const form = await readTokenForm(ctx.headers['content-type'], ctx.bodyStream);

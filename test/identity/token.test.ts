@@ -249,6 +249,22 @@ describe('body refusals are RFC 6749 errors, not problem documents', () => {
     expectOAuthError(await send({ headers, body: chunked, duplex: 'half' }), 413, /larger than 16384 bytes/);
   });
 
+  it('405 with Allow for another method', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await fetch(`${node.authUrl}/connect/token`, { method });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('pragma')).toBe('no-cache');
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'Allowed methods: POST, OPTIONS.' });
+    }
+    // Other paths keep their problem documents.
+    const other = await fetch(`${node.authUrl}/.well-known/jwks.json`, { method: 'POST' });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
   it('a form with a charset parameter, or just under the limit, is read', async () => {
     const body = form();
     const r = await send({ headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded; charset=UTF-8' }, body });
