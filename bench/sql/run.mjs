@@ -1,25 +1,36 @@
-// SQL family throughput per dialect: our parser (dialect-aware split + per-statement parse,
-// artifact streamed to disk exactly as the worker does) against node-sql-parser alone (naive
-// ';' split, each piece parsed with the dialect's grammar, nothing written). Input: the
-// corpus files of each dialect concatenated, repeated --copies times.
-// Usage: npm run build && node bench/sql/run.mjs [--repeats=3] [--copies=4]
+// SQL family throughput per dialect: the service's parser (streamed split, each statement
+// offered to the dialect's parsers in turn, type, tables/columns, inner statements, artifact
+// streamed to disk exactly as the worker does) against each bare parser alone on the same
+// statements (our split's statement texts, parse only, nothing written). Input: the corpus
+// files of each dialect concatenated, repeated --copies times. Medians of --repeats runs,
+// configurations alternated.
+// Usage: npx tsc -p tsconfig.json && node bench/sql/run.mjs [--repeats=5] [--copies=4]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import * as pg from 'libpg-query';
+import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
-import { parseSql } from '../../dist/formats/sql/index.js';
+import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
 
 const require = createRequire(import.meta.url);
-const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || process.env[`BENCH_${n.toUpperCase()}`] || d);
-const REPEATS = arg('repeats', 3);
+const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d);
+const REPEATS = arg('repeats', 5);
 const COPIES = arg('copies', 4);
-const corpus = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus/sql');
+const corpus = path.join(process.env.DOCPARSE_CORPUS_DIR || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus'), 'sql');
 const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
-const DIALECTS = { postgresql: ['PostgreSql', 'PostgresQL', 'postgresql'], transactsql: ['MsSql', 'TransactSQL', 'transactsql'], snowflake: ['Snowflake', 'Snowflake', 'snowflake'], mysql: ['MySql', 'MySQL', 'mysql'] };
+const DIALECTS = {
+  postgresql: { dialect: 'PostgreSql', bare: { 'libpg-query': (s) => pg.parseSync(s) } },
+  transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'] },
+  snowflake: { dialect: 'Snowflake', sp: 'snowflake', nsp: ['snowflake', 'Snowflake'] },
+  mysql: { dialect: 'MySql', sp: 'mysql', nsp: ['mysql', 'MySQL'] },
+};
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-sql-'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+await init();
+await loadPostgres();
 
 async function ours(file, dialect) {
   const t0 = performance.now();
@@ -29,48 +40,59 @@ async function ours(file, dialect) {
   );
   const ms = performance.now() - t0;
   if (!r.ok) throw new Error(r.message);
-  const meta = JSON.parse(fs.readFileSync(path.join(tmp, 'a.json'), 'utf8')).metadata;
-  return { ms, statements: r.documentUnits, parsed: meta.parsedCount };
+  return { ms, statements: r.documentUnits };
 }
 
-function nspAlone(text, build, database) {
-  const { Parser } = require(`node-sql-parser/build/${build}.js`);
-  const p = new Parser();
+function bare(statements, fn) {
   const t0 = performance.now();
-  const pieces = text.split(';').filter((s) => s.trim());
   let parsed = 0;
-  for (const s of pieces) {
+  for (const s of statements) {
     try {
-      p.astify(s, { database });
+      fn(s);
       parsed++;
     } catch {
       /* rejected */
     }
   }
-  return { ms: performance.now() - t0, statements: pieces.length, parsed };
+  return { ms: performance.now() - t0, statements: statements.length, parsed };
 }
 
 const out = [];
-for (const [key, [dialect, database, build]] of Object.entries(DIALECTS)) {
+for (const [key, cfg] of Object.entries(DIALECTS)) {
   const files = rows.filter((r) => r[4] === key).map((r) => r[0]);
-  const text = files.map((f) => fs.readFileSync(path.join(corpus, f), 'utf8')).join('\n;\n');
-  const big = Array(COPIES).fill(text).join('\n;\n');
-  const file = path.join(tmp, `${dialect}.sql`);
-  fs.writeFileSync(file, big);
-  const a = [];
-  const b = [];
-  for (let i = 0; i < REPEATS; i++) {
-    a.push(await ours(file, dialect));
-    b.push(nspAlone(big, build, database));
-    process.stderr.write(`${dialect} run ${i + 1}: ours ${a[i].statements} st in ${a[i].ms.toFixed(0)} ms; node-sql-parser ${b[i].statements} pieces in ${b[i].ms.toFixed(0)} ms\n`);
+  const sep = cfg.dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
+  const text = Array(COPIES).fill(files.map((f) => fs.readFileSync(path.join(corpus, f), 'utf8')).join(sep)).join(sep);
+  const file = path.join(tmp, `${cfg.dialect}.sql`);
+  fs.writeFileSync(file, text);
+  const split = cfg.dialect === 'PostgreSql' ? splitPostgres(text) : splitGeneric(text, cfg.dialect);
+  const statements = split.statements.map((s) => (s.psqlCopy ? text.slice(s.start + 1, s.end) : text.slice(s.start, s.end)));
+  const bareFns = { ...(cfg.bare ?? {}) };
+  if (cfg.sp) bareFns[`sqlparser-rs (${cfg.sp})`] = (s) => sqlparserParse(s, cfg.sp);
+  if (cfg.nsp) {
+    const p = new (require(`node-sql-parser/build/${cfg.nsp[0]}.js`).Parser)();
+    bareFns[`node-sql-parser (${cfg.nsp[1]})`] = (s) => p.parse(s, { database: cfg.nsp[1] });
   }
-  const oa = median(a.map((x) => (x.statements / x.ms) * 1000));
-  const ob = median(b.map((x) => (x.statements / x.ms) * 1000));
-  out.push({ dialect, files: files.length, bytes: Buffer.byteLength(big), ours: a[0], nsp: b[0], oursRate: oa, nspRate: ob });
+  const runs = { ours: [] };
+  for (const k of Object.keys(bareFns)) runs[k] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const o = await ours(file, cfg.dialect);
+    runs.ours.push((o.statements / o.ms) * 1000);
+    for (const [k, fn] of Object.entries(bareFns)) {
+      const b = bare(statements, fn);
+      runs[k].push((b.statements / b.ms) * 1000);
+      runs[`${k}#parsed`] = b.parsed;
+    }
+    process.stderr.write(`${cfg.dialect} run ${i + 1}: ours ${o.statements} st in ${o.ms.toFixed(0)} ms\n`);
+  }
+  out.push({ dialect: cfg.dialect, mb: Buffer.byteLength(text) / 1048576, statements: statements.length, runs });
 }
-console.log(`| dialect | files × copies | MB | ours: statements | ours: parsed | ours: statements/s | node-sql-parser alone: ';' pieces | parsed | pieces/s | ours / nsp (statements/s) |`);
-console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log('| dialect | MB | statements | service: statements/s (median) | bare parser: statements/s (median), share it parses alone | service / fastest bare |');
+console.log('|:--|--:|--:|--:|:--|--:|');
 for (const r of out) {
-  console.log(`| ${r.dialect} | ${r.files} × ${COPIES} | ${(r.bytes / 1048576).toFixed(2)} | ${r.ours.statements} | ${((r.ours.parsed / r.ours.statements) * 100).toFixed(1)}% | ${r.oursRate.toFixed(0)} | ${r.nsp.statements} | ${((r.nsp.parsed / r.nsp.statements) * 100).toFixed(1)}% | ${r.nspRate.toFixed(0)} | ${(r.oursRate / r.nspRate).toFixed(2)} |`);
+  const bares = Object.keys(r.runs).filter((k) => k !== 'ours' && !k.endsWith('#parsed'));
+  const oursRate = median(r.runs.ours);
+  const fastest = Math.max(...bares.map((k) => median(r.runs[k])));
+  const cells = bares.map((k) => `${k}: ${median(r.runs[k]).toFixed(0)} (${((r.runs[`${k}#parsed`] / r.statements) * 100).toFixed(1)}%)`).join('; ');
+  console.log(`| ${r.dialect} | ${r.mb.toFixed(2)} | ${r.statements} | ${oursRate.toFixed(0)} | ${cells} | ${(oursRate / fastest).toFixed(2)} |`);
 }
 fs.rmSync(tmp, { recursive: true, force: true });

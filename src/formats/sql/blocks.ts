@@ -215,9 +215,13 @@ function findBody(t: Tok[], dialect: GenericDialect): { at: number; dollar?: Tok
   return null;
 }
 
+/** Statement heads that can hold inner statements (checked before the statement is lexed). */
+const COMPOUND_HEAD = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/|#[^\n]*\n)\s*)*(?:begin|declare|if|loop|while|repeat|for|case|do|call|execute\s+immediate|(?:create|alter)\b[\s\S]{0,200}?\b(?:procedure|function|trigger|event|task|package))\b/i;
+
 /** Inner statements of the statement text[start, end), in order, with their depth. */
 export function innerStatements(text: string, start: number, end: number, dialect: GenericDialect, nested = 0): InnerStatement[] {
   if (nested > 2 || end - start < 10) return [];
+  if (!COMPOUND_HEAD.test(text.slice(start, Math.min(end, start + 400)))) return [];
   const t = tokens(text, start, end, dialect);
   const body = findBody(t, dialect);
   if (!body) return [];

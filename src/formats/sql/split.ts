@@ -1,16 +1,18 @@
-// Dialect-aware statement splitting for the dialects without a native parser in this
-// service (PostgreSQL goes through libpg-query: postgres.ts). One pass of a small lexer
-// that knows each dialect's strings, quoted identifiers, comments and dollar bodies, so a
-// ';' inside any of them never splits. Then per dialect:
-//   MsSql     — GO batches (a line holding only `GO` or `GO n`); the batch is the unit, as
-//               SQL Server executes it (semicolons are optional in T-SQL and do not split).
+// Dialect-aware statement splitting for the dialects without a native splitter in this
+// service (PostgreSQL goes through libpg-query: postgres.ts; T-SQL through its grammar:
+// tsql.ts). One pass of the shared lexer (lexer.ts), so a ';' inside a string, comment,
+// quoted identifier or dollar body never splits. Then per dialect:
 //   Snowflake — ';' ends a statement, except inside $$ bodies and scripting blocks
-//               (DECLARE … BEGIN … END, BEGIN … END, also after `AS` in tasks/procedures).
-//   BigQuery  — ';' outside BEGIN … END scripting blocks; triple-quoted and raw strings.
-//   MySql     — ';' or the current `DELIMITER`; backslash escapes; `#` comments.
+//               (DECLARE … BEGIN … END, BEGIN … END, also after `AS` in tasks/procedures,
+//               and IF / CASE / LOOP / WHILE / FOR / REPEAT … END … inside them).
+//   BigQuery  — the same, and scripting statements (IF … END IF, loops) at the top level too;
+//               triple-quoted and raw strings.
+//   MySql     — ';' or the current `DELIMITER` (a client directive, reported, not counted).
 //   Sqlite    — ';' outside CREATE TRIGGER … BEGIN … END.
 //   Oracle    — ';' for SQL; PL/SQL units (DECLARE/BEGIN/CREATE PROCEDURE|FUNCTION|
-//               PACKAGE|TRIGGER|TYPE) run to a line holding only '/'.
+//               PACKAGE|TRIGGER|TYPE) run to a line holding only '/'; SQL*Plus lines are directives.
+// The split can run over a prefix of the script (streaming): it then returns only statements
+// more text cannot change, and where to resume.
 
 import { LEX, Lexer, type GenericDialect, type Token } from './lexer.js';
 import { splitTsql } from './tsql.js';

@@ -12,8 +12,10 @@ import { innerStatements } from './blocks.js';
 import { splitPostgresPart } from './postgres.js';
 import { INITIAL_STATE, splitGenericPart, type Dialect, type GenericState, type RawStatement } from './split.js';
 
-/** Decoded text split per pass, at least (chars). */
+/** Decoded text split per pass, at least (chars). PostgreSQL's scanner returns its tokens as
+ *  JSON, some 30 bytes per source char held at once: its pieces are smaller. */
 const PIECE_CHARS = 4 * 1024 * 1024;
+const PG_PIECE_CHARS = 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
 
 export interface Position {
@@ -142,7 +144,7 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   let carry = '';
   let base: Position = { offset: 0, line: 1, column: 1 };
   let state: GenericState = { ...INITIAL_STATE };
-  const pieceChars = opts.pieceChars ?? PIECE_CHARS;
+  const pieceChars = opts.pieceChars ?? (dialect === 'PostgreSql' ? PG_PIECE_CHARS : PIECE_CHARS);
   let nextScanAt = pieceChars;
   let bytes = 0;
   const warnings = new Set<string>();
