@@ -77,7 +77,7 @@ type Env = Record<string, string | undefined>;
 export const CONFIG_DOCS: { name: string; default: string; description: string }[] = [
   { name: 'PORT', default: '8080', description: 'HTTP port of the API (and of the token endpoint when the auth role runs here).' },
   { name: 'HOST', default: '127.0.0.1', description: 'Address to bind; `0.0.0.0` in containers.' },
-  { name: 'DOCPARSE_DATA_DIR', default: './data', description: 'Embedded control plane (PGlite), embedded job store, blobs, generated master key.' },
+  { name: 'DOCPARSE_DATA_DIR', default: './data', description: 'Embedded control plane (PGlite), embedded job store, blobs, generated master key; while a node runs, its lock file and operator credential.' },
   { name: 'DATABASE_URL', default: '(unset → embedded PGlite)', description: '`postgres://…` selects PostgreSQL for the control plane.' },
   { name: 'REDIS_URL', default: '(unset → embedded job store)', description: '`redis://…` selects Redis (job hashes + BullMQ queue + counters).' },
   { name: 'DOCPARSE_BASE_URL', default: 'http://localhost:$PORT', description: 'Public address of the API ({base_url}).' },
@@ -101,7 +101,7 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)' },
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
-  { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For.' },
+  { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For: its last entry, the one the trusted proxy added (enable only behind such a proxy).' },
   // Format-family limits: read by the parsers inside worker threads, validated here at boot.
   { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it the remaining features of a dataset are served as the result part named by featuresPart.' },
   { name: 'DOCPARSE_GIS_FGB', default: 'true', description: "GIS: export eligible layers (Shapefile, FileGDB, MapInfo with plain field types) through GDAL's FlatGeobuf writer and write their GeoJSON in JS — same values, ≈ 40 % less CPU; false sends every layer through GDAL's GeoJSONSeq writer." },
@@ -125,6 +125,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_S3_ACCESS_KEY_ID', default: '(required with a bucket)', description: 'Access key for the bucket.' },
   { name: 'DOCPARSE_S3_SECRET_ACCESS_KEY', default: '(required with a bucket)', description: 'Secret key for the bucket.' },
   { name: 'DOCPARSE_S3_FORCE_PATH_STYLE', default: 'false', description: 'Path-style addressing (MinIO and most self-hosted services).' },
+  { name: 'DOCPARSE_SMTP_URL', default: '(unset → e-mails kept in the outbox)', description: '`smtp://user:pass@host:587` (STARTTLS when the server offers it, certificate verified) or `smtps://…`: where activation and invitation e-mails go. Unset: they stay in the outbox (`docparse admin mail list`). The password is never logged.' },
+  { name: 'DOCPARSE_MAIL_FROM', default: 'DocParse <no-reply@DASHBOARD_HOST>', description: 'From: of the e-mails the service sends.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
 ];
 

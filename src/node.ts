@@ -43,6 +43,9 @@ import { RetentionSweeper } from './pipeline/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
 import { startLocalManagement } from './manage/local-management.js';
 import { executeAdminCommand } from './cli/admin-command.js';
+import { startOutboxSender } from './mail/sender.js';
+import { mailSettingsOf } from './mail/settings.js';
+import { BillingStore } from './tenancy/billing-store.js';
 import { MembersStore } from './tenancy/members-store.js';
 import { OperatorKeysStore } from './tenancy/operator-keys-store.js';
 import { AuditStore } from './tenancy/audit-store.js';
@@ -143,6 +146,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const sealer = new Sealer(await resolveMasterKey(config));
   const controlPlane = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   undo.push(() => controlPlane.close());
+  // E-mail (tenant activation, invitations) goes through the outbox: sent until accepted.
+  const mailer = startOutboxSender({ db: controlPlane.db, settings: mailSettingsOf(config), logger, senderId: config.nodeId });
+  undo.push(() => mailer.stop());
 
   let demoCredentials: RunningNode['demoCredentials'] = null;
   if (config.seedDemo) {
@@ -232,7 +238,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
           sessions: opts.manageSessions,
         }),
         regions: config.regions,
-        events: opts.manageEvents,
+        billing: new BillingStore(controlPlane.db),
+        // The outbox is filled in the same transaction; the sender need not wait for its next pass.
+        events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
       },
       () => (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
     );
@@ -294,7 +302,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         logger,
         maxHeaderBytes: config.maxHeaderBytes,
         run: (args) =>
-          executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring, operatorKeys, audit }),
+          executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring, operatorKeys, audit, mail: mailSettingsOf(config) }),
       })
     : null;
   if (management) undo.push(() => management.close(0));
@@ -319,6 +327,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, left()).unref())]);
         await pool?.close();
         health.stop();
+        await mailer.stop();
         await controlPlane.close();
         await lock?.release();
         logger.info('docparse stopped');

@@ -3,6 +3,7 @@
 // the usage lines as CSV. Whoever may see the tenant may read them (members, owners, operators);
 // anyone else gets 404, as for every tenant object.
 import { Type } from '@sinclair/typebox';
+import { problems } from '../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../http/route.js';
 import { manageRoute, ok, visibleTenant, type ManageDeps } from '../manage/api/kit.js';
 import { MONTH_PATTERN, TenantIdParams } from '../manage/api/schemas.js';
@@ -95,7 +96,9 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       operationId: 'getStatement',
       summary: "A tenant's monthly statement: units per app and family, each app's plan, overage (none: the quota is hard)",
       tags: ['billing'],
-      params: Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 200 }), month: Month }),
+      // The month's format is checked in the handler, after the caller is authenticated: a
+      // request without credentials learns nothing, not even that its month is malformed.
+      params: Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 200 }), month: Type.String({ minLength: 1, maxLength: 64, description: 'YYYY-MM (UTC).' }) }),
       query: Type.Object({ format: Type.Optional(Format) }, { additionalProperties: false }),
       responses: {
         200: { description: 'The statement; with Accept: text/csv or ?format=csv, one CSV record per app and family.', schema: StatementSchema },
@@ -103,6 +106,7 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       },
       handler: async ({ ctx, principal, params, query }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
+        if (!new RegExp(MONTH_PATTERN).test(params.month)) throw problems.invalidParameter('month', 'The month must be YYYY-MM.');
         const statement = await billing.statement(tenant.id, params.month);
         return wantsCsv(ctx, query.format) ? csvReply(statementCsv(statement), `statement-${tenant.id}-${params.month}.csv`) : ok(statement);
       },

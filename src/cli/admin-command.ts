@@ -9,6 +9,7 @@ import type { AuditStore } from '../tenancy/audit-store.js';
 import { runAdmin } from './admin.js';
 import { runKeysAdmin } from './keys.js';
 import { runStorageAdmin } from './storage.js';
+import type { MailSettings } from '../mail/settings.js';
 
 export interface AdminDeps {
   store: ControlPlaneStore;
@@ -20,6 +21,8 @@ export interface AdminDeps {
   operatorKeys: OperatorKeysStore;
   /** Where a command that changed something is recorded (who: the local operator). */
   audit?: AuditStore;
+  /** The node's mail settings (the `mail` commands); default: read from the environment. */
+  mail?: MailSettings;
 }
 
 /** Commands that only read: not audited. */
@@ -34,7 +37,7 @@ export function redactArgs(args: string[]): string[] {
 
 function isChange(args: string[]): boolean {
   const words = args.filter((a) => !a.startsWith('-'));
-  if (words[0] === 'usage' || words.length < 2) return false;
+  if (words[0] === 'usage' || words[0] === 'statement' || words.length < 2) return false;
   return !READ_ONLY.has(words[1]);
 }
 
@@ -56,7 +59,7 @@ export async function executeAdminCommand(args: string[], deps: AdminDeps): Prom
   try {
     if (isStorageCommand(args)) exitCode = await runStorageAdmin(args, deps.store, await deps.sealer(), out);
     else if (args[0] === 'keys') exitCode = await runKeysAdmin(args, deps.keyring, deps.operatorKeys, out, err);
-    else exitCode = await runAdmin(args, deps.store, out);
+    else exitCode = await runAdmin(args, deps.store, out, { mail: deps.mail });
   } catch (e) {
     // What the commands do not turn into an exit code themselves (e.g. an unknown option of
     // `storage create`, an unreachable database): said once, never a stack trace.

@@ -11,6 +11,7 @@ import { planRoutes } from './plan-routes.js';
 import { storageRoutes } from './storage-routes.js';
 import { tenantRoutes } from './tenant-routes.js';
 import { usageRoutes } from './usage-routes.js';
+import { billingRoutes } from '../../billing/routes.js';
 
 export const MANAGE_OPENAPI_PATH = '/openapi/manage-v1.json';
 
@@ -24,6 +25,7 @@ export function manageApiRoutes(deps: ManageDeps, openapi: () => Record<string, 
     ...keyRoutes(deps),
     ...usageRoutes(deps),
     ...auditRoutes(deps),
+    ...billingRoutes(deps, deps.billing),
     manageRoute(deps, {
       method: 'GET',
       path: '/regions',

@@ -14,6 +14,7 @@ import type { MembersStore } from '../../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
 import type { App, ControlPlaneStore, Tenant, TenantInvitation } from '../../tenancy/types.js';
 import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
+import type { BillingStore } from '../../tenancy/billing-store.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -35,6 +36,8 @@ export interface ManageDeps {
   authenticate: ManageAuthenticator;
   /** License regions an app may be given (config.regions). */
   regions: readonly string[];
+  /** Usage and statements from the ledger (src/billing/routes.ts). */
+  billing: BillingStore;
   events?: ManageEvents;
 }
 
