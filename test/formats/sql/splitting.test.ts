@@ -298,3 +298,26 @@ describe('dialect option and bad input', () => {
     expect(r.ok && r.artifact.warnings.length).toBe(1);
   });
 });
+
+describe('compound statements count once, their inner statements listed beneath', () => {
+  const cases: [string, string, number, string[]][] = [
+    ['Snowflake', 'EXECUTE IMMEDIATE $$\nBEGIN\n  SELECT 1;\n  IF (x > 0) THEN\n    RETURN 1;\n  END IF;\nEND;\n$$;\nSELECT 2;', 2, ['1:SELECT 1', '1:IF (x > 0) THEN\n    RETURN 1;\n  END IF', '2:RETURN 1']],
+    ['BigQuery', 'CREATE PROCEDURE ds.p(x INT64)\nBEGIN\n  DECLARE y INT64;\n  LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP;\nEND;\nCALL ds.p(1);', 2, ['1:DECLARE y INT64', '1:LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP', '2:SET y = y + 1', '2:IF y > x THEN LEAVE; END IF', '3:LEAVE']],
+    ['MySql', 'DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; WHILE x < 3 DO SET x = x + 1; END WHILE; END//\nDELIMITER ;\nCALL p();', 2, ['1:SELECT 1', '1:WHILE x < 3 DO SET x = x + 1; END WHILE', '2:SET x = x + 1']],
+    ['Oracle', 'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT 1 INTO v FROM dual;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT 1 FROM dual;', 2, ['1:SELECT 1 INTO v FROM dual', '1:FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP', '2:NULL']],
+    ['Sqlite', 'CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE u SET a = 1; DELETE FROM v; END; SELECT 1;', 2, ['1:UPDATE u SET a = 1', '1:DELETE FROM v']],
+    ['PostgreSql', "DO $$ BEGIN PERFORM 1; IF true THEN RAISE NOTICE 'x'; END IF; END $$;\nSELECT 1;", 2, ['1:PERFORM 1', "1:IF true THEN RAISE NOTICE 'x'; END IF", "2:RAISE NOTICE 'x'"]],
+  ];
+  for (const [dialect, sql, units, inner] of cases) {
+    it(`${dialect}`, async () => {
+      const r = await runText(sql, dialect);
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      const c = r.artifact.content;
+      expect(r.artifact.documentUnits).toBe(units);
+      expect(c.statements[0].innerStatements.map((x: any) => `${x.depth}:${x.text}`)).toEqual(inner);
+      expect(c.statements[1].innerStatements).toBeUndefined();
+      expect(Value.Check(SqlContent, c)).toBe(true);
+    });
+  }
+});
