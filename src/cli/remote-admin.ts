@@ -1,7 +1,8 @@
 // `docparse admin --url BASE_URL [--key dp_op_…] …`: the same commands, sent to a remote
 // node's management API with an operator key (--key or DOCPARSE_OPERATOR_KEY), printing
 // what the command prints against a local database. Most commands run runAdmin over the API
-// (remote-store.ts); creating an app and rotating its secret print the secret the node made.
+// (remote-store.ts); creating an app and rotating its secret print the secret the node made;
+// usage, statement, mail and storage commands are mapped onto their endpoints (remote-commands.ts).
 import { parseArgs } from 'node:util';
 import type { OperatorKey } from '../tenancy/types.js';
 import { adminUsage, appLines, runAdmin, SECRET_NOTICE, splitList } from './admin.js';
@@ -9,6 +10,7 @@ import type { CliOutput } from './forward-to-node.js';
 import { printOperatorKeyResult, KEYS_USAGE, OPERATOR_KEYS_USAGE } from './keys.js';
 import { ManageClient } from './manage-client.js';
 import { remoteStore } from './remote-store.js';
+import { MAPPED_COMMANDS, runMappedCommand } from './remote-commands.js';
 import type { App, Plan, Tenant } from '../tenancy/types.js';
 
 /** Commands runAdmin carries out over the API unchanged. */
@@ -17,7 +19,7 @@ const OVER_API = new Set([
   'app enable', 'app disable', 'app set-domains', 'app assign-plan', 'app list',
   'plan create', 'plan retire', 'plan list',
 ]);
-export const REMOTE_COMMANDS = [...OVER_API, 'app create', 'app rotate-secret', 'keys rotate', 'keys list', 'keys create-operator', 'keys list-operators', 'keys revoke-operator'];
+export const REMOTE_COMMANDS = [...OVER_API, ...MAPPED_COMMANDS, 'app create', 'app rotate-secret', 'keys rotate', 'keys list', 'keys create-operator', 'keys list-operators', 'keys revoke-operator'];
 
 /** Takes --url and --key (either `--x v` or `--x=v`) out of the arguments. */
 export function splitRemoteOptions(args: string[]): { url: string | null; key: string | null; rest: string[] } {
@@ -58,7 +60,10 @@ export async function runRemoteAdmin(argv: string[], baseUrl: string, key: strin
     if (OVER_API.has(command) || words.length === 0 || ['help', '--help', '-h'].includes(argv[0])) return await runAdmin(argv, remoteStore(client), io.out);
     if (command === 'app create' || command === 'app rotate-secret') return await appWithSecret(command, argv, client, io, fail);
     if (words[0] === 'keys') return await keys(words[1], argv, client, io, json);
-    return fail(`"docparse admin ${command}" is not available with --url yet (remote commands: ${REMOTE_COMMANDS.join(', ')}); run it where the node runs`, 1);
+    const mapped = words[0] === 'usage' || words[0] === 'statement' ? words[0] : words[0] === 'storage' ? `storage ${words[1] ?? ''}`.trim() : command;
+    if (MAPPED_COMMANDS.includes(mapped) || words[0] === 'storage') return await runMappedCommand(mapped, argv, { client, baseUrl, key, io, fail, usage: usageOf });
+    // Every command is mapped: what is left is unknown, and runAdmin says so as it does locally.
+    return await runAdmin(argv, remoteStore(client), io.out);
   } catch (err) {
     return fail((err as Error).message, 1);
   }

@@ -10,6 +10,11 @@ import { startNode, type RunningNode } from '../../src/node.js';
 import { runAdminCli } from '../../src/cli/run-admin-cli.js';
 import { tempDir } from '../helpers/http.js';
 import { requestToken } from './cli.js';
+import { runAdmin } from '../../src/cli/admin.js';
+import { enqueueMail } from '../../src/mail/outbox-store.js';
+import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
+import { planInput } from '../tenancy/fixtures.js';
+import { randomUUID } from 'node:crypto';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -153,6 +158,124 @@ describe('docparse admin --url (the management API)', () => {
     const refused = await admin(localConfig, '--url', url, '--key', other.key, 'tenant', 'list');
     expect(refused.code).toBe(1);
     expect((await remote('keys', 'revoke-operator', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
-    expect((await remote('usage', '--app', 'x')).out[0]).toMatch(/not available with --url/);
+    const unknown = await remote('nosuch', 'thing');
+    expect(unknown.code).toBe(2);
+    expect(unknown.out[0]).toMatch(/unknown command "nosuch thing"/);
+  });
+
+  it('usage, statement and mail list|show print what runAdmin prints on the node\'s own database (--json and --csv too)', async () => {
+    const remote = (...a: string[]) => admin(localConfig, '--url', url, '--key', key, ...a);
+    const store = node.controlPlane as SqlControlPlaneStore;
+    const onNode = async (...a: string[]) => {
+      const out: string[] = [];
+      return { code: await runAdmin(a, store, (l) => out.push(l)), out };
+    };
+    // Same database: only the times a statement is generated at may differ.
+    const times = (lines: string[]) => lines.map((l) => l.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>'));
+    const same = async (...a: string[]) => {
+      const [r, l] = [await remote(...a), await onNode(...a)];
+      expect(r.code, a.join(' ')).toBe(l.code);
+      expect(times(r.out), a.join(' ')).toEqual(times(l.out));
+      expect(r.out.length, a.join(' ')).toBeGreaterThan(0);
+      return r;
+    };
+    const tenant = await store.createTenant({ name: 'Billed, "Inc"', contactEmail: 'ops@billed.test' });
+    const plan = await store.createPlan(planInput({ name: 'metered', maxDocumentUnitsPerMonth: 500 }));
+    const mk = (name: string, planId: string | null) => store.createApp({ tenantId: tenant.id, name, licenseRegion: 'local', dbCode: 'db', clientId: `c-${randomUUID()}`, secretHash: 'x', planId });
+    const apps = [await mk('ingest', plan.id), await mk('no plan', null), await mk('idle', plan.id)];
+    const month = new Date().toISOString().slice(0, 7);
+    for (const [app, format, units, m] of [
+      [apps[0], 'pdf', 3, month], [apps[0], 'csv', 1, month], [apps[0], 'sql', 5, month], [apps[0], 'docx', 2, month],
+      [apps[1], 'pdf', 3, month], [apps[1], 'xlsx', 4, month], [apps[0], 'pdf', 7, '2025-01'],
+    ] as const) {
+      await store.chargeUsage({ chargeKey: randomUUID(), tenantId: tenant.id, appId: app.id, documentId: randomUUID(), month: m, format, units });
+    }
+    const nobody = '00000000-0000-4000-8000-000000000000';
+
+    for (const extra of [[], ['--by-day'], ['--csv'], ['--csv', '--by-day'], ['--json'], ['--json', '--by-day'], ['--month', '2025-01'], ['--month', '2025-01', '--csv'], ['--month', '2024-12']]) {
+      await same('usage', '--tenant', tenant.id, ...extra);
+    }
+    for (const app of apps) for (const extra of [[], ['--csv'], ['--json'], ['--month', '2025-01']]) await same('usage', '--app', app.id, ...extra);
+    expect((await same('usage', '--tenant', tenant.id)).out[0]).toBe(`Tenant ${tenant.id} used 18 Document Units in ${month} (6 documents).`);
+    // Refusals: the same message and exit code.
+    await same('usage');
+    await same('usage', '--app', apps[0].id, '--tenant', tenant.id);
+    await same('usage', '--tenant', tenant.id, '--month', '2025-13');
+    await same('usage', '--tenant', tenant.id, '--csv', '--json');
+    await same('usage', '--app', apps[0].id, '--csv', '--json');
+    await same('usage', '--tenant', nobody);
+    await same('usage', '--app', nobody);
+    await same('usage', '--tenant', tenant.id, '--bogus');
+
+    for (const extra of [[], ['--csv'], ['--json'], ['--month', '2025-01'], ['--month', '2025-01', '--csv'], ['--month', '2024-12', '--csv']]) {
+      await same('statement', '--tenant', tenant.id, ...extra);
+    }
+    await same('--json', 'statement', '--tenant', tenant.id);
+    await same('statement');
+    await same('statement', '--tenant', nobody);
+    await same('statement', '--tenant', tenant.id, '--month', '25-01');
+    await same('statement', '--tenant', tenant.id, '--csv', '--json');
+
+    const sent = await enqueueMail(store.db, { dedupeKey: `t-${randomUUID()}`, message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: tenant.name, reactivated: false } }, recipients: ['Owner@Billed.test', 'ops@billed.test'], tenantId: tenant.id });
+    const invite = await enqueueMail(store.db, { dedupeKey: `i-${randomUUID()}`, message: { template: 'tenant-invitation', params: { invitationId: randomUUID(), tenantId: tenant.id, tenantName: tenant.name, email: 'new@billed.test', role: 'member' } }, recipients: ['new@billed.test'], tenantId: tenant.id });
+    await store.db.query("UPDATE mail_outbox SET sent_at = now(), message_id = '<m1@billed.test>' WHERE id = $1", [sent]);
+    await store.db.query("UPDATE mail_outbox SET attempts = 2, last_error = 'connection refused' WHERE id = $1", [invite]);
+    for (const extra of [[], ['--json'], ['--tenant', tenant.id], ['--tenant', nobody], ['--pending'], ['--limit', '1'], ['--limit', '1', '--json']]) await same('mail', 'list', ...extra);
+    expect((await same('mail', 'list', '--tenant', tenant.id)).out).toHaveLength(3);
+    await same('mail', 'list', '--limit', '0');
+    for (const id of [sent!, invite!]) {
+      await same('mail', 'show', id);
+      await same('mail', 'show', id, '--json');
+    }
+    await same('mail', 'show', nobody);
+    await same('mail', 'show');
+    await same('mail', 'nosuch');
+  });
+
+  it('storage create and app set-storage print what they print locally', async () => {
+    const remote = (...a: string[]) => admin(localConfig, '--url', url, '--key', key, ...a);
+    const local = (...a: string[]) => admin(localConfig, ...a);
+    const ids = { r: { tenant: '', app: '', cfg: '' }, l: { tenant: '', app: '', cfg: '' } };
+    type Ids = typeof ids.r;
+    const both = async (args: (x: Ids) => string[]) => {
+      const [r, l] = [await remote(...args(ids.r)), await local(...args(ids.l))];
+      const what = args(ids.r).join(' ');
+      expect(r.code, what).toBe(l.code);
+      expect(normalize(r.out), what).toEqual(normalize(l.out));
+      expect(normalize(r.err), what).toEqual(normalize(l.err));
+      return { r, l };
+    };
+    const t = await both(() => ['tenant', 'create', '--name', 'Stored']);
+    ids.r.tenant = t.r.out[1].match(UUID)![0];
+    ids.l.tenant = t.l.out[1].match(UUID)![0];
+    const a = await both((x) => ['app', 'create', '--tenant', x.tenant, '--name', 'files', '--region', 'local', '--db-code', 'eu1']);
+    ids.r.app = a.r.out[1].match(UUID)![0];
+    ids.l.app = a.l.out[1].match(UUID)![0];
+    const create = (x: Ids) => ['storage', 'create', '--tenant', x.tenant, '--provider', 'minio', '--endpoint', 'http://127.0.0.1:9', '--bucket', 'docs', '--prefix', 'p', '--access-key-id', 'AK', '--secret-access-key', 'SK', '--path-style', '--no-verify'];
+    const c = await both(create);
+    expect(c.r.out[0]).toMatch(/^storage config \S+ \(minio http:\/\/127\.0\.0\.1:9 bucket docs\)$/);
+    ids.r.cfg = c.r.out[0].match(UUID)![0];
+    ids.l.cfg = c.l.out[0].match(UUID)![0];
+    const j = await both((x) => [...create(x), '--json']);
+    expect(Object.keys(JSON.parse(j.r.out[0]))).toEqual(Object.keys(JSON.parse(j.l.out[0])));
+    expect(j.r.out[0]).not.toContain('SK');
+    await both((x) => ['app', 'set-storage', x.app, x.cfg]);
+    expect((await remote('app', 'list', '--json')).out.join('\n')).toContain(`"storageConfigId":"${ids.r.cfg}"`);
+    await both((x) => ['app', 'set-storage', x.app, x.cfg, '--json']);
+    await both((x) => ['app', 'set-storage', x.app, 'none']);
+    // Refusals.
+    await both((x) => ['app', 'set-storage', x.app, '00000000-0000-4000-8000-000000000000']);
+    await both(() => ['app', 'set-storage', '00000000-0000-4000-8000-000000000000', 'none']);
+    await both((x) => ['app', 'set-storage', x.app]);
+    await both((x) => ['storage', 'create', '--tenant', x.tenant, '--bucket', 'docs']);
+    await both((x) => [...create(x), '--provider', 'ftp']);
+    await both(() => create({ tenant: '00000000-0000-4000-8000-000000000000', app: '', cfg: '' }));
+    await both((x) => [...create(x), '--bogus']);
+    await both(() => ['storage', 'nosuch']);
+    // The bucket check fails (nothing listens): saved anyway with a warning, as locally.
+    const checked = await remote(...create(ids.r).filter((o) => o !== '--no-verify'));
+    expect(checked.code).toBe(0);
+    expect(checked.out[0]).toMatch(/^warning: bucket docs is not reachable with these credentials/);
+    expect(checked.out[1]).toMatch(/^storage config /);
   });
 });

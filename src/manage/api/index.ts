@@ -6,6 +6,7 @@ import { appRoutes } from './app-routes.js';
 import { auditRoutes } from './audit-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { manageRoute, ok, type ManageDeps } from './kit.js';
+import { mailRoutes } from './mail-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { planRoutes } from './plan-routes.js';
 import { storageRoutes } from './storage-routes.js';
@@ -26,6 +27,7 @@ export function manageApiRoutes(deps: ManageDeps, openapi: () => Record<string, 
     ...usageRoutes(deps),
     ...auditRoutes(deps),
     ...billingRoutes(deps, deps.billing),
+    ...mailRoutes(deps),
     manageRoute(deps, {
       method: 'GET',
       path: '/regions',

@@ -1,0 +1,128 @@
+// The mail outbox on the management API: e-mails newest first, and one e-mail rendered as it
+// is (or would be) sent. Operators read every e-mail; a tenant's owners read their tenant's
+// (with ?tenantId= on the list); anyone else gets 404 for an e-mail, as for every tenant object.
+// Mail settings: ManageDeps may carry the node's (`mail`); otherwise they are read from the
+// node's environment, as the local `docparse admin mail` commands do.
+import { Type } from '@sinclair/typebox';
+import type { RouteDef } from '../../http/route.js';
+import { loadConfig } from '../../config.js';
+import { OutboxStore, type OutboxMail } from '../../mail/outbox-store.js';
+import { mailSettingsOf, type MailSettings } from '../../mail/settings.js';
+import { renderMail } from '../../mail/templates.js';
+import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
+import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
+
+const MailSummarySchema = Type.Object({
+  id: Type.String(),
+  status: Type.Union([Type.Literal('sent'), Type.Literal('pending'), Type.Literal('kept')], { description: 'kept: no DOCPARSE_SMTP_URL, the e-mail stays in the outbox.' }),
+  template: Type.String(),
+  tenantId: Nullable(Type.String()),
+  from: Type.String(),
+  to: Type.Array(Type.String()),
+  subject: Nullable(Type.String()),
+  problem: Type.Optional(Type.String({ description: 'Why the e-mail cannot be rendered.' })),
+  createdAt: Type.String({ format: 'date-time' }),
+  attempts: Type.Integer(),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
+  lastError: Nullable(Type.String()),
+  sentAt: Nullable(Type.String({ format: 'date-time' })),
+  messageId: Nullable(Type.String()),
+});
+const MailSchema = Type.Intersect([MailSummarySchema, Type.Object({ text: Nullable(Type.String()), html: Nullable(Type.String()) })]);
+
+export type MailView = ReturnType<typeof mailView>;
+
+/** An outbox row with what it says, rendered as it is (or would be) sent. */
+export function mailView(m: OutboxMail, settings: MailSettings) {
+  let rendered: ReturnType<typeof renderMail> | null = null;
+  let problem: string | null = null;
+  try {
+    rendered = renderMail(m.message, { dashboardUrl: settings.dashboardUrl });
+  } catch (err) {
+    problem = (err as Error).message;
+  }
+  return {
+    id: m.id,
+    status: (m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept') as 'sent' | 'pending' | 'kept',
+    template: m.message.template,
+    tenantId: m.tenantId,
+    from: settings.from,
+    to: m.recipients,
+    subject: rendered?.subject ?? null,
+    text: rendered?.text ?? null,
+    html: rendered?.html ?? null,
+    ...(problem ? { problem } : {}),
+    createdAt: m.createdAt,
+    attempts: m.attempts,
+    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
+    lastError: m.lastError,
+    sentAt: m.sentAt,
+    messageId: m.messageId,
+  };
+}
+
+function settingsFromEnvironment(): MailSettings {
+  try {
+    return mailSettingsOf(loadConfig(process.env));
+  } catch {
+    return mailSettingsOf(loadConfig({}));
+  }
+}
+
+export function mailRoutes(deps: ManageDeps & { mail?: MailSettings }): RouteDef[] {
+  let settings = deps.mail;
+  const mail = () => (settings ??= settingsFromEnvironment());
+  const outbox = () => {
+    if (!(deps.store instanceof SqlControlPlaneStore)) throw new Error('the mail outbox needs the SQL control plane');
+    return new OutboxStore(deps.store.db);
+  };
+  return [
+    manageRoute<Record<string, never>, { tenantId?: string; pending?: 'true' | 'false'; limit?: number }>(deps, {
+      method: 'GET',
+      path: '/mail',
+      operationId: 'listMail',
+      summary: 'E-mails in the outbox, newest first (operators: all; owners: their tenant’s, with tenantId)',
+      tags: ['mail'],
+      query: Type.Object(
+        {
+          tenantId: Type.Optional(Id('Only this tenant’s e-mails (required for owners).')),
+          pending: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: only e-mails not sent yet.' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: { description: 'The e-mails (without their text and HTML).', schema: Type.Object({ items: Type.Array(MailSummarySchema) }) },
+        403: { description: 'No tenantId from a non-operator (`operator_required`); a member, not an owner (`owner_required`).' },
+        404: { description: 'No such tenant, or not yours (non-operators).' },
+      },
+      handler: async ({ principal, query }) => {
+        // Operators may ask for any tenant id (none of its e-mails: an empty list).
+        if (!principal.isOperator) {
+          if (query.tenantId === undefined) throw manageErrors.operatorOnly('read every tenant’s e-mails');
+          await visibleTenant(deps, principal, query.tenantId);
+          if (!canManage(principal, query.tenantId)) throw manageErrors.ownerOnly('read e-mails');
+        }
+        const list = await outbox().list({ pendingOnly: query.pending === 'true', tenantId: query.tenantId, limit: query.limit ?? 50 });
+        return ok({ items: list.map((m) => { const { text: _t, html: _h, ...rest } = mailView(m, mail()); return rest; }) });
+      },
+    }),
+    manageRoute<{ mailId: string }>(deps, {
+      method: 'GET',
+      path: '/mail/:mailId',
+      operationId: 'getMail',
+      summary: 'One e-mail of the outbox, rendered: recipients, status, subject, text and HTML',
+      tags: ['mail'],
+      params: Type.Object({ mailId: Id('E-mail id.') }),
+      responses: { 200: { description: 'The e-mail.', schema: MailSchema }, 404: { description: 'No such e-mail, or not yours.' } },
+      handler: async ({ principal, params }) => {
+        const m = await outbox().get(params.mailId);
+        if (!m || !(principal.isOperator || (m.tenantId !== null && canManage(principal, m.tenantId)))) throw manageErrors.notFound('e-mail', params.mailId);
+        return ok(mailView(m, mail()));
+      },
+    }),
+  ];
+}
