@@ -266,12 +266,22 @@ export function pgStatementType(ast: unknown): string | null {
  * boundary PostgreSQL's lexer can start afresh from, and before any COPY … FROM STDIN whose
  * data runs on past the prefix. `resume` is where the next pass starts.
  */
-export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number } {
-  if (final) return { ...splitPostgres(text), resume: text.length };
+export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number; inCopyData: boolean } {
+  if (final) return { ...splitPostgres(text), resume: text.length, inCopyData: false };
   const pre = pgPrepass(text, false);
   const limit = pre.incompleteAt ?? text.length;
   let cut = 0;
   for (const c of pre.cuts) if (c <= limit && c < text.length) cut = c;
-  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0 };
-  return { ...splitPostgres(text.slice(0, cut)), resume: cut };
+  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false };
+  const r = splitPostgres(text.slice(0, cut));
+  if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true };
+  return { ...r, resume: cut, inCopyData: false };
+}
+
+/** Inside streamed COPY data: where it ends (just past its `\.` line), or null when not in this text. */
+export function copyDataEnd(text: string): number | null {
+  const m = /^\\\.[ \t]*\r?$/m.exec(text);
+  if (!m) return null;
+  const nl = text.indexOf('\n', m.index);
+  return nl < 0 ? text.length : nl + 1;
 }

@@ -302,7 +302,12 @@ export interface PgPrepass {
   cuts: number[];
   /** Not final: offset of a COPY … FROM STDIN whose data does not end in the text (cuts stop before it). */
   incompleteAt?: number;
+  /** Not final: where the data of a COPY … FROM STDIN begins that runs on past COPY_HOLD_CHARS (the last cut is the COPY's end). */
+  copyDataFrom?: number;
 }
+
+/** Streaming: COPY data not ended within this many chars is taken to be data (as psql reads it) and skipped as it streams. */
+export const COPY_HOLD_CHARS = 16 * 1024 * 1024;
 
 function lineEndAt(text: string, at: number): number {
   let end = text.indexOf('\n', at);
@@ -353,8 +358,14 @@ export function pgPrepass(text: string, final = true): PgPrepass {
           if (dataEnd > dataStart) out.copyData.push([dataStart, dataEnd]);
           lx.pos = dataEnd;
         } else if (!m && !final) {
-          // The data may go on past this text: nothing from this COPY on is certain yet.
-          out.incompleteAt = statementStart;
+          if (text.length - dataStart < COPY_HOLD_CHARS) {
+            // The data may end a little further on: nothing from this COPY on is certain yet.
+            out.incompleteAt = statementStart;
+          } else {
+            // A large data block (pg_dump): the COPY is a statement, its data is skipped as it streams.
+            out.cuts.push(tok.end);
+            out.copyDataFrom = dataStart;
+          }
           return out;
         }
       }

@@ -9,7 +9,7 @@ import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { ExtractionError } from '../types.js';
 import { innerStatements } from './blocks.js';
-import { splitPostgresPart } from './postgres.js';
+import { copyDataEnd, splitPostgresPart } from './postgres.js';
 import { INITIAL_STATE, splitGenericPart, type Dialect, type GenericState, type RawStatement } from './split.js';
 
 /** Decoded text split per pass, at least (chars). PostgreSQL's scanner returns its tokens as
@@ -148,12 +148,31 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   let nextScanAt = pieceChars;
   let bytes = 0;
   const warnings = new Set<string>();
+  let inCopyData = false; // PostgreSQL: inside a large COPY … FROM STDIN data block
+
+  /** Drops `n` chars of pending text (moving the base position past them). */
+  const drop = (n: number): void => {
+    base = new PieceLines(pending, base).at(n);
+    pending = pending.slice(n);
+  };
 
   function* pass(final: boolean): Generator<StreamedStatement> {
+    if (inCopyData) {
+      const end = copyDataEnd(pending);
+      if (end === null) {
+        // All of it is data: skipped without being held.
+        drop(final ? pending.length : pending.lastIndexOf('\n') + 1);
+        nextScanAt = pieceChars;
+        return;
+      }
+      drop(end);
+      inCopyData = false;
+    }
     const r =
       dialect === 'PostgreSql'
         ? (() => {
             const p = splitPostgresPart(pending, final);
+            inCopyData = p.inCopyData;
             const meta = (p.extras.psqlMetaCommands as { offset: number; text: string }[] | undefined) ?? [];
             return { statements: p.statements, warnings: p.warnings, resume: p.resume, state, directives: meta.map((d) => ({ ...d, kind: 'psql' })) };
           })()
@@ -179,6 +198,8 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
     state = r.state;
     // A statement longer than a piece: read as much again before the next pass.
     nextScanAt = Math.max(pieceChars, pending.length * 2);
+    // Data that follows in this text is skipped at once.
+    if (inCopyData && pending.length) yield* pass(final);
   }
 
   for await (const chunk of createReadStream(filePath, { start: enc.skip, highWaterMark: opts.readBytes ?? READ_BYTES })) {

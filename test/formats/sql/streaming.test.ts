@@ -75,6 +75,17 @@ describe('streamed split = whole split', () => {
   });
 });
 
+describe('PostgreSQL COPY … FROM STDIN data larger than what is held', () => {
+  it('a 20 MB data block is skipped as it streams: the same statements as the whole split', async () => {
+    const row = '1\tsome text; with a semicolon\t2024-01-01\n';
+    const data = row.repeat(Math.ceil((20 * 1024 * 1024) / row.length));
+    const text = `SELECT 1;\nCOPY t (a, b, c) FROM stdin;\n${data}\\.\nSELECT 2;\nCOPY u FROM stdin;\n${row}\\.\nSELECT 3;\n`;
+    const r = await streamed(text, 'PostgreSql', 1024 * 1024);
+    expect(r.statements.map((x) => x.slice(0, 4))).toEqual(whole(text, 'PostgreSql').map((x) => x.slice(0, 4)));
+    expect(r.statements).toHaveLength(5);
+  });
+});
+
 describe('units are reserved as statements stream', () => {
   it('a script past the quota stops with quota_exceeded after reserving no more than fits', async () => {
     const file = path.join(tmp, 'quota.sql');
