@@ -15,6 +15,7 @@ import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
 import type { App, ControlPlaneStore, Tenant, TenantInvitation } from '../../tenancy/types.js';
 import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
 import type { BillingStore } from '../../tenancy/billing-store.js';
+import type { MailSettings } from '../../mail/settings.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -38,6 +39,8 @@ export interface ManageDeps {
   regions: readonly string[];
   /** Usage and statements from the ledger (src/billing/routes.ts). */
   billing: BillingStore;
+  /** The node's mail settings (the outbox routes render e-mails with them). */
+  mail?: MailSettings;
   events?: ManageEvents;
 }
 

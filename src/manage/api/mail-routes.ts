@@ -72,7 +72,7 @@ function settingsFromEnvironment(): MailSettings {
   }
 }
 
-export function mailRoutes(deps: ManageDeps & { mail?: MailSettings }): RouteDef[] {
+export function mailRoutes(deps: ManageDeps): RouteDef[] {
   let settings = deps.mail;
   const mail = () => (settings ??= settingsFromEnvironment());
   const outbox = () => {
