@@ -6,6 +6,19 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode } from '../helpers/node.js';
 import { pagesPdf } from '../helpers/pdfs.js';
 import { monthOf } from '../../src/pipeline/job-usage.js';
+import JSZip from 'jszip';
+
+/** A DOCX of three pages (two hard page breaks): its units are known once LibreOffice renders it. */
+async function threePageDocx(): Promise<Buffer> {
+  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+  const page = (t: string) => `<w:p><w:r><w:t>${t}</w:t></w:r></w:p>`;
+  const brk = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+  const zip = new JSZip();
+  zip.file('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
+  zip.file('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
+  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${page('One')}${brk}${page('Two')}${brk}${page('Three')}</w:body></w:document>`);
+  return zip.generateAsync({ type: 'nodebuffer' });
+}
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -83,14 +96,23 @@ for (const mode of ['embedded', 'distributed'] as Mode[]) {
       expect(await app.used()).toBe(0);
     });
 
-    it('units counted only at the end (SQL statements) that cross the quota: the result is not served and nothing is charged', async () => {
+    it('a SQL script is stopped at the statement that would cross the quota, charged nothing', async () => {
       const app = await appWithQuota(2);
       const sql = Array.from({ length: 5 }, (_, i) => `INSERT INTO t VALUES (${i});`).join('\n');
       await app.upload('sql', 'fileName=s.sql&sqlDialect=PostgreSql', sql);
       const s = await app.finished('sql');
       expect(s.statusInt).toBe(9);
-      expect(s.error?.message).toMatch(/^This document needs 5 Document Units, but the app has 2 of its 2 left/);
-      const r = await fetch(`${n.url}/api/v1/documents/sql/result`, { headers: { authorization: `Bearer ${app.token}` } });
+      expect(s.error?.message).toMatch(/^This document needs 3 Document Units, but the app has 2 of its 2 left/);
+      expect(await app.used()).toBe(0);
+    });
+
+    it('units known only at the end (the rendered pages of a DOCX) that cross the quota: the result is not served and nothing is charged', async () => {
+      const app = await appWithQuota(2);
+      await app.upload('docx', 'fileName=three-pages.docx', await threePageDocx());
+      const s = await app.finished('docx');
+      expect(s.statusInt).toBe(9);
+      expect(s.error?.message).toMatch(/^This document needs 3 Document Units, but the app has 2 of its 2 left/);
+      const r = await fetch(`${n.url}/api/v1/documents/docx/result`, { headers: { authorization: `Bearer ${app.token}` } });
       expect(r.status).toBe(422);
       expect(((await r.json()) as { code: string }).code).toBe('quota_exceeded');
       expect(await app.used()).toBe(0);
