@@ -7,7 +7,7 @@ import { NotFoundError, type App, type ControlPlaneStore, type Plan, type Tenant
 import { loadConfig } from '../config.js';
 import { OutboxStore, type OutboxMail } from '../mail/outbox-store.js';
 import { mailSettingsOf, type MailSettings } from '../mail/settings.js';
-import { renderMail } from '../mail/templates.js';
+import { mailView } from '../mail/view.js';
 import { BillingStore } from '../tenancy/billing-store.js';
 import { SqlControlPlaneStore } from '../tenancy/sql-store.js';
 import type { SqlClient } from '../tenancy/sql.js';
@@ -177,35 +177,6 @@ function mailStatus(m: OutboxMail, settings: MailSettings): string {
   if (m.sentAt) return `sent ${m.sentAt}`;
   if (!settings.smtpUrl) return 'kept (no DOCPARSE_SMTP_URL)';
   return m.attempts === 0 ? 'queued' : `retrying (${m.attempts} attempt${m.attempts === 1 ? '' : 's'}, next ${m.nextAttemptAt})`;
-}
-
-/** An outbox row with what it says, rendered as it is (or would be) sent. */
-function mailView(m: OutboxMail, settings: MailSettings) {
-  let rendered: ReturnType<typeof renderMail> | null = null;
-  let problem: string | null = null;
-  try {
-    rendered = renderMail(m.message, { dashboardUrl: settings.dashboardUrl });
-  } catch (err) {
-    problem = (err as Error).message;
-  }
-  return {
-    id: m.id,
-    status: m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept',
-    template: m.message.template,
-    tenantId: m.tenantId,
-    from: settings.from,
-    to: m.recipients,
-    subject: rendered?.subject ?? null,
-    text: rendered?.text ?? null,
-    html: rendered?.html ?? null,
-    ...(problem ? { problem } : {}),
-    createdAt: m.createdAt,
-    attempts: m.attempts,
-    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
-    lastError: m.lastError,
-    sentAt: m.sentAt,
-    messageId: m.messageId,
-  };
 }
 
 // ------------------------------------------------------------------ lookups

@@ -3,7 +3,7 @@
 // (src/cli/admin.ts, src/cli/storage.ts) from the figures the node answers with.
 import { parseArgs } from 'node:util';
 import { statementLines, usageCsv, usageLinesCsv } from '../billing/render.js';
-import type { MailView } from '../manage/api/mail-routes.js';
+import type { MailView } from '../mail/view.js';
 import type { Statement, TenantUsage } from '../tenancy/billing-store.js';
 import { NotFoundError, type App, type Plan, type StorageConfig, type Tenant } from '../tenancy/types.js';
 import type { UsageReport } from '../manage/api/usage-routes.js';

@@ -6,9 +6,9 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { loadConfig } from '../../config.js';
-import { OutboxStore, type OutboxMail } from '../../mail/outbox-store.js';
+import { OutboxStore } from '../../mail/outbox-store.js';
 import { mailSettingsOf, type MailSettings } from '../../mail/settings.js';
-import { renderMail } from '../../mail/templates.js';
+import { mailView } from '../../mail/view.js';
 import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
 import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
 
@@ -32,37 +32,6 @@ const MailSummarySchema = Type.Object({
   messageId: Nullable(Type.String()),
 });
 const MailSchema = Type.Intersect([MailSummarySchema, Type.Object({ text: Nullable(Type.String()), html: Nullable(Type.String()) })]);
-
-export type MailView = ReturnType<typeof mailView>;
-
-/** An outbox row with what it says, rendered as it is (or would be) sent. */
-export function mailView(m: OutboxMail, settings: MailSettings) {
-  let rendered: ReturnType<typeof renderMail> | null = null;
-  let problem: string | null = null;
-  try {
-    rendered = renderMail(m.message, { dashboardUrl: settings.dashboardUrl });
-  } catch (err) {
-    problem = (err as Error).message;
-  }
-  return {
-    id: m.id,
-    status: (m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept') as 'sent' | 'pending' | 'kept',
-    template: m.message.template,
-    tenantId: m.tenantId,
-    from: settings.from,
-    to: m.recipients,
-    subject: rendered?.subject ?? null,
-    text: rendered?.text ?? null,
-    html: rendered?.html ?? null,
-    ...(problem ? { problem } : {}),
-    createdAt: m.createdAt,
-    attempts: m.attempts,
-    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
-    lastError: m.lastError,
-    sentAt: m.sentAt,
-    messageId: m.messageId,
-  };
-}
 
 function settingsFromEnvironment(): MailSettings {
   try {

@@ -1,0 +1,36 @@
+// An outbox row as a person reads it — status, recipients, the rendered subject and text —
+// shared by the CLI (`docparse admin mail list|show`) and the management API's mail routes.
+import type { OutboxMail } from './outbox-store.js';
+import type { MailSettings } from './settings.js';
+import { renderMail } from './templates.js';
+
+export type MailView = ReturnType<typeof mailView>;
+
+/** An outbox row with what it says, rendered as it is (or would be) sent. */
+export function mailView(m: OutboxMail, settings: MailSettings) {
+  let rendered: ReturnType<typeof renderMail> | null = null;
+  let problem: string | null = null;
+  try {
+    rendered = renderMail(m.message, { dashboardUrl: settings.dashboardUrl });
+  } catch (err) {
+    problem = (err as Error).message;
+  }
+  return {
+    id: m.id,
+    status: (m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept') as 'sent' | 'pending' | 'kept',
+    template: m.message.template,
+    tenantId: m.tenantId,
+    from: settings.from,
+    to: m.recipients,
+    subject: rendered?.subject ?? null,
+    text: rendered?.text ?? null,
+    html: rendered?.html ?? null,
+    ...(problem ? { problem } : {}),
+    createdAt: m.createdAt,
+    attempts: m.attempts,
+    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
+    lastError: m.lastError,
+    sentAt: m.sentAt,
+    messageId: m.messageId,
+  };
+}
