@@ -11,6 +11,7 @@ import { runAdminCli } from '../../src/cli/run-admin-cli.js';
 import { tempDir } from '../helpers/http.js';
 import { requestToken } from './cli.js';
 import { runAdmin } from '../../src/cli/admin.js';
+import { mailSettingsOf } from '../../src/mail/settings.js';
 import { enqueueMail } from '../../src/mail/outbox-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { planInput } from '../tenancy/fixtures.js';
@@ -168,7 +169,8 @@ describe('docparse admin --url (the management API)', () => {
     const store = node.controlPlane as SqlControlPlaneStore;
     const onNode = async (...a: string[]) => {
       const out: string[] = [];
-      return { code: await runAdmin(a, store, (l) => out.push(l)), out };
+      // The node renders e-mails with its own mail settings: so does the local run.
+      return { code: await runAdmin(a, store, (l) => out.push(l), { mail: mailSettingsOf(nodeConfig) }), out };
     };
     // Same database: only the times a statement is generated at may differ.
     const times = (lines: string[]) => lines.map((l) => l.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>'));
