@@ -1,14 +1,11 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import { CORPUS_AVAILABLE, CORPUS_DIR } from './helpers/corpus-dir.mjs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const root = new URL('..', import.meta.url).pathname;
 
-// The real-files corpus ($DOCPARSE_CORPUS_DIR, default ../shared/corpus) is not part of the
-// repository. A clone without it still passes: these files read it throughout and are left
-// out; the others run, and the corpus-aware ones skip what needs it (test/helpers/parse.ts
-// CORPUS_AVAILABLE).
-const corpus = process.env.DOCPARSE_CORPUS_DIR ? path.resolve(process.env.DOCPARSE_CORPUS_DIR) : path.resolve(root, '../shared/corpus');
+// The real-files corpus (test/helpers/corpus-dir.mjs) is not part of the repository. A clone
+// without it still passes: these files read it throughout and are left out; the others run,
+// and the corpus-aware ones skip what needs it (CORPUS_AVAILABLE).
 const NEEDS_CORPUS = [
   'test/formats/office/converted-documents.test.ts',
   'test/api/families.test.ts',
@@ -41,8 +38,8 @@ const NEEDS_CORPUS = [
   'test/pipeline/artifact.test.ts',
   'test/pipeline/detect.test.ts',
 ];
-const corpusMissing = !existsSync(corpus);
-if (corpusMissing) console.warn(`No corpus at ${corpus}: ${NEEDS_CORPUS.length} test files that read it are left out.`);
+const corpusMissing = !CORPUS_AVAILABLE;
+if (corpusMissing) console.warn(`No corpus at ${CORPUS_DIR}: ${NEEDS_CORPUS.length} test files that read it are left out.`);
 
 export default defineConfig({
   test: {

@@ -11,9 +11,10 @@ import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS = path.resolve(ROOT, '../shared/corpus/cad');
+const CORPUS = corpusDir('cad');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
 const imp = (p) => import(pathToFileURL(path.join(ROOT, p)).href);
 

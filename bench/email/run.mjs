@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || process.env[`BENCH_${n.toUpperCase()}`] || d);
 const MESSAGES = arg('messages', 20000);
 const REPEATS = arg('repeats', 3);
-const corpus = path.resolve(here, '../../../shared/corpus/email');
+const corpus = corpusDir('email');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-mail-'));
 const mboxPath = path.join(tmp, `bench-${MESSAGES}.mbox`);
 

@@ -10,7 +10,7 @@
 // Other options: --first N (first case index), --max-seed-bytes B (default 2 MiB),
 // --task-timeout S (DOCPARSE_TASK_TIMEOUT_SECONDS, default 60), --threads N (worker threads),
 // --isolate N (replay at most N crash suspects alone, default 24), --no-corpus,
-// --corpus DIR (default $DOCPARSE_CORPUS_DIR or ../shared/corpus), --out DIR, --record
+// --corpus DIR (default: the corpus, $DOCPARSE_CORPUS_DIR), --out DIR, --record
 // (append crash culprits and 5xx cases to test/fuzz/regressions.json), --live-dist (run
 // dist/ itself instead of a snapshot of it), --dist DIR (run another build, e.g. an older
 // commit's, built elsewhere: DIR/../package.json and node_modules must resolve), --note TEXT

@@ -1,14 +1,15 @@
-// The seed pool: small corpus files (DOCPARSE_CORPUS_DIR, default ../shared/corpus; read in
+// The seed pool: small corpus files (test/helpers/corpus-dir.mjs; read in
 // place, never copied) plus the generated seeds, per family, in a stable order so that the
 // same inputs always give the same cases.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedSeeds } from './generators/index.mjs';
+import { CORPUS_DIR } from '../../test/helpers/corpus-dir.mjs';
 
 export const FAMILIES = ['csv', 'pdf', 'office', 'email', 'sql', 'gis', 'cad', 'parquet'];
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DEFAULT_CORPUS_DIR = path.resolve(REPO_ROOT, '../shared/corpus');
+export const DEFAULT_CORPUS_DIR = CORPUS_DIR;
 
 const SQL_DIALECTS = { postgresql: 'PostgreSql', tsql: 'MsSql', mssql: 'MsSql', mysql: 'MySql', snowflake: 'Snowflake', bigquery: 'BigQuery', sqlite: 'Sqlite', oracle: 'Oracle' };
 const SQL_PREFIXES = { pg: 'PostgreSql', tsql: 'MsSql', mysql: 'MySql', snowflake: 'Snowflake' };
@@ -45,7 +46,7 @@ function corpusHints(family, row) {
  * {family: [{family, name, origin, bytes, dialect?, documentType?}]}: corpus files up to
  * maxSeedBytes (sorted by name) then the generated seeds.
  */
-export function loadSeedPool({ families = FAMILIES, corpusDir = process.env.DOCPARSE_CORPUS_DIR || DEFAULT_CORPUS_DIR, maxSeedBytes = 2 * 1024 * 1024, useCorpus = true } = {}) {
+export function loadSeedPool({ families = FAMILIES, corpusDir = CORPUS_DIR, maxSeedBytes = 2 * 1024 * 1024, useCorpus = true } = {}) {
   const generated = generatedSeeds(families);
   const pool = {};
   for (const family of families) {

@@ -10,9 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFormat as formatOf } from './lib.mjs';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS = path.resolve(ROOT, '../shared/corpus/gis');
+const CORPUS = corpusDir('gis');
 const extra = process.argv.filter((a) => a.startsWith('--zip=')).map((a) => path.resolve(a.slice(6)));
 const TOL = Number(process.argv.find((a) => a.startsWith('--tol='))?.slice(6) ?? 1e-7);
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);

@@ -1,6 +1,6 @@
 // Hashes of GIS artifacts, to check that a change to the GIS parser leaves results the same.
 // Usage: node bench/gis/hash-artifacts.mjs [--root=<checkout with dist/>] [--zip=extra.zip ...] > hashes.json
-// For every file of shared/corpus/gis (bad_* included) and every --zip, the whole job runs as
+// For every file of the corpus's gis folder (bad_* included) and every --zip, the whole job runs as
 // the worker runs it; printed per file: ok/failure message, a SHA-256 of the artifact, of
 // every dataset's features array and of the result parts. Compare two runs with `diff`.
 // DOCPARSE_GIS_MAX_INLINE_FEATURES is honoured (set it low to exercise the parts).
@@ -12,10 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFormat as formatOf } from './lib.mjs';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ROOT = path.resolve(process.argv.find((a) => a.startsWith('--root='))?.slice(7) ?? HERE);
-const CORPUS = path.resolve(HERE, '../shared/corpus/gis');
+const CORPUS = corpusDir('gis');
 const extra = process.argv.filter((a) => a.startsWith('--zip=')).map((a) => path.resolve(a.slice(6)));
 
 const { parseGis } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));

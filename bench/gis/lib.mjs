@@ -33,7 +33,7 @@ export function makeBig(n, dir) {
   return zip;
 }
 
-/** The format each shared/corpus/gis file (bad_* included) and any extra .zip is parsed as; null to skip. */
+/** The format each corpus gis file (bad_* included) and any extra .zip is parsed as; null to skip. */
 export function corpusFormat(file) {
   if (/^(shp_|mixed_|big_|bad_shp)/.test(file)) return 'shapefile';
   if (file.startsWith('mapinfo_')) return 'mapinfo';

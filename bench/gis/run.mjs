@@ -23,9 +23,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, machine, median, option, table, timed } from '../lib/harness.mjs';
 import { makeBig } from './lib.mjs';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS = path.resolve(ROOT, '../shared/corpus/gis');
+const CORPUS = corpusDir('gis');
 const RUNS = Math.max(3, option('runs', 5));
 const BIG = option('big', 100000);
 
@@ -259,7 +260,7 @@ lines.push(`- command: \`node bench/gis/run.mjs --runs=${RUNS} --big=${BIG}\``);
 lines.push(`- machine: ${m.nproc} × ${m.cpuModel}; node ${m.node}`);
 lines.push(`- uptime at start: \`${m.uptime}\``);
 lines.push(`- ours: ${GDAL_VERSION}; native: ${nativeVersion} (Debian gdal-bin)`);
-lines.push(`- corpus: ${files.length} readable files of shared/corpus/gis (bad_* excluded), ${allSources.length} datasets, ${layerCount} layers; medians of ${RUNS} runs after one warm-up`);
+lines.push(`- corpus: ${files.length} readable files of the corpus's gis folder (bad_* excluded), ${allSources.length} datasets, ${layerCount} layers; medians of ${RUNS} runs after one warm-up`);
 lines.push(`- GDAL WASM start-up (once per worker thread, not in the figures below): ${fmt(startupMs)} ms`);
 lines.push('');
 lines.push('## Corpus totals');

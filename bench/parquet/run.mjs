@@ -11,9 +11,10 @@ import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CORPUS = path.resolve(ROOT, '../shared/corpus/parquet');
+const CORPUS = corpusDir('parquet');
 const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
 const imp = (p) => import(pathToFileURL(path.join(ROOT, p)).href);
 

@@ -1,8 +1,9 @@
-// The PDF corpus as the benches read it: ../shared/corpus/pdf and its MANIFEST.tsv.
+// The PDF corpus as the benches read it: the corpus's pdf folder (test/helpers/corpus-dir.mjs) and its MANIFEST.tsv.
 import fs from 'node:fs';
 import path from 'node:path';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
-export const CORPUS = '/work/shared/corpus/pdf';
+export const CORPUS = corpusDir('pdf');
 
 /** MANIFEST.tsv rows: [file, …, what, pages] as strings. */
 export const manifestRows = () =>

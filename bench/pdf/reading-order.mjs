@@ -8,8 +8,9 @@ import path from 'node:path';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
 import { artifactPageTexts, wholeLines } from './similarity.mjs';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
-const C = '/work/shared/corpus/pdf';
+const C = corpusDir('pdf');
 for (const f of ['pdfjs__tracemonkey.pdf', 'pysample__multicolumn.pdf', 'pdfminer__naacl06-shinyama.pdf', 'pdfplumber__federal-register-2020-17221.pdf', 'pdfminer__i1040nr.pdf']) {
   for (const mode of ['MultiColumn', 'SingleColumn']) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfro-'));

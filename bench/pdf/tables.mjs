@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parsePdf } from '../../dist/formats/pdf/index.js';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 export const TABLE_FILES = [
   ['camelot__column_span_1.pdf', true],
@@ -32,7 +33,7 @@ function popplerWords(fp) {
 const norm = (s) => s.normalize('NFKC').replace(/\s+/g, '');
 
 /** Returns { cells, correct, accuracy, tables } for one file. */
-export async function tableAccuracy(file, corpus = '/work/shared/corpus/pdf') {
+export async function tableAccuracy(file, corpus = corpusDir('pdf')) {
   const fp = path.join(corpus, file);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdft-'));
   const out = path.join(dir, 'a.json');

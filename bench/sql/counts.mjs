@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPostgres, normalizeDialect, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
-const corpus = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus/sql');
+const corpus = corpusDir('sql');
 const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const map = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
 await loadPostgres();

@@ -7,9 +7,10 @@ import { createRequire } from 'node:module';
 import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { loadPostgres, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
 import { SqlEngines } from '../../dist/formats/sql/engines.js';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const require = createRequire(import.meta.url);
-const corpus = path.join(process.env.DOCPARSE_CORPUS_DIR || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus'), 'sql');
+const corpus = corpusDir('sql');
 const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const DIALECTS = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
 const NSP = { MsSql: ['transactsql', 'TransactSQL'], Snowflake: ['snowflake', 'Snowflake'], MySql: ['mysql', 'MySQL'] };

@@ -8,12 +8,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parseSql } from '../../dist/formats/sql/index.js';
+import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const opt = (n, d) => (process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d;
 const dialect = opt('dialect', 'MsSql');
 const mb = Number(opt('mb', 200));
 const key = { PostgreSql: 'postgresql', MsSql: 'transactsql', Snowflake: 'snowflake', MySql: 'mysql' }[dialect];
-const corpus = path.join(process.env.DOCPARSE_CORPUS_DIR || path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/corpus'), 'sql');
+const corpus = corpusDir('sql');
 const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const sep = dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
 const unit = rows.filter((r) => r[4] === key).map((r) => fs.readFileSync(path.join(corpus, r[0]), 'utf8')).join(sep) + sep;

@@ -69,7 +69,7 @@ export const problems = {
     new ProblemError(400, 'invalid_framing', 'Invalid message framing', detail, { header }),
   /** A transfer coding other than chunked (RFC 9112 §6.1). */
   unsupportedTransferCoding: (coding: string) =>
-    new ProblemError(501, 'unsupported_transfer_coding', 'Transfer coding not implemented', `Only the chunked transfer coding is supported; the request uses ${JSON.stringify(coding)}.`, { header: 'Transfer-Encoding', coding }),
+    new ProblemError(501, 'unsupported_transfer_coding', 'Unsupported transfer coding', `Only the chunked transfer coding is supported; the request uses ${JSON.stringify(coding)}.`, { header: 'Transfer-Encoding', coding }),
   /** The request body arrived too slowly; nothing of it was kept. */
   requestTimeout: (detail: string) => new ProblemError(408, 'request_timeout', 'Request timeout', detail),
 };

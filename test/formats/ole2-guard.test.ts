@@ -15,7 +15,7 @@ import { parseOffice } from '../../src/formats/office/index.js';
 import { ExtractionError } from '../../src/formats/types.js';
 import { CORPUS_ROOT, parseFileWith } from '../helpers/parse.js';
 
-const CORPUS = process.env.DOCPARSE_CORPUS_DIR ? path.resolve(process.env.DOCPARSE_CORPUS_DIR) : CORPUS_ROOT;
+const CORPUS = CORPUS_ROOT;
 const hasCorpus = fs.existsSync(path.join(CORPUS, 'office')) && fs.existsSync(path.join(CORPUS, 'email'));
 const MsgReader = ((MsgReaderModule as unknown as { default?: unknown }).default ?? MsgReaderModule) as new (buf: Buffer) => { getFileData(): { error?: string } };
 

@@ -1,22 +1,16 @@
 // Runs a format parser in-process exactly as the worker thread does (src/pipeline/thread.ts)
 // and returns the parsed artifact, for family tests on real files.
 import fs from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import runParseTask, { writeArtifact } from '../../src/pipeline/thread.js';
 import type { FormatParser } from '../../src/formats/types.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
 import type { JobOptions } from '../../src/jobs/types.js';
 
-/** The real-files corpus: $DOCPARSE_CORPUS_DIR, default ../shared/corpus beside the repo. */
-export const CORPUS_ROOT = process.env.DOCPARSE_CORPUS_DIR
-  ? path.resolve(process.env.DOCPARSE_CORPUS_DIR)
-  : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus');
-
-/** False in a clone without the corpus: tests that read it are skipped (test/vitest.config.ts). */
-export const CORPUS_AVAILABLE = existsSync(CORPUS_ROOT);
+/** The real-files corpus (test/helpers/corpus-dir.mjs); unavailable in a clone without it. */
+export { CORPUS_DIR as CORPUS_ROOT, CORPUS_AVAILABLE } from './corpus-dir.mjs';
+import { CORPUS_DIR as CORPUS_ROOT } from './corpus-dir.mjs';
 
 export function corpusPath(family: string, file: string): string {
   return path.join(CORPUS_ROOT, family, file);

@@ -1,4 +1,4 @@
-// CAD family on the real corpus (../shared/corpus/cad): DWG layer/block-record/entity counts
+// CAD family on the real corpus (its cad folder): DWG layer/block-record/entity counts
 // and entity types equal the MANIFEST's libredwg-web ground truth; DXF files are checked
 // against the same drawing saved as DWG and against GDAL where it is comparable; malformed
 // files fail with a clear reason. Every artifact's content is validated against CadContent.

@@ -1,4 +1,4 @@
-// Tabular route against the real corpus in ../shared/corpus/csv, checked against the
+// Tabular route against the real corpus (its csv folder), checked against the
 // MANIFEST's ground truth (native GDAL 3.6.2 row/field counts, `file` encodings).
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';

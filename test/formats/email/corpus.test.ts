@@ -1,4 +1,4 @@
-// Email family against the real corpus in ../shared/corpus/email: message, attachment and
+// Email family against the real corpus (its email folder): message, attachment and
 // nested-message counts against the MANIFEST, schema validity, headers, bodies, charsets.
 import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';

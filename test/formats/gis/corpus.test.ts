@@ -1,4 +1,4 @@
-// The GIS parser on every real file of shared/corpus/gis, against MANIFEST.tsv's ground truth:
+// The GIS parser on every real file of the corpus's gis folder, against MANIFEST.tsv's ground truth:
 // layer names, geometry types, feature counts and CRS (EPSG code or name) from native
 // `ogrinfo` (GDAL 3.6.2), and the layer list of gdal3.js (GDAL 3.8.4, the engine we run).
 import { describe, expect, it, vi } from 'vitest';

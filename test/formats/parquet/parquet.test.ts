@@ -1,4 +1,4 @@
-// Parquet family on the real corpus (../shared/corpus/parquet): row counts, row groups,
+// Parquet family on the real corpus (its parquet folder): row counts, row groups,
 // schema element counts, codecs, key-value keys and writers equal the MANIFEST (footer
 // ground truth); full reads succeed or fail as the MANIFEST's full-read column says;
 // MetadataOnly reads nothing but the footer; values are rendered losslessly. Every

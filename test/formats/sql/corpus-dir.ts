@@ -1,10 +1,10 @@
-// Where the SQL corpus is: $DOCPARSE_CORPUS_DIR/sql (default ../shared/corpus/sql). Tests that
+// Where the SQL corpus is: the corpus's sql folder (test/helpers/corpus-dir.mjs). Tests that
 // need it skip when it is absent, so a fresh clone without the corpus still passes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CORPUS_ROOT } from '../../helpers/parse.js';
+import { corpusDir } from '../../helpers/corpus-dir.mjs';
 
-export const SQL_CORPUS = path.join(process.env.DOCPARSE_CORPUS_DIR ? path.resolve(process.env.DOCPARSE_CORPUS_DIR) : CORPUS_ROOT, 'sql');
+export const SQL_CORPUS = corpusDir('sql');
 export const hasSqlCorpus = fs.existsSync(path.join(SQL_CORPUS, 'MANIFEST.tsv'));
 
 export function sqlCorpusFile(name: string): string {

@@ -1,4 +1,4 @@
-// SQL family against the real corpus ($DOCPARSE_CORPUS_DIR/sql, default ../shared/corpus/sql;
+// SQL family against the real corpus (its sql folder, test/helpers/corpus-dir.mjs;
 // skipped without it): statement counts per dialect against the MANIFEST (T-SQL against the
 // hand-checked statement list in fixtures/), exact text and spans, schema validity, parse results.
 import { describe, expect, it } from 'vitest';

@@ -1,0 +1,3 @@
+export const CORPUS_DIR: string;
+export const CORPUS_AVAILABLE: boolean;
+export function corpusDir(family: string): string;
