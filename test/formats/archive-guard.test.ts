@@ -11,6 +11,7 @@ import { corpusPath, parseFile } from '../helpers/parse.js';
 import { ArchiveBudget, withArchiveBudget } from '../../src/formats/archive-guard.js';
 import { writeArtifact } from '../../src/pipeline/thread.js';
 import { FORMATS } from '../../src/formats/registry.js';
+import { makeZip, type ZipMember } from '../helpers/zip.js';
 
 // GDAL start-up (1–3 s, more on a loaded machine) falls in the first GIS test.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -34,58 +35,10 @@ afterAll(async () => {
 
 // ---- ZIPs written byte by byte, so their headers can lie ------------------------------------
 
-interface Member {
-  name: string;
-  data: Buffer;
-  /** Uncompressed size written in the local and central headers (default: the truth). */
-  declared?: number;
-  /** `data` already deflated (to build many identical members quickly). */
-  deflated?: Buffer;
-}
+type Member = ZipMember;
 
-function zipOf(members: Member[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const m of members) {
-    const name = Buffer.from(m.name, 'utf8');
-    const body = m.deflated ?? zlib.deflateRawSync(m.data);
-    const crc = zlib.crc32(m.data) >>> 0;
-    const declared = m.declared ?? m.data.length;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(declared, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(0x031e, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(declared, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    centrals.push(central, name);
-    offset += local.length + name.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
+/** Every member deflated (the guard counts what inflates). */
+const zipOf = (members: Member[]): Buffer => makeZip(members.map((m) => ({ deflate: true, ...m })));
 
 /** 50 MB of zeros behind a header that says 100 bytes. */
 const lyingMember = (name: string): Member => ({ name, data: Buffer.alloc(50_000_000), declared: 100 });
