@@ -3,9 +3,9 @@
 // retries were used up, and every such job failed for good).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
-import { client, signIn, startOutageNode, type Client, type OutageNode } from './harness.js';
+import { startOutageRig, type Client, type OutageNode, type OutageRig } from './harness.js';
 import { monthOf } from '../../src/pipeline/job-usage.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -14,18 +14,14 @@ let redis: TestServer;
 let pgServer: TestServer;
 let node: OutageNode;
 let c: Client;
+let rig: OutageRig;
 
 beforeAll(async () => {
-  [redis, pgServer] = await Promise.all([startRedis(), startPostgres()]);
-  node = await startOutageNode(redis.url, pgServer.url);
-  c = client(node.url);
-  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
-  await signIn(c);
+  ({ redis, pg: pgServer, node, c } = rig = await startOutageRig());
 });
 
 afterAll(async () => {
-  await node?.close();
-  await Promise.all([redis?.close(), pgServer?.close()]);
+  await rig?.close();
 });
 
 async function heldUnits(): Promise<number> {

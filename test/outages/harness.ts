@@ -7,6 +7,7 @@ import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
+import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
 
 export const DEMO = { clientId: 'outage-demo', clientSecret: 'outage-demo-secret-0123456789' };
 
@@ -156,4 +157,29 @@ export class Timings {
     const lines = [`\n${title}`, '| measurement | ms |', '|:---|---:|', ...this.rows.map(([w, ms]) => `| ${w} | ${ms} |`)];
     console.log(lines.join('\n'));
   }
+}
+
+export interface OutageRig {
+  redis: TestServer;
+  pg: TestServer;
+  node: OutageNode;
+  /** Signed in, the node ready. */
+  c: Client;
+  close(): Promise<void>;
+}
+
+/** Private Redis and PostgreSQL, a node on them, and a signed-in client: each outage test's set-up. */
+export async function startOutageRig(opts: { persistentRedis?: boolean } = {}): Promise<OutageRig> {
+  const [redis, pg] = await Promise.all([startRedis({ persistent: opts.persistentRedis ?? false }), startPostgres()]);
+  const node = await startOutageNode(redis.url, pg.url);
+  const c = client(node.url);
+  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
+  await signIn(c);
+  return {
+    redis, pg, node, c,
+    close: async () => {
+      await node.close();
+      await Promise.all([redis.close(), pg.close()]);
+    },
+  };
 }

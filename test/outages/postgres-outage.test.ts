@@ -4,11 +4,11 @@
 // requests that only need Redis and the blob store (status, batch, result) keep working, and
 // the node serves everything again by itself when PostgreSQL returns.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
 import {
-  client, expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, signIn, startOutageNode, Timings, uploadAndComplete,
-  type Client, type OutageNode,
+  expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
+  type Client, type OutageNode, type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -17,20 +17,16 @@ let redis: TestServer;
 let pg: TestServer;
 let node: OutageNode;
 let c: Client;
+let rig: OutageRig;
 const timings = new Timings();
 
 beforeAll(async () => {
-  [redis, pg] = await Promise.all([startRedis(), startPostgres()]);
-  node = await startOutageNode(redis.url, pg.url);
-  c = client(node.url);
-  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
-  await signIn(c);
+  ({ redis, pg, node, c } = rig = await startOutageRig());
 });
 
 afterAll(async () => {
   timings.print('PostgreSQL outage (private server, SIGKILL of its process group, restarted on the same port)');
-  await node?.close();
-  await Promise.all([redis?.close(), pg?.close()]);
+  await rig?.close();
 });
 
 describe('PostgreSQL unreachable', () => {

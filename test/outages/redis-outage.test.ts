@@ -3,11 +3,11 @@
 // readiness names Redis, requests that do not need it keep working, and the node serves again
 // by itself when Redis returns — with the job accepted before the outage still there (AOF).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
 import {
-  client, expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, signIn, startOutageNode, Timings, uploadAndComplete,
-  type Client, type OutageNode,
+  expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
+  type Client, type OutageNode, type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -16,20 +16,16 @@ let redis: TestServer;
 let pg: TestServer;
 let node: OutageNode;
 let c: Client;
+let rig: OutageRig;
 const timings = new Timings();
 
 beforeAll(async () => {
-  [redis, pg] = await Promise.all([startRedis({ persistent: true }), startPostgres()]);
-  node = await startOutageNode(redis.url, pg.url);
-  c = client(node.url);
-  await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
-  await signIn(c);
+  ({ redis, pg, node, c } = rig = await startOutageRig({ persistentRedis: true }));
 });
 
 afterAll(async () => {
   timings.print('Redis outage (private redis-server, SIGKILL, restarted on the same port)');
-  await node?.close();
-  await Promise.all([redis?.close(), pg?.close()]);
+  await rig?.close();
 });
 
 describe('Redis unreachable', () => {
