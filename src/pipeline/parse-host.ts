@@ -74,6 +74,8 @@ export class ParseHost implements TaskRunner {
   private seq = 0;
   private closing = false;
   private quickDeaths = 0;
+  /** whenReady() callers waiting for the next 'ready'. */
+  private readonly readyWaiters = new Set<() => void>();
   /** Parsing processes started and lost; for node-state and tests. */
   restarts = 0;
 
@@ -101,13 +103,15 @@ export class ParseHost implements TaskRunner {
   whenReady(timeoutMs: number): Promise<boolean> {
     if (this.ready()) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), timeoutMs);
-      const poll = setInterval(() => this.ready() && done(true), 20);
-      const done = (up: boolean) => {
+      const timer = setTimeout(() => {
+        this.readyWaiters.delete(up);
+        resolve(false);
+      }, timeoutMs);
+      const up = () => {
         clearTimeout(timer);
-        clearInterval(poll);
-        resolve(up);
+        resolve(true);
       };
+      this.readyWaiters.add(up);
     });
   }
 
@@ -164,10 +168,12 @@ export class ParseHost implements TaskRunner {
         this.childReady = true;
         this.quickDeaths = 0;
         this.childStats = m.stats;
+        this.wakeReadyWaiters();
         this.pump();
         return;
       case 'stats':
         this.childStats = m.stats;
+        this.wakeReadyWaiters();
         return;
       case 'reserve':
         void this.reserve(m.id, m.reqId, m.total);
@@ -198,6 +204,12 @@ export class ParseHost implements TaskRunner {
       outcome = { ok: false, message: 'The Document Units for this document could not be reserved (the control plane is unreachable).', transient: true };
     }
     this.send({ type: 'reserved', reqId, outcome });
+  }
+
+  private wakeReadyWaiters(): void {
+    if (!this.ready()) return;
+    for (const up of this.readyWaiters) up();
+    this.readyWaiters.clear();
   }
 
   private settle(p: Pending): void {
