@@ -13,7 +13,7 @@ import { isTerminal } from '../jobs/transitions.js';
 import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
-import { JobUsage, monthOf } from './job-usage.js';
+import { JobUsage } from './job-usage.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -35,7 +35,6 @@ export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
 }
 
-export { monthOf };
 
 export class WorkerLoop {
   private readonly scratch: string;
