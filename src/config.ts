@@ -62,6 +62,12 @@ export interface Config {
   smtpUrl: string | null;
   /** From: of the e-mails the service sends. */
   mailFrom: string;
+  /** Dashboard sign-in through OpenID Connect; null without a client id (local operator sign-in only). */
+  oidc: { issuer: string; clientId: string; clientSecret: string | null } | null;
+  /** Dashboard sessions end after this long without a request… */
+  sessionIdleMinutes: number;
+  /** …and after this long in any case. */
+  sessionMaxHours: number;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +91,11 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_DASHBOARD_URL', default: '$DOCPARSE_BASE_URL/dashboard', description: 'Public address of the dashboard ({dashboard_url}).' },
   { name: 'DOCPARSE_REGION', default: 'local', description: 'Region code of this node, reported in node-state and used as the demo app licence region.' },
   { name: 'DOCPARSE_REGIONS', default: '$DOCPARSE_REGION', description: 'Comma-separated license regions an app may be given through the management API (`/manage/v1`).' },
+  { name: 'DOCPARSE_OIDC_ISSUER', default: 'https://accounts.google.com', description: 'Dashboard sign-in: the OpenID Connect issuer (Google by default; any standard provider). Plain http only on a loopback address.' },
+  { name: 'DOCPARSE_OIDC_CLIENT_ID', default: '(none → local operator sign-in only)', description: 'Dashboard sign-in: the OAuth client id registered with the issuer; redirect URI `{dashboard_url}/auth/callback`.' },
+  { name: 'DOCPARSE_OIDC_CLIENT_SECRET', default: '(none)', description: 'Dashboard sign-in: the client secret registered with the issuer (PKCE is used either way).' },
+  { name: 'DOCPARSE_SESSION_IDLE_MINUTES', default: '120', description: 'Dashboard sessions end after this long without a request.' },
+  { name: 'DOCPARSE_SESSION_MAX_HOURS', default: '24', description: 'Dashboard sessions end this long after sign-in, whatever the activity.' },
   { name: 'DOCPARSE_OPERATOR_EMAILS', default: '(none)', description: 'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant.' },
   { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
   { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
@@ -193,6 +204,15 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   }
   const operatorEmails = listOf('DOCPARSE_OPERATOR_EMAILS', []).map((e) => e.toLowerCase());
   for (const e of operatorEmails) if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
+
+  const oidcClientId = env.DOCPARSE_OIDC_CLIENT_ID?.trim() || null;
+  const oidcIssuer = url('DOCPARSE_OIDC_ISSUER', 'https://accounts.google.com', ['http:', 'https:'])!;
+  // A provider on plain http could be impersonated by anyone on the path: loopback only (local providers, tests).
+  if (oidcIssuer.startsWith('http:') && !isLoopbackUrl(oidcIssuer)) {
+    problems.push(`DOCPARSE_OIDC_ISSUER=${JSON.stringify(oidcIssuer)} must use https:// (plain http is accepted only on a loopback address)`);
+  }
+  const oidcClientSecret = env.DOCPARSE_OIDC_CLIENT_SECRET?.trim() || null;
+  if (oidcClientSecret && !oidcClientId) problems.push('DOCPARSE_OIDC_CLIENT_SECRET is set without DOCPARSE_OIDC_CLIENT_ID');
 
   const demoClientId = env.DOCPARSE_DEMO_CLIENT_ID?.trim() || null;
   if (demoClientId && !/^[A-Za-z0-9._-]{3,128}$/.test(demoClientId)) {
@@ -311,9 +331,18 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     s3,
     smtpUrl,
     mailFrom,
+    oidc: oidcClientId ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret } : null,
+    sessionIdleMinutes: int('DOCPARSE_SESSION_IDLE_MINUTES', 120, 1, 7 * 24 * 60),
+    sessionMaxHours: int('DOCPARSE_SESSION_MAX_HOURS', 24, 1, 90 * 24),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** http://127.x.x.x, http://[::1] or http://localhost. */
+function isLoopbackUrl(u: string): boolean {
+  const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** An IPv4/IPv6 address or a DNS host name (what uWS can bind), not a URL. */
