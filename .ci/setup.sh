@@ -12,6 +12,7 @@ SUDO=""
 # scripts/install-engines.sh, the same step `npm start` and the Dockerfile run).
 APT_PACKAGES=(
   redis-server postgresql postgresql-client          # services the integration tests use
+  chromium                                           # the dashboard's end-to-end tests (driven by playwright-core; no browser is downloaded)
   poppler-utils poppler-data                         # pdfinfo/pdftotext: ground truth in the PDF tests (poppler-data: CJK encodings, without which pdftotext reads nothing from the Japanese files)
 )
 missing=()
