@@ -2,7 +2,8 @@
 // spans), unruled tables from text alignment, form field values, annotations and links,
 // image positions.
 import type { PdfDocument } from './document.js';
-import { frameToDisplay, toDisplay, type Fragment, type PageGeometry } from './textlayer.js';
+import type { Fragment } from './fragment.js';
+import { frameToDisplay, toDisplay, type PageGeometry } from './textlayer.js';
 import { regionLines, type RawBlock } from './layout.js';
 import type { PdfPageT, PdfTableT } from './schema.js';
 

@@ -2,7 +2,7 @@
 // found by whitespace gutters in MultiColumn, with full-width bands between column areas),
 // lines within a region (fragments on one baseline, left to right), and text blocks
 // (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
-import { hasRtlChar, isRtl, type Fragment } from './textlayer.js';
+import { hasRtlChar, isRtl, type Fragment } from './fragment.js';
 
 export interface Line {
   text: string;

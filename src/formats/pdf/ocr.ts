@@ -3,7 +3,8 @@
 // Tesseract's line flags) and lines into blocks in Tesseract's reading order.
 import type { PdfDocument } from './document.js';
 import { getTesseract, requireTesseractModel } from './tesseract-loader.js';
-import type { Fragment, PageGeometry } from './textlayer.js';
+import type { Fragment } from './fragment.js';
+import type { PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
 
 const OCR_DPI = 300;
