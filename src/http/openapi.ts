@@ -26,10 +26,13 @@ export interface OpenApiInput {
   /** Extra named schemas (e.g. artifact content per format family). */
   components?: Record<string, TSchema>;
   /** Which document: the parsing API's (default) or the management API's; routes of the other are left out. */
-  api?: ApiDocument;
+  api?: DocumentedApi;
 }
 
-const DOCUMENTS: Record<ApiDocument, { title: string; description: string }> = {
+/** The dashboard's pages are in no OpenAPI document. */
+type DocumentedApi = Exclude<ApiDocument, 'dashboard'>;
+
+const DOCUMENTS: Record<DocumentedApi, { title: string; description: string }> = {
   v1: {
     title: 'docparse API',
     description: 'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',

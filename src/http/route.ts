@@ -14,8 +14,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthKind = 'public' | 'bearer' | 'manage';
 
-/** Which OpenAPI document describes a route: the parsing API's (/openapi/v1.json) or the management API's (/openapi/manage-v1.json). */
-export type ApiDocument = 'v1' | 'manage';
+/** Which OpenAPI document describes a route: the parsing API's (/openapi/v1.json) or the management API's (/openapi/manage-v1.json); 'dashboard': the dashboard's pages, in neither. */
+export type ApiDocument = 'v1' | 'manage' | 'dashboard';
 
 export interface Principal {
   tenantId: string;

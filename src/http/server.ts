@@ -386,13 +386,14 @@ export class HttpServer {
     const { res } = ex;
     res.writeStatus(statusLine(reply.status));
     res.writeHeader('X-Request-Id', ex.requestId);
-    res.writeHeader('Cache-Control', 'no-store');
+    const extra = reply.headers;
+    // no-store unless the reply says otherwise (the dashboard's content-hashed assets).
+    if (extra?.['Cache-Control'] === undefined) res.writeHeader('Cache-Control', 'no-store');
     if (ex.origin) {
       res.writeHeader('Access-Control-Allow-Origin', ex.origin);
       res.writeHeader('Vary', 'Origin');
       res.writeHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
     }
-    const extra = reply.headers;
     if (extra) for (const k in extra) res.writeHeader(k, extra[k]);
   }
 
