@@ -1,0 +1,26 @@
+// ESLint for the codebase as it is: typescript-eslint's recommended rules, with the few
+// that fight deliberate patterns here turned off, each with its reason.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'wasm/**/build/**', 'test-artifacts/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      // Unused names are errors, except `_`-prefixed ones kept for a signature or a destructuring omit.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // Parsers and sanitisers match control characters on purpose (stripping NULs from text, refusing them in headers).
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    // Tests and benches read artifacts and API answers whose shape they assert on; typing every
+    // fixture would add noise, not safety.
+    files: ['test/**', 'bench/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);
