@@ -99,11 +99,11 @@ describe('job transitions', () => {
   });
 });
 
-describe('README state diagram', async () => {
+describe('docs/jobs.md state diagram', async () => {
   const { readFile } = await import('node:fs/promises');
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8').catch(() => '');
-  const block = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/.exec(readme)?.[1];
-  it('matches TRANSITIONS_MERMAID (the README draws the table the code enforces)', () => {
+  const page = await readFile(new URL('../../docs/jobs.md', import.meta.url), 'utf8').catch(() => '');
+  const block = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/.exec(page)?.[1];
+  it('matches TRANSITIONS_MERMAID (docs/jobs.md draws the table the code enforces)', () => {
     expect(block).toBeDefined();
     expect(block?.trimEnd()).toBe(TRANSITIONS_MERMAID.trimEnd());
   });
