@@ -18,7 +18,7 @@ Usage:
                                                 (key also from DOCPARSE_OPERATOR_KEY)
   docparse --version
 
-Configuration comes from environment variables (see README: Configuration).`;
+Configuration comes from environment variables (see docs/configuration.md).`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
