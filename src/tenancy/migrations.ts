@@ -3,6 +3,7 @@
 // so several nodes booting at once apply each version exactly once.
 import type { SqlClient } from './sql.js';
 import { mailOutboxMigration } from './migrations-mail.js';
+import { dashboardSessionsMigration } from './migrations-dashboard.js';
 
 export interface Migration {
   version: number;
@@ -185,6 +186,7 @@ CREATE TRIGGER usage_holds_app_exists BEFORE INSERT ON usage_holds FOR EACH ROW 
 `,
   },
   mailOutboxMigration,
+  dashboardSessionsMigration,
 ];
 
 /**
