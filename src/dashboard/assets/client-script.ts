@@ -73,7 +73,7 @@ export function dashboardClient(): void {
       options: {
         maintainAspectRatio: false,
         animation: false,
-        scales: { x: { stacked: true, title: { display: true, text: 'Day of month (UTC)' } }, y: { stacked: true, beginAtZero: true, title: { display: true, text: 'Document Units' } } },
+        scales: { x: { stacked: true, title: { display: true, text: 'Day of month (UTC)' } }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'Document Units' } } },
         plugins: { legend: { position: 'bottom' } },
       },
     });

@@ -86,7 +86,7 @@ ${items.length
       (a) => html`<tr><td>${name(a.appId)}</td><td>${a.plan?.name ?? 'none'}</td><td class="num">${formatNumber(a.documents)}</td><td class="num">${formatNumber(a.unitsCharged)}</td><td>${families(a.byFamily)}</td></tr>`,
     )}</tbody>
 <tfoot><tr><th scope="row" colspan="2">Total</th><td class="num">${formatNumber(statement.totals.documents)}</td><td class="num" id="statement-total">${formatNumber(statement.totals.units)}</td><td>${families(statement.totals.byFamily)}</td></tr></tfoot></table></div>
-<p class="hint">${statement.overage.note} Generated ${formatDate(statement.generatedAt)}.</p>
+<p class="hint">Overage: ${statement.overage.note}. Generated ${formatDate(statement.generatedAt)}.</p>
 <h2>Exports</h2>
 <ul>
 <li><a href="${csv('statement.csv')}" download>Statement for ${month} (CSV)</a></li>
