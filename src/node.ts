@@ -52,6 +52,9 @@ import { AuditStore } from './tenancy/audit-store.js';
 import { AppSettingsStore } from './tenancy/app-settings-store.js';
 import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
 import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
+import type { ManageDeps } from './manage/api/kit.js';
+import { createDashboardAuth, type DashboardAuthService } from './dashboard/auth/index.js';
+import { mountDashboard } from './dashboard/index.js';
 
 const require = createRequire(import.meta.url);
 export const VERSION: string = (require('../package.json') as { version: string }).version;
@@ -71,6 +74,14 @@ export interface RunningNode {
   demoCredentials: { clientId: string; clientSecret: string } | null;
   /** The local management endpoint (loopback), when this node holds its data dir's lock. */
   management: { url: string } | null;
+  /** The dashboard, on a node with the api role. */
+  dashboard: {
+    url: string;
+    /** Whether users sign in through an OpenID provider (else only the local operator signs in). */
+    oidc: boolean;
+    /** A new one-time local operator sign-in link (15 minutes, one use): for the person at the terminal only. */
+    createSignInLink(): Promise<string>;
+  } | null;
   /** Graceful stop: stop accepting, finish in-flight requests and jobs, close stores. */
   close(): Promise<void>;
 }
@@ -113,8 +124,10 @@ const LOCK_WAIT_MS = 40_000;
 type StartOptions = {
   logger?: Logger;
   redisPrefix?: string;
-  /** Dashboard sign-in (issue 20): who is signed in behind a management request. */
+  /** Who is signed in behind a management request, instead of the dashboard's sessions (tests). */
   manageSessions?: SessionResolver;
+  /** Dashboard sign-in tuning (tests): failed operator-key sign-in limits, clock. */
+  dashboardAuth?: Pick<Parameters<typeof createDashboardAuth>[0], 'failureLimits' | 'now'>;
   /** What follows management changes (the mailer: activation e-mail, invitations). */
   manageEvents?: ManageEvents;
 };
@@ -219,33 +232,47 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       (openapiDoc ??= buildOpenApi({ routes: http.router.routes, api: 'v1', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: CONTENT_SCHEMAS })),
   });
   for (const r of health.routes) http.add(r);
-  if (has('api')) {
-    let manageDoc: Record<string, unknown> | null = null;
-    const manageRoutes = manageApiRoutes(
-      {
-        store: controlPlane,
+  // Dashboard sessions are the management API's session cookies too.
+  const dashboardAuth: DashboardAuthService | null = has('api')
+    ? createDashboardAuth({
+        config,
+        db: controlPlane.db,
         members,
         operatorKeys,
-        audit,
-        appSettings: new AppSettingsStore(controlPlane.db, controlPlane),
-        sealer,
-        keyring: identity.keyring,
-        authenticate: createManageAuthenticator({
-          operatorKeys,
-          members,
-          operatorEmails: config.operatorEmails,
-          localCredential: () => localCredential,
-          sessions: opts.manageSessions,
-        }),
-        regions: config.regions,
-        billing: new BillingStore(controlPlane.db),
-        mail: mailSettingsOf(config),
-        // The outbox is filled in the same transaction; the sender need not wait for its next pass.
-        events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
-      },
-      () => (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
+        counters: jobs.counters,
+        csrfKey: sealer.deriveKey('docparse dashboard csrf v1'),
+        logger,
+        ...opts.dashboardAuth,
+      })
+    : null;
+  if (has('api')) {
+    let manageDoc: Record<string, unknown> | null = null;
+    const manageDeps: ManageDeps = {
+      store: controlPlane,
+      members,
+      operatorKeys,
+      audit,
+      appSettings: new AppSettingsStore(controlPlane.db, controlPlane),
+      sealer,
+      keyring: identity.keyring,
+      authenticate: createManageAuthenticator({
+        operatorKeys,
+        members,
+        operatorEmails: config.operatorEmails,
+        localCredential: () => localCredential,
+        sessions: opts.manageSessions ?? dashboardAuth?.resolveSession,
+      }),
+      regions: config.regions,
+      billing: new BillingStore(controlPlane.db),
+      mail: mailSettingsOf(config),
+      // The outbox is filled in the same transaction; the sender need not wait for its next pass.
+      events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
+    };
+    const manageRoutes = manageApiRoutes(manageDeps, () =>
+      (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
     );
     for (const r of manageRoutes) http.add(r);
+    mountDashboard({ http, auth: dashboardAuth!, manage: manageDeps, manageRoutes, logger });
   }
   if (has('auth')) for (const r of identity.routes) http.add(r);
   if (has('api')) {
@@ -318,6 +345,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   return {
     config, port, logger, controlPlane, jobs, blobs, identity, http, pool, retention, demoCredentials,
     management: management ? { url: management.url } : null,
+    dashboard: dashboardAuth ? { url: config.dashboardUrl, oidc: config.oidc !== null, createSignInLink: () => dashboardAuth.createSignInLink() } : null,
     close: () =>
       (closing ??= (async () => {
         // One grace period for the whole stop: requests first, then running jobs.

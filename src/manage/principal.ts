@@ -1,6 +1,9 @@
-// Who calls the management API. Operator keys (and the node's local operator credential) are
-// principals today; a dashboard user (issue 20) becomes one through a `SessionResolver`, so
-// the routes never change: they only ever see a ManagePrincipal.
+// Who calls the management API: operator keys (and the node's local operator credential) as
+// bearer tokens, and dashboard sessions (issue 20) through a `SessionResolver`, so the routes
+// never change: they only ever see a ManagePrincipal. A session cookie rides along with every
+// request the browser makes, so a state change authenticated by it must also prove it comes
+// from the dashboard (the session's CSRF token); a bearer key is never sent implicitly.
+import { timingSafeEqual } from 'node:crypto';
 import { ProblemError } from '../http/problem.js';
 import type { RequestContext } from '../http/route.js';
 import type { MembersStore } from '../tenancy/members-store.js';
@@ -20,8 +23,20 @@ export interface ManagePrincipal {
   isOperator: boolean;
 }
 
-/** A signed-in dashboard user behind a request (issue 20: a session cookie), or null. */
-export type SessionResolver = (ctx: RequestContext) => Promise<{ userId: string; email: string } | null>;
+/** The dashboard session behind a request (its session cookie). */
+export interface SessionCaller {
+  /** The user's id; for a local operator sign-in the operator's (`local-operator`, `operator-key:<id>`). */
+  userId: string;
+  /** The user's verified e-mail address ('' for a local operator sign-in). */
+  email: string;
+  /** Signed in as the local operator (one-time link or operator key): a platform operator. */
+  operator?: boolean;
+  /** The session's CSRF token: a state-changing request must carry it as X-CSRF-Token. */
+  csrfToken: string;
+}
+
+/** The signed-in dashboard session behind a request, or null. */
+export type SessionResolver = (ctx: RequestContext) => Promise<SessionCaller | null>;
 
 export interface ManageAuthOptions {
   operatorKeys: OperatorKeysStore;
@@ -44,7 +59,28 @@ export const manageProblems = {
     new ProblemError(401, 'invalid_credentials', 'Invalid credentials', 'The credentials are not valid (unknown or revoked operator key).', {}, {
       'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}", error="invalid_token"`,
     }),
+  csrfFailed: () =>
+    new ProblemError(403, 'csrf_failed', 'CSRF check failed',
+      "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages)."),
 };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Throws 403 csrf_failed unless `presented` is `expected`, compared in constant time. */
+export function checkCsrfToken(expected: string, presented: string | undefined): void {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(presented ?? '', 'utf8');
+  // The length of a token is no secret; its bytes are compared without an early exit.
+  if (a.length === 0 || a.length !== b.length || !timingSafeEqual(a, b)) throw manageProblems.csrfFailed();
+}
+
+/** The principal a dashboard session stands for (also what the dashboard's pages see). */
+export async function sessionPrincipal(session: SessionCaller, members: MembersStore, operatorEmails: ReadonlySet<string>): Promise<ManagePrincipal> {
+  if (session.operator) return { kind: 'operator', id: session.userId, tenantRoles: new Map(), isOperator: true };
+  const email = session.email.toLowerCase();
+  const isOperator = operatorEmails.has(email);
+  return { kind: isOperator ? 'operator' : 'user', id: session.userId, userId: session.userId, email, tenantRoles: await members.rolesOf(email), isOperator };
+}
 
 export type ManageAuthenticator = (ctx: RequestContext) => Promise<ManagePrincipal>;
 
@@ -55,9 +91,8 @@ export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthen
     if (header === undefined) {
       const session = opts.sessions ? await opts.sessions(ctx) : null;
       if (!session) throw manageProblems.missingCredentials();
-      const email = session.email.toLowerCase();
-      const isOperator = operatorEmails.has(email);
-      return { kind: isOperator ? 'operator' : 'user', id: session.userId, userId: session.userId, email, tenantRoles: await opts.members.rolesOf(email), isOperator };
+      if (!SAFE_METHODS.has(ctx.method.toUpperCase())) checkCsrfToken(session.csrfToken, ctx.headers['x-csrf-token']);
+      return sessionPrincipal(session, opts.members, operatorEmails);
     }
     const m = BEARER.exec(header.trim());
     if (!m) throw manageProblems.invalidCredentials();
