@@ -110,6 +110,11 @@ class BodyParser {
       this.skipTo(new Set(['begin']));
       this.i--;
       this.block(depth + 1);
+    } else if (w === 'declare' && this.handlerBlock()) {
+      // MySQL: DECLARE … HANDLER FOR … BEGIN … END — the handler's body is a block.
+      this.skipTo(new Set(['begin']));
+      this.i--;
+      this.block(depth + 1);
     } else if (w === 'if') this.conditional(depth);
     else if (w === 'case' && this.isCaseStatement()) {
       this.skipTo(new Set(['when']));
@@ -155,6 +160,21 @@ class BodyParser {
       this.seq(depth + 1);
     }
     this.end('if');
+  }
+
+  /** At DECLARE: a handler whose body is BEGIN … END (BEGIN before the first ';'). */
+  private handlerBlock(): boolean {
+    let handler = false;
+    let paren = 0;
+    for (let j = this.i; j < this.t.length; j++) {
+      const w = this.w(j);
+      if (w === '(') paren++;
+      else if (w === ')') paren = Math.max(0, paren - 1);
+      else if (w === ';') return false;
+      else if (w === 'handler') handler = true;
+      else if (w === 'begin' && paren === 0) return handler;
+    }
+    return false;
   }
 
   private isCaseStatement(): boolean {

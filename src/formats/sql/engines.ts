@@ -2,11 +2,14 @@
 // gives the AST (and says so in the statement's `parser`). PostgreSQL: PostgreSQL's own
 // grammar (libpg-query). The others: datafusion-sqlparser-rs (WASM, the dialect's rules),
 // then node-sql-parser (the dialect's PEG grammar), which accepts some statements the first
-// rejects. Oracle has only sqlparser-rs.
+// rejects, then (T-SQL, MySQL, Oracle) the dialect's ANTLR grammar from antlr4ts-sql (antlr.ts),
+// then (Snowflake) sqlparser-rs's Generic dialect for statements written in plain SQL.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { antlrEngine, type Grammar } from './antlr.js';
 import { classifyStatement } from './classify.js';
+import { ParseFailure, offsetOf, type Engine } from './engine.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
 import { sqlparserFacts } from './sqlparser-ast.js';
 import type { Dialect } from './split.js';
@@ -23,19 +26,6 @@ export interface ParsedStatement {
   columns: string[];
 }
 
-interface Engine {
-  name: string;
-  maxChars: number;
-  /** Throws a ParseFailure when the statement is rejected. */
-  parse(sql: string): { ast: unknown; type: string | null; tables: string[]; columns: string[] };
-}
-
-class ParseFailure extends Error {
-  constructor(message: string, readonly offset: number | null) {
-    super(message);
-  }
-}
-
 /** node-sql-parser builds per dialect (none for Oracle). */
 const NSP: Partial<Record<Dialect, { build: string; database: string }>> = {
   MsSql: { build: 'transactsql', database: 'TransactSQL' },
@@ -44,6 +34,9 @@ const NSP: Partial<Record<Dialect, { build: string; database: string }>> = {
   BigQuery: { build: 'bigquery', database: 'BigQuery' },
   Sqlite: { build: 'sqlite', database: 'Sqlite' },
 };
+
+/** antlr4ts-sql grammars, the last parser tried. */
+const ANTLR: Partial<Record<Dialect, Grammar>> = { MsSql: 'TSQL', MySql: 'MYSQL', Oracle: 'PLSQL' };
 
 /** sqlparser-rs dialect names. */
 const SQLPARSER: Partial<Record<Dialect, string>> = {
@@ -71,17 +64,6 @@ function packageVersion(entry: string): string {
 const SQLPARSER_VERSION = packageVersion('@guanmingchiu/sqlparser-ts');
 const NSP_VERSION = (require('node-sql-parser/package.json') as { version: string }).version;
 
-/** Offset in `sql` of a 1-based line and column. */
-function offsetOf(sql: string, line: number, column: number): number {
-  let at = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = sql.indexOf('\n', at);
-    if (nl < 0) break;
-    at = nl + 1;
-  }
-  return Math.min(sql.length, at + Math.max(0, column - 1));
-}
-
 function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
   return {
     name: `sqlparser-rs ${SQLPARSER_VERSION} (${dialect})`,
@@ -100,6 +82,28 @@ function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
     },
   };
 }
+
+/**
+ * sqlparser-rs's Generic dialect for statements whose words mean the same there as in the
+ * script's dialect: it accepts some plain DDL the dialect's own rules reject (e.g. Snowflake
+ * `col number as (expr)` virtual columns). Statements with the dialect's own lexical forms —
+ * `$` (dollar bodies, `$1` columns, session variables), `@` (stages), `:` (binds, paths) — are
+ * not offered, since Generic would read them differently.
+ */
+function genericFallback(m: SqlparserModule): Engine {
+  const engine = sqlparserEngine(m, 'generic');
+  return {
+    ...engine,
+    parse(sql) {
+      const bare = sql.replace(/'(?:[^'\\]|\\.|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, "''");
+      if (/[$@]|(?<!:):(?!:)/.test(bare)) throw new ParseFailure('not offered to the Generic dialect: it has $, @ or : forms of its own dialect', null);
+      return engine.parse(sql);
+    },
+  };
+}
+
+/** Dialects whose plain statements are offered to sqlparser-rs's Generic dialect last. */
+const GENERIC_FALLBACK = new Set<Dialect>(['Snowflake']);
 
 function nspTable(entry: string): string | null {
   const [, schema, table] = entry.split('::');
@@ -133,6 +137,10 @@ function nspEngine(build: string, database: string): Engine {
         throw new ParseFailure(String(err.message ?? e).split('\n')[0].slice(0, 500), err.location?.start?.offset ?? null);
       }
       const ast = Array.isArray(r.ast) && r.ast.length === 1 ? r.ast[0] : r.ast;
+      // Its T-SQL grammar reads any `word word …` (GOTO x, CHECKPOINT 100, proc args) as an
+      // assignment without '=': that is not a parse of the statement.
+      const stmt = (ast as { stmt?: { type?: unknown; symbol?: unknown } } | null)?.stmt;
+      if (stmt?.type === 'assign' && stmt.symbol == null) throw new ParseFailure(`node-sql-parser (${database}) read it as an assignment without '='`, null);
       if (Array.isArray(ast) && ast.length !== 1) throw new ParseFailure(`parsed as ${ast.length} statements`, null);
       const node = (Array.isArray(ast) ? ast[0] : ast) as { type?: unknown; keyword?: unknown } | null;
       const verb = typeof node?.type === 'string' ? node.type.toUpperCase() : null;
@@ -186,6 +194,9 @@ export class SqlEngines {
     if (sp) engines.push(sqlparserEngine(await loadSqlparser(), sp));
     const nsp = NSP[dialect];
     if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
+    const grammar = ANTLR[dialect];
+    if (grammar) engines.push(antlrEngine(grammar));
+    if (GENERIC_FALLBACK.has(dialect)) engines.push(genericFallback(await loadSqlparser()));
     return new SqlEngines(engines);
   }
 

@@ -11,7 +11,7 @@ import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { classifyStatement } from './classify.js';
-import { SqlEngines } from './engines.js';
+import { SqlEngines, type ParsedStatement } from './engines.js';
 import type { SqlStatementT } from './schema.js';
 import { DIALECTS, normalizeDialect, type Dialect } from './split.js';
 import { detectEncoding, streamStatements, type Directive, type StreamedStatement } from './stream.js';
@@ -37,7 +37,16 @@ const SPLITTERS: Record<Dialect, string> = {
   Oracle: "';' for SQL; '/' lines for PL/SQL units; SQL*Plus command lines are directives",
 };
 
-function statementRecord(index: number, s: StreamedStatement, p: ReturnType<SqlEngines['parse']>): SqlStatementT {
+/** Oracle: the SQL inside PL/SQL bodies is parsed statement by statement (PL/SQL's own statements — IF, loops, assignments — stay unparsed). */
+const PARSE_INNER = new Set<Dialect>(['Oracle']);
+
+function innerRecord(x: StreamedStatement['inner'][number], p: ParsedStatement | null): NonNullable<SqlStatementT['innerStatements']>[number] {
+  const base = { text: x.text, span: { start: x.start, end: x.end }, depth: x.depth };
+  if (!p) return { ...base, type: classifyStatement(x.text) };
+  return { ...base, type: p.type, parseStatus: p.parseStatus, parser: p.parser, tables: p.tables };
+}
+
+function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement, inner: (ParsedStatement | null)[]): SqlStatementT {
   const { raw } = s;
   const errorAt = p.parseError && typeof p.parseError.offset === 'number' ? positionIn(s, p.parseError.offset) : null;
   return {
@@ -49,7 +58,7 @@ function statementRecord(index: number, s: StreamedStatement, p: ReturnType<SqlE
     ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
     ...(raw.psqlCopy ? { psqlCopy: true } : {}),
     ...(s.inner.length
-      ? { innerStatements: s.inner.map((x) => ({ text: x.text, span: { start: x.start, end: x.end }, type: classifyStatement(x.text), depth: x.depth })) }
+      ? { innerStatements: s.inner.map((x, i) => innerRecord(x, inner[i] ?? null)) }
       : {}),
     type: p.type,
     parseStatus: p.parseStatus,
@@ -121,7 +130,8 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     types[p.type] = (types[p.type] ?? 0) + 1;
     if (s.raw.batch !== undefined) batchCount = Math.max(batchCount, s.raw.batch + 1);
     for (const t of p.tables) allTables.add(t);
-    content.value(statementRecord(count, s, p));
+    const inner = PARSE_INNER.has(dialect) ? s.inner.map((x) => engines.parse(x.text)) : [];
+    content.value(statementRecord(count, s, p, inner));
     count++;
     await content.maybeFlush();
   }

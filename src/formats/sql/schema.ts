@@ -28,6 +28,13 @@ export const SqlStatement = Type.Object({
         span: Type.Object({ start: Position, end: Position }),
         type: Type.String(),
         depth: Type.Integer({ minimum: 1, description: '1 = directly inside this statement, 2 = inside one of those, …' }),
+        parseStatus: Type.Optional(
+          Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')], {
+            description: 'Oracle: the inner statement offered to the dialect’s parsers on its own (PL/SQL statements such as IF, loops and assignments are not SQL and stay "error").',
+          }),
+        ),
+        parser: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        tables: Type.Optional(Type.Array(Type.String())),
       }),
       {
         description:
@@ -41,7 +48,8 @@ export const SqlStatement = Type.Object({
   parser: Type.Union([Type.String(), Type.Null()], { description: 'The parser that produced the AST (the first of the dialect’s parsers to accept the statement).' }),
   ast: Type.Optional(
     Type.Unknown({
-      description: "The parser's AST: libpg-query (PostgreSQL's parse tree as JSON), sqlparser-rs (its Statement as JSON, without source spans) or node-sql-parser.",
+      description:
+        "The parser's AST: libpg-query (PostgreSQL's parse tree as JSON), sqlparser-rs (its Statement as JSON, without source spans), node-sql-parser, or antlr4ts-sql (the grammar's parse tree: { rule: [children] }, terminals as text, chains of single rules collapsed to the innermost, table and column names as strings).",
     }),
   ),
   astOmitted: Type.Optional(Type.Boolean({ description: 'The statement parsed but is longer than 256 KiB: its AST is not written.' })),

@@ -7,7 +7,9 @@
 //               and IF / CASE / LOOP / WHILE / FOR / REPEAT … END … inside them).
 //   BigQuery  — the same, and scripting statements (IF … END IF, loops) at the top level too;
 //               triple-quoted and raw strings.
-//   MySql     — ';' or the current `DELIMITER` (a client directive, reported, not counted).
+//   MySql     — ';' or the current `DELIMITER` (a client directive, reported, not counted),
+//               except inside the BEGIN … END body of a stored program (procedure, function,
+//               trigger, event), which the server's grammar reads as one statement.
 //   Sqlite    — ';' outside CREATE TRIGGER … BEGIN … END.
 //   Oracle    — ';' for SQL; PL/SQL units (DECLARE/BEGIN/CREATE PROCEDURE|FUNCTION|
 //               PACKAGE|TRIGGER|TYPE) run to a line holding only '/'; SQL*Plus lines are directives.
@@ -82,6 +84,11 @@ const BLOCK_OPENERS = new Set(['if', 'loop', 'while', 'repeat', 'for', 'case']);
 /** Words after which the next word stands at the start of a statement inside a script. */
 const STATEMENT_BEFORE = new Set([';', 'begin', 'then', 'else', 'do', 'loop', 'repeat', 'as']);
 
+/** MySQL: CREATE [DEFINER = …] PROCEDURE | FUNCTION | TRIGGER | EVENT (first words, lower case). */
+function routine(words: string[]): boolean {
+  return words[0] === 'create' && words.slice(1, 5).some((x) => x === 'procedure' || x === 'function' || x === 'trigger' || x === 'event');
+}
+
 function matchAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
   return re.exec(text);
@@ -139,6 +146,7 @@ export function splitGenericPart(text: string, dialect: GenericDialect, final: b
   let blocks: string[] = []; // open scripting / trigger blocks
   let declarePending = false;
   let plsql = false;
+  let bodyDone = false; // MySQL: the BEGIN … END body of a stored program has closed
   let words: string[] = []; // first words of the statement, lower case
   let prev = ''; // previous significant token, lower case
 
@@ -149,6 +157,7 @@ export function splitGenericPart(text: string, dialect: GenericDialect, final: b
     blocks = [];
     declarePending = false;
     plsql = false;
+    bodyDone = false;
     words = [];
     prev = '';
   };
@@ -223,6 +232,8 @@ export function splitGenericPart(text: string, dialect: GenericDialect, final: b
         continue;
       }
     }
+    // MySQL scripts read by a grammar, not the client, may omit the ';' after a stored program.
+    if (bodyDone && s !== ';') close(null, last);
     if (start < 0) start = tok.start;
     last = tok.end;
     if (tok.kind === 'punct') {
@@ -265,6 +276,26 @@ export function splitGenericPart(text: string, dialect: GenericDialect, final: b
       } else if (w === 'case') blocks.push(atStatement && (blocks.length > 0 || dialect === 'BigQuery') ? 'case' : 'case-expr');
       else if (BLOCK_OPENERS.has(w) && w !== 'case' && atStatement && (blocks.length > 0 || (dialect === 'BigQuery' && words.length === 1))) {
         if (!(w === 'if' && peek(tok.end) === 'exists') && !(w === 'for' && dialect === 'Snowflake' && peek(tok.end) === 'update')) blocks.push(w);
+      }
+    } else if (dialect === 'MySql') {
+      // A stored program (procedure, function, trigger, event) is one statement to the server's
+      // grammar, ';'s of its BEGIN … END body included; DELIMITER is only the mysql client's way
+      // to send it whole. Scripts without DELIMITER (e.g. run by a driver or an IDE) rely on that.
+      if (routine(words)) {
+        const atStatement = blocks.length === 0 || STATEMENT_BEFORE.has(prev) || prev === ':';
+        // Inside a stored program BEGIN always opens a block (transactions start with START TRANSACTION there).
+        if (w === 'begin') blocks.push('begin');
+        else if (w === 'end' && blocks.length > 0) {
+          const opened = blocks.pop()!;
+          if (opened !== 'begin' && opened !== 'case-expr' && peek(tok.end) === opened) {
+            let t2: Token | null;
+            while ((t2 = lx.next()) && (t2.kind === 'space' || t2.kind === 'comment'));
+            if (t2) last = t2.end;
+          }
+          // The body is the last part of a stored program: its END ends the statement.
+          if (blocks.length === 0) bodyDone = true;
+        } else if (w === 'case' && blocks.length > 0) blocks.push(atStatement ? 'case' : 'case-expr');
+        else if (BLOCK_OPENERS.has(w) && blocks.length > 0 && atStatement) blocks.push(w);
       }
     } else if (dialect === 'Sqlite') {
       const trigger = words[0] === 'create' && (words[1] === 'trigger' || words[2] === 'trigger');

@@ -242,10 +242,10 @@ describe('end to end per dialect', () => {
       expect(r.artifact.documentUnits).toBe(types.length);
       expect(c.statements.map((s: any) => s.type)).toEqual(types);
       if (dialect === 'Oracle') {
-        // sqlparser-rs's Oracle dialect reads SQL, not PL/SQL: the procedure is kept with its error.
-        expect(c.statements.map((s: any) => s.parseStatus)).toEqual(['error', 'parsed']);
+        // sqlparser-rs's Oracle dialect reads SQL, not PL/SQL: the procedure goes to the PL/SQL grammar.
+        expect(c.statements.map((s: any) => s.parseStatus)).toEqual(['parsed', 'parsed']);
+        expect(c.statements[0].parser).toMatch(/^antlr4ts-sql .* \(grammars-v4 PlSqlParser\)$/);
         expect(c.statements[1].parser).toMatch(/^sqlparser-rs .* \(oracle\)$/);
-        expect(c.statements[0].parseError.line).toBe(1);
       } else {
         expect(c.parsedCount).toBe(types.length);
         expect(c.statements.every((s: any) => typeof s.parser === 'string')).toBe(true);

@@ -1,0 +1,127 @@
+// Per-statement parser fallbacks and the splitting rules that feed them, on generated scripts
+// (no corpus needed): what a user sees per statement — its type, tables, columns and which
+// parser produced the AST — when the dialect's first parser rejects the statement.
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { parseSql } from '../../../src/formats/sql/index.js';
+import { SqlContent } from '../../../src/formats/sql/schema.js';
+import { parseFileWith } from '../../helpers/parse.js';
+
+async function statementsOf(sql: string, sqlDialect: string): Promise<{ content: Record<string, any>; units: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-fb-'));
+  const f = path.join(dir, 'x.sql');
+  fs.writeFileSync(f, sql);
+  try {
+    const r = await parseFileWith(parseSql, f, 'sql', { sqlDialect });
+    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+    const c = r.artifact.content;
+    expect(Value.Check(SqlContent, c), JSON.stringify([...Value.Errors(SqlContent, c)].slice(0, 3))).toBe(true);
+    return { content: c, units: r.artifact.documentUnits };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const view = (s: any): [string, string, string | null, string[]] => [s.type, s.parseStatus, s.parser, s.tables];
+
+describe('T-SQL: the grammars-v4 T-SQL grammar takes what sqlparser-rs and node-sql-parser reject', () => {
+  it('TRY … CATCH, cursors, compound assignment and procedures with parameters get a type, tables and columns from its parse tree', async () => {
+    const sql = [
+      "BEGIN TRY\n  DELETE FROM Production.Product WHERE ProductID = 980;\nEND TRY\nBEGIN CATCH\n  SELECT ERROR_NUMBER() AS ErrorNumber;\nEND CATCH",
+      'DECLARE abc CURSOR GLOBAL SCROLL FOR SELECT * FROM Sales.SalesPerson',
+      "UPDATE Production.Product SET ListPrice += @NewPrice WHERE Color = N'Red'",
+      'CREATE PROCEDURE dbo.FindEmployee @EmpLName char(20) AS SELECT p.FirstName FROM Person.Person p WHERE p.LastName LIKE @EmpLName',
+    ].join('\nGO\n');
+    const { content, units } = await statementsOf(sql, 'MsSql');
+    expect(units).toBe(4);
+    const grammar = /^antlr4ts-sql .* \(grammars-v4 TSqlParser\)$/;
+    expect(content.statements.map(view)).toEqual([
+      ['TRY CATCH', 'parsed', expect.stringMatching(grammar), ['Production.Product']],
+      ['DECLARE CURSOR', 'parsed', expect.stringMatching(grammar), ['Sales.SalesPerson']],
+      ['UPDATE', 'parsed', expect.stringMatching(grammar), ['Production.Product']],
+      ['CREATE PROCEDURE', 'parsed', expect.stringMatching(grammar), ['Person.Person']],
+    ]);
+    expect(content.statements[2].columns).toEqual(['ListPrice', 'Color']);
+    expect(content.statements[3].columns).toEqual(['p.FirstName', 'p.LastName']);
+    // The AST is the grammar's parse tree, rooted at the statement's rule.
+    expect(Object.keys(content.statements[2].ast)).toEqual(['update_statement']);
+    expect(content.parsers).toEqual({ [content.statements[0].parser]: 4 });
+  });
+
+  it("node-sql-parser's reading of `word word` as an assignment without '=' is not taken as a parse", async () => {
+    const { content } = await statementsOf('GOTO Branch_Three\nBranch_Three:\nPRINT 1', 'MsSql');
+    const [jump, label] = content.statements;
+    expect(view(jump)).toEqual(['GOTO', 'parsed', expect.stringMatching(/TSqlParser/), []]);
+    expect(view(label)).toEqual(['LABEL', 'parsed', expect.stringMatching(/TSqlParser/), []]);
+    expect(content.statements.some((s: any) => /node-sql-parser/.test(s.parser ?? ''))).toBe(false);
+  });
+});
+
+describe('MySQL: stored programs are one statement; the MySQL Workbench grammar takes what the others reject', () => {
+  it('a procedure and a trigger without DELIMITER keep their BEGIN … END bodies whole, with or without the closing ;', async () => {
+    const sql = [
+      'CREATE PROCEDURE p(IN x INT)',
+      'BEGIN',
+      '  DECLARE y INT DEFAULT 0;',
+      '  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; END;',
+      '  IF x > 0 THEN SET y = x; END IF;',
+      '  INSERT INTO log_t (v) VALUES (y);',
+      'END',
+      'CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.a = 1; END;',
+      'SELECT a FROM t;',
+    ].join('\n');
+    const { content, units } = await statementsOf(sql, 'MySql');
+    expect(units).toBe(3);
+    const [proc, trig, sel] = content.statements;
+    expect(proc.text.startsWith('CREATE PROCEDURE p(IN x INT)\nBEGIN')).toBe(true);
+    expect(proc.text.endsWith('INSERT INTO log_t (v) VALUES (y);\nEND')).toBe(true);
+    expect(proc.terminator).toBeNull();
+    expect(proc.innerStatements.filter((x: any) => x.depth === 1).map((x: any) => x.type)).toEqual(['DECLARE', 'DECLARE', 'IF', 'INSERT']);
+    expect([proc.type, proc.parseStatus, proc.tables]).toEqual(['CREATE PROCEDURE', 'parsed', ['log_t']]);
+    expect([trig.type, trig.parseStatus, trig.terminator]).toEqual(['CREATE TRIGGER', 'parsed', ';']);
+    expect(view(sel)).toEqual(['SELECT', 'parsed', expect.stringMatching(/^sqlparser-rs .* \(mysql\)$/), ['t']]);
+  });
+
+  it('GET DIAGNOSTICS, SIGNAL and MySQL 8 account statements are parsed by the Workbench grammar', async () => {
+    const sql = "GET DIAGNOSTICS CONDITION 1 @p1 = RETURNED_SQLSTATE, @p2 = MESSAGE_TEXT;\nALTER USER 'u'@'%' IDENTIFIED BY 'pw' RETAIN CURRENT PASSWORD;\nALTER TABLE t1 ALTER INDEX i1 INVISIBLE;";
+    const { content } = await statementsOf(sql, 'MySql');
+    const grammar = expect.stringMatching(/^antlr4ts-sql .* \(MySQL Workbench grammar\)$/);
+    expect(content.statements.map(view)).toEqual([
+      ['GET DIAGNOSTICS', 'parsed', grammar, []],
+      ['ALTER USER', 'parsed', grammar, []],
+      ['ALTER TABLE', 'parsed', grammar, ['t1']],
+    ]);
+  });
+});
+
+describe('Snowflake: plain statements fall back to sqlparser-rs Generic', () => {
+  it('a virtual column the Snowflake rules reject is parsed by Generic; one with a $ form of Snowflake is not offered to it', async () => {
+    const sql = 'create table t4 (f1 number, f2 number, f3 number as (hash(f1, f2)));\ncreate table t5 (f1 number, f3 number as (f1 + $v));';
+    const { content } = await statementsOf(sql, 'Snowflake');
+    const [plain, dollar] = content.statements;
+    expect(view(plain)).toEqual(['CREATE TABLE', 'parsed', expect.stringMatching(/^sqlparser-rs .* \(generic\)$/), ['t4']]);
+    expect(plain.columns).toEqual(['f1', 'f2']);
+    expect(dollar.parseStatus).toBe('error');
+    expect(dollar.parser).toBeNull();
+  });
+});
+
+describe('Oracle: PL/SQL units by the grammars-v4 PL/SQL grammar, the SQL inside them statement by statement', () => {
+  it('a procedure is parsed whole; its SQL statements are parsed on their own, its PL/SQL statements are not', async () => {
+    const sql = 'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT COUNT(*) INTO v FROM emp;\n  UPDATE dept SET n = v;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT * FROM dual;';
+    const { content, units } = await statementsOf(sql, 'Oracle');
+    expect(units).toBe(2);
+    const [proc, sel] = content.statements;
+    expect(view(proc)).toEqual(['CREATE PROCEDURE', 'parsed', expect.stringMatching(/^antlr4ts-sql .* \(grammars-v4 PlSqlParser\)$/), expect.arrayContaining(['emp', 'dept'])]);
+    expect(proc.innerStatements.map((x: any) => [x.text.split('\n')[0], x.parseStatus, x.tables])).toEqual([
+      ['SELECT COUNT(*) INTO v FROM emp', 'parsed', ['emp']],
+      ['UPDATE dept SET n = v', 'parsed', ['dept']],
+      ['FOR r IN (SELECT 1 FROM dual) LOOP', 'error', []],
+      ['NULL', 'error', []],
+    ]);
+    expect(view(sel)).toEqual(['SELECT', 'parsed', expect.stringMatching(/^sqlparser-rs .* \(oracle\)$/), ['dual']]);
+  });
+});
