@@ -1,0 +1,189 @@
+// The dashboard end to end in headless Chromium (issue 20): a user signs in, creates an
+// organisation (Pending Activation), an operator activates it, the activation e-mail arrives
+// at a local SMTP server, the user creates an app and copies its secret with the copy button,
+// the secret gets a token that parses a CSV through the API, and the units appear in the usage
+// chart's data table and in the statement. Every page is checked with axe-core and saved as
+// a screenshot in test-artifacts/dashboard/.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/node.js';
+import { collectPageErrors, launchBrowser, newContext, screenshot, seriousAxeViolations } from '../../helpers/browser.js';
+import { createSmtpSink, type SmtpSink } from '../../mail/smtp-sink.js';
+import { signIn, startDashboardRig, type DashboardRig } from '../pages/rig.js';
+
+const OPERATOR = 'ops@docparse.test';
+const OWNER = 'alice@acme.test';
+
+let rig: DashboardRig;
+let sink: SmtpSink;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  sink = await createSmtpSink();
+  await sink.start();
+  rig = await startDashboardRig({ DOCPARSE_SMTP_URL: sink.url, DOCPARSE_OPERATOR_EMAILS: OPERATOR });
+  base = rig.base;
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await rig?.close();
+  await sink?.stop();
+});
+
+/**
+ * A browser profile that signs in as this user through the OpenID provider's own sign-in
+ * page, starting from a dashboard page (which sends it to sign in and back again).
+ */
+async function signedIn(email: string, start: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await newContext(browser, base);
+  const page = await context.newPage();
+  const errors = collectPageErrors(page);
+  await page.goto(`${base}${start}`);
+  await page.waitForURL((u) => u.origin === rig.provider.issuer);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL((u) => u.origin === base);
+  // What the provider's own pages reported (its missing favicon) is not the dashboard's.
+  errors.length = 0;
+  return { context, page, errors };
+}
+
+/** axe-core finds nothing serious or critical, the page reported no error (a CSP violation is one), and it is saved. */
+async function checkPage(page: Page, errors: string[], name: string): Promise<void> {
+  expect(await seriousAxeViolations(page), `axe on ${name}`).toEqual([]);
+  expect(errors, `console errors on ${name}`).toEqual([]);
+  await screenshot(page, name);
+}
+
+describe('the dashboard, end to end', { timeout: 300_000 }, () => {
+  it('sign in → organisation → activation e-mail → app and secret → parse → usage and statement', async () => {
+    // A new user signs in and lands on onboarding: no organisation yet.
+    const owner = await signedIn(OWNER, '/dashboard/');
+    const { page } = owner;
+    await expect.poll(() => page.url()).toBe(`${base}/dashboard/onboarding`);
+    await checkPage(page, owner.errors, 'onboarding');
+    await page.getByLabel('Organisation name').fill('Acme Analytics');
+    await page.getByRole('button', { name: 'Create organisation' }).click();
+    await page.waitForURL(/\/dashboard\/t\/[^/]+\?done=created$/);
+    const tenantPath = new URL(page.url()).pathname;
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Pending activation' }).count()).toBe(1);
+    expect(await page.getByText('What happens next').textContent()).toContain('owners get an e-mail');
+    await checkPage(page, owner.errors, 'overview-pending');
+
+    // An operator (DOCPARSE_OPERATOR_EMAILS) signs in, sees it first in the tenant list and activates it.
+    const op = await signedIn(OPERATOR, '/dashboard/operator/tenants');
+    expect(op.page.url()).toBe(`${base}/dashboard/operator/tenants`);
+    const row = op.page.getByRole('row').filter({ hasText: 'Acme Analytics' });
+    expect(await row.getByText('Pending Activation').count()).toBe(1);
+    await checkPage(op.page, op.errors, 'operator-tenants');
+    await row.getByRole('button', { name: 'Activate Acme Analytics', exact: true }).click();
+    await op.page.waitForURL(/done=activate/);
+    expect(await op.page.getByRole('row').filter({ hasText: 'Acme Analytics' }).getByText('Active', { exact: true }).count()).toBe(1);
+
+    // The activation e-mail reaches the owner.
+    const mail = await waitFor(async () => sink.received.find((m) => m.envelopeTo.includes(OWNER)), 'the activation e-mail');
+    expect(mail.parsed.subject).toContain('Acme Analytics');
+    expect(mail.parsed.subject).toContain('is active');
+
+    // The operator defines a plan.
+    await op.page.goto(`${base}/dashboard/plans`);
+    await op.page.getByLabel('Name').fill('Starter');
+    await op.page.getByLabel('Document Units a month').fill('5000');
+    await op.page.getByRole('button', { name: 'Create plan' }).click();
+    await op.page.waitForURL(/done=created/);
+    await checkPage(op.page, op.errors, 'plans-operator');
+
+    // The owner creates an app: the secret is shown once, with a copy button.
+    await page.goto(`${base}${tenantPath}`);
+    await checkPage(page, owner.errors, 'overview-active');
+    await page.getByRole('navigation', { name: 'Acme Analytics' }).getByRole('link', { name: 'Apps' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Importer');
+    await page.getByLabel('Allowed domains').fill('importer.acme.test');
+    await page.getByLabel('Plan').selectOption({ label: 'Starter — 5,000 units a month' });
+    await checkPage(page, owner.errors, 'apps');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('App “Importer” created');
+    const clientId = (await page.locator('#client-id').textContent())!.trim();
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await expect.poll(() => page.locator('#copy-status').textContent()).toBe('Copied to the clipboard.');
+    const secret = await page.evaluate(() => navigator.clipboard.readText());
+    expect(secret).toBe((await page.locator('#client-secret').textContent())!.trim());
+    await checkPage(page, owner.errors, 'app-secret');
+    await page.getByRole('link', { name: 'I have stored it: go to the app' }).click();
+    const appUrl = page.url();
+    // Never again: the app's page does not hold it.
+    expect(await page.content()).not.toContain(secret);
+    await checkPage(page, owner.errors, 'app');
+
+    // An operator gives the app its database code (until then it gets no tokens).
+    await op.page.goto(appUrl);
+    await op.page.getByLabel('Database code (operators)').fill('db-acme-1');
+    await op.page.getByRole('button', { name: 'Save settings' }).click();
+    await op.page.waitForURL(/done=saved/);
+
+    // The copied secret gets a token, and the token parses a CSV through the API.
+    const tokenRes = await fetch(`${base}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: clientId, client_secret: secret }),
+    });
+    expect(tokenRes.status).toBe(200);
+    const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+    const upload = await fetch(`${base}/api/v1/documents/upload?fileName=orders.csv&csvRoute=Tabular`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: 'order,amount\n1,10\n2,20\n3,30\n',
+    });
+    expect(upload.status).toBe(202);
+    const { documentId } = (await upload.json()) as { documentId: string };
+    const done = await waitFor(async () => {
+      const s = (await (await fetch(`${base}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number; documentUnits: number };
+      return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+    }, 'the CSV to be parsed');
+    expect(done.statusInt).toBe(8);
+    expect(done.documentUnits).toBeGreaterThan(0);
+
+    // The units are in the usage chart's data table, in the chart, and in the statement.
+    await page.getByRole('link', { name: 'Usage and billing' }).click();
+    const today = new Date().toISOString().slice(0, 10);
+    const chartRow = page.locator('#usage-table tbody tr').filter({ hasText: 'Importer' });
+    expect(await chartRow.locator('td').allTextContents()).toEqual([today, 'Importer', 'csv', String(done.documentUnits), '1']);
+    await expect.poll(() => page.locator('#usage-chart').isVisible()).toBe(true);
+    expect(await page.locator('#statement-total').textContent()).toBe(String(done.documentUnits));
+    const quota = page.locator('#quota-table tbody tr').filter({ hasText: 'Importer' });
+    expect(await quota.locator('td').allTextContents()).toEqual(['Importer', 'Starter', '5,000', String(done.documentUnits), (5000 - done.documentUnits).toLocaleString('en-US')]);
+    await checkPage(page, owner.errors, 'usage');
+    const csv = await page.request.get(await page.getByRole('link', { name: /^Statement for .* \(CSV\)$/ }).getAttribute('href').then((h) => `${base}${h}`));
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    expect(await csv.text()).toContain('Importer');
+
+    // The other pages, each checked and saved.
+    for (const [link, name] of [['Members', 'members'], ['Storage', 'storage'], ['Audit log', 'audit']] as const) {
+      await page.getByRole('navigation', { name: 'Acme Analytics' }).getByRole('link', { name: link }).click();
+      await checkPage(page, owner.errors, name);
+    }
+    expect(await page.locator('#audit-table').textContent()).toContain('app.create');
+    await page.goto(`${base}/dashboard/`);
+    await checkPage(page, owner.errors, 'organisations');
+    await page.goto(`${base}/dashboard/plans`);
+    await checkPage(page, owner.errors, 'plans');
+
+    // A phone-sized window: the navigation wraps instead of being cut off.
+    const phone = await newContext(browser, base, { phone: true });
+    const s = await signIn(rig, OWNER);
+    await phone.addCookies([{ ...s.sessionCookie, url: base }]);
+    const small = await phone.newPage();
+    const smallErrors = collectPageErrors(small);
+    await small.goto(`${base}${tenantPath}/usage`);
+    const nav = small.getByRole('navigation', { name: 'Acme Analytics' });
+    for (const link of ['Overview', 'Apps', 'Members', 'Storage', 'Usage and billing', 'Audit log']) expect(await nav.getByRole('link', { name: link }).isVisible()).toBe(true);
+    expect(await small.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await checkPage(small, smallErrors, 'phone-usage');
+    await phone.close();
+    await owner.context.close();
+    await op.context.close();
+  });
+});
