@@ -2,7 +2,7 @@
 // every node shares through the rate counters). A declared Content-Length is counted before
 // the body is read; a body whose length is not declared is counted as it streams, so no
 // framing escapes the limit.
-import { ProblemError } from '../http/problem.js';
+import { problem } from '../http/problem.js';
 import type { RateCounters } from '../jobs/types.js';
 
 export const RATE_WINDOW_SECONDS = 10;
@@ -21,7 +21,7 @@ export class UploadByteRate {
   async count(bytes: number): Promise<void> {
     const windowBytes = await this.counters.addToWindow(`upload-bytes:${this.appId}`, bytes, RATE_WINDOW_SECONDS);
     if (windowBytes > this.bytesPerSecond * RATE_WINDOW_SECONDS) {
-      throw new ProblemError(429, 'rate_limited', 'Upload rate exceeded', `This app may upload ${this.bytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`, { limit: this.bytesPerSecond }, { 'Retry-After': String(RATE_WINDOW_SECONDS) });
+      throw problem('rate_limited', `This app may upload ${this.bytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`, { limit: this.bytesPerSecond }, { 'Retry-After': String(RATE_WINDOW_SECONDS) });
     }
   }
 

@@ -1,7 +1,7 @@
 // customMetadataJson: a JSON object attached to the job and copied into the artifact. It is
 // bounded at the edge, before anything is stored: a deeply nested object overflows the
 // stack of every structured clone the job later goes through (job stores, worker threads).
-import { ProblemError, problems } from '../http/problem.js';
+import { problems, type ProblemError } from '../http/problem.js';
 
 /** Levels of objects and arrays, the outer object included. */
 export const CUSTOM_METADATA_MAX_DEPTH = 32;
@@ -11,7 +11,7 @@ export const CUSTOM_METADATA_MAX_BYTES = 64 * 1024;
 const PARAMETER = 'customMetadataJson';
 
 function overLimit(limit: number, detail: string): ProblemError {
-  return new ProblemError(400, 'invalid_parameter', 'Invalid parameter', detail, { parameter: PARAMETER, limit });
+  return problems.invalidParameter(PARAMETER, detail, undefined, { limit });
 }
 
 /**

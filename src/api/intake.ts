@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { Static } from '@sinclair/typebox';
 import type { Principal, Reply } from '../http/route.js';
-import { ProblemError, problems } from '../http/problem.js';
+import { problem, problems, type ProblemError } from '../http/problem.js';
 import { jobFolder, type WriteResult } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
 import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
@@ -55,10 +55,10 @@ export function routingOptions(format: string, q: RoutingParams, principal: Prin
     if (!q.pdfMode) throw problems.invalidParameter('pdfMode', 'PDF uploads need pdfMode.', PDF_MODES);
     const ent = principal.entitlements;
     if (q.pdfMode === 'Ocr' && !ent?.ocrPdfExtraction) {
-      throw new ProblemError(403, 'feature_not_in_plan', 'Feature not in plan', 'pdfMode=Ocr needs a plan with ocrPdfExtraction.', { feature: 'ocrPdfExtraction' });
+      throw problem('feature_not_in_plan', 'pdfMode=Ocr needs a plan with ocrPdfExtraction.', { feature: 'ocrPdfExtraction' });
     }
     if (q.pdfMode === 'Advanced' && !ent?.advancedPdfExtraction) {
-      throw new ProblemError(403, 'feature_not_in_plan', 'Feature not in plan', 'pdfMode=Advanced needs a plan with advancedPdfExtraction.', { feature: 'advancedPdfExtraction' });
+      throw problem('feature_not_in_plan', 'pdfMode=Advanced needs a plan with advancedPdfExtraction.', { feature: 'advancedPdfExtraction' });
     }
     options.pdfMode = q.pdfMode;
   }
@@ -95,10 +95,8 @@ export async function peek(body: AsyncIterable<Buffer>): Promise<{ head: Buffer;
 
 export function tooLarge(limit: number, limits: AppLimits, directMax: number): ProblemError {
   const byPlan = limit === limits.maxFileSizeBytes;
-  return new ProblemError(
-    413,
+  return problem(
     'document_too_large',
-    'Document too large',
     byPlan
       ? `The file exceeds your plan's maximum file size of ${limits.maxFileSizeBytes} bytes.`
       : `Direct uploads are limited to ${directMax} bytes; use POST /api/v1/documents/upload-request for larger files.`,
@@ -128,7 +126,7 @@ export class Intake {
   /** Limits of the caller's app; 403 when the app was disabled after its token was issued. */
   async limitsFor(p: Principal): Promise<AppLimits> {
     const limits = await this.d.limits.forApp(p.appId);
-    if (!limits) throw new ProblemError(403, 'app_disabled', 'App disabled', 'This app is disabled or no longer exists.');
+    if (!limits) throw problem('app_disabled', 'This app is disabled or no longer exists.');
     return limits;
   }
 
@@ -143,11 +141,11 @@ export class Intake {
     // Units held by this app's jobs in progress count too: they are spoken for.
     const used = await d.controlPlane.unitsCommitted(p.appId, monthOf(new Date()));
     if (used >= quota) {
-      throw new ProblemError(429, 'quota_exceeded', 'Quota exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, { used, quota });
+      throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, { used, quota });
     }
     const unfinished = (await d.jobs.countUnfinished(p.appId)) - heldSlots;
     if (unfinished >= limits.maxConcurrentJobs) {
-      throw new ProblemError(429, 'rate_limited', 'Too many jobs in flight', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
+      throw problem('rate_limited', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
     }
     // A declared length is counted here, whole; a body without one is counted as it streams
     // (UploadByteRate.meter), never both.
@@ -172,7 +170,7 @@ export class Intake {
     const detection = detectFormat(head, q.fileName, q.documentType as DocumentType | undefined);
     const options = routingOptions(detection.format, q, p);
     if (!isSupported(detection.format)) {
-      throw new ProblemError(415, 'unsupported_format', 'Format not supported yet', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });
+      throw problem('unsupported_format', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });
     }
     // A document this node has no engine for is refused before a byte is stored (503 engine_unavailable).
     requireEngines(detection.format, options);

@@ -1,7 +1,7 @@
 // Refuses, at upload, a document that needs an engine this node lacks: 503 engine_unavailable
 // before anything is stored or charged. No Retry-After: the engine stays missing until an
 // operator installs it, so retrying this node cannot help (another node might).
-import { ProblemError } from '../http/problem.js';
+import { problem } from '../http/problem.js';
 import type { JobOptions } from '../jobs/types.js';
 import { engineInventory, findEngine, type EngineInventory } from './inventory.js';
 import { enginesNeeded } from './needs.js';
@@ -10,10 +10,8 @@ export function requireEngines(format: string, options: JobOptions, inventory: E
   for (const need of enginesNeeded(format, options)) {
     if (findEngine(inventory, need.engine)?.available) continue;
     // Why it is missing is the operator's business (the node's log and /health say it).
-    throw new ProblemError(
-      503,
+    throw problem(
       'engine_unavailable',
-      'Engine unavailable',
       `${need.engine} is needed ${need.why} and is not installed on this node. Nothing was stored or charged.`,
       { engine: need.engine, format, ...(format === 'pdf' && options.pdfMode ? { pdfMode: options.pdfMode } : {}) },
     );

@@ -2,8 +2,9 @@
 // job is retried (with backoff, possibly on another worker that has the engine) and, when
 // retries run out, fails charged nothing — never completed without the engine's work.
 import { ExtractionError } from '../formats/types.js';
+import type { JobFailureCode } from '../errors/catalogue.js';
 
-export const ENGINE_UNAVAILABLE = 'engine_unavailable';
+export const ENGINE_UNAVAILABLE = 'engine_unavailable' satisfies JobFailureCode;
 
 /** `subject` is what is missing ('LibreOffice'); `why` completes "it is needed …". */
 export function engineUnavailable(subject: string, why: string): ExtractionError {

@@ -4,6 +4,7 @@
 import type { JobOptions } from '../jobs/types.js';
 import type { JsonWriter } from '../pipeline/json-writer.js';
 import type { Chunk } from './chunks.js';
+import type { JobFailureCode } from '../errors/catalogue.js';
 
 export interface ParseInput {
   /** Local file holding the upload (never the bytes themselves across threads). */
@@ -49,9 +50,10 @@ export interface ParseOutcome {
 export type FormatParser = (input: ParseInput, content: JsonWriter) => Promise<ParseOutcome>;
 
 /**
- * A failure the user should see as the job's error. `code` is a problem code such as
- * 'extraction_failed', 'encrypted_document' or 'corrupt_document' (the file's container
- * structure is damaged, e.g. a looping OLE2 sector chain); `transient` failures are retried.
+ * A failure the user should see as the job's error. `code` is one of the catalogue's job
+ * failures (src/errors/catalogue.ts) such as 'extraction_failed', 'encrypted_document' or
+ * 'corrupt_document' (the file's container structure is damaged, e.g. a looping OLE2 sector
+ * chain); `transient` failures are retried.
  */
 export class ExtractionError extends Error {
   /** The library's own error behind this one: logged with the job's ids, never shown to clients. */
@@ -59,7 +61,7 @@ export class ExtractionError extends Error {
 
   constructor(
     message: string,
-    public readonly code: string = 'extraction_failed',
+    public readonly code: JobFailureCode = 'extraction_failed',
     public readonly transient = false,
     opts: { cause?: unknown } = {},
   ) {

@@ -1,7 +1,7 @@
 // A request body as an async iterable of Buffers, fed by uWS onData with backpressure:
 // the socket is paused while more than HIGH_WATER bytes wait for the consumer. An optional
 // SlowBodyWatch times the body while the socket is read (not while we hold it back).
-import { ProblemError } from './problem.js';
+import { problems } from './problem.js';
 import type { SlowBodyWatch } from './slow-body.js';
 
 const HIGH_WATER = 1 << 20; // 1 MiB
@@ -95,14 +95,14 @@ export class BodyStream implements AsyncIterable<Buffer> {
   /** Reads the whole body, refusing more than maxBytes (for small JSON/form bodies only). */
   async readAll(maxBytes: number): Promise<Buffer> {
     if (this.declaredLength !== null && this.declaredLength > maxBytes) {
-      throw new ProblemError(413, 'payload_too_large', 'Request body too large', `This endpoint accepts at most ${maxBytes} bytes.`);
+      throw problems.bodyTooLarge(maxBytes);
     }
     const parts: Buffer[] = [];
     let total = 0;
     for await (const c of this) {
       total += c.length;
       if (total > maxBytes) {
-        throw new ProblemError(413, 'payload_too_large', 'Request body too large', `This endpoint accepts at most ${maxBytes} bytes.`);
+        throw problems.bodyTooLarge(maxBytes);
       }
       parts.push(c);
     }

@@ -8,7 +8,7 @@ import { loadUws, type UwsModule } from './uws.js';
 import { BodyStream, ClientAbortedError } from './body.js';
 import { requestFraming } from './framing.js';
 import { SLOW_BODY_TIMEOUT_MS, SlowBodyWatch, UWS_BODY_BYTES_PER_TIMEOUT } from './slow-body.js';
-import { ProblemError, problems, toProblemBody } from './problem.js';
+import { ProblemError, problem, problems, toProblemBody } from './problem.js';
 import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
 import { Router } from './router.js';
 import type { Principal, Reply, RequestContext, RouteDef } from './route.js';
@@ -306,7 +306,7 @@ export class HttpServer {
   private route(ex: Exchange, headers: Record<string, string>, rawQuery: string): Reply | Promise<Reply> {
     if (ex.headerBytes > this.opts.maxHeaderBytes) {
       ex.closeAfter = true;
-      throw new ProblemError(431, 'headers_too_large', 'Request header fields too large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
+      throw problem('headers_too_large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
     }
     if (ex.method === 'OPTIONS') return this.options(ex, headers);
     const match = this.router.match(ex.method, ex.path);
@@ -361,23 +361,23 @@ export class HttpServer {
   }
 
   private errorReply(err: unknown, ex: Exchange): Reply {
-    let problem: ProblemError;
-    if (err instanceof ProblemError) problem = err;
-    else if (err instanceof ClientAbortedError) problem = new ProblemError(400, 'client_aborted', 'Client aborted', err.message);
+    let refusal: ProblemError;
+    if (err instanceof ProblemError) refusal = err;
+    else if (err instanceof ClientAbortedError) refusal = problem('client_aborted', err.message);
     else if (err instanceof DependencyUnavailableError) {
       // An outage, not a bug: 503 with Retry-After, logged without a stack trace.
       this.opts.logger.warn({ requestId: ex.requestId, path: ex.path, dependency: err.dependency, reason: err.reason }, 'dependency unreachable');
-      problem = problems.dependencyUnavailable(err);
+      refusal = problems.dependencyUnavailable(err);
     } else {
       this.opts.logger.error({ err, requestId: ex.requestId, path: ex.path }, 'unhandled error');
-      problem = problems.internal();
+      refusal = problems.internal();
     }
-    if (ex.errorFormat) return ex.errorFormat(problem);
+    if (ex.errorFormat) return ex.errorFormat(refusal);
     return {
-      status: problem.status,
-      headers: problem.headers,
+      status: refusal.status,
+      headers: refusal.headers,
       contentType: 'application/problem+json',
-      json: toProblemBody(problem, ex.path, ex.requestId),
+      json: toProblemBody(refusal, ex.path, ex.requestId),
     };
   }
 
@@ -597,7 +597,7 @@ function parseBody(kind: 'json' | 'form', raw: Buffer, contentType: string | und
   const ct = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (kind === 'json') {
     if (ct && ct !== 'application/json' && !ct.endsWith('+json')) {
-      throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+      throw problems.unsupportedMediaType('application/json');
     }
     if (raw.length === 0) throw problems.invalidParameter('body', 'A JSON request body is required.');
     try {
@@ -607,7 +607,7 @@ function parseBody(kind: 'json' | 'form', raw: Buffer, contentType: string | und
     }
   }
   if (ct !== 'application/x-www-form-urlencoded') {
-    throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/x-www-form-urlencoded.');
+    throw problems.unsupportedMediaType('application/x-www-form-urlencoded');
   }
   const form: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) form[k] = v;

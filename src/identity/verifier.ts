@@ -4,7 +4,7 @@
 // so a client polling with one token pays for one signature verification, not one per call.
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Principal, RequestContext } from '../http/route.js';
-import { ProblemError } from '../http/problem.js';
+import { problem, type ProblemError } from '../http/problem.js';
 import { browserSource, isAllowedOrigin } from './domains.js';
 import { TOKEN_ALG, type KeyRing } from './keyring.js';
 
@@ -26,27 +26,23 @@ const quote = (s: string) => s.replace(/["\\]/g, '');
 
 export const authProblems = {
   missingToken: () =>
-    new ProblemError(
-      401,
+    problem(
       'missing_token',
-      'Missing token',
       'Send an access token in the Authorization header: "Authorization: Bearer <token>".',
       {},
       { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     ),
   invalidToken: (why: string) =>
-    new ProblemError(401, 'invalid_token', 'Invalid token', `The access token is not valid: ${why}.`, {}, {
+    problem('invalid_token', `The access token is not valid: ${why}.`, {}, {
       'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${quote(why)}"`,
     }),
   tokenExpired: () =>
-    new ProblemError(401, 'token_expired', 'Token expired', 'The access token has expired; request a new one from the token endpoint.', {}, {
+    problem('token_expired', 'The access token has expired; request a new one from the token endpoint.', {}, {
       'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="the access token expired"`,
     }),
   domainNotAllowed: (header: string, value: string) =>
-    new ProblemError(
-      403,
+    problem(
       'domain_not_allowed',
-      'Domain not allowed',
       `The request's ${header === 'origin' ? 'Origin' : 'Referer'} is not in the app's allowed domains.`,
       { [header]: value.slice(0, 256) },
     ),

@@ -1,5 +1,6 @@
 // The document job: states, record shape, and the store/queue interfaces that the embedded
 // and Redis implementations both satisfy (one shared test suite: test/jobs/contract.ts).
+import type { JobFailureCode } from '../errors/catalogue.js';
 
 export const JobState = {
   NotQueued: 0,
@@ -41,7 +42,8 @@ export interface JobOptions {
 }
 
 export interface JobError {
-  code: string;
+  /** One of the catalogue's job failures (src/errors/catalogue.ts). */
+  code: JobFailureCode;
   message: string;
   /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker'. */
   stage: string;

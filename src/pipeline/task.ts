@@ -1,6 +1,7 @@
 // What crosses the thread boundary: a reference to the upload on disk and small options,
 // never the document bytes.
 import type { JobOptions } from '../jobs/types.js';
+import type { JobFailureCode } from '../errors/catalogue.js';
 
 export interface ParseTask {
   /** Unique per run of a task, so the parsing process can tie subprocesses to it. */
@@ -22,7 +23,7 @@ export type ParseTaskResult =
   | { ok: true; documentFormat: string; documentUnits: number; artifactBytes: number; warnings: number; parts: { name: string; path: string }[] }
   | {
       ok: false;
-      code: string;
+      code: JobFailureCode;
       /** A sentence about the document, shown to the client. */
       message: string;
       transient: boolean;
