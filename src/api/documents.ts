@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { RouteDef, Reply } from '../http/route.js';
-import { ProblemError, problems } from '../http/problem.js';
+import { problem, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { Intake, peek, tooLarge, type IntakeDeps } from './intake.js';
@@ -49,13 +49,8 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     body: { kind: 'raw', description: 'The file bytes, streamed. Content-Type is that of the file.' },
     responses: {
       202: { description: 'Accepted; poll the status endpoint.', schema: UploadAccepted },
-      400: { description: 'invalid_parameter: a routing parameter is missing or invalid.' },
-      401: { description: 'missing_token, token_expired or invalid_token.' },
-      403: { description: 'domain_not_allowed or feature_not_in_plan.' },
-      413: { description: 'document_too_large.' },
-      415: { description: 'unsupported_format.' },
-      429: { description: 'quota_exceeded or rate_limited (also mid-stream, for a chunked body over the byte rate).' },
     },
+    errors: ['feature_not_in_plan', 'app_disabled', 'document_too_large', 'unsupported_format', 'quota_exceeded', 'rate_limited', 'engine_unavailable'],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const q = ctx.query;
@@ -101,8 +96,8 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     params: DocumentIdParams,
     responses: {
       200: { description: 'The job.', schema: JobStatusSchema },
-      404: { description: 'document_not_found: unknown, expired, or another tenant’s id.' },
     },
+    errors: ['document_not_found'],
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
@@ -120,7 +115,6 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     body: { kind: 'json', schema: BatchStatusBody, maxBytes: 64 * 1024 },
     responses: {
       200: { description: 'One entry per requested id, in order.', schema: BatchStatusResponse },
-      400: { description: 'invalid_parameter: more than 100 ids, or a malformed body.' },
     },
     handler: async (ctx) => {
       const ids = ctx.body.documentIds;
@@ -148,9 +142,8 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     responses: {
       200: { description: 'The artifact (streamed).', schema: ArtifactSchema },
       202: { description: 'Still processing; poll the status endpoint.', schema: JobStatusSchema, headers: { 'Retry-After': { description: 'Seconds before polling again.', schema: { type: 'integer' } as never } } },
-      404: { description: 'document_not_found: unknown or expired.' },
-      422: { description: 'The job failed; `code` and `error` give the reason.' },
     },
+    errors: ['document_not_found', 'extraction_failed'],
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
@@ -160,8 +153,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         return { status: 200, stream: blob.stream, length: blob.size, contentType: 'application/json' };
       }
       if (job.statusInt === JobState.Failed) {
-        const err = job.error ?? { code: 'extraction_failed', message: 'extraction failed', stage: 'extract' };
-        throw new ProblemError(422, err.code, 'Extraction failed', err.message, { documentId: job.documentId, error: err });
+        throw problems.jobFailed(job.documentId, job.error ?? { code: 'extraction_failed', message: 'extraction failed', stage: 'extract' });
       }
       return { status: 202, headers: { 'Retry-After': '2' }, json: statusOf(job) };
     },
@@ -179,8 +171,8 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     responses: {
       200: { description: 'The part (streamed).', contentType: 'application/octet-stream' },
       202: { description: 'Still processing.', schema: JobStatusSchema },
-      404: { description: 'document_not_found, or no such part.' },
     },
+    errors: ['document_not_found', 'part_not_found'],
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
@@ -189,7 +181,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         return { status: 202, headers: { 'Retry-After': '2' }, json: statusOf(job) };
       }
       const blob = await (await d.blobs.for(job.storageConfigId)).read(jobKeys(job).part(ctx.params.name));
-      if (!blob) throw new ProblemError(404, 'part_not_found', 'Part not found', `This result has no part named ${JSON.stringify(ctx.params.name)}.`);
+      if (!blob) throw problem('part_not_found', `This result has no part named ${JSON.stringify(ctx.params.name)}.`);
       const contentType = ctx.params.name.endsWith('.geojsonseq') ? 'application/geo+json-seq' : 'application/octet-stream';
       return { status: 200, stream: blob.stream, length: blob.size, contentType };
     },

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http/route.js';
-import { ProblemError } from '../http/problem.js';
+import { problem } from '../http/problem.js';
 import { DependencyUnavailableError, type Dependency } from '../jobs/dependency-unavailable.js';
 import type { QueueDepth } from '../jobs/types.js';
 import type { PoolStats } from '../pipeline/pool.js';
@@ -126,7 +126,8 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
     },
     {
       method: 'GET', path: '/health/ready', operationId: 'ready', summary: 'Readiness: control-plane store, job store and worker pool are usable', tags: ['health'], auth: 'public', query: NoQuery,
-      responses: { 200: { description: 'Ready; `engines.missing` lists parsing engines this node lacks (it stays ready and refuses only the uploads that need them).', schema: Ready }, 503: { description: 'Not ready; `failing` names the checks, `unreachable` the backing services (Redis, PostgreSQL) that do not answer.' } },
+      responses: { 200: { description: 'Ready; `engines.missing` lists parsing engines this node lacks (it stays ready and refuses only the uploads that need them).', schema: Ready } },
+      errors: ['not_ready'],
       handler: async () => {
         const outcomes = await Promise.all(d.checks.map(async (c) => ({ name: c.name, ...(await runCheck(c)) })));
         const results = outcomes.map((o) => [o.name, o.result] as const);
@@ -134,7 +135,7 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
         if (failing.length || !d.accepting()) {
           const names = failing.map(([n]) => n);
           const unreachable = [...new Set(outcomes.flatMap((o) => (o.unreachable ? [o.unreachable] : [])))];
-          throw new ProblemError(503, 'not_ready', 'Not ready', failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.', {
+          throw problem('not_ready', failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.', {
             failing: names,
             ...(unreachable.length ? { unreachable } : {}),
             checks: Object.fromEntries(results),

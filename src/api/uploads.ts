@@ -11,7 +11,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../http/route.js';
-import { ProblemError, problems } from '../http/problem.js';
+import { problem, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
 import { capitalised, Intake, HEAD_BYTES, tooLarge } from './intake.js';
@@ -102,7 +102,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       throw bad();
     }
   };
-  const expired = () => new ProblemError(410, 'upload_expired', 'Upload session expired', 'This upload session has expired; request a new one.');
+  const expired = () => problem('upload_expired', 'This upload session has expired; request a new one.');
 
   /** The session's record while it is open (state 0), else the job it became. */
   const sessionJob = async (c: SessionClaims): Promise<JobRecord> => {
@@ -125,9 +125,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     body: { kind: 'json', schema: UploadRequestBody, maxBytes: 16 * 1024 },
     responses: {
       201: { description: 'Session created.', schema: UploadRequestResponse },
-      413: { description: 'document_too_large: sizeBytes exceeds the plan.' },
-      429: { description: 'quota_exceeded or rate_limited.' },
     },
+    errors: ['app_disabled', 'document_too_large', 'quota_exceeded', 'rate_limited'],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const b = ctx.body;
@@ -180,28 +179,25 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     body: { kind: 'raw', description: 'The file bytes.' },
     responses: {
       204: { description: 'Stored; call upload-complete.' },
-      403: { description: 'invalid_signature.' },
-      410: { description: 'upload_expired.' },
-      413: { description: 'More bytes than the session declared.' },
-      429: { description: 'rate_limited: the bytes arrive faster than the plan allows (counted as they stream).' },
     },
+    errors: ['invalid_signature', 'app_disabled', 'upload_completed', 'upload_expired', 'document_too_large', 'rate_limited'],
     handler: async (ctx): Promise<Reply> => {
       const { uploadId } = ctx.params;
       const { expires, signature } = ctx.query;
       const expected = Buffer.from(mac(`put.${uploadId}.${expires}`));
       if (!timingSafeEqual(expected, Buffer.from(signature.padEnd(expected.length).slice(0, expected.length)))) {
-        throw new ProblemError(403, 'invalid_signature', 'Invalid signature', 'The upload URL signature does not match.');
+        throw problem('invalid_signature', 'The upload URL signature does not match.');
       }
       if (expires * 1000 < Date.now()) throw expired();
       const claims = readUploadId(uploadId, 'uploadId');
       const job = await sessionJob(claims);
-      if (job.statusInt !== JobState.NotQueued) throw new ProblemError(409, 'upload_completed', 'Upload already completed', 'This session was completed; open a new one to upload again.');
+      if (job.statusInt !== JobState.NotQueued) throw problem('upload_completed', 'This session was completed; open a new one to upload again.');
       if (!ctx.bodyStream) throw problems.invalidParameter('body', 'Send the file bytes as the request body.');
       if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
         throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
       }
       const limits = await d.limits.forApp(job.appId);
-      if (!limits) throw new ProblemError(403, 'app_disabled', 'App disabled', 'The app of this upload session is disabled or no longer exists.');
+      if (!limits) throw problem('app_disabled', 'The app of this upload session is disabled or no longer exists.');
       // Counted as they stream whatever the framing: refusing a declared length up front
       // would refuse any file over ten seconds' worth of the plan's rate.
       const source = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond).meter(ctx.bodyStream);
@@ -211,7 +207,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       try {
         written = await store.write(attemptKey, source, { maxBytes: job.sizeBytes });
       } catch (err) {
-        if (err instanceof BlobTooLargeError) throw new ProblemError(413, 'document_too_large', 'Document too large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
+        if (err instanceof BlobTooLargeError) throw problem('document_too_large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
         throw err;
       }
       if (written.bytes !== job.sizeBytes) {
@@ -229,7 +225,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const current = await d.jobs.get(job.tenantId, job.documentId);
       if (current?.generation !== job.generation || current.statusInt !== JobState.NotQueued) {
         await store.delete(attemptKey);
-        throw new ProblemError(409, 'upload_completed', 'Upload already completed', 'This session was completed or replaced while the bytes were sent.');
+        throw problem('upload_completed', 'This session was completed or replaced while the bytes were sent.');
       }
       await d.jobs.put({ ...current, uploadKey: attemptKey, sha256: written.sha256, updatedAt: new Date().toISOString() });
       if (current.uploadKey !== attemptKey) await store.delete(current.uploadKey);
@@ -248,10 +244,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     body: { kind: 'json', schema: UploadCompleteBody, maxBytes: 128 * 1024 },
     responses: {
       202: { description: 'Queued.', schema: UploadAccepted },
-      400: { description: 'invalid_parameter (routing parameters, or uploadId).' },
-      409: { description: 'upload_incomplete: the bytes were not uploaded yet.' },
-      410: { description: 'upload_expired.' },
     },
+    errors: ['app_disabled', 'feature_not_in_plan', 'upload_incomplete', 'upload_expired', 'unsupported_format', 'quota_exceeded', 'rate_limited', 'engine_unavailable'],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const { uploadId, ...routing } = ctx.body;
@@ -263,7 +257,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       }
       const customMetadata = parseCustomMetadata(routing.customMetadataJson);
       const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
-      if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw new ProblemError(409, 'upload_incomplete', 'Upload incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
+      if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw problem('upload_incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);

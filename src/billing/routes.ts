@@ -82,7 +82,8 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
         },
         { additionalProperties: false },
       ),
-      responses: { 200: { description: 'The figures (text/csv when asked).', schema: TenantUsageSchema }, 404: { description: 'No such tenant, or not yours.' } },
+      responses: { 200: { description: 'The figures (text/csv when asked).', schema: TenantUsageSchema } },
+      errors: ['tenant_not_found'],
       handler: async ({ ctx, principal, params, query }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         const month = query.month ?? currentMonth();
@@ -102,8 +103,8 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       query: Type.Object({ format: Type.Optional(Format) }, { additionalProperties: false }),
       responses: {
         200: { description: 'The statement; with Accept: text/csv or ?format=csv, one CSV record per app and family.', schema: StatementSchema },
-        404: { description: 'No such tenant, or not yours.' },
       },
+      errors: ['tenant_not_found'],
       handler: async ({ ctx, principal, params, query }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         if (!new RegExp(MONTH_PATTERN).test(params.month)) throw problems.invalidParameter('month', 'The month must be YYYY-MM.');
@@ -119,7 +120,8 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       tags: ['billing'],
       params: TenantIdParams,
       query: Type.Object({ month: Type.Optional(Type.String({ pattern: MONTH_PATTERN, description: 'YYYY-MM (UTC); default: the current month.' })) }, { additionalProperties: false }),
-      responses: { 200: { description: 'The usage lines.', contentType: 'text/csv', schema: Type.String() }, 404: { description: 'No such tenant, or not yours.' } },
+      responses: { 200: { description: 'The usage lines.', contentType: 'text/csv', schema: Type.String() } },
+      errors: ['tenant_not_found'],
       handler: async ({ principal, params, query }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         const month = query.month ?? currentMonth();

@@ -1,7 +1,14 @@
 // OpenAPI 3.1 document built from the registered routes' own schemas (the ones that
 // validate requests), so the description cannot drift from the behaviour.
+// Error responses come from the catalogue (src/errors/catalogue.ts) through the codes each
+// route answers with (route-errors.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { ApiDocument, RouteDef } from './route.js';
+import { JOB_FAILURES, OAUTH_ERRORS, PROBLEMS, type OAuthErrorCode, type ProblemCode } from '../errors/catalogue.js';
+import type { ApiDocument, ResponseDoc, RouteDef } from './route.js';
+import { codesByStatus, problemCodesOf } from './route-errors.js';
+
+/** Every `code` a problem document can carry: the catalogue's problems and job failures. */
+const ALL_CODES = [...new Set([...Object.keys(PROBLEMS), ...Object.keys(JOB_FAILURES)])].sort();
 
 export const ProblemSchema = Type.Object(
   {
@@ -10,7 +17,7 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.Optional(Type.String()),
     instance: Type.Optional(Type.String()),
-    code: Type.String({ description: 'Stable machine-readable error code, e.g. missing_token, invalid_parameter.' }),
+    code: Type.String({ description: 'Stable machine-readable error code; each is described on the errors page (docs/errors.md).', enum: ALL_CODES }),
     requestId: Type.String(),
     parameter: Type.Optional(Type.String({ description: 'For invalid_parameter: the offending parameter.' })),
     allowed: Type.Optional(Type.Array(Type.String(), { description: 'For invalid_parameter: the accepted values.' })),
@@ -46,6 +53,54 @@ const DOCUMENTS: Record<DocumentedApi, { title: string; description: string }> =
   },
 };
 
+/** The `code` values a problem of this code carries: a failed job's result carries the job's own failure code. */
+export function codesInBody(code: ProblemCode): string[] {
+  return code === 'extraction_failed' ? Object.keys(JOB_FAILURES) : [code];
+}
+
+/** One status's problem response: each code with when it is answered, and the codes as an enum. */
+function problemResponse(codes: ProblemCode[], own: ResponseDoc | undefined): Record<string, unknown> {
+  const lines = codes.map((c) => `\`${c}\` (${PROBLEMS[c].title}): ${PROBLEMS[c].when}`);
+  return {
+    description: [...(own ? [own.description] : []), ...lines].join('\n\n'),
+    ...(own?.headers ? { headers: responseHeaders(own.headers) } : {}),
+    content: {
+      'application/problem+json': {
+        schema: {
+          allOf: [{ $ref: '#/components/schemas/Problem' }, { properties: { code: { enum: codes.flatMap(codesInBody) } } }],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The error responses of an endpoint that answers in RFC 6749 §5.2's format (the token
+ * endpoint): per status, the catalogue's OAuth codes answered with it.
+ */
+export function oauthErrorResponses(): Record<number, ResponseDoc> {
+  const byStatus = new Map<number, OAuthErrorCode[]>();
+  for (const [code, e] of Object.entries(OAUTH_ERRORS) as [OAuthErrorCode, (typeof OAUTH_ERRORS)[OAuthErrorCode]][]) {
+    for (const status of e.statuses) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, ResponseDoc> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[status] = {
+      description: codes.map((c) => `\`${c}\`: ${OAUTH_ERRORS[c].when}`).join('\n\n'),
+      contentType: 'application/json',
+      schema: Type.Object({
+        error: Type.String({ description: 'RFC 6749 §5.2 error code.', enum: codes }),
+        error_description: Type.String(),
+      }),
+    };
+  }
+  return responses;
+}
+
+function responseHeaders(headers: NonNullable<ResponseDoc['headers']>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(headers).map(([h, v]) => [h, { description: v.description, schema: stripTypebox(v.schema) }]));
+}
+
 function stripTypebox(schema: unknown): unknown {
   // TypeBox adds symbol keys only; JSON round-trip drops them and any undefined.
   return JSON.parse(JSON.stringify(schema));
@@ -65,18 +120,19 @@ export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
       parameters.push({ name, in: 'query', required: required.has(name), schema: stripTypebox(s), description: (s as { description?: string }).description });
     }
     const responses: Record<string, unknown> = {};
+    const problemStatuses = codesByStatus(problemCodesOf(r));
     for (const [status, doc] of Object.entries(r.responses)) {
+      if (problemStatuses.has(Number(status))) continue;
       const ct = doc.contentType ?? (Number(status) >= 400 ? 'application/problem+json' : 'application/json');
       responses[status] = {
         description: doc.description,
-        ...(doc.headers
-          ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, v]) => [h, { description: v.description, schema: stripTypebox(v.schema) }])) }
-          : {}),
+        ...(doc.headers ? { headers: responseHeaders(doc.headers) } : {}),
         ...(doc.schema || Number(status) >= 400
           ? { content: { [ct]: { schema: doc.schema ? stripTypebox(doc.schema) : { $ref: '#/components/schemas/Problem' } } } }
           : {}),
       };
     }
+    for (const [status, codes] of problemStatuses) responses[status] = problemResponse(codes, r.responses[status]);
     let requestBody: unknown;
     if (r.body?.kind === 'json') requestBody = { required: true, content: { 'application/json': { schema: stripTypebox(r.body.schema) } } };
     if (r.body?.kind === 'form') requestBody = { required: true, content: { 'application/x-www-form-urlencoded': { schema: stripTypebox(r.body.schema) } } };

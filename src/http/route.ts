@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { BodyStream } from './body.js';
 import type { ProblemError } from './problem.js';
+import type { ProblemCode } from '../errors/catalogue.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -91,6 +92,17 @@ export interface RouteDef<Q = any, B = any> {
   params?: TObject;
   query?: TObject;
   body?: BodySpec;
+  /**
+   * Success answers (and, for a route with its own error format, its errors). Problem
+   * answers are documented from `errors` instead: status and description come from the
+   * catalogue, so they cannot differ from what the handler throws.
+   */
   responses: Record<number, ResponseDoc>;
+  /**
+   * The catalogue codes (src/errors/catalogue.ts) the handler answers with. Those that follow
+   * from the route's declaration are added by problemCodesOf (src/http/route-errors.ts): bearer
+   * or management credentials, parameters, a parsed body.
+   */
+  errors?: readonly ProblemCode[];
   handler: (ctx: RequestContext<Q, B>) => Promise<Reply>;
 }

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RateCounters } from '../jobs/types.js';
 import type { Reply, RouteDef } from '../http/route.js';
+import { oauthErrorResponses } from '../http/openapi.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { FailureLimits } from './attempt-limiter.js';
 import { ClientAuthenticator, readClientCredentials } from './client-auth.js';
@@ -51,18 +52,8 @@ const TokenResponse = Type.Object({
   scope: Type.String({ example: API_SCOPE }),
 });
 
-const OAuthErrorBody = Type.Object({
-  error: Type.String({
-    description: 'RFC 6749 §5.2 error code.',
-    enum: ['invalid_request', 'invalid_client', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable'],
-  }),
-  error_description: Type.String(),
-});
-
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 const Discovery = Type.Record(Type.String(), Type.Unknown(), { description: 'Authorization server metadata (OpenID Connect Discovery 1.0 / RFC 8414).' });
-
-const oauthErrorDoc = (description: string) => ({ description, schema: OAuthErrorBody, contentType: 'application/json' });
 
 export function discoveryDocument(authUrl: string): Record<string, unknown> {
   const e = authEndpoints(authUrl);
@@ -101,12 +92,8 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
     summary: 'Request an access token (OAuth 2.0 client_credentials)',
     description:
       `Client authentication by \`client_secret_post\` (client_id and client_secret in the form) or \`client_secret_basic\` ` +
-      `(HTTP Basic). The token is valid for 15 minutes: cache it and renew it near expiry. Refusals are RFC 6749 §5.2 errors: ` +
-      `401 invalid_client (unknown client or wrong secret), 400 unauthorized_client (app disabled, tenant not active, no license ` +
-      `region, no database code, retired plan), 400 unsupported_grant_type, 400 invalid_scope, 400 invalid_request, ` +
-      `413 and 415 invalid_request (body too large, not a form), ` +
-      `429 invalid_client after too many failed attempts (Retry-After), 503 temporarily_unavailable while a backing service ` +
-      `(PostgreSQL, Redis) is unreachable (Retry-After).`,
+      `(HTTP Basic). The token is valid for 15 minutes: cache it and renew it near expiry. Refusals are RFC 6749 §5.2 errors ` +
+      `(\`{"error", "error_description"}\`), listed per status below.`,
     tags: ['Authentication'],
     auth: 'public',
     server: 'auth',
@@ -114,12 +101,7 @@ export function identityRoutes(deps: IdentityRouteDeps): RouteDef[] {
     body: { kind: 'raw', description: TOKEN_REQUEST_FIELDS, contentTypes: [FORM_CONTENT_TYPE] },
     responses: {
       200: { description: 'Access token issued.', schema: TokenResponse },
-      400: oauthErrorDoc('invalid_request, unauthorized_client, unsupported_grant_type or invalid_scope.'),
-      401: oauthErrorDoc('invalid_client: unknown client_id or wrong client_secret.'),
-      413: oauthErrorDoc(`invalid_request: the body is larger than ${TOKEN_FORM_MAX_BYTES} bytes.`),
-      415: oauthErrorDoc(`invalid_request: the body is not ${FORM_CONTENT_TYPE}.`),
-      429: oauthErrorDoc('invalid_client: too many failed attempts from this address, for this client id from this address, or for this client id; see Retry-After.'),
-      503: oauthErrorDoc('temporarily_unavailable: a backing service is unreachable; retry after Retry-After seconds.'),
+      ...oauthErrorResponses(),
     },
     // 405 (and any other refusal by the front) in this endpoint's format.
     errorReply: (problem) => oauthReply(oauthErrorFromProblem(problem)),

@@ -5,7 +5,7 @@
 // app tokens are just wrong credentials.
 import { Type } from '@sinclair/typebox';
 import type { RequestContext, RouteDef } from '../http/route.js';
-import { ProblemError } from '../http/problem.js';
+import { problem, problems, type ProblemError } from '../http/problem.js';
 import { validateBody } from '../http/validation.js';
 import type { AdminResult } from '../cli/admin-command.js';
 import type { OperatorCredential } from './operator-credential.js';
@@ -41,7 +41,7 @@ export interface LocalAdminDeps {
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 function refuse(detail: string): ProblemError {
-  return new ProblemError(401, 'invalid_operator_credential', 'Operator credential required', detail, {}, {
+  return problem('invalid_operator_credential', detail, {}, {
     'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
   });
 }
@@ -56,13 +56,13 @@ function checkOperator(ctx: RequestContext, credential: OperatorCredential): voi
 
 async function readRequest(ctx: RequestContext): Promise<string[]> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+  if (type !== 'application/json') throw problems.unsupportedMediaType('application/json');
   const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_BODY_BYTES) : Buffer.alloc(0);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch (e) {
-    throw new ProblemError(400, 'invalid_parameter', 'Invalid parameter', `The request body is not valid JSON: ${(e as Error).message}`, { parameter: 'body' });
+    throw problems.invalidParameter('body', `The request body is not valid JSON: ${(e as Error).message}`);
   }
   return validateBody<{ args: string[] }>(LocalAdminRequest, parsed).args;
 }
@@ -88,11 +88,8 @@ export function localAdminRoutes(deps: LocalAdminDeps): RouteDef[] {
       body: { kind: 'raw', description: 'JSON: {"args": [...]}', contentTypes: ['application/json'] },
       responses: {
         200: { description: 'The command ran; its exit code and output.', schema: LocalAdminResponse },
-        400: { description: 'The body is not {"args": [string, ...]}.' },
-        401: { description: 'No or wrong operator credential.' },
-        413: { description: 'Body over 64 KiB.' },
-        415: { description: 'The body is not application/json.' },
       },
+      errors: ['invalid_operator_credential', 'document_too_large', 'unsupported_media_type'],
       handler: async (ctx) => {
         checkOperator(ctx, deps.credential);
         const args = await readRequest(ctx);

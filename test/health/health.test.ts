@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { startNode, type RunningNode } from '../../src/node.js';
 import { healthRoutes, type HealthDeps } from '../../src/api/health.js';
 import { RawConnection, rawRequest, startTestServer, tempDir, waitFor } from '../helpers/http.js';
+import { JOB_FAILURES, PROBLEMS } from '../../src/errors/catalogue.js';
+import { codesByStatus, problemCodesOf } from '../../src/http/route-errors.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -123,6 +125,9 @@ describe('health endpoints on a running node', () => {
   });
 });
 
+/** The problem codes an OpenAPI error response lists. */
+const codesIn = (response: any): string[] => [...response.content['application/problem+json'].schema.allOf[1].properties.code.enum].sort();
+
 /** The routes /openapi/v1.json describes (every one but the management API's). */
 const parsingRoutes = () => node.http.router.routes.filter((r) => (r.api ?? 'v1') === 'v1');
 
@@ -180,7 +185,44 @@ describe('GET /openapi/v1.json', () => {
   it('error responses are problem documents with code and requestId', () => {
     expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'requestId']));
     const upload = doc.paths['/api/v1/documents/upload'].post;
-    expect(upload.responses['400'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(upload.responses['400'].content['application/problem+json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Problem' });
+  });
+
+  it("lists, per operation and status, the codes of the error catalogue it answers with", () => {
+    const upload = doc.paths['/api/v1/documents/upload'].post.responses;
+    expect(codesIn(upload['401'])).toEqual(['invalid_token', 'missing_token', 'token_expired']);
+    expect(codesIn(upload['403'])).toEqual(['app_disabled', 'domain_not_allowed', 'feature_not_in_plan']);
+    expect(codesIn(upload['413'])).toEqual(['document_too_large']);
+    expect(codesIn(upload['429'])).toEqual(['quota_exceeded', 'rate_limited']);
+    expect(upload['429'].description).toContain(PROBLEMS.rate_limited.when);
+    // A failed job's result carries the job's own failure code.
+    const result = doc.paths['/api/v1/documents/{documentId}/result'].get.responses;
+    expect(codesIn(result['422'])).toEqual(Object.keys(JOB_FAILURES).sort());
+    expect(codesIn(result['404'])).toEqual(['document_not_found']);
+    // The token endpoint answers RFC 6749 errors, from the catalogue's OAuth section.
+    const token = doc.paths['/connect/token'].post.responses;
+    expect(token['429'].content['application/json'].schema.properties.error.enum).toEqual(['invalid_client']);
+    // Everywhere: each code is answered with the status it is listed under.
+    for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [m, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          if (!response.content?.['application/problem+json']) continue;
+          for (const code of codesIn(response)) {
+            const expected = code in JOB_FAILURES && status === '422' ? 422 : (PROBLEMS as Record<string, { status: number }>)[code]?.status;
+            expect(Number(status), `${m} ${p} ${code}`).toBe(expected);
+          }
+        }
+      }
+    }
+  });
+
+  it('routes document their problem answers through codes, not by hand', () => {
+    for (const r of parsingRoutes()) {
+      if (r.errorReply) continue;
+      const statuses = codesByStatus(problemCodesOf(r));
+      const byHand = Object.keys(r.responses).map(Number).filter((s) => s >= 400 && !statuses.has(s));
+      expect(byHand, `${r.method} ${r.path}`).toEqual([]);
+    }
   });
 });
 

@@ -20,9 +20,10 @@ import { requestToken } from './cli.js';
  * user's address comes in a header. Everything behind it (roles from the members table,
  * operators by DOCPARSE_OPERATOR_EMAILS) is the real code.
  */
+const TEST_CSRF = 'suite-csrf-token';
 const signedInUser = async (ctx: RequestContext) => {
   const email = ctx.headers['x-test-user'];
-  return email ? { userId: `user:${email}`, email } : null;
+  return email ? { userId: `user:${email}`, email, csrfToken: TEST_CSRF } : null;
 };
 
 type As = { key: string } | { user: string } | null;
@@ -45,7 +46,7 @@ export function manageApiSuite(mode: Mode): void {
     async function call(method: string, path: string, as: As, body?: unknown): Promise<Answer> {
       const headers: Record<string, string> = {};
       if (as && 'key' in as) headers.authorization = `Bearer ${as.key}`;
-      if (as && 'user' in as) headers['x-test-user'] = as.user;
+      if (as && 'user' in as) Object.assign(headers, { 'x-test-user': as.user, 'x-csrf-token': TEST_CSRF });
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
@@ -405,6 +406,13 @@ export function manageApiSuite(mode: Mode): void {
       expect(documented).toEqual(registered);
       expect(doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.security).toEqual([{ operatorKey: [] }]);
       expect(doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.requestBody.content['application/json'].schema.required).toEqual(['name', 'licenseRegion']);
+      // Error answers list the catalogue codes each route declares (and those its credentials and body imply).
+      const codes = (status: string) => [...doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.responses[status].content['application/problem+json'].schema.allOf[1].properties.code.enum].sort();
+      expect(codes('401')).toEqual(['invalid_credentials', 'missing_credentials']);
+      expect(codes('403')).toEqual(['operator_required', 'owner_required']);
+      expect(codes('404')).toEqual(['tenant_not_found']);
+      expect(codes('413')).toEqual(['document_too_large']);
+      expect(codes('415')).toEqual(['unsupported_media_type']);
       const v1 = (await (await fetch(`${url}/openapi/v1.json`)).json()) as any;
       expect(Object.keys(v1.paths).filter((p) => p.startsWith('/manage') || p.includes('manage-v1'))).toEqual([]);
     });

@@ -79,9 +79,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       body: CreateApp,
       responses: {
         201: { description: 'The app and its credentials.', schema: AppWithSecretSchema },
-        403: { description: 'A member, not an owner (`owner_required`), or a database code from a non-operator (`operator_required`).' },
-        404: { description: 'No such tenant, or not yours.' },
       },
+      errors: ['owner_required', 'operator_required', 'tenant_not_found'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'create apps');
         if (body.dbCode !== undefined && !principal.isOperator) throw manageErrors.operatorOnly('stamp database codes');
@@ -130,7 +129,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Get an app (never its secret)',
       tags: ['apps'],
       params: AppIdParams,
-      responses: { 200: { description: 'The app.', schema: AppSchema }, 404: { description: 'No such app, or not yours.' } },
+      responses: { 200: { description: 'The app.', schema: AppSchema } },
+      errors: ['app_not_found'],
       handler: async ({ principal, params }) => ok(publicApp(await visibleApp(deps, principal, params.appId))),
     }),
     manageRoute<{ appId: string }, Record<string, never>, UpdateBody>(deps, {
@@ -143,9 +143,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       body: UpdateApp,
       responses: {
         200: { description: 'The app as it is now.', schema: AppSchema },
-        403: { description: 'A member, not an owner (`owner_required`); a database code from a non-operator (`operator_required`).' },
-        404: { description: 'No such app, or not yours.' },
       },
+      errors: ['owner_required', 'operator_required', 'app_not_found'],
       handler: async ({ principal, params, body, audit }) => {
         const before = await ownedApp(deps, principal, params.appId, 'change apps');
         if (body.dbCode !== undefined && !principal.isOperator) throw manageErrors.operatorOnly('stamp database codes');
@@ -176,9 +175,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
         params: AppIdParams,
         responses: {
           200: { description: 'The app.', schema: AppSchema },
-          403: { description: 'A member, not an owner (`owner_required`).' },
-          404: { description: 'No such app, or not yours.' },
         },
+        errors: ['owner_required', 'app_not_found'],
         handler: async ({ principal, params, audit }) => {
           const before = await ownedApp(deps, principal, params.appId, `${verb} apps`);
           const app = await deps.store.setAppEnabled(before.id, verb === 'enable');
@@ -198,9 +196,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       params: AppIdParams,
       responses: {
         200: { description: 'The app and its new credentials.', schema: AppWithSecretSchema },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such app, or not yours.' },
       },
+      errors: ['owner_required', 'app_not_found'],
       handler: async ({ principal, params, audit }) => {
         const before = await ownedApp(deps, principal, params.appId, 'rotate app secrets');
         const clientSecret = generateClientSecret();
@@ -218,9 +215,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       params: AppIdParams,
       responses: {
         200: { description: 'The app as it was.', schema: AppSchema },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such app, or not yours.' },
       },
+      errors: ['owner_required', 'app_not_found'],
       handler: async ({ principal, params, audit }) => {
         const before = await ownedApp(deps, principal, params.appId, 'delete apps');
         const gone = await deps.appSettings.deleteApp(before.id);

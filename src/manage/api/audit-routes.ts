@@ -23,9 +23,8 @@ export function auditRoutes(deps: ManageDeps): RouteDef[] {
       ),
       responses: {
         200: { description: 'A page of entries.', schema: Type.Object({ items: Type.Array(AuditEntrySchema), next: Type.Union([Type.String(), Type.Null()]) }) },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such tenant, or not yours.' },
       },
+      errors: ['owner_required', 'tenant_not_found'],
       handler: async ({ principal, query }) => {
         let tenantIds: string[] | undefined;
         if (query.tenantId !== undefined) {

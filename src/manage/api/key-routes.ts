@@ -6,7 +6,6 @@ import { listSigningKeys, rotateSigningKey } from '../../identity/admin-keys.js'
 import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
 import { Id, list, OperatorKeySchema, SigningKeySchema } from './schemas.js';
 
-const OPERATORS_ONLY = { 403: { description: 'Not an operator (`operator_required`).' } };
 
 export function keyRoutes(deps: ManageDeps): RouteDef[] {
   return [
@@ -16,7 +15,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       operationId: 'listSigningKeys',
       summary: 'List token signing keys, newest first (operators only)',
       tags: ['keys'],
-      responses: { 200: { description: 'The keys (public facts only).', schema: list(SigningKeySchema) }, ...OPERATORS_ONLY },
+      responses: { 200: { description: 'The keys (public facts only).', schema: list(SigningKeySchema) } },
+      errors: ['operator_required'],
       handler: async ({ principal }) => {
         requireOperator(principal, 'list signing keys');
         return ok({ items: await listSigningKeys(deps.keyring) });
@@ -28,7 +28,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       operationId: 'rotateSigningKey',
       summary: 'Create a signing key that signs from now on and retire the previous ones (operators only)',
       tags: ['keys'],
-      responses: { 200: { description: 'The new key id and the retired ones.', schema: Type.Object({ kid: Type.String(), retired: Type.Array(Type.String()) }) }, ...OPERATORS_ONLY },
+      responses: { 200: { description: 'The new key id and the retired ones.', schema: Type.Object({ kid: Type.String(), retired: Type.Array(Type.String()) }) } },
+      errors: ['operator_required'],
       handler: async ({ principal, audit }) => {
         requireOperator(principal, 'rotate signing keys');
         const rotated = await rotateSigningKey(deps.keyring);
@@ -45,8 +46,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
       responses: {
         201: { description: 'The key (only here) and its record.', schema: Type.Object({ key: Type.String(), operatorKey: OperatorKeySchema, notice: Type.String() }) },
-        ...OPERATORS_ONLY,
       },
+      errors: ['operator_required'],
       handler: async ({ principal, body, audit }) => {
         requireOperator(principal, 'create operator keys');
         const { key, record } = await deps.operatorKeys.create(body.name ?? '');
@@ -60,7 +61,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       operationId: 'listOperatorKeys',
       summary: 'List operator API keys (never the keys themselves; operators only)',
       tags: ['keys'],
-      responses: { 200: { description: 'The keys.', schema: list(OperatorKeySchema) }, ...OPERATORS_ONLY },
+      responses: { 200: { description: 'The keys.', schema: list(OperatorKeySchema) } },
+      errors: ['operator_required'],
       handler: async ({ principal }) => {
         requireOperator(principal, 'list operator keys');
         return ok({ items: await deps.operatorKeys.list() });
@@ -73,7 +75,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Revoke an operator API key: refused from its next request on (operators only)',
       tags: ['keys'],
       params: Type.Object({ keyId: Id('Operator key id.') }),
-      responses: { 200: { description: 'The revoked key.', schema: OperatorKeySchema }, ...OPERATORS_ONLY, 404: { description: 'No such key.' } },
+      responses: { 200: { description: 'The revoked key.', schema: OperatorKeySchema } },
+      errors: ['operator_required', 'operator_key_not_found'],
       handler: async ({ principal, params, audit }) => {
         requireOperator(principal, 'revoke operator keys');
         const before = await deps.operatorKeys.get(params.keyId);

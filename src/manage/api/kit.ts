@@ -3,7 +3,8 @@
 // against the schema the OpenAPI document publishes, and each change goes to the audit log.
 // Visibility: another tenant's objects are 404 exactly like objects that do not exist.
 import type { TSchema } from '@sinclair/typebox';
-import { ProblemError, problems } from '../../http/problem.js';
+import { problem, problems } from '../../http/problem.js';
+import type { ProblemCode } from '../../errors/catalogue.js';
 import type { Reply, RequestContext, ResponseDoc, RouteDef } from '../../http/route.js';
 import { validateBody } from '../../http/validation.js';
 import type { Sealer } from '../../crypto/sealed.js';
@@ -66,23 +67,17 @@ export interface ManageRouteDef<P, Q, B> {
   query?: RouteDef['query'];
   body?: TSchema;
   responses: Record<number, ResponseDoc>;
+  /** The catalogue codes the handler answers with (see RouteDef.errors). */
+  errors?: readonly ProblemCode[];
   handler(call: ManageCall<P, Q, B>): Promise<Reply>;
 }
 
-/** Responses every management route can give. */
-const COMMON_RESPONSES: Record<number, ResponseDoc> = {
-  401: { description: 'No credentials (`missing_credentials`), or an unknown or revoked operator key (`invalid_credentials`).' },
-};
-
-const BODY_RESPONSES: Record<number, ResponseDoc> = {
-  400: { description: 'The body or a parameter is invalid (`invalid_parameter`).' },
-  413: { description: 'Body over 64 KiB.' },
-  415: { description: 'The body is not application/json.' },
-};
+/** What reading the JSON body can refuse (readJson); the credentials' codes follow from auth 'manage'. */
+const BODY_ERRORS: readonly ProblemCode[] = ['document_too_large', 'unsupported_media_type'];
 
 async function readJson(ctx: RequestContext): Promise<unknown> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json' && !type.endsWith('+json')) throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+  if (type !== 'application/json' && !type.endsWith('+json')) throw problems.unsupportedMediaType('application/json');
   const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_BODY_BYTES) : Buffer.alloc(0);
   if (raw.length === 0) throw problems.invalidParameter('body', 'A JSON request body is required.');
   try {
@@ -105,11 +100,8 @@ export function manageRoute<P = Record<string, string>, Q = Record<string, unkno
     params: def.params,
     query: def.query,
     ...(def.body ? { body: { kind: 'raw', description: 'JSON', contentTypes: ['application/json'], schema: def.body } as const } : {}),
-    responses: {
-      ...def.responses,
-      ...COMMON_RESPONSES,
-      ...(def.body ? BODY_RESPONSES : {}),
-    },
+    responses: def.responses,
+    errors: [...(def.errors ?? []), ...(def.body ? BODY_ERRORS : [])],
     handler: async (ctx) => {
       const principal = await deps.authenticate(ctx);
       const body = def.body ? validateBody<B>(def.body, await readJson(ctx)) : (undefined as B);
@@ -141,12 +133,23 @@ export function manageRoute<P = Record<string, string>, Q = Record<string, unkno
 
 export const ok = (json: unknown, status = 200): Reply => ({ status, json });
 
+/** What a 404 names (in its detail) → its code in the catalogue. */
+const NOT_FOUND_CODES = {
+  tenant: 'tenant_not_found',
+  app: 'app_not_found',
+  member: 'member_not_found',
+  invitation: 'invitation_not_found',
+  plan: 'plan_not_found',
+  'storage config': 'storage_config_not_found',
+  'operator key': 'operator_key_not_found',
+  'e-mail': 'e-mail_not_found',
+} as const satisfies Record<string, ProblemCode>;
+
 export const manageErrors = {
-  notFound: (what: string, id: string) =>
-    new ProblemError(404, `${what.replace(/ /g, '_')}_not_found`, 'Not found', `No ${what} ${JSON.stringify(id)} exists, or it is not yours.`, { id }),
-  operatorOnly: (what: string) => new ProblemError(403, 'operator_required', 'Operators only', `Only platform operators may ${what}.`),
-  ownerOnly: (what: string) => new ProblemError(403, 'owner_required', "Tenant owners only", `Only the tenant's owners (or an operator) may ${what}.`),
-  conflict: (code: string, detail: string) => new ProblemError(409, code, 'Conflict', detail),
+  notFound: (what: keyof typeof NOT_FOUND_CODES, id: string) =>
+    problem(NOT_FOUND_CODES[what], `No ${what} ${JSON.stringify(id)} exists, or it is not yours.`, { id }),
+  operatorOnly: (what: string) => problem('operator_required', `Only platform operators may ${what}.`),
+  ownerOnly: (what: string) => problem('owner_required', `Only the tenant's owners (or an operator) may ${what}.`),
   invalid: (parameter: string, detail: string, allowed?: readonly string[]) => problems.invalidParameter(parameter, detail, allowed),
 };
 

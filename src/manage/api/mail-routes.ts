@@ -65,9 +65,8 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
       ),
       responses: {
         200: { description: 'The e-mails (without their text and HTML).', schema: Type.Object({ items: Type.Array(MailSummarySchema) }) },
-        403: { description: 'No tenantId from a non-operator (`operator_required`); a member, not an owner (`owner_required`).' },
-        404: { description: 'No such tenant, or not yours (non-operators).' },
       },
+      errors: ['operator_required', 'owner_required', 'tenant_not_found'],
       handler: async ({ principal, query }) => {
         // Operators may ask for any tenant id (none of its e-mails: an empty list).
         if (!principal.isOperator) {
@@ -86,7 +85,8 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'One e-mail of the outbox, rendered: recipients, status, subject, text and HTML',
       tags: ['mail'],
       params: Type.Object({ mailId: Id('E-mail id.') }),
-      responses: { 200: { description: 'The e-mail.', schema: MailSchema }, 404: { description: 'No such e-mail, or not yours.' } },
+      responses: { 200: { description: 'The e-mail.', schema: MailSchema } },
+      errors: ['e-mail_not_found'],
       handler: async ({ principal, params }) => {
         const m = await outbox().get(params.mailId);
         if (!m || !(principal.isOperator || (m.tenantId !== null && canManage(principal, m.tenantId)))) throw manageErrors.notFound('e-mail', params.mailId);

@@ -3,6 +3,7 @@
 // is the mailer's: it reads the invitations whose mailedAt is null (and gets an event).
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
+import { problem } from '../../http/problem.js';
 import { AlreadyInvitedError, normalizeEmail } from '../../tenancy/members-store.js';
 import type { TenantRole } from '../../tenancy/types.js';
 import { manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
@@ -24,7 +25,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       summary: "List a tenant's members and open invitations",
       tags: ['members'],
       params: TenantIdParams,
-      responses: { 200: { description: 'Members and open invitations.', schema: MembersList }, 404: { description: 'No such tenant, or not yours.' } },
+      responses: { 200: { description: 'Members and open invitations.', schema: MembersList } },
+      errors: ['tenant_not_found'],
       handler: async ({ principal, params }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         const [members, invitations] = await Promise.all([deps.members.listMembers(tenant.id), deps.members.listOpenInvitations(tenant.id)]);
@@ -42,20 +44,18 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       body: Invite,
       responses: {
         201: { description: 'The invitation.', schema: InvitationSchema },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such tenant, or not yours.' },
-        409: { description: 'Already a member with that role, or already invited (`already_member`, `already_invited`).' },
       },
+      errors: ['owner_required', 'tenant_not_found', 'already_member', 'already_invited'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
         const email = normalizeEmail(body.email);
         const existing = await deps.members.getMember(tenant.id, email);
-        if (existing && existing.role === body.role) throw manageErrors.conflict('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
+        if (existing && existing.role === body.role) throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
         let invitation;
         try {
           invitation = await deps.members.createInvitation({ tenantId: tenant.id, email, role: body.role, invitedBy: principal.id });
         } catch (err) {
-          if (err instanceof AlreadyInvitedError) throw manageErrors.conflict('already_invited', `${err.message}; revoke it first to change the role.`);
+          if (err instanceof AlreadyInvitedError) throw problem('already_invited', `${err.message}; revoke it first to change the role.`);
           throw err;
         }
         await audit({ action: 'member.invite', tenantId: tenant.id, objectType: 'invitation', objectId: invitation.id, diff: { email, role: body.role } });
@@ -72,10 +72,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       params: Type.Object({ tenantId: Id('Tenant id.'), email: Type.String({ minLength: 3, maxLength: 320, description: "The member's e-mail address." }) }),
       responses: {
         200: { description: 'The removed membership.', schema: MemberSchema },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such tenant or member.' },
-        409: { description: 'The last owner (`last_owner`).' },
       },
+      errors: ['owner_required', 'tenant_not_found', 'member_not_found', 'last_owner'],
       handler: async ({ principal, params, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'remove members');
         let email: string;
@@ -86,7 +84,7 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         }
         const removed = await deps.members.removeMember(tenant.id, email);
         if (removed === null) throw manageErrors.notFound('member', email);
-        if (removed === 'last_owner') throw manageErrors.conflict('last_owner', `${email} is the tenant's last owner; make someone else an owner first.`);
+        if (removed === 'last_owner') throw problem('last_owner', `${email} is the tenant's last owner; make someone else an owner first.`);
         await audit({ action: 'member.remove', tenantId: tenant.id, objectType: 'member', objectId: email, diff: { role: removed.role } });
         return ok(removed);
       },
@@ -100,9 +98,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       params: Type.Object({ tenantId: Id('Tenant id.'), invitationId: Id('Invitation id.') }),
       responses: {
         200: { description: 'The revoked invitation.', schema: InvitationSchema },
-        403: { description: 'A member, not an owner (`owner_required`).' },
-        404: { description: 'No such tenant or open invitation.' },
       },
+      errors: ['owner_required', 'tenant_not_found', 'invitation_not_found'],
       handler: async ({ principal, params, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'revoke invitations');
         const revoked = await deps.members.revokeInvitation(tenant.id, params.invitationId);

@@ -33,7 +33,8 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Define a usable plan (operators only)',
       tags: ['plans'],
       body: CreatePlan,
-      responses: { 201: { description: 'The plan.', schema: PlanSchema }, 403: { description: 'Not an operator (`operator_required`).' } },
+      responses: { 201: { description: 'The plan.', schema: PlanSchema } },
+      errors: ['operator_required'],
       handler: async ({ principal, body, audit }) => {
         requireOperator(principal, 'define plans');
         const plan = await deps.store.createPlan({
@@ -71,7 +72,8 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Get a plan',
       tags: ['plans'],
       params: PlanIdParams,
-      responses: { 200: { description: 'The plan.', schema: PlanSchema }, 404: { description: 'No such plan.' } },
+      responses: { 200: { description: 'The plan.', schema: PlanSchema } },
+      errors: ['plan_not_found'],
       handler: async ({ params }) => {
         const plan = await deps.store.getPlan(params.planId);
         if (!plan) throw manageErrors.notFound('plan', params.planId);
@@ -87,9 +89,8 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
       params: PlanIdParams,
       responses: {
         200: { description: 'The retired plan and how many apps are on it.', schema: Type.Object({ plan: PlanSchema, appsOnPlan: Type.Integer() }) },
-        403: { description: 'Not an operator (`operator_required`).' },
-        404: { description: 'No such plan.' },
       },
+      errors: ['operator_required', 'plan_not_found'],
       handler: async ({ principal, params, audit }) => {
         requireOperator(principal, 'retire plans');
         const before = await deps.store.getPlan(params.planId);

@@ -3,7 +3,7 @@
 // key and never shown back; listed and read without it; assigned to apps with PATCH /apps.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import { ProblemError } from '../../http/problem.js';
+import { problem } from '../../http/problem.js';
 import { S3BlobStore } from '../../storage/s3-blob-store.js';
 import { storageSecretContext } from '../../storage/router.js';
 import type { StorageConfig } from '../../tenancy/types.js';
@@ -52,10 +52,8 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
       body: CreateStorage,
       responses: {
         201: { description: 'The storage config (without its secret).', schema: StorageConfigSchema },
-        403: { description: 'A member, not an owner (`owner_required`); verify=false from a non-operator (`operator_required`).' },
-        404: { description: 'No such tenant, or not yours.' },
-        422: { description: 'The bucket could not be reached with these credentials (`storage_unreachable`); nothing was saved.' },
       },
+      errors: ['owner_required', 'operator_required', 'tenant_not_found', 'storage_unreachable'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'add storage');
         if (body.verify === false && !principal.isOperator) throw manageErrors.operatorOnly('save storage without the bucket check');
@@ -77,7 +75,7 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
           } catch (err) {
             const e = err as Error & { $metadata?: { httpStatusCode?: number } };
             const status = e.$metadata?.httpStatusCode;
-            throw new ProblemError(422, 'storage_unreachable', 'Storage unreachable', `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`, { bucket: settings.bucket });
+            throw problem('storage_unreachable', `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`, { bucket: settings.bucket });
           } finally {
             s3.close();
           }
@@ -102,7 +100,8 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
       summary: "List a tenant's storage configs",
       tags: ['storage'],
       params: TenantIdParams,
-      responses: { 200: { description: 'The storage configs (without secrets).', schema: list(StorageConfigSchema) }, 404: { description: 'No such tenant, or not yours.' } },
+      responses: { 200: { description: 'The storage configs (without secrets).', schema: list(StorageConfigSchema) } },
+      errors: ['tenant_not_found'],
       handler: async ({ principal, params }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         return ok({ items: (await deps.appSettings.listStorageConfigs(tenant.id)).map(publicStorageConfig) });
@@ -115,7 +114,8 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Get a storage config (never its secret)',
       tags: ['storage'],
       params: Type.Object({ configId: Id('Storage config id.') }),
-      responses: { 200: { description: 'The storage config.', schema: StorageConfigSchema }, 404: { description: 'No such storage config, or not yours.' } },
+      responses: { 200: { description: 'The storage config.', schema: StorageConfigSchema } },
+      errors: ['storage_config_not_found'],
       handler: async ({ principal, params }) => {
         const cfg = await deps.store.getStorageConfig(params.configId);
         if (!cfg || !canSee(principal, cfg.tenantId)) throw manageErrors.notFound('storage config', params.configId);

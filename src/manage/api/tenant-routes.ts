@@ -3,8 +3,9 @@
 // creates with a contact e-mail gets an owner invitation for that address.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
+import { problem } from '../../http/problem.js';
 import type { Tenant, TenantState } from '../../tenancy/types.js';
-import { manageErrors, manageRoute, ok, requireOperator, visibleTenant, type ManageDeps } from './kit.js';
+import { manageRoute, ok, requireOperator, visibleTenant, type ManageDeps } from './kit.js';
 import { list, TenantIdParams, TenantSchema } from './schemas.js';
 
 const CreateTenant = Type.Object(
@@ -63,7 +64,8 @@ export function tenantRoutes(deps: ManageDeps): RouteDef[] {
       summary: 'Get a tenant',
       tags: ['tenants'],
       params: TenantIdParams,
-      responses: { 200: { description: 'The tenant.', schema: TenantSchema }, 404: { description: 'No such tenant, or not yours.' } },
+      responses: { 200: { description: 'The tenant.', schema: TenantSchema } },
+      errors: ['tenant_not_found'],
       handler: async ({ principal, params }) => ok(await visibleTenant(deps, principal, params.tenantId)),
     }),
   ];
@@ -78,17 +80,15 @@ export function tenantRoutes(deps: ManageDeps): RouteDef[] {
         params: TenantIdParams,
         responses: {
           200: { description: 'The tenant in its new state (unchanged when it was there already).', schema: TenantSchema },
-          403: { description: 'Not an operator (`operator_required`).' },
-          404: { description: 'No such tenant, or not yours.' },
-          409: { description: `The tenant is not ${t.from.join(' or ')} (\`invalid_state\`).` },
         },
+        errors: ['operator_required', 'tenant_not_found', 'invalid_state'],
         handler: async ({ principal, params, audit }) => {
           const before = await visibleTenant(deps, principal, params.tenantId);
           requireOperator(principal, `${t.action} tenants`);
           if (before.state === t.to) return ok(before);
           if (!t.from.includes(before.state)) {
             const hint = before.state === 'Deactivated' ? ' Use reactivate.' : '';
-            throw manageErrors.conflict('invalid_state', `Tenant ${before.id} is ${before.state}; ${t.action} applies to a tenant that is ${t.from.join(' or ')}.${hint}`);
+            throw problem('invalid_state', `Tenant ${before.id} is ${before.state}; ${t.action} applies to a tenant that is ${t.from.join(' or ')}.${hint}`);
           }
           const after: Tenant = await deps.store.setTenantState(before.id, t.to);
           await audit({ action: `tenant.${t.action}`, tenantId: after.id, objectType: 'tenant', objectId: after.id, diff: { state: { from: before.state, to: after.state } } });

@@ -46,7 +46,8 @@ export function usageRoutes(deps: ManageDeps): RouteDef[] {
       tags: ['usage'],
       params: AppIdParams,
       query: MonthQuery,
-      responses: { 200: { description: 'The month.', schema: UsageSchema }, 404: { description: 'No such app, or not yours.' } },
+      responses: { 200: { description: 'The month.', schema: UsageSchema } },
+      errors: ['app_not_found'],
       handler: async ({ principal, params, query }) => {
         const app = await visibleApp(deps, principal, params.appId);
         const month = query.month ?? currentMonth();
@@ -63,8 +64,8 @@ export function usageRoutes(deps: ManageDeps): RouteDef[] {
       query: MonthQuery,
       responses: {
         200: { description: 'The month per app.', schema: Type.Object({ tenantId: Type.String(), month: Type.String(), unitsUsed: Type.Integer(), apps: Type.Array(UsageSchema) }) },
-        404: { description: 'No such tenant, or not yours.' },
       },
+      errors: ['tenant_not_found'],
       handler: async ({ principal, params, query }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
         const month = query.month ?? currentMonth();
