@@ -1,6 +1,8 @@
 // The `docparse` command: `serve` runs a node (all roles, or --role api|worker|auth);
 // `admin …` manages tenants, apps, plans and signing keys: through the node that holds the
 // data dir, or against the control plane directly (src/cli/run-admin-cli.ts).
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALL_ROLES, ConfigError, loadConfig, type Role } from './config.js';
 import { startNode, VERSION, type RunningNode } from './node.js';
@@ -87,20 +89,80 @@ async function serve(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   node = await startNode(config);
-  if (node.demoCredentials) {
-    // Printed once, on the start that created the demo app; only its hash is stored.
-    console.log(
-      [
-        '',
-        'Demo workspace created. Store these credentials now: the secret will not be shown again.',
-        `  client_id:     ${node.demoCredentials.clientId}`,
-        `  client_secret: ${node.demoCredentials.clientSecret}`,
-        `  token:         curl -s -X POST ${config.authUrl}/connect/token -d grant_type=client_credentials -d scope=Service.API -d client_id=${node.demoCredentials.clientId} -d client_secret=...`,
-        '',
-      ].join('\n'),
-    );
-  }
+  await tellWhoStartedIt(node);
   if (stopRequested) await shutdown(node, stopRequested);
+}
+
+/**
+ * What only the person who started the node may see: the demo app's client secret (on the
+ * start that created it; only its hash is stored) and a one-time dashboard sign-in link (when
+ * no identity provider is configured). Written to their terminal, never to stdout, where the
+ * JSON log stream goes and log collectors keep it. Without a terminal (a service, a container)
+ * the secret goes to a file only the service's user can read, and no link is made.
+ */
+async function tellWhoStartedIt(node: RunningNode): Promise<void> {
+  const { config, logger } = node;
+  const demo = node.demoCredentials;
+  if (demo) {
+    const text = [
+      'Demo workspace created. Store these credentials now: the secret will not be shown again.',
+      `  client_id:     ${demo.clientId}`,
+      `  client_secret: ${demo.clientSecret}`,
+      `  token:         curl -s -X POST ${config.authUrl}/connect/token -d grant_type=client_credentials -d scope=Service.API -d client_id=${demo.clientId} -d client_secret=...`,
+    ].join('\n');
+    if (!toTerminal(`\n${text}\n\n`)) {
+      const file = path.join(config.dataDir, 'demo-credentials.txt');
+      fs.writeFileSync(file, `${text}\n`, { mode: 0o600 });
+      logger.info({ file }, 'demo workspace created; no terminal to show its client secret to, so it is in this file (readable by this user only)');
+    }
+  }
+  if (node.dashboard && !node.dashboard.oidc) {
+    const hint = 'or sign in with an operator key (docparse admin keys create-operator)';
+    if (hasTerminal()) {
+      try {
+        const link = await node.dashboard.createSignInLink();
+        toTerminal(
+          `Dashboard: no identity provider is configured, so the local operator signs in with this one-time link (works once, for 15 minutes):\n  ${link}\nFor another link restart the node, ${hint}.\n\n`,
+        );
+      } catch (err) {
+        logger.warn({ reason: (err as Error).message }, `could not make a one-time dashboard sign-in link; ${hint}`);
+      }
+    } else {
+      logger.info({ dashboard: node.dashboard.url }, `dashboard: no identity provider configured and no terminal for a one-time sign-in link; configure DOCPARSE_OIDC_CLIENT_ID, ${hint}`);
+    }
+  }
+}
+
+/** stderr when it is a terminal, else the controlling terminal; false when there is none. */
+function toTerminal(text: string): boolean {
+  if (process.stderr.isTTY) {
+    process.stderr.write(text);
+    return true;
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync('/dev/tty', 'w');
+  } catch {
+    return false;
+  }
+  try {
+    fs.writeSync(fd, text);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function hasTerminal(): boolean {
+  if (process.stderr.isTTY) return true;
+  try {
+    fs.closeSync(fs.openSync('/dev/tty', 'w'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function admin(args: string[]): Promise<number> {
