@@ -409,7 +409,7 @@ export function manageApiSuite(mode: Mode): void {
       // Error answers list the catalogue codes each route declares (and those its credentials and body imply).
       const codes = (status: string) => [...doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.responses[status].content['application/problem+json'].schema.allOf[1].properties.code.enum].sort();
       expect(codes('401')).toEqual(['invalid_credentials', 'missing_credentials']);
-      expect(codes('403')).toEqual(['operator_required', 'owner_required']);
+      expect(codes('403')).toEqual(['csrf_failed', 'operator_required', 'owner_required']);
       expect(codes('404')).toEqual(['tenant_not_found']);
       expect(codes('413')).toEqual(['document_too_large']);
       expect(codes('415')).toEqual(['unsupported_media_type']);
