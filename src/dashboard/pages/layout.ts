@@ -84,7 +84,8 @@ ${view.chart ? html`<script src="${assets.chart}" defer></script>` : ''}
 <a class="brand" href="${base}/">docparse</a>
 <nav aria-label="Main"><ul>${top.map((l) => html`<li><a href="${l.href}"${current(view.section === l.section)}>${l.label}</a></li>`)}</ul></nav>
 <div class="who"><span>${user.name ?? user.email}${user.principal.isOperator ? ' (operator)' : ''}</span>
-<form method="post" action="${base}/auth/logout"><input type="hidden" name="_csrf" value="${user.csrfToken}"><button type="submit">Sign out</button></form></div>
+<form method="post" action="${base}/auth/logout">${csrfField(user)}<button type="submit">Sign out</button></form>
+<form method="post" action="${base}/auth/logout-everywhere">${csrfField(user)}<button type="submit">Sign out everywhere</button></form></div>
 </header>
 <div class="shell${view.tenant ? '' : ' single'}">
 ${tenantNav}

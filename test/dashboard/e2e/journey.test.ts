@@ -183,6 +183,13 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     expect(await small.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await checkPage(small, smallErrors, 'phone-usage');
     await phone.close();
+
+    // Signing out ends the session: with the browser's cookies, a page now sends it to sign in.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${base}/dashboard/auth/signed-out`);
+    const after = await page.request.get(`${base}${tenantPath}`, { maxRedirects: 0 });
+    expect(after.status()).toBe(303);
+    expect(after.headers().location).toBe(`/dashboard/auth/login?next=${encodeURIComponent(tenantPath)}`);
     await owner.context.close();
     await op.context.close();
   });
