@@ -4,7 +4,7 @@
 // request the browser makes, so a state change authenticated by it must also prove it comes
 // from the dashboard (the session's CSRF token); a bearer key is never sent implicitly.
 import { timingSafeEqual } from 'node:crypto';
-import { ProblemError } from '../http/problem.js';
+import { problem } from '../http/problem.js';
 import type { RequestContext } from '../http/route.js';
 import type { MembersStore } from '../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
@@ -52,16 +52,15 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 export const manageProblems = {
   missingCredentials: () =>
-    new ProblemError(401, 'missing_credentials', 'Credentials required', 'Send an operator API key as "Authorization: Bearer dp_op_…".', {}, {
+    problem('missing_credentials', 'Send an operator API key as "Authorization: Bearer dp_op_…", or sign in to the dashboard.', {}, {
       'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
     }),
   invalidCredentials: () =>
-    new ProblemError(401, 'invalid_credentials', 'Invalid credentials', 'The credentials are not valid (unknown or revoked operator key).', {}, {
+    problem('invalid_credentials', 'The credentials are not valid (unknown or revoked operator key).', {}, {
       'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}", error="invalid_token"`,
     }),
   csrfFailed: () =>
-    new ProblemError(403, 'csrf_failed', 'CSRF check failed',
-      "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages)."),
+    problem('csrf_failed', "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages)."),
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

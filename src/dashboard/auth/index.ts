@@ -14,7 +14,7 @@ import type { SqlClient } from '../../tenancy/sql.js';
 import type { DashboardAuth } from '../types.js';
 import { dashboardCookies } from './cookies.js';
 import { LocalOperatorSignIn } from './local-operator.js';
-import { dashboardBasePath } from './next-path.js';
+import { dashboardBasePath, safeNextPath } from './next-path.js';
 import { OidcSignIn } from './oidc.js';
 import { OidcFlow } from './oidc-flow.js';
 import { authRoutes } from './routes.js';
@@ -64,7 +64,10 @@ export function createDashboardAuth(o: DashboardAuthOptions): DashboardAuthServi
     routes: authRoutes({ basePath, dashboardOrigin: new URL(config.dashboardUrl).origin, sessions, flow, local, idleMs, maxMs }),
     signedIn: (ctx: RequestContext) => sessions.signedIn(ctx),
     checkCsrf: (session, presented) => sessions.checkCsrf(session, presented),
-    loginUrl: (next: string) => `${basePath}/auth/login?next=${encodeURIComponent(next)}`,
+    loginUrl: (next: string) => {
+      const back = safeNextPath(next, basePath);
+      return `${basePath}/auth/login${back ? `?next=${encodeURIComponent(back)}` : ''}`;
+    },
     resolveSession: async (ctx) => (await sessions.resolve(ctx))?.caller ?? null,
     createSignInLink: async () => `${config.dashboardUrl}/auth/local?token=${await local.createLinkToken()}`,
   };

@@ -3,7 +3,7 @@
 // on use and after 15 minutes) or an operator key (`dp_op_…`, verified by the
 // OperatorKeysStore; failed attempts are limited like client secrets at the token endpoint).
 import { randomBytes } from 'node:crypto';
-import { ProblemError } from '../../http/problem.js';
+import { problem } from '../../http/problem.js';
 import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from '../../identity/attempt-limiter.js';
 import { OAuthError } from '../../identity/oauth-errors.js';
 import type { RateCounters } from '../../jobs/types.js';
@@ -28,10 +28,10 @@ export interface LocalOperatorOptions {
 
 export const localProblems = {
   deadLink: () =>
-    new ProblemError(403, 'sign_in_link_invalid', 'Sign-in link not valid', 'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). Restart the node for a new one, or sign in with an operator key.'),
-  wrongKey: () => new ProblemError(401, 'invalid_credentials', 'Invalid credentials', 'That is not a live operator key (unknown or revoked).'),
+    problem('sign_in_link_invalid', 'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). Restart the node for a new one, or sign in with an operator key.'),
+  wrongKey: () => problem('invalid_credentials', 'That is not a live operator key (unknown or revoked).'),
   tooManyFailures: (retryAfter: string) =>
-    new ProblemError(429, 'rate_limited', 'Too many failed sign-ins', `Too many wrong operator keys from this address; retry after ${retryAfter} s.`, {}, { 'Retry-After': retryAfter }),
+    problem('rate_limited', `Too many wrong operator keys from this address; retry after ${retryAfter} s.`, {}, { 'Retry-After': retryAfter }),
 };
 
 export class LocalOperatorSignIn {

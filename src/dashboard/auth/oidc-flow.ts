@@ -3,7 +3,7 @@
 // that started it holds a random sign-in cookie whose hash the request records, so a callback
 // URL opened in another browser (login CSRF, a leaked URL) is refused.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ProblemError } from '../../http/problem.js';
+import { problem } from '../../http/problem.js';
 import type { RequestContext } from '../../http/route.js';
 import type { DashboardSessionsStore } from '../../tenancy/dashboard-sessions-store.js';
 import type { MembersStore } from '../../tenancy/members-store.js';
@@ -22,9 +22,9 @@ export type CallbackQuery = Partial<Record<(typeof CALLBACK_PARAMETERS)[number],
 
 export const flowProblems = {
   unknownRequest: () =>
-    new ProblemError(400, 'sign_in_request_invalid', 'Sign-in not recognised', 'This sign-in is unknown, was finished already or took too long (its state is used once, within 10 minutes). Start the sign-in again.'),
+    problem('sign_in_request_invalid', 'This sign-in is unknown, was finished already or took too long (its state is used once, within 10 minutes). Start the sign-in again.'),
   otherBrowser: () =>
-    new ProblemError(400, 'sign_in_request_invalid', 'Sign-in not recognised', 'This sign-in was started in another browser (or its sign-in cookie is gone). Start the sign-in again in this browser.'),
+    problem('sign_in_request_invalid', 'This sign-in was started in another browser (or its sign-in cookie is gone). Start the sign-in again in this browser.'),
 };
 
 export interface OidcFlowOptions {

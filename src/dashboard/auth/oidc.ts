@@ -5,7 +5,7 @@
 // failure), so a node starts while the provider is unreachable.
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
-import { ProblemError } from '../../http/problem.js';
+import { problem, ProblemError } from '../../http/problem.js';
 
 export interface OidcSettings {
   issuer: string;
@@ -35,11 +35,10 @@ const SCOPE = 'openid email profile';
 const HTTP_TIMEOUT_SECONDS = 10;
 
 export const oidcProblems = {
-  unavailable: () =>
-    new ProblemError(503, 'identity_provider_unavailable', 'Identity provider unavailable', 'The identity provider could not be reached; try signing in again shortly.', {}, { 'Retry-After': '5' }),
-  failed: (reason: string) => new ProblemError(403, 'sign_in_failed', 'Sign-in failed', `The identity provider's answer was refused: ${reason}. Start the sign-in again.`),
+  unavailable: () => problem('identity_provider_unavailable', 'The identity provider could not be reached; try signing in again shortly.', {}, { 'Retry-After': '5' }),
+  failed: (reason: string) => problem('sign_in_failed', `The identity provider's answer was refused: ${reason}. Start the sign-in again.`),
   emailUnverified: () =>
-    new ProblemError(403, 'email_not_verified', 'E-mail address not verified', 'The identity provider does not vouch for an e-mail address of this account (email_verified is not true), and tenants are joined by e-mail address.'),
+    problem('email_not_verified', 'The identity provider does not vouch for an e-mail address of this account (email_verified is not true), and tenants are joined by e-mail address.'),
 };
 
 export class OidcSignIn {

@@ -3,7 +3,7 @@
 // the session's own description for scripts (its CSRF token). Browsers get HTML pages, also
 // for refusals; other clients get problem+json.
 import { Type } from '@sinclair/typebox';
-import { ProblemError, problems } from '../../http/problem.js';
+import { problem, ProblemError, problems } from '../../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
 import { esc, page, SIGN_IN_CSS } from './html.js';
 import { LINK_TTL_MS, localProblems, type LocalOperatorSignIn } from './local-operator.js';
@@ -33,16 +33,14 @@ const CallbackQuerySchema = Type.Object(Object.fromEntries(CALLBACK_PARAMETERS.m
 
 const redirect = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, ...headers }, empty: true });
 
-const crossSite = () =>
-  new ProblemError(403, 'csrf_failed', 'CSRF check failed', 'This sign-in form was posted from another site; sign in from the dashboard itself.');
-const notSignedIn = (loginUrl: string) =>
-  new ProblemError(401, 'missing_credentials', 'Credentials required', `No live dashboard session; sign in at ${loginUrl}.`);
+const crossSite = () => problem('csrf_failed', 'This sign-in form was posted from another site; sign in from the dashboard itself.');
+const notSignedIn = (loginUrl: string) => problem('missing_credentials', `No live dashboard session; sign in at ${loginUrl}.`);
 
 async function readForm(ctx: RequestContext): Promise<Record<string, string>> {
   if (!ctx.bodyStream) return {};
   const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the form as application/x-www-form-urlencoded.');
+    throw problems.unsupportedMediaType('application/x-www-form-urlencoded');
   }
   const form: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams((await ctx.bodyStream.readAll(MAX_FORM_BYTES)).toString('utf8'))) form[k] ??= v;
