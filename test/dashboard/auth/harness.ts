@@ -40,13 +40,15 @@ export interface SignInRig {
   close(): Promise<void>;
 }
 
-export async function startSignInRig(opts: { mode?: Mode; env?: Record<string, string>; roles?: Role[] } = {}): Promise<SignInRig> {
+export async function startSignInRig(
+  opts: { mode?: Mode; env?: Record<string, string>; roles?: Role[]; /** The provider gives email claims at UserInfo only. */ conformIdTokenClaims?: boolean } = {},
+): Promise<SignInRig> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dashboardUrl = `${url}${BASE}`;
   const client: OidcTestClient = { clientId: 'docparse-dashboard', clientSecret: randomBytes(16).toString('hex'), redirectUris: [`${dashboardUrl}/auth/callback`] };
   const otherClient: OidcTestClient = { clientId: 'another-app', clientSecret: randomBytes(16).toString('hex'), redirectUris: ['http://127.0.0.1:9/elsewhere/callback'] };
-  const idp = await startOidcProvider({ clients: [client, otherClient] });
+  const idp = await startOidcProvider({ clients: [client, otherClient], conformIdTokenClaims: opts.conformIdTokenClaims });
   const t = await createTestEnv(opts.mode ?? 'embedded', {
     PORT: String(port),
     DOCPARSE_BASE_URL: url,

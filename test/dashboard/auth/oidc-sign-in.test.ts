@@ -185,3 +185,28 @@ describe('dashboard sign-in through OpenID Connect', () => {
     expect(html).toContain(`href="${BASE}/auth/login"`);
   });
 });
+
+describe('dashboard sign-in with a provider that gives e-mail claims at UserInfo only', () => {
+  let rig: SignInRig;
+  beforeAll(async () => {
+    rig = await startSignInRig({ conformIdTokenClaims: true });
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('reads email and email_verified from the UserInfo endpoint', async () => {
+    const tokens = await rig.idp.obtainTokens({ client: rig.client, email: 'kim@acme.test' });
+    const idToken = JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1], 'base64url').toString('utf8'));
+    expect(idToken.email).toBeUndefined();
+    const { jar } = await rig.signIn('kim@acme.test');
+    expect((await rig.session(jar)).body).toMatchObject({ email: 'kim@acme.test', name: 'kim' });
+
+    rig.idp.addAccount({ email: 'lee@acme.test', emailVerified: false });
+    const other = new CookieJar();
+    const back = await rig.idp.signIn(await rig.startSignIn(other), 'lee@acme.test');
+    const refused = await rig.openCallback(other, back);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).code).toBe('email_not_verified');
+  });
+});
