@@ -1,7 +1,7 @@
 // Apps: the list and the create form; one app's settings (name, region, allowed domains, plan,
 // storage; the database code for operators), enable/disable, secret rotation. A client secret
 // appears once, in the answer to the POST that made it (never stored, never shown again).
-import { ProblemError } from '../../http/problem.js';
+import { problem, ProblemError } from '../../http/problem.js';
 import type { RouteDef } from '../../http/route.js';
 import type { App, Plan, StorageConfig, Tenant } from '../../tenancy/types.js';
 import { FormErrors, field, select, type FormFields } from './forms.js';
@@ -32,7 +32,7 @@ async function choices(page: Page, tenantId: string): Promise<Choices> {
 /** The app of the URL, only within the URL's tenant. */
 async function appOf(page: Page, tenantId: string, appId: string): Promise<App> {
   const app = await page.api.call<App>('getApp', { params: { appId } });
-  if (app.tenantId !== tenantId) throw new ProblemError(404, 'app_not_found', 'Not found', `No app ${JSON.stringify(appId)} in this organisation.`);
+  if (app.tenantId !== tenantId) throw problem('app_not_found', `No app ${JSON.stringify(appId)} in this organisation.`);
   return app;
 }
 

@@ -1,6 +1,6 @@
 // Forms: the urlencoded body of a page POST, and the API's problem details turned into
 // messages next to the fields they name (`parameter`, or RFC 9457 style `invalid_params`).
-import { ProblemError } from '../../http/problem.js';
+import { problem, ProblemError } from '../../http/problem.js';
 import type { RequestContext } from '../../http/route.js';
 import { html, type Html } from './html.js';
 
@@ -29,7 +29,7 @@ export class FormFields {
 export async function readForm(ctx: RequestContext): Promise<FormFields> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new ProblemError(415, 'unsupported_media_type', 'Unsupported media type', 'Dashboard forms are sent as application/x-www-form-urlencoded.');
+    throw problem('unsupported_media_type', 'Dashboard forms are sent as application/x-www-form-urlencoded.');
   }
   const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_FORM_BYTES) : Buffer.alloc(0);
   return new FormFields(new URLSearchParams(raw.toString('utf8')));

@@ -4,7 +4,7 @@
 // stream). Authorization, visibility, validation and the audit log are exactly the API's.
 import { randomUUID } from 'node:crypto';
 import { BodyStream } from '../../http/body.js';
-import { ProblemError } from '../../http/problem.js';
+import { problemFromBody } from '../../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
 import { parseQuery, validateBody } from '../../http/validation.js';
 
@@ -72,10 +72,7 @@ export class ManageClient {
     if (route.params) validateBody(route.params, params, 'path');
     const reply = await route.handler(ctx);
     // Routes refuse by throwing; a refusal answered as a reply is thrown the same way.
-    if (reply.status >= 400) {
-      const { code, title, detail, type: _t, status: _s, instance: _i, requestId: _r, ...extras } = ('json' in reply ? reply.json : {}) as Record<string, unknown>;
-      throw new ProblemError(reply.status, String(code), String(title), detail === undefined ? undefined : String(detail), extras);
-    }
+    if (reply.status >= 400) throw problemFromBody(reply.status, ('json' in reply ? reply.json : {}) as Record<string, unknown>);
     return reply;
   }
 

@@ -6,7 +6,7 @@ import { html } from './html.js';
 import { actionButton, formatDate, notice, redirect, tenantStateBadge } from './layout.js';
 import { getPage, postForm, type Dashboard } from './page-kit.js';
 import { TenantParams, tenantPath } from './params.js';
-import { ProblemError } from '../../http/problem.js';
+import { problem } from '../../http/problem.js';
 
 const ACTIONS: Record<Tenant['state'], { verb: 'activate' | 'deactivate' | 'reactivate'; label: string; danger?: boolean }[]> = {
   'Pending Activation': [{ verb: 'activate', label: 'Activate' }, { verb: 'deactivate', label: 'Deactivate', danger: true }],
@@ -23,7 +23,7 @@ const DONE: Record<string, string> = {
 export function operatorPages(d: Dashboard): RouteDef[] {
   const routes: RouteDef[] = [
     getPage<{ done?: string }>(d, '/operator/tenants', { summary: 'Every tenant (operators)' }, async (page) => {
-      if (!page.user.principal.isOperator) throw new ProblemError(403, 'operator_required', 'Operators only', 'Only platform operators see every tenant.');
+      if (!page.user.principal.isOperator) throw problem('operator_required', 'Only platform operators see every tenant.');
       const { items } = await page.api.call<{ items: Tenant[] }>('listTenants');
       const pending = items.filter((t) => t.state === 'Pending Activation');
       const sorted = [...pending, ...items.filter((t) => t.state !== 'Pending Activation')];
