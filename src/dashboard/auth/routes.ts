@@ -78,13 +78,13 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
 
   /** Refusals as an HTML page for browsers (with a way back), as problem+json otherwise. */
   const forBrowsers =
-    <Q>(handler: (ctx: RequestContext<Q>) => Promise<Reply>) =>
+    <Q>(handler: (ctx: RequestContext<Q>) => Promise<Reply>, retryUrl = loginUrl()) =>
     async (ctx: RequestContext<Q>): Promise<Reply> => {
       try {
         return await handler(ctx);
       } catch (err) {
         if (!(err instanceof ProblemError) || !wantsHtml(ctx as RequestContext)) throw err;
-        const body = `<p class="error" role="alert">${esc(err.detail ?? err.title)}</p>\n<p><a class="button" href="${esc(loginUrl())}">Sign in again</a></p>`;
+        const body = `<p class="error" role="alert">${esc(err.detail ?? err.title)}</p>\n<p><a class="button" href="${esc(retryUrl)}">Sign in again</a></p>`;
         return page(base, err.title, body, err.status, err.headers);
       }
     };
@@ -174,7 +174,7 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
         const next = nextOf(form.next);
         const operatorId = await o.local.verifyKey(form.key ?? '', ctx.remoteAddress);
         return redirect(next, { 'Set-Cookie': await o.sessions.open({ operatorId }, ctx) });
-      }),
+      }, `${base}/auth/operator`),
     }),
     route({
       method: 'GET',

@@ -113,6 +113,13 @@ describe('local operator sign-in (no identity provider configured)', () => {
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).code).toBe('invalid_credentials');
     expect(wrong.headers.getSetCookie()).toEqual([]);
+    // A browser is told on a page, with the way back to the key form.
+    const page = await post(new CookieJar(), '/auth/operator', { key: 'dp_op_wrong' }, { accept: 'text/html' });
+    expect(page.status).toBe(401);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    expect(html).toContain('not a live operator key');
+    expect(html).toContain(`href="${BASE}/auth/operator"`);
 
     await keys.revoke(record.id);
     expect((await session(jar)).status).toBe(401);
