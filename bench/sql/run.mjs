@@ -1,7 +1,8 @@
 // SQL family throughput per dialect: the service's parser (streamed split, each statement
 // offered to the dialect's parsers in turn, type, tables/columns, inner statements, artifact
 // streamed to disk exactly as the worker does) against each bare parser alone on the same
-// statements (our split's statement texts, parse only, nothing written). Input: the corpus
+// statements (our split's statement texts, parse only, nothing written; --no-antlr leaves out
+// the slow antlr4ts-sql grammars, which the service only reaches for statements the others reject). Input: the corpus
 // files of each dialect concatenated, repeated --copies times. Medians of --repeats runs,
 // configurations alternated.
 // Usage: npx tsc -p tsconfig.json && node bench/sql/run.mjs [--repeats=5] [--copies=4]
@@ -24,10 +25,31 @@ const corpus = corpusDir('sql');
 const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
 const DIALECTS = {
   postgresql: { dialect: 'PostgreSql', bare: { 'libpg-query': (s) => pg.parseSync(s) } },
-  transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'] },
+  transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'], antlr: 'TSQL' },
   snowflake: { dialect: 'Snowflake', sp: 'snowflake', nsp: ['snowflake', 'Snowflake'] },
-  mysql: { dialect: 'MySql', sp: 'mysql', nsp: ['mysql', 'MySQL'] },
+  mysql: { dialect: 'MySql', sp: 'mysql', nsp: ['mysql', 'MySQL'], antlr: 'MYSQL' },
 };
+
+/** antlr4ts-sql alone: the grammar's parse tree, SLL prediction then LL on a syntax error (as the service runs it). */
+function antlrBare(grammar) {
+  require('antlr4ts');
+  const { antlr4tsSQL, SQLDialect } = require('antlr4ts-sql');
+  const { PredictionMode } = require('antlr4ts/atn/PredictionMode');
+  const a = new antlr4tsSQL(SQLDialect[grammar]);
+  const fail = { syntaxError: () => { throw new Error('syntax'); } };
+  const once = (s, mode) => {
+    const p = a.getParser(a.getTokens(s, [fail]), [fail]);
+    p.interpreter.setPredictionMode(mode);
+    return a.getParseTree(p);
+  };
+  return (s) => {
+    try {
+      return once(s, PredictionMode.SLL);
+    } catch {
+      return once(s, PredictionMode.LL);
+    }
+  };
+}
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-sql-'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 await init();
@@ -73,6 +95,7 @@ for (const [key, cfg] of Object.entries(DIALECTS)) {
     const p = new (require(`node-sql-parser/build/${cfg.nsp[0]}.js`).Parser)();
     bareFns[`node-sql-parser (${cfg.nsp[1]})`] = (s) => p.parse(s, { database: cfg.nsp[1] });
   }
+  if (cfg.antlr && !process.argv.includes('--no-antlr')) bareFns[`antlr4ts-sql (${cfg.antlr})`] = antlrBare(cfg.antlr);
   const runs = { ours: [] };
   for (const k of Object.keys(bareFns)) runs[k] = [];
   for (let i = 0; i < REPEATS; i++) {

@@ -11,6 +11,8 @@ export interface EngineResult {
 export interface Engine {
   name: string;
   maxChars: number;
+  /** T-SQL: whether a rejected compound statement is worth offering again with ';' after each inner statement (default true). */
+  wantsSemicolons?: boolean;
   /** Throws a ParseFailure when the statement is rejected. */
   parse(sql: string): EngineResult;
 }

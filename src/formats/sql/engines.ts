@@ -192,12 +192,31 @@ export class SqlEngines {
     const engines: Engine[] = [];
     const sp = SQLPARSER[dialect];
     if (sp) engines.push(sqlparserEngine(await loadSqlparser(), sp));
-    const nsp = NSP[dialect];
-    if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
     const grammar = ANTLR[dialect];
     if (grammar) engines.push(antlrEngine(grammar));
+    const nsp = NSP[dialect];
+    if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
     if (GENERIC_FALLBACK.has(dialect)) engines.push(genericFallback(await loadSqlparser()));
     return new SqlEngines(engines);
+  }
+
+  /** Names of the parsers tried, in order. */
+  names(): string[] {
+    return this.engines.map((e) => e.name);
+  }
+
+  /** Whether each parser alone accepts `sql` as one statement (for bench/sql/coverage.mjs). */
+  acceptsAlone(sql: string): boolean[] {
+    return this.engines.map((e) => {
+      if (sql.length > e.maxChars) return false;
+      try {
+        e.parse(sql);
+        return true;
+      } catch (err) {
+        if (err instanceof ParseFailure) return false;
+        throw err;
+      }
+    });
   }
 
   /** The parsers tried, in order, or null when the dialect has none. */
@@ -223,7 +242,7 @@ export class SqlEngines {
         firstError ??= { message: `statement too long for ${e.name}`, offset: null };
         continue;
       }
-      for (const candidate of terminated && terminated !== text ? [text, terminated] : [text]) {
+      for (const candidate of terminated && terminated !== text && e.wantsSemicolons !== false ? [text, terminated] : [text]) {
         try {
           const r = e.parse(candidate);
           return { type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic, parseStatus: 'parsed', parser: e.name, ast: r.ast, tables: r.tables, columns: r.columns };
