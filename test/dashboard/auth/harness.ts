@@ -43,21 +43,20 @@ export interface SignInRig {
 export async function startSignInRig(
   opts: { mode?: Mode; env?: Record<string, string>; roles?: Role[]; /** The provider gives email claims at UserInfo only. */ conformIdTokenClaims?: boolean } = {},
 ): Promise<SignInRig> {
+  const t = await createTestEnv(opts.mode ?? 'embedded', { DOCPARSE_OPERATOR_EMAILS: OPERATOR_EMAIL, DOCPARSE_SEED_DEMO: 'false', ...opts.env });
+  // The redirect URI names the node's port: chosen just before the node takes it.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dashboardUrl = `${url}${BASE}`;
   const client: OidcTestClient = { clientId: 'docparse-dashboard', clientSecret: randomBytes(16).toString('hex'), redirectUris: [`${dashboardUrl}/auth/callback`] };
   const otherClient: OidcTestClient = { clientId: 'another-app', clientSecret: randomBytes(16).toString('hex'), redirectUris: ['http://127.0.0.1:9/elsewhere/callback'] };
   const idp = await startOidcProvider({ clients: [client, otherClient], conformIdTokenClaims: opts.conformIdTokenClaims });
-  const t = await createTestEnv(opts.mode ?? 'embedded', {
+  Object.assign(t.env, {
     PORT: String(port),
     DOCPARSE_BASE_URL: url,
     DOCPARSE_OIDC_ISSUER: idp.issuer,
     DOCPARSE_OIDC_CLIENT_ID: client.clientId,
     DOCPARSE_OIDC_CLIENT_SECRET: client.clientSecret,
-    DOCPARSE_OPERATOR_EMAILS: OPERATOR_EMAIL,
-    DOCPARSE_SEED_DEMO: 'false',
-    ...opts.env,
   });
   const node = await startTestNode(t, {}, opts.roles);
   const db = (node.node.controlPlane as SqlControlPlaneStore).db;
