@@ -1,22 +1,18 @@
 // Environment → typed, validated configuration. Every bad value is reported at boot with
-// the variable's name and what it accepts; the process does not start half-configured.
+// the variable's name and what it accepts; the process does not start half-configured. The
+// one place that reads the environment: the parsers' settings and the engines' locations too
+// are read here and handed down (to the parsing process and its threads as workerData, to
+// each parser in ParseInput.settings).
 import os from 'node:os';
 import path from 'node:path';
 import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
 import { defaultMailFrom } from './mail/settings.js';
+import { DEFAULT_PARSER_SETTINGS, type OfficeRender, type ParserSettings } from './formats/settings.js';
 
 /** Values a boolean variable may take (case-insensitive). */
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
-
-/**
- * For on-by-default switches read where the Config is not at hand (inside worker threads):
- * true only when the variable turns the feature off. loadConfig validates the value at boot.
- */
-export function switchedOff(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  return FALSE_WORDS.includes(env[name]?.trim().toLowerCase() ?? '');
-}
 
 export type Role = 'api' | 'worker' | 'auth';
 export const ALL_ROLES: Role[] = ['api', 'worker', 'auth'];
@@ -68,6 +64,8 @@ export interface Config {
   sessionIdleMinutes: number;
   /** …and after this long in any case. */
   sessionMaxHours: number;
+  /** The parsers' limits and switches, and where the engines are (src/formats/settings.ts). */
+  parsers: ParserSettings;
 }
 
 export class ConfigError extends Error {
@@ -128,6 +126,7 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', default: '160', description: "Office: largest workbook sheet XML (cells are held in memory)." },
   { name: 'DOCPARSE_SOFFICE', default: '(/usr/bin/soffice, /usr/lib/libreoffice/program/soffice, /opt/libreoffice/program/soffice, then soffice on PATH)', description: 'Office: path of the LibreOffice binary (absolute). When set it is the only one tried: a path with no binary (e.g. `/nonexistent`) runs the node without LibreOffice, and the uploads that need it are refused with 503 `engine_unavailable`.' },
   { name: 'DOCPARSE_TESSDATA_DIR', default: '(TESSDATA_PREFIX, then /usr/share/tesseract-ocr/5/tessdata, /usr/share/tesseract-ocr/4.00/tessdata, /usr/share/tessdata)', description: 'PDF Ocr: folder holding Tesseract\'s `eng.traineddata` (absolute). When set it is the only one searched: a folder without the model runs the node without OCR, and `pdfMode=Ocr` uploads are refused with 503 `engine_unavailable`.' },
+  { name: 'TESSDATA_PREFIX', default: '(none)', description: "PDF Ocr: Tesseract's usual models folder; searched before the Debian folders when DOCPARSE_TESSDATA_DIR is unset." },
   { name: 'DOCPARSE_SOFFICE_TIMEOUT_MS', default: '120000', description: 'Office: a LibreOffice conversion running longer is killed.' },
   { name: 'DOCPARSE_S3_BUCKET', default: '(unset → local disk)', description: "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app." },
   { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
@@ -240,26 +239,51 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     problems.push(`LOG_LEVEL=${JSON.stringify(env.LOG_LEVEL)} must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
-  // Family limits are read by the parsers in their threads; a bad value is refused here.
-  for (const name of ['DOCPARSE_GIS_MAX_INLINE_FEATURES',
-    'DOCPARSE_CAD_MAX_BYTES', 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', 'DOCPARSE_OFFICE_MAX_PART_MB', 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', 'DOCPARSE_SOFFICE_TIMEOUT_MS',
-    // The archive guard's limits, and the GIS-only names they replace (still read).
-    'DOCPARSE_ARCHIVE_MAX_BYTES', 'DOCPARSE_ARCHIVE_MAX_ENTRIES', 'DOCPARSE_ARCHIVE_MAX_RATIO',
-    'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_RATIO']) {
-    int(name, 1, 1, Number.MAX_SAFE_INTEGER);
-  }
-  int('DOCPARSE_ARCHIVE_MAX_DEPTH', 2, 0, 16);
-  bool('DOCPARSE_GIS_FGB', true);
-  bool('DOCPARSE_PDFIUM_OPTIMIZED', true);
-  // Engine locations: any absolute path, existing or not (one with no engine means "none").
-  for (const name of ['DOCPARSE_SOFFICE', 'DOCPARSE_TESSDATA_DIR']) {
-    const raw = env[name]?.trim();
+  // The parsers' settings, handed to the parsing process and its threads.
+  const MiB = 1024 * 1024;
+  const MAX = Number.MAX_SAFE_INTEGER;
+  const D = DEFAULT_PARSER_SETTINGS;
+  /** A limit with older names still read (the archive limits were GIS-only): the first one set wins; each set one is checked. */
+  const intOf = (names: string[], def: number, min: number, max: number): number => {
+    const values = names.filter((n) => env[n] !== undefined && env[n] !== '').map((n) => int(n, def, min, max));
+    return values.length ? values[0] : def;
+  };
+  /** An absolute path, existing or not (one with no engine at it means "none"). */
+  const absolutePath = (name: string): string | null => {
+    const raw = env[name]?.trim() || null;
     if (raw && !path.isAbsolute(raw)) problems.push(`${name}=${JSON.stringify(env[name])} must be an absolute path`);
-  }
-  const officeRender = env.DOCPARSE_OFFICE_RENDER?.trim().toLowerCase();
-  if (officeRender && !['always', 'auto', 'off', '0', 'false'].includes(officeRender)) {
-    problems.push(`DOCPARSE_OFFICE_RENDER=${JSON.stringify(env.DOCPARSE_OFFICE_RENDER)} must be always, auto or off`);
-  }
+    return raw;
+  };
+  const officeRender = env.DOCPARSE_OFFICE_RENDER?.trim().toLowerCase() || D.office.render;
+  const RENDER_WORDS: Record<string, OfficeRender> = { always: 'always', auto: 'auto', off: 'off', '0': 'off', false: 'off' };
+  if (!RENDER_WORDS[officeRender]) problems.push(`DOCPARSE_OFFICE_RENDER=${JSON.stringify(env.DOCPARSE_OFFICE_RENDER)} must be always, auto or off`);
+  const parsers: ParserSettings = {
+    archive: {
+      maxBytes: intOf(['DOCPARSE_ARCHIVE_MAX_BYTES', 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES'], D.archive.maxBytes, 1, MAX),
+      maxEntries: intOf(['DOCPARSE_ARCHIVE_MAX_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES'], D.archive.maxEntries, 1, MAX),
+      maxRatio: intOf(['DOCPARSE_ARCHIVE_MAX_RATIO', 'DOCPARSE_GIS_MAX_ZIP_RATIO'], D.archive.maxRatio, 1, MAX),
+      maxDepth: int('DOCPARSE_ARCHIVE_MAX_DEPTH', D.archive.maxDepth, 0, 16),
+    },
+    cad: { maxBytes: int('DOCPARSE_CAD_MAX_BYTES', D.cad.maxBytes, 1, MAX) },
+    parquet: { maxRowGroupBytes: int('DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', D.parquet.maxRowGroupBytes, 1, MAX) },
+    office: {
+      render: RENDER_WORDS[officeRender] ?? D.office.render,
+      maxPartBytes: int('DOCPARSE_OFFICE_MAX_PART_MB', D.office.maxPartBytes / MiB, 1, MAX / MiB) * MiB,
+      maxSheetXmlBytes: int('DOCPARSE_OFFICE_MAX_SHEET_XML_MB', D.office.maxSheetXmlBytes / MiB, 1, MAX / MiB) * MiB,
+      convertTimeoutMs: int('DOCPARSE_SOFFICE_TIMEOUT_MS', D.office.convertTimeoutMs, 1, MAX),
+    },
+    gis: {
+      maxInlineFeatures: int('DOCPARSE_GIS_MAX_INLINE_FEATURES', D.gis.maxInlineFeatures, 1, MAX),
+      flatGeobuf: bool('DOCPARSE_GIS_FGB', D.gis.flatGeobuf),
+    },
+    pdf: { optimizedPdfium: bool('DOCPARSE_PDFIUM_OPTIMIZED', D.pdf.optimizedPdfium) },
+    engines: {
+      soffice: absolutePath('DOCPARSE_SOFFICE'),
+      tessdataDir: absolutePath('DOCPARSE_TESSDATA_DIR'),
+      tessdataPrefix: env.TESSDATA_PREFIX?.trim() || null,
+      searchPath: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
+    },
+  };
 
   const bucket = env.DOCPARSE_S3_BUCKET?.trim() || null;
   let s3: Config['s3'] = null;
@@ -334,6 +358,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     oidc: oidcClientId ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret } : null,
     sessionIdleMinutes: int('DOCPARSE_SESSION_IDLE_MINUTES', 120, 1, 7 * 24 * 60),
     sessionMaxHours: int('DOCPARSE_SESSION_MAX_HOURS', 24, 1, 90 * 24),
+    parsers,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

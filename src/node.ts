@@ -38,6 +38,7 @@ import { SqlContent } from './formats/sql/schema.js';
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
 import { ParseHost } from './pipeline/parse-host.js';
 import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
+import { initEngineInventory } from './engines/inventory.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
@@ -194,6 +195,8 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const operatorKeys = new OperatorKeysStore(controlPlane.db);
   const audit = new AuditStore(controlPlane.db);
   let localCredential: { matches(secret: string): boolean } | null = null;
+  // What engines this node has, where config.parsers.engines says to look (uploads that need a missing one are refused).
+  initEngineInventory(config.parsers);
   // Parsing runs in a supervised child process: no document can take this one down.
   const pool = has('worker')
     ? new ParseHost({
@@ -203,6 +206,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         // WASM heaps never shrink: a thread that grew past this is replaced after its task.
         recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
         maxProcessRssMb: config.parserMaxRssMb,
+        parsers: config.parsers,
         logger,
       })
     : null;
@@ -337,7 +341,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   localCredential = management?.credential ?? null;
   await lock?.update({ host: config.host, port, manageUrl: management?.url ?? null });
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
-  const binary = pool ? pdfiumBinary() : null;
+  const binary = pool ? pdfiumBinary(config.parsers.pdf.optimizedPdfium) : null;
   const pdfium = binary ? (binary.optimized ? 'optimized' : `package binary: ${binary.reason}`) : undefined;
   logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind, pdfium }, 'docparse listening');
 

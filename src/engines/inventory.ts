@@ -13,6 +13,7 @@ import { packageDir, packageVersion } from './packages.js';
 import { probeLibreOfficeVersion } from './libreoffice-version.js';
 import { ENGINE_USES, type EngineName } from './needs.js';
 import type { EngineStatusT, EnginesT } from './schema.js';
+import { DEFAULT_PARSER_SETTINGS, type EngineLocations, type OfficeRender, type ParserSettings } from '../formats/settings.js';
 
 export interface EngineStatus extends EngineStatusT {
   name: EngineName;
@@ -24,9 +25,9 @@ export interface EngineInventory {
   engines: EngineStatus[];
   /** Resolves once LibreOffice's version has been read (at once when it is not installed). */
   versionsRead: Promise<void>;
+  /** How Office pages are counted here: whether a DOCX needs LibreOffice (needs.ts). */
+  officeRender: OfficeRender;
 }
-
-type Env = NodeJS.ProcessEnv;
 
 const pkg = (name: string) => ({ name, version: packageVersion(name) });
 const label = (p: { name: string; version: string | null }) => (p.version ? `${p.name} ${p.version}` : null);
@@ -35,10 +36,10 @@ function status(name: EngineName, s: Omit<EngineStatus, 'name' | 'usedFor'>): En
   return { name, ...s, usedFor: ENGINE_USES[name] };
 }
 
-function pdfium(): EngineStatus {
+function pdfium(optimizedWanted: boolean): EngineStatus {
   const p = pkg('@embedpdf/pdfium');
   try {
-    const binary = pdfiumBinary();
+    const binary = pdfiumBinary(optimizedWanted);
     const present = fs.existsSync(binary.path);
     return status('PDFium', {
       available: present,
@@ -53,14 +54,14 @@ function pdfium(): EngineStatus {
   }
 }
 
-function tesseract(env: Env): EngineStatus {
+function tesseract(locations: EngineLocations): EngineStatus {
   const p = pkg('tesseract-wasm');
   const dir = packageDir('tesseract-wasm');
   // The loader picks the SIMD build or the fallback at run time; the package ships both.
   const wasmPresent = !!dir && ['tesseract-core.wasm', 'tesseract-core-fallback.wasm'].every((f) => fs.existsSync(path.join(dir, 'dist', f)));
-  const models = tesseractModels(env);
+  const models = tesseractModels(locations);
   const hasEnglish = models.languages.includes('eng');
-  const where = env.DOCPARSE_TESSDATA_DIR?.trim() ? 'in DOCPARSE_TESSDATA_DIR' : 'in TESSDATA_PREFIX or the Debian folders (package tesseract-ocr-eng)';
+  const where = locations.tessdataDir ? 'in DOCPARSE_TESSDATA_DIR' : 'in TESSDATA_PREFIX or the Debian folders (package tesseract-ocr-eng)';
   const reason = !wasmPresent ? "tesseract-wasm's .wasm files are missing (reinstall the package)" : !hasEnglish ? `the English model eng.traineddata was not found ${where}` : undefined;
   return status('Tesseract', {
     available: wasmPresent && hasEnglish,
@@ -72,8 +73,8 @@ function tesseract(env: Env): EngineStatus {
   });
 }
 
-function libreOffice(env: Env): EngineStatus {
-  const soffice = sofficePath(env);
+function libreOffice(locations: EngineLocations): EngineStatus {
+  const soffice = sofficePath(locations);
   return status('LibreOffice', {
     available: soffice !== null,
     version: null,
@@ -81,7 +82,7 @@ function libreOffice(env: Env): EngineStatus {
     location: soffice,
     ...(soffice
       ? {}
-      : { reason: env.DOCPARSE_SOFFICE?.trim() ? 'DOCPARSE_SOFFICE names no executable file' : 'soffice was not found (Debian packages libreoffice-*-nogui)' }),
+      : { reason: locations.soffice ? 'DOCPARSE_SOFFICE names no executable file' : 'soffice was not found (Debian packages libreoffice-*-nogui)' }),
   });
 }
 
@@ -126,8 +127,8 @@ function parquetReaders(): EngineStatus {
 }
 
 /** What this machine has now (file checks and package versions; LibreOffice's version not yet read). */
-export function detectEngines(env: Env = process.env): EngineStatus[] {
-  return [pdfium(), tesseract(env), libreOffice(env), gdal(), libreDwg(), parquetReaders()];
+export function detectEngines(settings: ParserSettings): EngineStatus[] {
+  return [pdfium(settings.pdf.optimizedPdfium), tesseract(settings.engines), libreOffice(settings.engines), gdal(), libreDwg(), parquetReaders()];
 }
 
 let current: EngineInventory | null = null;
@@ -137,21 +138,21 @@ let current: EngineInventory | null = null;
  * LibreOffice's version in the background. Nodes started in one process (tests) share it:
  * the last start's view is the one uploads are checked against.
  */
-export function initEngineInventory(env: Env = process.env): EngineInventory {
-  const engines = detectEngines(env);
+export function initEngineInventory(settings: ParserSettings): EngineInventory {
+  const engines = detectEngines(settings);
   const lo = engines.find((e) => e.name === 'LibreOffice')!;
   const versionsRead = lo.location
     ? probeLibreOfficeVersion(lo.location).then((v) => {
         lo.version = v;
       })
     : Promise.resolve();
-  current = { engines, versionsRead };
+  current = { engines, versionsRead, officeRender: settings.office.render };
   return current;
 }
 
-/** This node's inventory (taken on first use when the node did not take it at start). */
+/** This node's inventory (a node takes it at start; without one, the default settings' view). */
 export function engineInventory(): EngineInventory {
-  return current ?? initEngineInventory();
+  return current ?? initEngineInventory(DEFAULT_PARSER_SETTINGS);
 }
 
 export function findEngine(inventory: EngineInventory, name: EngineName): EngineStatus | undefined {

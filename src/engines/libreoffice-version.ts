@@ -2,7 +2,7 @@
 // gives; it takes from ~0.1 s to over a second, so the node asks once, in the background, at
 // start). Run in a process group of its own, killed if it does not answer in time.
 import { spawn } from 'node:child_process';
-import os from 'node:os';
+import { sofficeEnvironment } from './soffice-env.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 
@@ -17,7 +17,7 @@ export function parseSofficeVersion(output: string): string | null {
 export function probeLibreOfficeVersion(soffice: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | null> {
   return new Promise((resolve) => {
     // HOME and the headless plugin as for conversions: soffice writes caches under HOME.
-    const child = spawn(soffice, ['--version'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HOME: os.tmpdir(), SAL_USE_VCLPLUGIN: 'svp' } });
+    const child = spawn(soffice, ['--version'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: sofficeEnvironment() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       if (out.length < 4096) out += d.toString();

@@ -2,6 +2,7 @@
 // upload refusal, the health report and the parsers' own failures.
 import type { JobOptions } from '../jobs/types.js';
 import { FORMATS } from '../formats/registry.js';
+import type { OfficeRender } from '../formats/settings.js';
 
 export const ENGINE_NAMES = ['PDFium', 'Tesseract', 'LibreOffice', 'GDAL', 'LibreDWG', 'hyparquet'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -19,18 +20,6 @@ export const ENGINE_USES: Record<EngineName, string> = {
 /** Formats LibreOffice converts to OOXML before they are read. */
 const CONVERTED_BY_LIBREOFFICE: ReadonlySet<string> = new Set(['doc', 'xls', 'ppt', 'rtf', 'odt', 'ods', 'odp']);
 
-/**
- * DOCPARSE_OFFICE_RENDER as the Office parser reads it: "always" (default) renders every
- * word-processing document, "auto" only those whose stored count Word did not confirm,
- * "off" never does (validated at boot by loadConfig).
- */
-export function officeRenderMode(env: NodeJS.ProcessEnv = process.env): 'always' | 'auto' | 'off' {
-  const v = (env.DOCPARSE_OFFICE_RENDER ?? 'always').trim().toLowerCase();
-  if (v === '0' || v === 'off' || v === 'false') return 'off';
-  if (v === 'auto') return 'auto';
-  return 'always';
-}
-
 export interface EngineNeed {
   engine: EngineName;
   /** Completes "… is needed <why>", e.g. 'to read DOC documents'. */
@@ -39,17 +28,18 @@ export interface EngineNeed {
 
 /**
  * The engines a document of `format` with `options` needs on the node that parses it. A DOCX
- * needs LibreOffice only when every one is rendered (DOCPARSE_OFFICE_RENDER=always): with
- * "auto" most are not, and one that is fails on a node without it (engine_unavailable).
+ * needs LibreOffice only when every one is rendered (`officeRender` 'always',
+ * DOCPARSE_OFFICE_RENDER): with "auto" most are not, and one that is fails on a node without
+ * it (engine_unavailable).
  */
-export function enginesNeeded(format: string, options: JobOptions, env: NodeJS.ProcessEnv = process.env): EngineNeed[] {
+export function enginesNeeded(format: string, options: JobOptions, officeRender: OfficeRender): EngineNeed[] {
   if (format === 'pdf') {
     const needs: EngineNeed[] = [{ engine: 'PDFium', why: 'to read PDF documents' }];
     if (options.pdfMode === 'Ocr') needs.push({ engine: 'Tesseract', why: 'for pdfMode=Ocr' });
     return needs;
   }
   if (CONVERTED_BY_LIBREOFFICE.has(format)) return [{ engine: 'LibreOffice', why: `to read ${format.toUpperCase()} documents` }];
-  if (format === 'docx' && officeRenderMode(env) === 'always') return [{ engine: 'LibreOffice', why: 'to count the pages of DOCX documents' }];
+  if (format === 'docx' && officeRender === 'always') return [{ engine: 'LibreOffice', why: 'to count the pages of DOCX documents' }];
   if (FORMATS[format]?.family === 'gis') return [{ engine: 'GDAL', why: 'to read GIS documents' }];
   if (format === 'dwg') return [{ engine: 'LibreDWG', why: 'to read DWG drawings' }];
   if (format === 'parquet') return [{ engine: 'hyparquet', why: 'to read Parquet files' }];

@@ -7,7 +7,7 @@ import { engineInventory, findEngine, type EngineInventory } from './inventory.j
 import { enginesNeeded } from './needs.js';
 
 export function requireEngines(format: string, options: JobOptions, inventory: EngineInventory = engineInventory()): void {
-  for (const need of enginesNeeded(format, options)) {
+  for (const need of enginesNeeded(format, options, inventory.officeRender)) {
     if (findEngine(inventory, need.engine)?.available) continue;
     // Why it is missing is the operator's business (the node's log and /health say it).
     throw problem(

@@ -6,7 +6,7 @@
 // it inflates past its declared size, and every archive of one upload (nested ones and those
 // an e-mail's attachments hold included) draws from one ArchiveBudget, so a ZIP of ZIPs cannot
 // multiply the limit. Entry counts, compression ratios and unsafe names are checked here too,
-// with one set of limits (DOCPARSE_ARCHIVE_*).
+// with one set of limits (DOCPARSE_ARCHIVE_*, read by config.ts: ParserSettings.archive).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
 import { Transform, Writable } from 'node:stream';
@@ -14,49 +14,9 @@ import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { ExtractionError } from './types.js';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './settings.js';
 
-export interface ArchiveLimits {
-  /** Bytes all the archives of one upload may inflate to, archives inside archives included. */
-  maxBytes: number;
-  /** Members all the archives of one upload may hold. */
-  maxEntries: number;
-  /**
-   * Largest uncompressed/compressed ratio of a member over 1 MiB, and of an upload whose
-   * archives hold archives (ratios multiply across levels, as in 42.zip).
-   */
-  maxRatio: number;
-  /** Levels of archives inside an archive that are opened (0: none). */
-  maxDepth: number;
-}
-
-const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
-  maxBytes: 4 * 1024 ** 3,
-  maxEntries: 20_000,
-  maxRatio: 1000,
-  maxDepth: 2,
-};
-
-/** Each limit's variable, then the older GIS-only names it replaces (still honoured). */
-const ARCHIVE_LIMIT_VARIABLES: Record<keyof ArchiveLimits, string[]> = {
-  maxBytes: ['DOCPARSE_ARCHIVE_MAX_BYTES', 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES'],
-  maxEntries: ['DOCPARSE_ARCHIVE_MAX_ENTRIES', 'DOCPARSE_GIS_MAX_ZIP_ENTRIES'],
-  maxRatio: ['DOCPARSE_ARCHIVE_MAX_RATIO', 'DOCPARSE_GIS_MAX_ZIP_RATIO'],
-  maxDepth: ['DOCPARSE_ARCHIVE_MAX_DEPTH'],
-};
-
-/** Read where parsers run (worker threads); loadConfig refuses bad values at boot. */
-export function archiveLimits(env: NodeJS.ProcessEnv = process.env): ArchiveLimits {
-  const read = (key: keyof ArchiveLimits): number => {
-    for (const name of ARCHIVE_LIMIT_VARIABLES[key]) {
-      const raw = env[name]?.trim();
-      if (!raw || !/^\d+$/.test(raw)) continue;
-      const n = Number(raw);
-      if (n > 0 || (key === 'maxDepth' && n === 0)) return n;
-    }
-    return DEFAULT_ARCHIVE_LIMITS[key];
-  };
-  return { maxBytes: read('maxBytes'), maxEntries: read('maxEntries'), maxRatio: read('maxRatio'), maxDepth: read('maxDepth') };
-}
+export type { ArchiveLimits } from './settings.js';
 
 /** What one upload's archives have used so far. */
 export class ArchiveBudget {
@@ -67,7 +27,8 @@ export class ArchiveBudget {
   archiveBytes = 0;
   /** Files (by identity and version) whose every member was inflated and charged here. */
   readonly proven = new Set<string>();
-  constructor(readonly limits: ArchiveLimits = archiveLimits()) {}
+  /** `limits`: the configured ones (ParserSettings.archive); the defaults for a parser run without a node. */
+  constructor(readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS) {}
 }
 
 const uploadBudget = new AsyncLocalStorage<ArchiveBudget>();

@@ -5,6 +5,7 @@ import type { JobOptions } from '../jobs/types.js';
 import type { JsonWriter } from '../pipeline/json-writer.js';
 import type { Chunk } from './chunks.js';
 import type { JobFailureCode } from '../errors/catalogue.js';
+import type { ParserSettings } from './settings.js';
 
 export interface ParseInput {
   /** Local file holding the upload (never the bytes themselves across threads). */
@@ -13,6 +14,8 @@ export interface ParseInput {
   /** Concrete format detected at upload, e.g. 'csv'. */
   format: string;
   options: JobOptions;
+  /** The node's limits, route switches and engine locations (read by config.ts, never by a parser). */
+  settings: ParserSettings;
   /** Scratch directory private to this job; removed by the caller afterwards. */
   tempDir: string;
   /** Reports progress (0..1) for long work; cheap to call often. */

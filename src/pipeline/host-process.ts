@@ -66,7 +66,7 @@ function killAllGroups(): void {
 async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise<void> {
   // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
   const wasmModules = {
-    pdfium: (await compilePdfiumModule()) as WebAssembly.Module,
+    pdfium: (await compilePdfiumModule(options.parsers.pdf.optimizedPdfium)) as WebAssembly.Module,
     tesseract: (await compileTesseractModule()) as WebAssembly.Module,
   };
   pool = new ParsePool({ ...options, wasmModules });

@@ -7,9 +7,12 @@ import fs from 'node:fs';
 import type { ParseTask, ParseTaskResult } from './task.js';
 import type { ThreadData } from './thread-context.js';
 import { failureReasons } from './failure-reasons.js';
+import type { ParserSettings } from '../formats/settings.js';
 
 export interface PoolOptions {
   threads: number;
+  /** The parsers' settings (config.parsers), handed to every thread as workerData. */
+  parsers: ParserSettings;
   taskTimeoutMs: number;
   maxHeapMb: number;
   /** A thread whose JS heap + WASM memory passes this after a task is replaced (MB). */
@@ -70,7 +73,7 @@ export class ParsePool {
       // Without atomics an idle thread runs its event loop, so a retiring thread can exit
       // right after posting its result (with atomics it would block until the next task).
       atomics: 'disabled',
-      workerData: { recycleAboveMb: opts.recycleAboveMb, wasmModules: opts.wasmModules } satisfies ThreadData,
+      workerData: { parsers: opts.parsers, recycleAboveMb: opts.recycleAboveMb, wasmModules: opts.wasmModules } satisfies ThreadData,
     });
   }
 

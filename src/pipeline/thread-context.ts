@@ -1,18 +1,27 @@
-// What a parsing thread knows about its pool: WebAssembly modules compiled once by the main
-// thread (instantiating a compiled module is far cheaper than compiling it per thread), and
-// the memory ceiling after which the thread retires itself (WASM heaps never shrink).
+// What a parsing thread knows about its pool: the parsers' settings (config.ts, handed down
+// through workerData), WebAssembly modules compiled once by the main thread (instantiating a
+// compiled module is far cheaper than compiling it per thread), and the memory ceiling after
+// which the thread retires itself (WASM heaps never shrink).
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'piscina';
+import type { ParserSettings } from '../formats/settings.js';
 
 export interface ThreadData {
+  /** The node's parser settings (config.parsers). */
+  parsers: ParserSettings;
   /** Compiled engines by name, e.g. { pdfium: WebAssembly.Module }. */
   wasmModules?: Record<string, WebAssembly.Module>;
   /** Retire the thread after a task once JS heap + reported WASM memory exceed this (MB). */
   recycleAboveMb?: number;
 }
 
-const data: ThreadData = (workerData as ThreadData | undefined) ?? {};
+const data: Partial<ThreadData> = (workerData as ThreadData | undefined) ?? {};
 const reporters: (() => number)[] = [];
+
+/** The settings this thread's pool was started with; null outside a pool thread. */
+export function threadParserSettings(): ParserSettings | null {
+  return data.parsers ?? null;
+}
 
 /** The main thread's compiled module for an engine, when the pool was given one. */
 export function precompiledModule(name: string): WebAssembly.Module | undefined {

@@ -11,6 +11,8 @@ import { enterTask } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
 import { unitMeterFor } from './unit-meter.js';
 import { ArchiveBudget, withArchiveBudget } from '../formats/archive-guard.js';
+import { DEFAULT_PARSER_SETTINGS, type ParserSettings } from '../formats/settings.js';
+import { threadParserSettings } from './thread-context.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -25,19 +27,39 @@ function parserFor(format: string): Promise<FormatParser> {
   return p;
 }
 
-export default async function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
+/** Piscina's entry: the task with the settings the pool handed this thread. */
+export default function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
+  const settings = threadParserSettings();
+  if (!settings) return Promise.reject(new Error('runParseTask runs in a pool thread (workerData.parsers); call parseTaskWith elsewhere'));
+  return parseTaskWith(task, settings);
+}
+
+/** One task with the registered parser for its format, under `settings`. */
+export async function parseTaskWith(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
   enterTask(task.taskId ?? null);
   try {
-    // One archive budget for the whole upload, however many archives its parser opens.
-    return await withArchiveBudget(new ArchiveBudget(), () => writeArtifact(task, () => parserFor(task.format)));
+    return await writeArtifact(task, () => parserFor(task.format), settings);
   } finally {
     enterTask(null);
     retireIfOverCeiling();
   }
 }
 
-/** Runs one parser over the task's upload and streams the whole artifact to disk. */
-export async function writeArtifact(task: ParseTask, loadParser: () => Promise<FormatParser>): Promise<ParseTaskResult> {
+/**
+ * Runs one parser over the task's upload and streams the whole artifact to disk, with the
+ * node's parser settings (the defaults for a parser run without a node: a bench).
+ */
+export async function writeArtifact(
+  task: ParseTask,
+  loadParser: () => Promise<FormatParser>,
+  settings: ParserSettings = DEFAULT_PARSER_SETTINGS,
+  // One archive budget for the whole upload, however many archives its parser opens.
+  budget = new ArchiveBudget(settings.archive),
+): Promise<ParseTaskResult> {
+  return withArchiveBudget(budget, () => streamArtifact(task, loadParser, settings));
+}
+
+async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatParser>, settings: ParserSettings): Promise<ParseTaskResult> {
   // Written synchronously (SyncFileStream): this thread has nothing else to do meanwhile, and
   // the process-wide thread pool would make each write wait behind other jobs' file I/O.
   let out: SyncFileStream | null = null;
@@ -57,6 +79,7 @@ export async function writeArtifact(task: ParseTask, loadParser: () => Promise<F
         fileName: task.fileName,
         format: task.format,
         options: task.options,
+        settings,
         tempDir: task.tempDir,
         progress: () => {},
         units: unitMeterFor(task.taskId),

@@ -180,10 +180,9 @@ describe('heavy and light lanes', () => {
 
 describe('GIS features past the inline cap', { timeout: 300_000 }, () => {
   it('are served as a result part, every omitted feature once', async () => {
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '3';
-    const capEnv = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '1' });
+    // The node's config hands the cap to its parsing process and threads.
+    const capEnv = await createTestEnv('embedded', { DOCPARSE_WORKER_THREADS: '1', DOCPARSE_GIS_MAX_INLINE_FEATURES: '3' });
     const node = await startTestNode(capEnv);
-    delete process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
     try {
       const tok = await getToken(node.url, 'demo-client', 'demo-secret-0123456789');
       const body = await fs.readFile(corpusPath('gis', 'shp_poly.zip'));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { ALL_ROLES, CONFIG_DOCS, ConfigError, loadConfig } from '../../src/config.js';
+import { DEFAULT_PARSER_SETTINGS } from '../../src/formats/settings.js';
 import { REPO_ROOT, cliEntry } from '../helpers/http.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
@@ -58,6 +59,35 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads the parsers' settings and the engines' locations (handed to the parsing process as they are)", () => {
+    expect(loadConfig({}).parsers).toEqual({ ...DEFAULT_PARSER_SETTINGS, engines: { ...DEFAULT_PARSER_SETTINGS.engines, searchPath: [] } });
+    const c = loadConfig({
+      DOCPARSE_ARCHIVE_MAX_BYTES: '1000', DOCPARSE_ARCHIVE_MAX_ENTRIES: '7', DOCPARSE_ARCHIVE_MAX_RATIO: '50', DOCPARSE_ARCHIVE_MAX_DEPTH: '0',
+      DOCPARSE_CAD_MAX_BYTES: '123', DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES: '456',
+      DOCPARSE_OFFICE_RENDER: 'AUTO', DOCPARSE_OFFICE_MAX_PART_MB: '2', DOCPARSE_OFFICE_MAX_SHEET_XML_MB: '3', DOCPARSE_SOFFICE_TIMEOUT_MS: '5000',
+      DOCPARSE_GIS_MAX_INLINE_FEATURES: '9', DOCPARSE_GIS_FGB: 'off', DOCPARSE_PDFIUM_OPTIMIZED: 'false',
+      DOCPARSE_SOFFICE: '/opt/lo/soffice', DOCPARSE_TESSDATA_DIR: '/models', TESSDATA_PREFIX: '/usr/local/share/tessdata', PATH: '/a:/b',
+    });
+    expect(c.parsers).toEqual({
+      archive: { maxBytes: 1000, maxEntries: 7, maxRatio: 50, maxDepth: 0 },
+      cad: { maxBytes: 123 },
+      parquet: { maxRowGroupBytes: 456 },
+      office: { render: 'auto', maxPartBytes: 2 * 1024 * 1024, maxSheetXmlBytes: 3 * 1024 * 1024, convertTimeoutMs: 5000 },
+      gis: { maxInlineFeatures: 9, flatGeobuf: false },
+      pdf: { optimizedPdfium: false },
+      engines: { soffice: '/opt/lo/soffice', tessdataDir: '/models', tessdataPrefix: '/usr/local/share/tessdata', searchPath: ['/a', '/b'] },
+    });
+    expect(loadConfig({ DOCPARSE_OFFICE_RENDER: '0' }).parsers.office.render).toBe('off');
+  });
+
+  it('still reads the GIS-only names of the archive limits, the new names first', () => {
+    const legacy = { DOCPARSE_GIS_MAX_UNZIPPED_BYTES: '1000', DOCPARSE_GIS_MAX_ZIP_ENTRIES: '10', DOCPARSE_GIS_MAX_ZIP_RATIO: '20' };
+    expect(loadConfig(legacy).parsers.archive).toMatchObject({ maxBytes: 1000, maxEntries: 10, maxRatio: 20 });
+    expect(loadConfig({ ...legacy, DOCPARSE_ARCHIVE_MAX_BYTES: '5000' }).parsers.archive.maxBytes).toBe(5000);
+    // A bad value under the old name is refused like one under the new.
+    expect(problemsOf({ DOCPARSE_GIS_MAX_ZIP_RATIO: 'lots' })).toEqual([expect.stringContaining('DOCPARSE_GIS_MAX_ZIP_RATIO="lots" is not a whole number')]);
+  });
+
   it('documents every variable it reads', () => {
     const names = CONFIG_DOCS.map((d) => d.name);
     for (const n of ['PORT', 'HOST', 'DOCPARSE_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'DOCPARSE_MAX_HEADER_BYTES', 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', 'LOG_LEVEL']) {
@@ -86,6 +116,12 @@ describe('loadConfig', () => {
     [{ DOCPARSE_TRUST_PROXY: 'maybe' }, /DOCPARSE_TRUST_PROXY="maybe" is not a boolean/],
     [{ DOCPARSE_SEED_DEMO: '2' }, /DOCPARSE_SEED_DEMO="2" is not a boolean/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL="loud" must be one of/],
+    [{ DOCPARSE_GIS_MAX_INLINE_FEATURES: '0' }, /DOCPARSE_GIS_MAX_INLINE_FEATURES=0 is out of range/],
+    [{ DOCPARSE_OFFICE_MAX_PART_MB: '1.5' }, /DOCPARSE_OFFICE_MAX_PART_MB="1.5" is not a whole number/],
+    [{ DOCPARSE_ARCHIVE_MAX_DEPTH: '17' }, /DOCPARSE_ARCHIVE_MAX_DEPTH=17 is out of range \(expected 0–16\)/],
+    [{ DOCPARSE_OFFICE_RENDER: 'sometimes' }, /DOCPARSE_OFFICE_RENDER="sometimes" must be always, auto or off/],
+    [{ DOCPARSE_GIS_FGB: 'perhaps' }, /DOCPARSE_GIS_FGB="perhaps" is not a boolean/],
+    [{ DOCPARSE_SOFFICE: 'soffice' }, /DOCPARSE_SOFFICE="soffice" must be an absolute path/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}`, () => {

@@ -26,8 +26,15 @@ afterAll(() => {
   fs.rmSync(empty, { recursive: true, force: true });
 });
 
-/** An inventory of this machine as if the environment were `env` (versions not awaited). */
-const inventoryWith = (env: NodeJS.ProcessEnv): EngineInventory => ({ engines: detectEngines({ ...process.env, ...env }), versionsRead: Promise.resolve() });
+/** This machine's parser settings as a node's config reads them from `env` (PATH and TESSDATA_PREFIX as the test runner has them). */
+const settingsWith = (env: Record<string, string> = {}) =>
+  loadConfig({ ...Object.fromEntries(['PATH', 'TESSDATA_PREFIX'].filter((n) => process.env[n]).map((n) => [n, process.env[n]!])), ...env }).parsers;
+
+/** An inventory of this machine as a node configured with `env` takes it (versions not awaited). */
+const inventoryWith = (env: Record<string, string>): EngineInventory => {
+  const settings = settingsWith(env);
+  return { engines: detectEngines(settings), versionsRead: Promise.resolve(), officeRender: settings.office.render };
+};
 
 /** The problem requireEngines throws, or null when the document may be taken. */
 function refusal(format: string, options: JobOptions, inventory: EngineInventory): ProblemError | null {
@@ -42,7 +49,7 @@ function refusal(format: string, options: JobOptions, inventory: EngineInventory
 
 describe('the inventory of this machine', () => {
   it('lists every engine as available, with the installed versions, Tesseract with its languages', async () => {
-    const inv = initEngineInventory();
+    const inv = initEngineInventory(settingsWith());
     await inv.versionsRead;
     const byName = Object.fromEntries(inv.engines.map((e) => [e.name, e]));
     expect(Object.keys(byName)).toEqual(['PDFium', 'Tesseract', 'LibreOffice', 'GDAL', 'LibreDWG', 'hyparquet']);
@@ -51,7 +58,7 @@ describe('the inventory of this machine', () => {
     expect(byName.PDFium.build).toMatch(/^optimised by the build|^package binary \(/);
     expect(byName.Tesseract.version).toBe(`tesseract-wasm ${versionOf('tesseract-wasm')}`);
     expect(byName.Tesseract.languages).toContain('eng');
-    expect(byName.Tesseract.location).toBe(path.dirname(tesseractModelPath('eng')!));
+    expect(byName.Tesseract.location).toBe(path.dirname(tesseractModelPath(settingsWith().engines, 'eng')!));
     expect(byName.GDAL.version).toBe(`gdal3.js ${versionOf('gdal3.js')}`);
     expect(byName.LibreDWG.version).toBe(`@mlightcad/libredwg-web ${versionOf('@mlightcad/libredwg-web')}`);
     expect(byName.hyparquet.version).toBe(`hyparquet ${versionOf('hyparquet')} + hyparquet-compressors ${versionOf('hyparquet-compressors')}`);
@@ -59,17 +66,18 @@ describe('the inventory of this machine', () => {
     const said = execFileSync('soffice', ['--version'], { encoding: 'utf8', env: { ...process.env, HOME: os.tmpdir(), SAL_USE_VCLPLUGIN: 'svp' } });
     expect(byName.LibreOffice.version).toBe(parseSofficeVersion(said));
     expect(byName.LibreOffice.version).toMatch(/^LibreOffice \d+\.\d+/);
-    expect(byName.LibreOffice.location).toBe(sofficePath());
+    expect(byName.LibreOffice.location).toBe(sofficePath(settingsWith().engines));
   });
 
   it('is cheap: file checks and package versions, no engine loaded', () => {
     const started = performance.now();
-    for (let i = 0; i < 5; i++) detectEngines();
+    const settings = settingsWith();
+    for (let i = 0; i < 5; i++) detectEngines(settings);
     expect((performance.now() - started) / 5).toBeLessThan(200);
   });
 
   it('publishes no file-system paths', () => {
-    const report = engineReport(initEngineInventory());
+    const report = engineReport(initEngineInventory(settingsWith()));
     expect(report.missing).toEqual([]);
     expect(JSON.stringify(report)).not.toMatch(/"location"|\/usr\/|node_modules/);
   });
@@ -87,7 +95,7 @@ describe('engines this node lacks', () => {
     const inv = inventoryWith({ DOCPARSE_TESSDATA_DIR: empty });
     const t = inv.engines.find((e) => e.name === 'Tesseract')!;
     expect(t).toMatchObject({ available: false, languages: [], reason: 'the English model eng.traineddata was not found in DOCPARSE_TESSDATA_DIR' });
-    expect(tesseractModels({ DOCPARSE_TESSDATA_DIR: empty })).toEqual({ dir: empty, languages: [] });
+    expect(tesseractModels(settingsWith({ DOCPARSE_TESSDATA_DIR: empty }).engines)).toEqual({ dir: empty, languages: [] });
   });
 
   it('a models folder with other languages but not English: listed, and still missing', () => {
@@ -131,8 +139,11 @@ describe('requireEngines: refused at upload when the node lacks the engine', () 
 
   it('a DOCX needs LibreOffice for its page count, unless DOCPARSE_OFFICE_RENDER is off or auto', () => {
     expect(refusal('docx', {}, none)?.detail).toBe('LibreOffice is needed to count the pages of DOCX documents and is not installed on this node. Nothing was stored or charged.');
-    expect(enginesNeeded('docx', {}, { DOCPARSE_OFFICE_RENDER: 'always' })).toEqual([{ engine: 'LibreOffice', why: 'to count the pages of DOCX documents' }]);
-    for (const mode of ['off', '0', 'false', 'auto', 'AUTO']) expect(enginesNeeded('docx', {}, { DOCPARSE_OFFICE_RENDER: mode }), mode).toEqual([]);
+    const render = (mode: string) => settingsWith({ DOCPARSE_OFFICE_RENDER: mode }).office.render;
+    expect(enginesNeeded('docx', {}, render('always'))).toEqual([{ engine: 'LibreOffice', why: 'to count the pages of DOCX documents' }]);
+    for (const mode of ['off', '0', 'false', 'auto', 'AUTO']) expect(enginesNeeded('docx', {}, render(mode)), mode).toEqual([]);
+    // The node's inventory carries its mode: the same node without LibreOffice takes a DOCX in "auto".
+    expect(refusal('docx', {}, inventoryWith({ DOCPARSE_SOFFICE: '/nonexistent', DOCPARSE_OFFICE_RENDER: 'auto' }))).toBeNull();
   });
 
   it('pdfMode=Ocr needs Tesseract with the English model; the other modes do not', () => {

@@ -15,7 +15,6 @@ import { monthOf } from '../../src/pipeline/job-usage.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-const SAVED = { DOCPARSE_SOFFICE: process.env.DOCPARSE_SOFFICE, DOCPARSE_TESSDATA_DIR: process.env.DOCPARSE_TESSDATA_DIR };
 let empty: string;
 let env: TestEnv;
 let n: TestNode;
@@ -24,9 +23,7 @@ let token: string;
 
 beforeAll(async () => {
   empty = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-no-tessdata-'));
-  // The engines are found in the process environment (the node and its parsing process).
-  process.env.DOCPARSE_SOFFICE = '/nonexistent';
-  process.env.DOCPARSE_TESSDATA_DIR = empty;
+  // The node's config says where the engines are; it hands that to its parsing process.
   env = await createTestEnv('embedded', { DOCPARSE_SOFFICE: '/nonexistent', DOCPARSE_TESSDATA_DIR: empty });
   n = await startTestNode(env);
   app = await createApp(n.node, { ocrPdfExtraction: true, advancedPdfExtraction: true });
@@ -35,10 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await n?.close();
   if (env) await destroyTestEnv(env);
-  for (const [k, v] of Object.entries(SAVED)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
   fs.rmSync(empty, { recursive: true, force: true });
 });
 

@@ -12,14 +12,6 @@ import { monthOf } from '../../src/pipeline/job-usage.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
-const SAVED = { DOCPARSE_SOFFICE: process.env.DOCPARSE_SOFFICE, DOCPARSE_TESSDATA_DIR: process.env.DOCPARSE_TESSDATA_DIR };
-const restore = () => {
-  for (const [k, v] of Object.entries(SAVED)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-};
-
 let empty: string;
 let env: TestEnv;
 let worker: TestNode;
@@ -30,14 +22,8 @@ let token: string;
 beforeAll(async () => {
   empty = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-no-tessdata-'));
   env = await createTestEnv('distributed', { DOCPARSE_MAX_ATTEMPTS: '2' });
-  // The worker's parsing process inherits the environment it is started with: no engines.
-  process.env.DOCPARSE_SOFFICE = '/nonexistent';
-  process.env.DOCPARSE_TESSDATA_DIR = empty;
-  try {
-    worker = await startTestNode(env, { DOCPARSE_SOFFICE: '/nonexistent', DOCPARSE_TESSDATA_DIR: empty }, ['worker']);
-  } finally {
-    restore();
-  }
+  // The worker's config hands its parsing process the engine locations: no engines there.
+  worker = await startTestNode(env, { DOCPARSE_SOFFICE: '/nonexistent', DOCPARSE_TESSDATA_DIR: empty }, ['worker']);
   // Started last, the API node's inventory (every engine) is the one uploads are checked against.
   apiNode = await startTestNode(env, {}, ['api', 'auth']);
   app = await createApp(apiNode.node, { ocrPdfExtraction: true });
@@ -47,7 +33,6 @@ afterAll(async () => {
   await apiNode?.close();
   await worker?.close();
   if (env) await destroyTestEnv(env);
-  restore();
   fs.rmSync(empty, { recursive: true, force: true });
 });
 

@@ -6,30 +6,26 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFile } from '../helpers/parse.js';
-import { ArchiveBudget, withArchiveBudget } from '../../src/formats/archive-guard.js';
+import { ArchiveBudget } from '../../src/formats/archive-guard.js';
 import { writeArtifact } from '../../src/pipeline/thread.js';
 import { FORMATS } from '../../src/formats/registry.js';
+import type { ArchiveLimits } from '../../src/formats/settings.js';
+import { loadConfig } from '../../src/config.js';
 import { makeZip, type ZipMember } from '../helpers/zip.js';
+import { parserSettings } from '../helpers/parser-settings.js';
 
 // GDAL start-up (1–3 s, more on a loaded machine) falls in the first GIS test.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const MiB = 1024 * 1024;
-const LIMIT_VARIABLES = ['DOCPARSE_ARCHIVE_MAX_BYTES', 'DOCPARSE_ARCHIVE_MAX_RATIO', 'DOCPARSE_ARCHIVE_MAX_DEPTH', 'DOCPARSE_GIS_MAX_UNZIPPED_BYTES', 'DOCPARSE_OFFICE_RENDER'];
 
 let scratch: string;
 beforeAll(async () => {
   scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-archive-guard-'));
-  // Office page counts are not under test: no LibreOffice run beside the guard.
-  process.env.DOCPARSE_OFFICE_RENDER = 'off';
-});
-afterEach(() => {
-  for (const v of LIMIT_VARIABLES) if (v !== 'DOCPARSE_OFFICE_RENDER') delete process.env[v];
 });
 afterAll(async () => {
-  delete process.env.DOCPARSE_OFFICE_RENDER;
   await fs.rm(scratch, { recursive: true, force: true });
 });
 
@@ -86,18 +82,20 @@ async function writeUpload(name: string, bytes: Buffer): Promise<string> {
 
 /**
  * Parses `file` with the registered parser for `format` in a scratch folder of its own, under
- * one archive budget for the upload (read from the environment, as a job's would be), and
- * reports the result, the guard's counter and what was left in the scratch folder.
+ * one archive budget for the upload with these limits (the rest the defaults), as a job's
+ * would be, and reports the result, the guard's counter and what was left in the scratch folder.
  */
-async function parseUpload(file: string, format: string) {
+async function parseUpload(file: string, format: string, archive: Partial<ArchiveLimits> = {}) {
   const tempDir = await fs.mkdtemp(path.join(scratch, 'job-'));
   const artifactPath = `${tempDir}.json`; // beside the scratch folder, not counted in it
-  const budget = new ArchiveBudget();
-  const result = await withArchiveBudget(budget, () =>
-    writeArtifact(
-      { documentId: 'archive-guard', fileName: path.basename(file), format, options: {}, customMetadata: null, inputPath: file, artifactPath, tempDir },
-      () => FORMATS[format].load!(),
-    ),
+  // Office page counts are not under test: no LibreOffice run beside the guard.
+  const settings = parserSettings({ archive, office: { render: 'off' } });
+  const budget = new ArchiveBudget(settings.archive);
+  const result = await writeArtifact(
+    { documentId: 'archive-guard', fileName: path.basename(file), format, options: {}, customMetadata: null, inputPath: file, artifactPath, tempDir },
+    () => FORMATS[format].load!(),
+    settings,
+    budget,
   );
   const artifact = result.ok ? JSON.parse(await fs.readFile(artifactPath, 'utf8')) : null;
   return { result, artifact, budget, scratchBytes: await dirBytes(tempDir) };
@@ -170,9 +168,8 @@ function nestedZip(perLevel: number): Buffer {
 
 describe('ZIPs inside ZIPs share one budget', () => {
   it('refused once the levels together pass the limit, though each archive alone is under it', async () => {
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(5 * MiB);
     const upload = await writeUpload('nested.zip', nestedZip(2 * MiB));
-    const { result, budget, scratchBytes } = await parseUpload(upload, 'shapefile');
+    const { result, budget, scratchBytes } = await parseUpload(upload, 'shapefile', { maxBytes: 5 * MiB });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.message).toMatch(/^The archive expands to more than 5 MiB, the limit for one upload \(archives inside it included\)/);
@@ -182,17 +179,14 @@ describe('ZIPs inside ZIPs share one budget', () => {
   });
 
   it('archives deeper than the depth limit are left closed and named', async () => {
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(64 * MiB);
     // A real shapefile three levels down: found with depth 3, named as not opened with depth 2.
     const poly = await fs.readFile(corpusPath('gis', 'shp_poly.zip'));
     const deep = zipOf([{ name: 'a.zip', data: zipOf([{ name: 'b.zip', data: zipOf([{ name: 'poly.zip', data: poly }]) }]) }]);
     const upload = await writeUpload('deep.zip', deep);
-    process.env.DOCPARSE_ARCHIVE_MAX_DEPTH = '3';
-    const open = await parseUpload(upload, 'shapefile');
+    const open = await parseUpload(upload, 'shapefile', { maxBytes: 64 * MiB, maxDepth: 3 });
     expect(open.result.ok).toBe(true);
     expect(open.artifact.content.datasets.map((d: any) => d.source)).toEqual(['a.zip/b.zip/poly.zip/poly.shp']);
-    process.env.DOCPARSE_ARCHIVE_MAX_DEPTH = '2';
-    const closed = await parseUpload(upload, 'shapefile');
+    const closed = await parseUpload(upload, 'shapefile', { maxBytes: 64 * MiB, maxDepth: 2 });
     expect(closed.result.ok).toBe(false);
     if (!closed.result.ok) expect(closed.result.message).toMatch(/nested archives are not opened: a\.zip\/b\.zip\/poly\.zip/);
   });
@@ -223,13 +217,11 @@ describe('valid archives at the limit', () => {
     const used = full.budget.inflatedBytes;
     expect(full.artifact.metadata.archive.uncompressedBytes).toBe(used);
 
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(used);
-    const at = await parseUpload(file, 'shapefile');
+    const at = await parseUpload(file, 'shapefile', { maxBytes: used });
     expect(at.result.ok).toBe(true);
     expect(at.artifact.content).toEqual(full.artifact.content);
 
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(used - 1);
-    const below = await parseUpload(file, 'shapefile');
+    const below = await parseUpload(file, 'shapefile', { maxBytes: used - 1 });
     expect(below.result.ok).toBe(false);
     if (!below.result.ok) expect(below.result.message).toMatch(new RegExp(`^The archive expands to more than ${used - 1} bytes`));
   });
@@ -245,20 +237,18 @@ describe('valid archives at the limit', () => {
     const used = full.budget.inflatedBytes;
     expect(used).toBeGreaterThan(0);
 
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(used);
-    const at = await parseUpload(file, format);
+    const at = await parseUpload(file, format, { maxBytes: used });
     expect(at.result.ok).toBe(true);
     expect(at.artifact.content).toEqual(full.artifact.content);
 
-    process.env.DOCPARSE_ARCHIVE_MAX_BYTES = String(used - 1);
-    const below = await parseUpload(file, format);
+    const below = await parseUpload(file, format, { maxBytes: used - 1 });
     expect(below.result.ok).toBe(false);
     if (!below.result.ok) expect(below.result.message).toMatch(new RegExp(`^The archive expands to more than ${used - 1} bytes, the limit for one upload`));
   });
 
   it('the older GIS variable still sets the limit', async () => {
-    process.env.DOCPARSE_GIS_MAX_UNZIPPED_BYTES = '1000';
-    const r = await parseFile(corpusPath('gis', 'shp_poly.zip'), 'shapefile');
+    const { parsers } = loadConfig({ DOCPARSE_GIS_MAX_UNZIPPED_BYTES: '1000' });
+    const r = await parseFile(corpusPath('gis', 'shp_poly.zip'), 'shapefile', {}, 'shp_poly.zip', parserSettings({ archive: parsers.archive }));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.message).toMatch(/^The archive expands to more than 1000 bytes/);
   });

@@ -35,6 +35,8 @@ export async function createTestEnv(mode: Mode, env: Record<string, string> = {}
     DOCPARSE_DEMO_CLIENT_ID: 'demo-client',
     DOCPARSE_DEMO_CLIENT_SECRET: 'demo-secret-0123456789',
     DOCPARSE_SEED_DEMO: 'true',
+    // The engines where this machine has them, found as a node started here would find them.
+    ...Object.fromEntries(['PATH', 'TESSDATA_PREFIX'].filter((n) => process.env[n]).map((n) => [n, process.env[n]!])),
     ...(db ? { DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, DOCPARSE_MASTER_KEY: randomBytes(32).toString('hex') } : {}),
     ...env,
   };

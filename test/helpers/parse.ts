@@ -3,10 +3,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import runParseTask, { writeArtifact } from '../../src/pipeline/thread.js';
+import { parseTaskWith, writeArtifact } from '../../src/pipeline/thread.js';
 import type { FormatParser } from '../../src/formats/types.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
 import type { JobOptions } from '../../src/jobs/types.js';
+import type { ParserSettings } from '../../src/formats/settings.js';
+import { parserSettings } from './parser-settings.js';
 
 /** The real-files corpus (test/helpers/corpus-dir.mjs); unavailable in a clone without it. */
 export { CORPUS_DIR as CORPUS_ROOT, CORPUS_AVAILABLE } from './corpus-dir.mjs';
@@ -28,17 +30,27 @@ export type ParseResult =
   | { ok: true; artifact: Record<string, any>; bytes: number }
   | { ok: false; code: string; message: string; transient: boolean };
 
-/** Parses a file with the registered parser for `format` and returns the artifact JSON. */
-export function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
-  return run(filePath, format, options, fileName, (task) => runParseTask(task));
+/**
+ * Parses a file with the registered parser for `format` and returns the artifact JSON.
+ * `settings`: the node's parser settings (test/helpers/parser-settings.ts) the parse runs with.
+ */
+export function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath), settings: ParserSettings = parserSettings()): Promise<ParseResult> {
+  return run(filePath, format, options, fileName, (task) => parseTaskWith(task, settings));
 }
 
 /** Same, with a given parser (for a family not yet in the registry). */
-export function parseFileWith(parser: FormatParser, filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath)): Promise<ParseResult> {
-  return run(filePath, format, options, fileName, (task) => writeArtifact(task, async () => parser));
+export function parseFileWith(
+  parser: FormatParser,
+  filePath: string,
+  format: string,
+  options: JobOptions = {},
+  fileName = path.basename(filePath),
+  settings: ParserSettings = parserSettings(),
+): Promise<ParseResult> {
+  return run(filePath, format, options, fileName, (task) => writeArtifact(task, async () => parser, settings));
 }
 
-async function run(filePath: string, format: string, options: JobOptions, fileName: string, exec: (t: ParseTask) => Promise<Awaited<ReturnType<typeof runParseTask>>>): Promise<ParseResult> {
+async function run(filePath: string, format: string, options: JobOptions, fileName: string, exec: (t: ParseTask) => Promise<Awaited<ReturnType<typeof parseTaskWith>>>): Promise<ParseResult> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-parse-'));
   try {
     const artifactPath = path.join(dir, 'artifact.json');

@@ -185,7 +185,7 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
       it('failed records carry their error', async () => {
         const job = makeJob({ statusInt: JobState.Queued });
         await b.store.put(job);
-        const error = { code: 'extraction_failed', message: 'bad file', stage: 'extract' };
+        const error = { code: 'extraction_failed' as const, message: 'bad file', stage: 'extract' };
         const failed = await b.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
         expect(failed?.error).toEqual(error);
         expect((await b.store.get(job.tenantId, job.documentId))?.error).toEqual(error);

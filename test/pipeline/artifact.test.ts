@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeArtifact } from '../../src/pipeline/thread.js';
 import { parsePdf } from '../../src/formats/pdf/index.js';
 import { corpusPath } from '../helpers/parse.js';
+import { parserSettings } from '../helpers/parser-settings.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'artifact-test-'));
@@ -29,7 +30,7 @@ const task = (file: string, artifactPath: string) => ({
 describe('artifact file', () => {
   it('a path that cannot be created fails the task with the file error', async () => {
     const missing = path.join(dir, 'no-such-dir', 'a.json');
-    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf);
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf, parserSettings());
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
     if (!r.ok) expect(r.message).toBe('The result file could not be written (ENOENT).');
     expect(fs.existsSync(missing)).toBe(false);
@@ -37,7 +38,7 @@ describe('artifact file', () => {
 
   it('a full disk part-way through a large artifact fails the task as transient', async () => {
     // /dev/full opens, then refuses every write with ENOSPC.
-    const r = await writeArtifact(task('pysample__GeoTopo-komprimiert.pdf', '/dev/full'), async () => parsePdf);
+    const r = await writeArtifact(task('pysample__GeoTopo-komprimiert.pdf', '/dev/full'), async () => parsePdf, parserSettings());
     expect(r).toMatchObject({ ok: false, transient: true });
     if (!r.ok) expect(r.message).toBe('The result file could not be written (ENOSPC).');
   });
@@ -45,14 +46,14 @@ describe('artifact file', () => {
   it('a disk that fails a write (EIO) fails the task as transient', async () => {
     // The kernel answers a write at offset 0 of /proc/self/mem (never mapped) with EIO: a real
     // I/O error, and the first write is refused, so nothing is written anywhere.
-    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', '/proc/self/mem'), async () => parsePdf);
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', '/proc/self/mem'), async () => parsePdf, parserSettings());
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: true });
     if (!r.ok) expect(r.message).toBe('The result file could not be written (EIO).');
   });
 
   it("a failure while parsing is reported as the parser's, not retried", async () => {
     // The upload is gone (ENOENT on the input, not on the result file).
-    const r = await writeArtifact({ ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') }, async () => parsePdf);
+    const r = await writeArtifact({ ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') }, async () => parsePdf, parserSettings());
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
     if (!r.ok) {
       // The client reads a sentence about the document; the raw error is kept for the log.
@@ -64,7 +65,7 @@ describe('artifact file', () => {
   for (const file of ['pysample__libreoffice-form.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {
     it(`${file}: a good path gets the whole artifact`, async () => {
       const out = path.join(dir, `${file}.json`);
-      const r = await writeArtifact(task(file, out), async () => parsePdf);
+      const r = await writeArtifact(task(file, out), async () => parsePdf, parserSettings());
       expect(r.ok).toBe(true);
       if (!r.ok) return;
       const artifact = JSON.parse(fs.readFileSync(out, 'utf8'));

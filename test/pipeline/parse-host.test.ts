@@ -11,6 +11,7 @@ import { ParseHost, readRssMb, type ParseHostOptions } from '../../src/pipeline/
 import { PoolTaskError } from '../../src/pipeline/pool.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
 import { writeWideXlsx } from '../helpers/workbooks.js';
+import { parserSettings } from '../helpers/parser-settings.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
@@ -41,7 +42,7 @@ const task = (input: string, format = 'csv', options: ParseTask['options'] = { c
 };
 
 async function startHost(over: Partial<ParseHostOptions> = {}): Promise<ParseHost> {
-  const host = new ParseHost({ threads: 1, taskTimeoutMs: 120_000, maxHeapMb: 2048, recycleAboveMb: 4096, maxProcessRssMb: 16_384, logger: pino({ level: 'silent' }), ...over });
+  const host = new ParseHost({ threads: 1, taskTimeoutMs: 120_000, maxHeapMb: 2048, recycleAboveMb: 4096, maxProcessRssMb: 16_384, parsers: parserSettings(), logger: pino({ level: 'silent' }), ...over });
   hosts.push(host);
   expect(await host.whenReady(60_000)).toBe(true);
   return host;
@@ -121,18 +122,16 @@ describe('ParseHost', () => {
 describe('LibreOffice subprocesses', () => {
   let stub: string;
   let marker: string;
-  const previous = process.env.DOCPARSE_SOFFICE;
+  /** The parsing process runs the stand-in as its soffice (DOCPARSE_SOFFICE, through the settings). */
+  const withStub = () => parserSettings({ engines: { soffice: stub } });
 
   beforeAll(async () => {
     // A LibreOffice that hangs, with a helper process in its group, as soffice.bin would be.
     marker = `docparse-hung-soffice-${process.pid}-${Date.now()}`;
     stub = path.join(dir, 'soffice');
     await fs.writeFile(stub, `#!/bin/bash\n(exec -a ${marker}-helper sleep 600) &\nexec -a ${marker} sleep 600\n`, { mode: 0o755 });
-    process.env.DOCPARSE_SOFFICE = stub;
   });
   afterAll(() => {
-    if (previous === undefined) delete process.env.DOCPARSE_SOFFICE;
-    else process.env.DOCPARSE_SOFFICE = previous;
     try {
       execFileSync('pkill', ['-KILL', '-f', marker]);
     } catch {
@@ -151,7 +150,7 @@ describe('LibreOffice subprocesses', () => {
   it('a task stopped at its timeout takes its hung soffice and its helpers with it', async () => {
     const rtf = path.join(dir, 'hang.rtf');
     await fs.writeFile(rtf, '{\\rtf1\\ansi hello}');
-    const host = await startHost({ taskTimeoutMs: 3000 });
+    const host = await startHost({ taskTimeoutMs: 3000, parsers: withStub() });
     const run = failure(host.run(task(rtf, 'rtf', {})));
     await waitUntil(() => running() >= 2, 'the stand-in and its helper');
     const err = await run;
@@ -162,7 +161,7 @@ describe('LibreOffice subprocesses', () => {
   it('a parsing process that dies takes the soffice it started with it', async () => {
     const rtf = path.join(dir, 'hang2.rtf');
     await fs.writeFile(rtf, '{\\rtf1\\ansi hello}');
-    const host = await startHost();
+    const host = await startHost({ parsers: withStub() });
     const run = failure(host.run(task(rtf, 'rtf', {})));
     await waitUntil(() => running() >= 2, 'the stand-in and its helper');
     await sleep(200); // the registration reaches the supervisor

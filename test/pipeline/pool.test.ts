@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ParsePool, PoolTaskError } from '../../src/pipeline/pool.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
+import { parserSettings } from '../helpers/parser-settings.js';
 
 let dir: string;
 let bigCsv: string;
@@ -37,7 +38,7 @@ const threadIds = (pool: ParsePool) => (pool as unknown as { piscina: { threads:
 
 describe('ParsePool', () => {
   it('stops a task that runs past its timeout and keeps serving', async () => {
-    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30, maxHeapMb: 256 });
+    const pool = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30, maxHeapMb: 256 });
     try {
       const err = await pool.run(task(bigCsv, 'slow')).catch((e) => e);
       expect(err).toBeInstanceOf(PoolTaskError);
@@ -46,7 +47,7 @@ describe('ParsePool', () => {
     } finally {
       await pool.close();
     }
-    const fresh = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256 });
+    const fresh = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256 });
     try {
       expect(await fresh.run(task(smallCsv, 'after'))).toMatchObject({ ok: true, documentUnits: 1 });
     } finally {
@@ -55,7 +56,7 @@ describe('ParsePool', () => {
   });
 
   it('a thread past its memory ceiling retires after its task and a fresh one takes the next', async () => {
-    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 1 });
+    const pool = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 1 });
     try {
       expect(await pool.run(task(smallCsv, 'one'))).toMatchObject({ ok: true });
       const first = threadIds(pool);
@@ -69,7 +70,7 @@ describe('ParsePool', () => {
   });
 
   it('keeps its threads when under the ceiling', async () => {
-    const pool = new ParsePool({ threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 4096 });
+    const pool = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256, recycleAboveMb: 4096 });
     try {
       await pool.run(task(smallCsv, 'a'));
       const first = threadIds(pool);

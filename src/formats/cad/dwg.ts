@@ -57,8 +57,8 @@ const CODEPAGES: Record<number, string> = {
   43: 'utf-16', 44: 'ansi_1258',
 };
 
-export async function readDwg(filePath: string): Promise<CadDocument> {
-  await checkCadSize(filePath);
+export async function readDwg(filePath: string, maxBytes: number): Promise<CadDocument> {
+  await checkCadSize(filePath, maxBytes);
   const bytes = await readFile(filePath);
   if (bytes.length < 0x80 || !/^AC[12][.0-9]\d{2}/.test(bytes.subarray(0, 6).toString('latin1'))) {
     throw new ExtractionError(

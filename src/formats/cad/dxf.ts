@@ -562,8 +562,8 @@ function assemble(recs: Rec[], warnings: string[]): { e: Record<string, any>; re
   return out;
 }
 
-export async function readDxf(filePath: string): Promise<{ doc: CadDocument; binary: boolean; encoding: string }> {
-  await checkCadSize(filePath);
+export async function readDxf(filePath: string, maxBytes: number): Promise<{ doc: CadDocument; binary: boolean; encoding: string }> {
+  await checkCadSize(filePath, maxBytes);
   const buf = await readFile(filePath);
   const binary = buf.length >= BINARY_SENTINEL.length && buf.subarray(0, BINARY_SENTINEL.length).equals(BINARY_SENTINEL);
   const warnings: string[] = [];

@@ -30,7 +30,7 @@ function outcome(doc: CadDocument, format: 'dwg' | 'dxf'): ParseOutcome {
 
 export const parseDwg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   input.progress(0);
-  const doc = await readDwg(input.filePath);
+  const doc = await readDwg(input.filePath, input.settings.cad.maxBytes);
   input.progress(0.6);
   await writeCadContent(doc, content);
   input.progress(1);
@@ -39,7 +39,7 @@ export const parseDwg: FormatParser = async (input: ParseInput, content: JsonWri
 
 export const parseDxf: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   input.progress(0);
-  const { doc, binary, encoding } = await readDxf(input.filePath);
+  const { doc, binary, encoding } = await readDxf(input.filePath, input.settings.cad.maxBytes);
   input.progress(0.6);
   await writeCadContent(doc, content, { binary, encoding });
   input.progress(1);

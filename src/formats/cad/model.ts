@@ -294,12 +294,13 @@ export function dimensionTypeName(flags: unknown): string {
   return DIMENSION_TYPES[n] ?? 'unknown';
 }
 
-/** Largest CAD file read (bytes): drawings are decoded whole in memory (DWG inside WASM). */
-export const CAD_MAX_BYTES = Number(process.env.DOCPARSE_CAD_MAX_BYTES) > 0 ? Number(process.env.DOCPARSE_CAD_MAX_BYTES) : 256 * 1024 * 1024;
-
-export async function checkCadSize(filePath: string): Promise<void> {
+/**
+ * Refuses a drawing over `maxBytes` (settings.cad.maxBytes, DOCPARSE_CAD_MAX_BYTES): drawings
+ * are decoded whole in memory (DWG inside WASM).
+ */
+export async function checkCadSize(filePath: string, maxBytes: number): Promise<void> {
   const { size } = await stat(filePath);
-  if (size > CAD_MAX_BYTES) {
-    throw new ExtractionError(`the drawing is ${size} bytes, larger than the ${CAD_MAX_BYTES}-byte limit for CAD files (DOCPARSE_CAD_MAX_BYTES)`);
+  if (size > maxBytes) {
+    throw new ExtractionError(`the drawing is ${size} bytes, larger than the ${maxBytes}-byte limit for CAD files (DOCPARSE_CAD_MAX_BYTES)`);
   }
 }

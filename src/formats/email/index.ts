@@ -12,6 +12,7 @@ import { enrichAttachments } from './service-attachments.js';
 import { readMsg } from './msg.js';
 import { walkPst } from './pst.js';
 import type { EmailMessageT } from './schema.js';
+import type { ParserSettings } from '../settings.js';
 
 export { isFromLine, splitMbox } from './mbox.js';
 export { parseMime } from './mime.js';
@@ -30,7 +31,12 @@ class MessageSink {
 
   private readonly units: StreamingUnits;
 
-  constructor(private readonly w: JsonWriter, format: string, meter?: UnitMeter) {
+  constructor(
+    private readonly w: JsonWriter,
+    format: string,
+    private readonly settings: ParserSettings,
+    meter?: UnitMeter,
+  ) {
     this.units = new StreamingUnits(meter);
     w.beginObject().field('format', format).key('messages').beginArray();
   }
@@ -38,7 +44,7 @@ class MessageSink {
   async add(m: EmailMessageT): Promise<void> {
     // Each message is a unit: held before its attachments are parsed or it is written.
     await this.units.need(this.count + 1);
-    await enrichAttachments(m);
+    await enrichAttachments(m, this.settings);
     this.w.value({ index: this.count, ...m });
     this.count++;
     this.attachments += m.attachmentCount;
@@ -113,7 +119,7 @@ export const parseEml: FormatParser = async (input: ParseInput, content: JsonWri
     throw new ExtractionError('the file is binary, not an RFC 5322 message');
   }
   const msg = await mime(buf, 'the file');
-  const sink = new MessageSink(content, 'eml', input.units);
+  const sink = new MessageSink(content, 'eml', input.settings, input.units);
   await sink.add(msg);
   sink.end();
   return sink.outcome('eml', { bytes: size });
@@ -123,7 +129,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
   const { size } = await stat(input.filePath);
   if (size === 0) throw new ExtractionError('the file is empty');
   const mailbox = input.fileName ? path.basename(input.fileName).replace(/\.[^.]+$/, '') : null;
-  const sink = new MessageSink(content, 'mbox', input.units);
+  const sink = new MessageSink(content, 'mbox', input.settings, input.units);
   let failed = 0;
   let stats;
   try {
@@ -171,7 +177,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
 export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
   const { message, codepage } = await readMsg(input.filePath, size);
-  const sink = new MessageSink(content, 'msg', input.units);
+  const sink = new MessageSink(content, 'msg', input.settings, input.units);
   await sink.add(message);
   sink.end();
   return sink.outcome('msg', { bytes: size, itemClass: message.itemClass ?? null, ansiCodepage: codepage });
@@ -179,7 +185,7 @@ export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWri
 
 export const parsePst: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
-  const sink = new MessageSink(content, 'pst', input.units);
+  const sink = new MessageSink(content, 'pst', input.settings, input.units);
   let embedded = 0;
   const walk = await walkPst(input.filePath, async (m) => {
     embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;

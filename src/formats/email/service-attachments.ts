@@ -12,6 +12,7 @@ import { JsonWriter } from '../../pipeline/json-writer.js';
 import { detectFormat } from '../../pipeline/detect.js';
 import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';
+import type { ParserSettings } from '../settings.js';
 
 /** Formats whose text is worth extracting from an attachment. */
 const PARSED_FORMATS = new Set(['pdf', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'doc', 'xls', 'ppt']);
@@ -28,17 +29,18 @@ export function rememberContent(attachment: EmailAttachmentT, content: Uint8Arra
 }
 
 /**
- * Extracts the text of every pending service-format attachment, nested messages included.
- * `budget` bounds what their packages may inflate to, together: the upload's when the caller
- * runs inside withArchiveBudget, else one for this message and the messages it holds.
+ * Extracts the text of every pending service-format attachment, nested messages included,
+ * with the message's own parser settings. `budget` bounds what their packages may inflate
+ * to, together: the upload's when the caller runs inside withArchiveBudget, else one for this
+ * message and the messages it holds.
  */
-export async function enrichAttachments(msg: EmailMessageT, budget: ArchiveBudget = activeArchiveBudget()): Promise<void> {
+export async function enrichAttachments(msg: EmailMessageT, settings: ParserSettings, budget: ArchiveBudget = activeArchiveBudget()): Promise<void> {
   for (const a of msg.attachments) {
-    if (a.message) await enrichAttachments(a.message, budget);
+    if (a.message) await enrichAttachments(a.message, settings, budget);
     const content = pending.get(a);
     if (!content) continue;
     pending.delete(a);
-    const r = await withArchiveBudget(budget, () => parseAttachment(content, a.fileName));
+    const r = await withArchiveBudget(budget, () => parseAttachment(content, a.fileName, settings));
     if (!r) continue;
     if ('error' in r) {
       a.note = `${r.format}: could not be parsed (${r.error})`;
@@ -52,7 +54,7 @@ export async function enrichAttachments(msg: EmailMessageT, budget: ArchiveBudge
   }
 }
 
-async function parseAttachment(content: Uint8Array, fileName: string | null): Promise<{ format: string; text: string } | { format: string; error: string } | null> {
+async function parseAttachment(content: Uint8Array, fileName: string | null, settings: ParserSettings): Promise<{ format: string; text: string } | { format: string; error: string } | null> {
   if (content.byteLength > MAX_ATTACHMENT_BYTES) return null;
   let format: string;
   try {
@@ -75,7 +77,7 @@ async function parseAttachment(content: Uint8Array, fileName: string | null): Pr
     const w = new JsonWriter(out);
     const parse = await load();
     await parse(
-      { filePath: input, fileName, format, options: format === 'pdf' ? { pdfMode: 'SingleColumn' } : {}, tempDir: dir, progress: () => {} },
+      { filePath: input, fileName, format, options: format === 'pdf' ? { pdfMode: 'SingleColumn' } : {}, settings, tempDir: dir, progress: () => {} },
       w,
     );
     await w.finish();

@@ -25,20 +25,10 @@ import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from '
 import { extractZip, type ExtractReport } from './zip.js';
 import { ArchiveBudget, activeArchiveBudget } from '../archive-guard.js';
 import { isZipHead, readFileHead } from '../file-head.js';
-import { switchedOff } from '../../config.js';
 
 export { GisContent } from './schema.js';
 
-const DEFAULT_MAX_INLINE = 100_000;
 const MAX_WARNINGS_PER_DATASET = 20;
-
-/** Features inlined per job (all datasets together); DOCPARSE_GIS_MAX_INLINE_FEATURES, default 100000. */
-export function maxInlineFeatures(): number {
-  const raw = process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_INLINE;
-  const v = Number(raw);
-  return Number.isFinite(v) && v >= 0 ? Math.floor(v) : DEFAULT_MAX_INLINE;
-}
 
 const DRIVER_FORMAT: Record<string, GisFormat> = {
   'ESRI Shapefile': 'shapefile',
@@ -287,7 +277,10 @@ interface JobState {
   /** Files of features past the cap, served as result parts. */
   parts: { name: string; path: string }[];
   tempDir: string;
+  /** Features inlined per job, all datasets together (settings.gis.maxInlineFeatures). */
   cap: number;
+  /** Eligible layers through GDAL's FlatGeobuf writer (settings.gis.flatGeobuf). */
+  flatGeobuf: boolean;
   inlined: number;
   truncated: boolean;
   units: number;
@@ -458,11 +451,6 @@ async function streamFgbFeatures(
 /** Layers that took the FlatGeobuf route, and why others fell back (for tests and the bench). */
 export const fgbRouteStats = { used: 0, fallbacks: [] as string[] };
 
-/** DOCPARSE_GIS_FGB=false (or 0/no/off) turns the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer); validated at boot in config.ts. */
-function fgbRouteEnabled(): boolean {
-  return !switchedOff('DOCPARSE_GIS_FGB');
-}
-
 async function writeLayer(
   s: GdalSession,
   ds: number,
@@ -529,7 +517,8 @@ async function writeLayer(
     // FlatGeobuf route: GDAL writes a binary file, the GeoJSON text is written here (fgb.ts).
     // Any doubt (GDAL error, count mismatch, something fgb.ts cannot render the way GDAL's
     // GeoJSON writer would) sends the layer through the GeoJSONSeq attempts below.
-    if (fgbRouteEnabled() && fgbIneligible(layer, driver) === null) {
+    // DOCPARSE_GIS_FGB=false turns the route off: every layer through GDAL's GeoJSONSeq writer.
+    if (job.flatGeobuf && fgbIneligible(layer, driver) === null) {
       const outRel = `gis-out/${++job.outSeq}.fgb`;
       const host = path.join(tempDir, outRel);
       const first = attempts[0];
@@ -745,7 +734,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   for (const n of found.nested) warnings.push(`${n} is an archive inside the archive and was not opened.`);
   await mkdir(path.join(input.tempDir, 'gis-out'), { recursive: true });
 
-  const job: JobState = { parts: [], tempDir: input.tempDir, cap: maxInlineFeatures(), inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
+  const job: JobState = { parts: [], tempDir: input.tempDir, cap: input.settings.gis.maxInlineFeatures, flatGeobuf: input.settings.gis.flatGeobuf, inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
   const failures: { source: string; format: string; error: string }[] = [];
 
   await withGdal(async (s) => {

@@ -7,11 +7,6 @@ import type { ZipPackage } from './zip.js';
 import { ExtractionError } from '../types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
-/**
- * Largest main document part read (the XML tree costs ~10–20× its size in heap, and the
- * worker's heap is capped): 48 MiB of WordprocessingML is thousands of pages.
- */
-const PART_LIMIT = Number(process.env.DOCPARSE_OFFICE_MAX_PART_MB ?? 48) * 1024 * 1024;
 const MAX_DEPTH = 64;
 
 export interface DocxModel {
@@ -78,6 +73,12 @@ export class DocxReader {
   constructor(
     private readonly zip: ZipPackage,
     private readonly warnings: string[],
+    /**
+     * Largest main document part read (settings.office.maxPartBytes): the XML tree costs
+     * ~10–20× its size in heap, and the worker's heap is capped; 48 MiB of WordprocessingML
+     * is thousands of pages.
+     */
+    private readonly maxPartBytes: number,
   ) {}
 
   async read(): Promise<DocxModel> {
@@ -90,7 +91,7 @@ export class DocxReader {
     const numRel = relOf('/numbering');
     if (numRel && this.zip.resolve(numRel.target)) await this.loadNumbering(numRel.target);
 
-    const xml = await this.zip.readText(main, PART_LIMIT);
+    const xml = await this.zip.readText(main, this.maxPartBytes);
     const doc = root(parseXml(xml, main), 'document');
     const body = doc ? child(doc, 'body') : undefined;
     if (!body) throw new ExtractionError(`not a Word document: ${main} has no w:body`);

@@ -12,7 +12,7 @@ import type { JsonWriter } from '../../pipeline/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';
-import { convert, libreOfficeAvailable, renderPageCount } from './libreoffice.js';
+import { convert, libreOfficeAvailable, libreOfficeRun, renderPageCount } from './libreoffice.js';
 import { engineUnavailable } from '../../engines/unavailable.js';
 import { inspectOle, isBareBiff, isOle, isRtf, looksLikePlainText, olePageCount } from './ole.js';
 import { isZipHead, readFileHead } from '../file-head.js';
@@ -24,7 +24,6 @@ import { ZipPackage } from './zip.js';
 
 export type OfficeFormat = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'ods' | 'pptx' | 'ppt' | 'odp';
 
-const MAX_SHEET_XML_BYTES = Number(process.env.DOCPARSE_OFFICE_MAX_SHEET_XML_MB ?? 160) * 1024 * 1024;
 
 /** Bytes read to tell the container and text encodings apart. */
 const HEAD_BYTES = 4096;
@@ -104,8 +103,8 @@ async function readOdfPackage(ctx: Ctx): Promise<OfficePropertiesT> {
  * metadata.converter; `what` names the input in the error when LibreOffice is not installed.
  */
 async function convertInput(ctx: Ctx, filter: string, inputExt: string, what: string): Promise<string> {
-  if (!libreOfficeAvailable()) throw engineUnavailable('LibreOffice', `to read ${what}`);
-  const r = await convert(ctx.input.filePath, filter, ctx.work, { inputExt });
+  if (!libreOfficeAvailable(ctx.input.settings.engines)) throw engineUnavailable('LibreOffice', `to read ${what}`);
+  const r = await convert(ctx.input.filePath, filter, ctx.work, libreOfficeRun(ctx.input.settings), { inputExt });
   ctx.metadata.converter = { engine: 'libreoffice', to: filter.slice(0, filter.indexOf(':')), millis: r.millis };
   return r.outputPath;
 }
@@ -165,7 +164,7 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   const work = ctx.work;
   // In "auto" mode a DOCX whose stored page count Word's own layout markers confirm is not
   // rendered; that is decided after reading it.
-  const startRender = () => (renderMode() === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt));
+  const startRender = () => (input.settings.office.render === 'auto' && format === 'docx' ? null : renderPages(ctx, renderExt));
   let renderP: Promise<RenderResult> | null = null;
   if (format !== 'docx') {
     renderP = startRender();
@@ -188,18 +187,18 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
       const p = dropConverterProps(await ooxmlProperties(zip, warnings));
       properties = { ...p, ...properties };
     }
-    const reader = new DocxReader(zip, warnings);
+    const reader = new DocxReader(zip, warnings, input.settings.office.maxPartBytes);
     try {
       model = await reader.read();
     } catch (err) {
-      if (format === 'docx' && err instanceof ExtractionError && /malformed XML/.test(err.message) && libreOfficeAvailable()) {
+      if (format === 'docx' && err instanceof ExtractionError && /malformed XML/.test(err.message) && libreOfficeAvailable(input.settings.engines)) {
         // A damaged main part: LibreOffice is more forgiving; read its re-saved copy.
         warnings.push(`${err.message}; read through LibreOffice's recovery instead`);
         zip.close();
-        const r = await convert(input.filePath, 'docx:MS Word 2007 XML', work, { inputExt: 'docx' });
+        const r = await convert(input.filePath, 'docx:MS Word 2007 XML', work, libreOfficeRun(input.settings), { inputExt: 'docx' });
         const z2 = await ZipPackage.open(r.outputPath);
         try {
-          const rd = new DocxReader(z2, warnings);
+          const rd = new DocxReader(z2, warnings, input.settings.office.maxPartBytes);
           model = await rd.read();
           await rd.resolveAltChunks();
         } finally {
@@ -227,21 +226,16 @@ async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
 type RenderResult = { pages: number; millis: number } | { confirmed: number } | { error: string; disabled?: boolean };
 
 /**
- * DOCPARSE_OFFICE_RENDER: "always" (default) renders every word-processing document;
- * "auto" skips rendering a DOCX written by Word when its stored page count equals Word's own
- * layout (lastRenderedPageBreak markers + 1); "0"/"off" never renders (stored count billed).
+ * Pages rendered by LibreOffice, as settings.office.render (DOCPARSE_OFFICE_RENDER) asks:
+ * "always" (default) renders every word-processing document; "auto" skips rendering a DOCX
+ * written by Word when its stored page count equals Word's own layout (lastRenderedPageBreak
+ * markers + 1, decided by the caller); "off" never renders (stored count billed).
  */
-function renderMode(): 'always' | 'auto' | 'off' {
-  const v = (process.env.DOCPARSE_OFFICE_RENDER ?? 'always').toLowerCase();
-  if (v === '0' || v === 'off' || v === 'false') return 'off';
-  if (v === 'auto') return 'auto';
-  return 'always';
-}
-
 function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
-  if (renderMode() === 'off') return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
-  if (!libreOfficeAvailable()) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
-  return renderPageCount(ctx.input.filePath, ctx.work, inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
+  const { settings } = ctx.input;
+  if (settings.office.render === 'off') return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
+  if (!libreOfficeAvailable(settings.engines)) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
+  return renderPageCount(ctx.input.filePath, ctx.work, libreOfficeRun(settings), inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
 }
 
 async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties: OfficePropertiesT, render: RenderResult): Promise<ParseOutcome> {
@@ -259,7 +253,7 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     // Without LibreOffice the stored count is a guess (often stale: 7 stored, 9 rendered), so
     // it is not billed: the job fails as engine_unavailable and is retried, perhaps on a
     // worker that has LibreOffice. Only DOCPARSE_OFFICE_RENDER=off asks for stored counts.
-    if (!render.disabled && !libreOfficeAvailable()) throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
+    if (!render.disabled && !libreOfficeAvailable(ctx.input.settings.engines)) throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
     if (ctx.format !== 'docx' && !render.disabled) throw new ExtractionError(`page rendering failed: ${render.error}`);
     units = stored && stored > 0 ? stored : 1;
     metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
@@ -379,8 +373,9 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   try {
     z.checkRatios();
     const sheetBytes = z.names().filter((n) => /^xl\/worksheets\/[^/]+\.xml$/i.test(n)).reduce((a, n) => a + (z.info(n)?.uncompressedSize ?? 0), 0);
-    if (sheetBytes > MAX_SHEET_XML_BYTES) {
-      throw new ExtractionError(`the workbook's sheets hold ${Math.round(sheetBytes / 2 ** 20)} MiB of cell XML, over this node's ${Math.round(MAX_SHEET_XML_BYTES / 2 ** 20)} MiB limit for spreadsheets`);
+    const maxSheetXmlBytes = input.settings.office.maxSheetXmlBytes;
+    if (sheetBytes > maxSheetXmlBytes) {
+      throw new ExtractionError(`the workbook's sheets hold ${Math.round(sheetBytes / 2 ** 20)} MiB of cell XML, over this node's ${Math.round(maxSheetXmlBytes / 2 ** 20)} MiB limit for spreadsheets`);
     }
   } finally {
     z.close();

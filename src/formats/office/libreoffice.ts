@@ -12,15 +12,23 @@ import { threadId } from 'node:worker_threads';
 import { ExtractionError } from '../types.js';
 import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
 import { sofficePath } from '../../engines/locate.js';
+import { sofficeEnvironment } from '../../engines/soffice-env.js';
 import { engineUnavailable } from '../../engines/unavailable.js';
+import type { EngineLocations, ParserSettings } from '../settings.js';
 
-export const DEFAULT_CONVERT_TIMEOUT_MS = Number(process.env.DOCPARSE_SOFFICE_TIMEOUT_MS ?? 120_000);
+/** What running LibreOffice takes: where it is looked for, and how long a conversion may run. */
+export interface LibreOfficeRun {
+  engines: EngineLocations;
+  /** DOCPARSE_SOFFICE_TIMEOUT_MS. */
+  timeoutMs: number;
+}
 
-/** The soffice this node runs (DOCPARSE_SOFFICE alone when set, else the usual places and PATH). */
-export { sofficePath };
+/** The run a parser's settings describe. */
+export const libreOfficeRun = (s: ParserSettings): LibreOfficeRun => ({ engines: s.engines, timeoutMs: s.office.convertTimeoutMs });
 
-export function libreOfficeAvailable(): boolean {
-  return sofficePath() !== null;
+/** Whether this node has soffice (DOCPARSE_SOFFICE alone when set, else the usual places and PATH). */
+export function libreOfficeAvailable(engines: EngineLocations): boolean {
+  return sofficePath(engines) !== null;
 }
 
 // Macro security "very high" and macro execution disabled for every profile we create.
@@ -97,9 +105,10 @@ export async function convert(
   inputPath: string,
   target: string,
   outDir: string,
-  opts: { inputExt?: string; timeoutMs?: number } = {},
+  lo: LibreOfficeRun,
+  opts: { inputExt?: string } = {},
 ): Promise<ConvertResult> {
-  const bin = sofficePath();
+  const bin = sofficePath(lo.engines);
   if (!bin) {
     const ext = (opts.inputExt ?? path.extname(inputPath).slice(1)).toUpperCase();
     throw engineUnavailable('LibreOffice', ext ? `for ${ext} documents` : 'for this document');
@@ -133,7 +142,7 @@ export async function convert(
       outDir,
       src,
     ];
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_CONVERT_TIMEOUT_MS;
+    const timeoutMs = lo.timeoutMs;
     const { code, stderr, timedOut } = await run(bin, args, timeoutMs);
     if (timedOut) {
       healthy = false;
@@ -157,7 +166,7 @@ function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: nu
     const child = spawn(bin, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, HOME: os.tmpdir(), SAL_USE_VCLPLUGIN: 'svp' },
+      env: sofficeEnvironment(),
     });
     // The parsing process kills this group if the task ends first (timeout, dead thread).
     if (child.pid) trackProcessGroup(child.pid);
@@ -200,8 +209,8 @@ export async function countPdfPages(pdfPath: string): Promise<number> {
 }
 
 /** Renders to PDF and counts the pages. */
-export async function renderPageCount(inputPath: string, workDir: string, inputExt?: string): Promise<{ pages: number; millis: number }> {
-  const r = await convert(inputPath, 'pdf', path.join(workDir, `render-${Math.random().toString(36).slice(2, 8)}`), { inputExt });
+export async function renderPageCount(inputPath: string, workDir: string, lo: LibreOfficeRun, inputExt?: string): Promise<{ pages: number; millis: number }> {
+  const r = await convert(inputPath, 'pdf', path.join(workDir, `render-${Math.random().toString(36).slice(2, 8)}`), lo, { inputExt });
   const pages = await countPdfPages(r.outputPath);
   await fs.rm(path.dirname(r.outputPath), { recursive: true, force: true });
   if (pages < 1) throw new ExtractionError('LibreOffice rendered no pages');

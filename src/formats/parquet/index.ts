@@ -19,8 +19,6 @@ export { ParquetContent } from './schema.js';
 
 const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
 const MAGIC = Buffer.from('PAR1', 'latin1');
-/** Largest uncompressed row group decoded in MetadataPlusRows (bytes). */
-export const MAX_ROW_GROUP_BYTES = Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) > 0 ? Number(process.env.DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES) : 512 * 1024 * 1024;
 
 
 export interface ParquetFooter {
@@ -125,13 +123,15 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
       const top = tree.children.map((node) => [node.element.name, compileRenderer(node, wktColumns)] as const);
       w.key('rows').beginArray();
       let rowStart = 0;
+      // Largest uncompressed row group decoded (settings.parquet.maxRowGroupBytes).
+      const maxRowGroupBytes = input.settings.parquet.maxRowGroupBytes;
       for (let i = 0; i < metadata.row_groups.length; i++) {
         const g = metadata.row_groups[i];
         const n = Number(g.num_rows);
         const bytes = g.columns.reduce((a, c) => a + Number(c.meta_data?.total_uncompressed_size ?? 0), 0);
-        if (bytes > MAX_ROW_GROUP_BYTES) {
+        if (bytes > maxRowGroupBytes) {
           throw new ExtractionError(
-            `row group ${i} holds ${bytes} bytes uncompressed, more than the ${MAX_ROW_GROUP_BYTES}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
+            `row group ${i} holds ${bytes} bytes uncompressed, more than the ${maxRowGroupBytes}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
           );
         }
         if (n > 0) {

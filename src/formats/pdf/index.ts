@@ -15,6 +15,7 @@ import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, t
 import type { PdfBlockT, PdfPageT, PdfTableT } from './schema.js';
 import { readOutline, readPageLabel } from './outline.js';
 import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
+import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 
 export { PdfContent, type PdfContentT } from './schema.js';
@@ -119,7 +120,7 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
 
 async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise<ParseOutcome> {
   const mode: Mode = (input.options.pdfMode as Mode | undefined) ?? 'SingleColumn';
-  const pdfium = await getPdfium();
+  const pdfium = await getPdfium(input.settings.pdf.optimizedPdfium);
   const doc = PdfDocument.open(pdfium, input.filePath);
   const warnings: string[] = [];
   const chunkBlocks: ChunkSourceBlock[] = [];
@@ -211,7 +212,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     };
 
     for (let i = 0; i < n; i++) {
-      const pw = await extractPage(doc, i, mode, warnings);
+      const pw = await extractPage(doc, i, mode, warnings, input.settings.engines);
       if (pw.error) failedPages.push(i + 1);
       else if (pw.textSource === 'none') emptyPages.push(i + 1);
       if (pw.textSource === 'ocr') ocrPages.push(i + 1);
@@ -271,7 +272,7 @@ function listPages(pages: number[]): string {
   return pages.length > 20 ? pages.slice(0, 20).join(', ') + ', …' : pages.join(', ');
 }
 
-async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: string[]): Promise<PageWork> {
+async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: string[], engines: EngineLocations): Promise<PageWork> {
   const { ex } = doc.p;
   const page = ex.FPDF_LoadPage(doc.handle, i);
   const base: PageWork = {
@@ -305,12 +306,12 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.badChars = layer.badChars;
     let source: 'text' | 'ocr' | 'none' = layer.charCount > 0 ? 'text' : 'none';
     if (mode === 'Ocr') {
-      const scanned = pageLooksScanned(doc, page, g);
+      const scanned = pageLooksScanned(doc, page, g, engines);
       const garbage = layer.charCount > 0 && layer.badChars / layer.charCount > 0.1;
       const thin = layer.charCount < (scanned ? 200 : 10);
       if (garbage || thin) {
         try {
-          const r = await ocrPage(doc, page, g);
+          const r = await ocrPage(doc, page, g, engines);
           // Keep the text layer when OCR finds less (e.g. a blank scan under a real text line).
           if (r.fragments.length && r.charCount >= layer.charCount) {
             base.ocr = r;

@@ -6,6 +6,7 @@ import { getTesseract, requireTesseractModel } from './tesseract-loader.js';
 import type { Fragment } from './fragment.js';
 import type { PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
+import type { EngineLocations } from '../settings.js';
 
 const OCR_DPI = 300;
 /** Largest bitmap rendered for OCR (pixels); bigger pages are rendered at a lower DPI. */
@@ -40,8 +41,8 @@ const FPDF_PAGEOBJ_IMAGE = 3;
  * page's OCR into a warning; so it is where a node without the model fails the whole job
  * (engine_unavailable, nothing charged) instead of completing it with empty pages.
  */
-export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry): boolean {
-  requireTesseractModel();
+export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry, engines: EngineLocations): boolean {
+  requireTesseractModel(engines);
   const { ex } = doc.p;
   const s = doc.scratch;
   const n = ex.FPDFPage_CountObjects(page);
@@ -60,7 +61,7 @@ function r2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): Promise<OcrResult> {
+export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, engines: EngineLocations): Promise<OcrResult> {
   const { ex, M } = doc.p;
   let dpi = OCR_DPI;
   let wpx = Math.round((g.width * dpi) / 72), hpx = Math.round((g.height * dpi) / 72);
@@ -71,7 +72,7 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry): 
     hpx = Math.round((g.height * dpi) / 72);
   }
   if (wpx < 1 || hpx < 1) throw new Error('page has no area');
-  const engine = await getTesseract();
+  const engine = await getTesseract(engines);
   const bmp = ex.FPDFBitmap_Create(wpx, hpx, 1);
   if (!bmp) throw new Error(`cannot allocate a ${wpx}×${hpx} bitmap`);
   let rgba: Uint8ClampedArray;

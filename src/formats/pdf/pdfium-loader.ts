@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { switchedOff } from '../../config.js';
+import { DEFAULT_PARSER_SETTINGS } from '../settings.js';
 import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 
@@ -32,7 +32,9 @@ export interface PdfiumBinary {
   reason?: string;
 }
 
-let chosen: PdfiumBinary | null = null;
+/** The binary chosen for each value of the switch (chosen once: it hashes the files). */
+const chosen = new Map<boolean, PdfiumBinary>();
+const OPTIMIZED_BY_DEFAULT = DEFAULT_PARSER_SETTINGS.pdf.optimizedPdfium;
 
 const sha256 = (file: string): string => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
@@ -59,19 +61,23 @@ export function choosePdfiumBinary(packageWasm: string, optimizedDir: string, op
 /**
  * The PDFium binary this process runs (chosen once): the build's re-optimised copy
  * (wasm/optimize-pdfium.mjs, ≈ 15 % faster) when it was made from the installed package
- * binary, else the package's own. DOCPARSE_PDFIUM_OPTIMIZED=false always picks the package's
- * (validated in config.ts).
+ * binary, else the package's own. `optimizedWanted` false (DOCPARSE_PDFIUM_OPTIMIZED=false,
+ * settings.pdf.optimizedPdfium) always picks the package's.
  */
-export function pdfiumBinary(): PdfiumBinary {
-  if (chosen) return chosen;
-  // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
-  const dir = fileURLToPath(new URL('../../../dist/wasm/', import.meta.url));
-  return (chosen = choosePdfiumBinary(require.resolve('@embedpdf/pdfium/pdfium.wasm'), dir, !switchedOff('DOCPARSE_PDFIUM_OPTIMIZED')));
+export function pdfiumBinary(optimizedWanted = OPTIMIZED_BY_DEFAULT): PdfiumBinary {
+  let binary = chosen.get(optimizedWanted);
+  if (!binary) {
+    // src/formats/pdf and dist/formats/pdf both sit two levels under the project root.
+    const dir = fileURLToPath(new URL('../../../dist/wasm/', import.meta.url));
+    binary = choosePdfiumBinary(require.resolve('@embedpdf/pdfium/pdfium.wasm'), dir, optimizedWanted);
+    chosen.set(optimizedWanted, binary);
+  }
+  return binary;
 }
 
 /** Compiles pdfium.wasm (for the main thread to pass to workers via workerData). */
-export function compilePdfiumModule(): Promise<WasmModule> {
-  return WA.compile(fs.readFileSync(pdfiumBinary().path));
+export function compilePdfiumModule(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<WasmModule> {
+  return WA.compile(fs.readFileSync(pdfiumBinary(optimizedWanted).path));
 }
 
 /** Raw wasm exports (direct calls skip the wrapper's argument checks: hot loops use these). */
@@ -100,11 +106,14 @@ let heap: { buffer: ArrayBuffer } | null = null;
 // WASM memory never shrinks: the thread retires once it has grown past the pool's ceiling.
 registerMemoryReporter(() => heap?.buffer.byteLength ?? 0);
 
-/** The thread's PDFium instance (instantiated on first use, then reused). */
-export function getPdfium(): Promise<Pdfium> {
+/**
+ * The thread's PDFium instance (instantiated on first use, then reused), from the module the
+ * pool compiled, else (a parser run without a pool) compiled here from the chosen binary.
+ */
+export function getPdfium(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<Pdfium> {
   if (!instance) {
     instance = (async () => {
-      const mod = moduleFromWorkerData() ?? (await compilePdfiumModule());
+      const mod = moduleFromWorkerData() ?? (await compilePdfiumModule(optimizedWanted));
       const api = await init({
         instantiateWasm(imports: unknown, done: (inst: object, m: WasmModule) => void) {
           WA.instantiate(mod, imports).then((inst) => done(inst, mod));

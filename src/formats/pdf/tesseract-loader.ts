@@ -1,7 +1,7 @@
 // Tesseract (WASM, tesseract-wasm) loader. The engine .wasm ships in the npm package; the
 // English model comes from Debian's tesseract-ocr-eng package (installed by
 // scripts/install-engines.sh), found via DOCPARSE_TESSDATA_DIR, TESSDATA_PREFIX or the
-// standard Debian paths (src/engines/locate.ts). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
+// standard Debian paths (src/engines/locate.ts, with the locations config.ts read). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
 // every worker thread (pool workerData, thread-context.ts), as for PDFium: the threads share
 // its compiled code, including what V8 tiers up in any of them. One engine per thread,
 // instantiated on first use and reused.
@@ -12,6 +12,7 @@ import { createOCREngine, supportsFastBuild, type OCREngine } from 'tesseract-wa
 import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
 import { tesseractModelPath } from '../../engines/locate.js';
 import { engineUnavailable } from '../../engines/unavailable.js';
+import type { EngineLocations } from '../settings.js';
 
 const require = createRequire(import.meta.url);
 
@@ -31,8 +32,8 @@ const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
  * Path of the English model. A node without it fails the job as engine_unavailable (retried,
  * perhaps on a worker that has it): OCR without a model would complete with empty pages.
  */
-export function requireTesseractModel(): string {
-  const model = tesseractModelPath('eng');
+export function requireTesseractModel(engines: EngineLocations): string {
+  const model = tesseractModelPath(engines, 'eng');
   if (!model) throw engineUnavailable("Tesseract's English model (eng.traineddata)", 'for pdfMode=Ocr');
   return model;
 }
@@ -86,10 +87,10 @@ export async function ocrEngineFromModule(mod: object): Promise<OCREngine> {
 let engine: Promise<OCREngine> | null = null;
 
 /** The thread's OCR engine with the English model loaded. Throws when the model is missing. */
-export function getTesseract(): Promise<OCREngine> {
+export function getTesseract(engines: EngineLocations): Promise<OCREngine> {
   if (!engine) {
     engine = (async () => {
-      const model = requireTesseractModel();
+      const model = requireTesseractModel(engines);
       const given = precompiledModule('tesseract');
       const e = await ocrEngineFromModule(given instanceof WA.Module ? given : await compileTesseractModule());
       e.loadModel(fs.readFileSync(model));

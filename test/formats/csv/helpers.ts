@@ -9,6 +9,7 @@ import { JsonWriter } from '../../../src/pipeline/json-writer.js';
 import { parseCsv } from '../../../src/formats/csv/index.js';
 import type { ParseOutcome } from '../../../src/formats/types.js';
 import { corpusPath, CORPUS_ROOT } from '../../helpers/parse.js';
+import { parserSettings } from '../../helpers/parser-settings.js';
 
 const CORPUS = path.join(CORPUS_ROOT, 'csv');
 
@@ -80,6 +81,7 @@ export async function runCsv<C = any>(
         fileName: path.basename(filePath),
         format: 'csv',
         options: { csvRoute: route },
+        settings: parserSettings(),
         tempDir: dir,
         progress: (f) => progress.push(f),
       },

@@ -4,9 +4,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
-import { maxInlineFeatures, parseGis } from '../../../src/formats/gis/index.js';
+import { parserSettings, type SettingsOverrides } from '../../helpers/parser-settings.js';
+import { loadConfig } from '../../../src/config.js';
+import { parseGis } from '../../../src/formats/gis/index.js';
 import { layerWktsFromText } from '../../../src/formats/gis/index.js';
 import { contentErrors, makeZip } from './helpers.js';
 
@@ -22,14 +24,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
-afterEach(() => {
-  delete process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
-  delete process.env.DOCPARSE_GIS_MAX_ZIP_RATIO;
-  delete process.env.DOCPARSE_GIS_MAX_UNZIPPED_BYTES;
-});
-
-async function okParse(file: string, format: string, fileName?: string) {
-  const r = await parseFileWith(parseGis, file, format, {}, fileName ?? path.basename(file));
+async function okParse(file: string, format: string, fileName?: string, over: SettingsOverrides = {}) {
+  const r = await parseFileWith(parseGis, file, format, {}, fileName ?? path.basename(file), parserSettings(over));
   if (!r.ok) throw new Error(`${file}: ${r.code} ${r.message}`);
   expect(contentErrors(r.artifact.content)).toEqual([]);
   return r.artifact;
@@ -269,15 +265,13 @@ describe('metadata and features', () => {
 
 describe('inline feature cap', () => {
   it('defaults to 100000 and reads DOCPARSE_GIS_MAX_INLINE_FEATURES', () => {
-    expect(maxInlineFeatures()).toBe(100000);
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '7';
-    expect(maxInlineFeatures()).toBe(7);
+    expect(loadConfig({}).parsers.gis.maxInlineFeatures).toBe(100000);
+    expect(loadConfig({ DOCPARSE_GIS_MAX_INLINE_FEATURES: '7' }).parsers.gis.maxInlineFeatures).toBe(7);
   });
 
   it('stops inlining at the cap, marks it, and still computes the WGS 84 extent over all features', async () => {
     const full = await okParse(gis('shp_naturalearth_lowres.zip'), 'shapefile');
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '100';
-    const a = await okParse(gis('shp_naturalearth_lowres.zip'), 'shapefile');
+    const a = await okParse(gis('shp_naturalearth_lowres.zip'), 'shapefile', undefined, { gis: { maxInlineFeatures: 100 } });
     const d = a.content.datasets[0];
     expect(d.featureCount).toBe(177);
     expect(d.features).toHaveLength(100);
@@ -292,8 +286,7 @@ describe('inline feature cap', () => {
   });
 
   it('the cap is per job, across datasets', async () => {
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '2';
-    const a = await okParse(gis('shp_multilayer_6.zip'), 'shapefile');
+    const a = await okParse(gis('shp_multilayer_6.zip'), 'shapefile', undefined, { gis: { maxInlineFeatures: 2 } });
     const inlined = a.content.datasets.map((d: any) => d.featuresInlined);
     expect(inlined.reduce((x: number, y: number) => x + y, 0)).toBe(2);
     expect(a.documentUnits).toBe(6);
@@ -322,15 +315,14 @@ describe('ZIP guards', () => {
   });
 
   it('refuses a highly compressed member (zip bomb ratio) and an archive above the size limit', async () => {
-    process.env.DOCPARSE_GIS_MAX_ZIP_RATIO = '50';
+    // The GIS-only names of the archive limits, read by config.ts as they always were.
+    const archive = (env: Record<string, string>) => parserSettings({ archive: loadConfig(env).parsers.archive });
     const bomb = await writeTmp('bomb.zip', makeZip([{ name: 'zeros.shp', data: Buffer.alloc(4 * 1024 * 1024), deflate: true }]));
-    const r = await parseFileWith(parseGis, bomb, 'shapefile');
+    const r = await parseFileWith(parseGis, bomb, 'shapefile', {}, 'bomb.zip', archive({ DOCPARSE_GIS_MAX_ZIP_RATIO: '50' }));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.message).toMatch(/compression ratio/);
-    delete process.env.DOCPARSE_GIS_MAX_ZIP_RATIO;
 
-    process.env.DOCPARSE_GIS_MAX_UNZIPPED_BYTES = '1000';
-    const r2 = await parseFileWith(parseGis, gis('shp_poly.zip'), 'shapefile');
+    const r2 = await parseFileWith(parseGis, gis('shp_poly.zip'), 'shapefile', {}, 'shp_poly.zip', archive({ DOCPARSE_GIS_MAX_UNZIPPED_BYTES: '1000' }));
     expect(r2.ok).toBe(false);
     if (!r2.ok) expect(r2.message).toMatch(/expands to more than 1000 bytes/);
   });

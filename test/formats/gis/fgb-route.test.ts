@@ -4,21 +4,18 @@
 // polygons, multipolygons with holes, MapInfo mixed geometry layers, Cyrillic strings.
 // bench/gis/compare-fgb.mjs runs the same comparison on the whole corpus and the 100k bench zip.
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
+import { parserSettings } from '../../helpers/parser-settings.js';
 import { fgbRouteStats, parseGis } from '../../../src/formats/gis/index.js';
 import { fgbIneligible, formatCoord, formatReal } from '../../../src/formats/gis/fgb.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-afterEach(() => {
-  delete process.env.DOCPARSE_GIS_FGB;
-  delete process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES;
-});
-
-async function artifact(file: string, format: string, fgb: boolean) {
-  process.env.DOCPARSE_GIS_FGB = fgb ? '1' : '0';
-  const r = await parseFileWith(parseGis, corpusPath('gis', file), format, {}, path.basename(file));
+/** `fgb`: the route on or off (DOCPARSE_GIS_FGB); `cap`: the inline cap (DOCPARSE_GIS_MAX_INLINE_FEATURES), else the default. */
+async function artifact(file: string, format: string, fgb: boolean, cap?: number) {
+  const settings = parserSettings({ gis: { flatGeobuf: fgb, ...(cap ? { maxInlineFeatures: cap } : {}) } });
+  const r = await parseFileWith(parseGis, corpusPath('gis', file), format, {}, path.basename(file), settings);
   if (!r.ok) throw new Error(`${file}: ${r.code} ${r.message}`);
   return r.artifact;
 }
@@ -59,10 +56,8 @@ describe('FlatGeobuf route gives the same features as GDAL GeoJSONSeq', () => {
   });
 
   it('inline cap and result part behave the same', async () => {
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '5';
-    const seq = await artifact('shp_train_stations.zip', 'shapefile', false);
-    process.env.DOCPARSE_GIS_MAX_INLINE_FEATURES = '5';
-    const fgb = await artifact('shp_train_stations.zip', 'shapefile', true);
+    const seq = await artifact('shp_train_stations.zip', 'shapefile', false, 5);
+    const fgb = await artifact('shp_train_stations.zip', 'shapefile', true, 5);
     expect(fgb.content.datasets[0].features).toHaveLength(5);
     expect(fgb.content).toEqual(seq.content);
   });

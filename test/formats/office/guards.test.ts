@@ -7,6 +7,8 @@ import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../../helpers/parse.js';
 import { parsePath, schemaErrors } from './helpers.js';
+import { parserSettings } from '../../helpers/parser-settings.js';
+import { loadConfig } from '../../../src/config.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -131,18 +133,20 @@ describe('spreadsheet package guards (before exceljs inflates anything)', () => 
 
 describe('LibreOffice converter bounds', () => {
   it('a conversion over its time limit is killed and reported', async () => {
-    const { convert } = await import('../../../src/formats/office/libreoffice.js');
+    const { convert, libreOfficeRun } = await import('../../../src/formats/office/libreoffice.js');
     const out = path.join(dir, 'timeout');
-    await expect(convert(corpusPath('office', 'tika__testWORD.doc'), 'pdf', out, { timeoutMs: 200 })).rejects.toThrow(/did not finish converting within/);
+    // DOCPARSE_SOFFICE_TIMEOUT_MS=200, as config.ts reads it.
+    const lo = libreOfficeRun(parserSettings({ office: { convertTimeoutMs: loadConfig({ DOCPARSE_SOFFICE_TIMEOUT_MS: '200' }).parsers.office.convertTimeoutMs } }));
+    await expect(convert(corpusPath('office', 'tika__testWORD.doc'), 'pdf', out, lo)).rejects.toThrow(/did not finish converting within/);
     // Nothing was left behind as output.
     const left = (await fs.readdir(out)).filter((f) => f.endsWith('.pdf'));
     expect(left).toEqual([]);
   }, 60_000);
 
   it('a file LibreOffice cannot open yields no output and a clear error (it exits 0)', async () => {
-    const { convert } = await import('../../../src/formats/office/libreoffice.js');
+    const { convert, libreOfficeRun } = await import('../../../src/formats/office/libreoffice.js');
     const p = path.join(dir, 'garbage.pptx');
     await fs.writeFile(p, Buffer.from('PK\u0003\u0004 this is not really a zip at all'));
-    await expect(convert(p, 'pdf', path.join(dir, 'garbage'))).rejects.toThrow(/LibreOffice could not read the document/);
+    await expect(convert(p, 'pdf', path.join(dir, 'garbage'), libreOfficeRun(parserSettings()))).rejects.toThrow(/LibreOffice could not read the document/);
   }, 120_000);
 });

@@ -6,6 +6,9 @@ import { corpusPath, parseFileWith, readManifest } from '../../helpers/parse.js'
 import { parseOffice } from '../../../src/formats/office/index.js';
 import { OfficeContent } from '../../../src/formats/office/schema.js';
 import type { JobOptions } from '../../../src/jobs/types.js';
+import path from 'node:path';
+import type { ParserSettings } from '../../../src/formats/settings.js';
+import { parserSettings } from '../../helpers/parser-settings.js';
 
 export const FORMAT_BY_EXT: Record<string, string> = {
   docx: 'docx', docm: 'docx', doc: 'doc', odt: 'odt', fodt: 'odt', rtf: 'rtf',
@@ -66,8 +69,8 @@ export async function parseFail(file: string, format = formatOf(file)): Promise<
   return r;
 }
 
-export async function parsePath(filePath: string, format: string, options: JobOptions = {}) {
-  return parseFileWith(parseOffice, filePath, format, options);
+export async function parsePath(filePath: string, format: string, options: JobOptions = {}, settings: ParserSettings = parserSettings()) {
+  return parseFileWith(parseOffice, filePath, format, options, path.basename(filePath), settings);
 }
 
 /** All text of a document artifact's blocks (tables and nested blocks included). */

@@ -1,19 +1,17 @@
-// DOCPARSE_OFFICE_RENDER modes for word-processing documents. Sequential: the mode is read
-// from the environment per parse.
-import { afterEach, describe, expect, it } from 'vitest';
+// DOCPARSE_OFFICE_RENDER modes for word-processing documents, as config.ts reads them and
+// the parser receives them (settings.office.render).
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
 import { corpusPath } from '../../helpers/parse.js';
+import { parserSettings } from '../../helpers/parser-settings.js';
 import { parsePath, renderedPages } from './helpers.js';
 
 async function parse(file: string, mode: string) {
-  process.env.DOCPARSE_OFFICE_RENDER = mode;
-  const r = await parsePath(corpusPath('office', file), 'docx');
+  const { render } = loadConfig({ DOCPARSE_OFFICE_RENDER: mode }).parsers.office;
+  const r = await parsePath(corpusPath('office', file), 'docx', {}, parserSettings({ office: { render } }));
   if (!r.ok) throw new Error(r.message);
   return r.artifact;
 }
-
-afterEach(() => {
-  delete process.env.DOCPARSE_OFFICE_RENDER;
-});
 
 describe('render mode "auto"', () => {
   it("trusts Word's stored count when Word's own layout markers confirm it", async () => {

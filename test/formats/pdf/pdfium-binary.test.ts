@@ -1,7 +1,8 @@
 // The build re-optimises PDFium's WASM (wasm/optimize-pdfium.mjs); the loader must run that
 // copy only when it was made from the installed package binary, fall back to the package's
 // own when told to, and both must extract the same document identically. Each case runs in a
-// child process: the choice is made once per process and reads the environment.
+// child process (a thread keeps the PDFium it instantiated first), configured as a node is:
+// loadConfig reads DOCPARSE_PDFIUM_OPTIMIZED, and the settings reach the loader and parser.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,29 +19,35 @@ const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const loader = `${root}dist/formats/pdf/pdfium-loader.js`;
 
-/** Runs `body` (an ES module body with `pdfiumBinary` and `extract(file)` in scope) in a child node. */
+/**
+ * Runs `body` (an ES module body with `binary()` and `extract(file)` in scope) in a child node
+ * whose parser settings come from loadConfig(`env`).
+ */
 function child(body: string, env: Record<string, string> = {}): any {
   const script = `
     import { pdfiumBinary } from ${JSON.stringify(loader)};
+    import { loadConfig } from ${JSON.stringify(`${root}dist/config.js`)};
+    const settings = loadConfig(${JSON.stringify(env)}).parsers;
+    const binary = () => pdfiumBinary(settings.pdf.optimizedPdfium);
     import { parsePdf } from ${JSON.stringify(`${root}dist/formats/pdf/index.js`)};
     import { writeArtifact } from ${JSON.stringify(`${root}dist/pipeline/thread.js`)};
     import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
     async function extract(file, mode) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfium-bin-'));
       const out = path.join(dir, 'a.json');
-      const r = await writeArtifact({ documentId: 'd', fileName: 'f.pdf', format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: file, artifactPath: out, tempDir: dir }, async () => parsePdf);
+      const r = await writeArtifact({ documentId: 'd', fileName: 'f.pdf', format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: file, artifactPath: out, tempDir: dir }, async () => parsePdf, settings);
       const text = r.ok ? fs.readFileSync(out, 'utf8') : r.code;
       fs.rmSync(dir, { recursive: true, force: true });
       return text;
     }
     ${body}`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
   return JSON.parse(out);
 }
 
 describe('PDFium binary', () => {
   it('runs the optimised build the test command made, which records the package binary it came from', () => {
-    const got = child('console.log(JSON.stringify(pdfiumBinary()));', { DOCPARSE_PDFIUM_OPTIMIZED: '' });
+    const got = child('console.log(JSON.stringify(binary()));', { DOCPARSE_PDFIUM_OPTIMIZED: '' });
     expect(got).toEqual({ path: `${root}dist/wasm/pdfium.wasm`, optimized: true });
     const manifest = JSON.parse(fs.readFileSync(`${root}dist/wasm/pdfium.json`, 'utf8'));
     const pkg = fs.readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
@@ -51,7 +58,7 @@ describe('PDFium binary', () => {
   });
 
   it('DOCPARSE_PDFIUM_OPTIMIZED=false runs the package binary and says why', () => {
-    const got = child('console.log(JSON.stringify(pdfiumBinary()));', { DOCPARSE_PDFIUM_OPTIMIZED: 'false' });
+    const got = child('console.log(JSON.stringify(binary()));', { DOCPARSE_PDFIUM_OPTIMIZED: 'false' });
     expect(got.optimized).toBe(false);
     expect(got.path).toBe(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
     expect(got.reason).toContain('DOCPARSE_PDFIUM_OPTIMIZED=false');
@@ -59,7 +66,7 @@ describe('PDFium binary', () => {
 
   it('both binaries give byte-identical artifacts (text page, tables, page render for OCR)', () => {
     const body = `console.log(JSON.stringify({
-      bin: pdfiumBinary().optimized,
+      bin: binary().optimized,
       single: await extract(${JSON.stringify(corpusPath('pdf', 'pdfjs__tracemonkey.pdf'))}, 'SingleColumn'),
       advanced: await extract(${JSON.stringify(corpusPath('pdf', 'camelot__eu-001.pdf'))}, 'Advanced'),
       ocr: await extract(${JSON.stringify(corpusPath('pdf', 'camelot__image.pdf'))}, 'Ocr'),
