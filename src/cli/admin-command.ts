@@ -21,8 +21,8 @@ export interface AdminDeps {
   operatorKeys: OperatorKeysStore;
   /** Where a command that changed something is recorded (who: the local operator). */
   audit?: AuditStore;
-  /** The node's mail settings (the `mail` commands); default: read from the environment. */
-  mail?: MailSettings;
+  /** The node's mail settings (the `mail` commands), from its config. */
+  mail: MailSettings;
 }
 
 /** Commands that only read: not audited. */

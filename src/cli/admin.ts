@@ -4,9 +4,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { generateClientId, generateClientSecret, hashSecret } from '../identity/secrets.js';
 import { NotFoundError, type App, type ControlPlaneStore, type Plan, type Tenant } from '../tenancy/types.js';
-import { loadConfig } from '../config.js';
 import { OutboxStore, type OutboxMail } from '../mail/outbox-store.js';
-import { mailSettingsOf, type MailSettings } from '../mail/settings.js';
+import type { MailSettings } from '../mail/settings.js';
 import { mailView } from '../mail/view.js';
 import { BillingStore } from '../tenancy/billing-store.js';
 import { SqlControlPlaneStore } from '../tenancy/sql-store.js';
@@ -599,17 +598,8 @@ export function adminUsage(): string[] {
 }
 
 export interface AdminOptions {
-  /** Mail settings of the node the command runs for; default: read from the environment. */
+  /** Mail settings of the node the command runs for (its config); the `mail` commands need them. */
   mail?: MailSettings;
-}
-
-/** The environment's mail settings, or the defaults when it does not configure a node fully. */
-function mailSettingsFromEnvironment(): MailSettings {
-  try {
-    return mailSettingsOf(loadConfig(process.env));
-  } catch {
-    return mailSettingsOf(loadConfig({}));
-  }
 }
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 bad usage). */
@@ -668,8 +658,12 @@ export async function runAdmin(argv: string[], store: ControlPlaneStore, out: Ou
   }
 
   try {
-    let mail = opts.mail;
-    await command.run({ store, mail: () => (mail ??= mailSettingsFromEnvironment()), out, json, values, positionals });
+    const mail = () => {
+      // Against a remote node the mail commands go through its API (remote-admin.ts), never here.
+      if (!opts.mail) throw new Error('the mail settings of the node are not known here');
+      return opts.mail;
+    };
+    await command.run({ store, mail, out, json, values, positionals });
     return 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(err.message, 2, `docparse admin ${command.usage}`);

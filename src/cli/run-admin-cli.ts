@@ -13,6 +13,7 @@ import { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
 import { AuditStore } from '../tenancy/audit-store.js';
 import { KeyRing } from '../identity/keyring.js';
 import { createLogger } from '../log.js';
+import { mailSettingsOf } from '../mail/settings.js';
 import { describeHolder, tryAcquireDataDirLock } from '../manage/data-dir-lock.js';
 import { adminUsage } from './admin.js';
 import { executeAdminCommand } from './admin-command.js';
@@ -86,6 +87,7 @@ async function runDirectly(args: string[], config: Config, io: CliOutput): Promi
       sealer: getSealer,
       operatorKeys: new OperatorKeysStore(store.db),
       audit: new AuditStore(store.db),
+      mail: mailSettingsOf(config),
       keyring: async () => {
         const keyring = new KeyRing({ store, sealer: await getSealer(), logger: createLogger('warn') });
         await keyring.init();

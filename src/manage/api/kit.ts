@@ -41,7 +41,7 @@ export interface ManageDeps {
   /** Usage and statements from the ledger (src/billing/routes.ts). */
   billing: BillingStore;
   /** The node's mail settings (the outbox routes render e-mails with them). */
-  mail?: MailSettings;
+  mail: MailSettings;
   events?: ManageEvents;
 }
 

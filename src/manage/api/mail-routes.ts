@@ -1,13 +1,10 @@
 // The mail outbox on the management API: e-mails newest first, and one e-mail rendered as it
 // is (or would be) sent. Operators read every e-mail; a tenant's owners read their tenant's
 // (with ?tenantId= on the list); anyone else gets 404 for an e-mail, as for every tenant object.
-// Mail settings: ManageDeps may carry the node's (`mail`); otherwise they are read from the
-// node's environment, as the local `docparse admin mail` commands do.
+// E-mails are rendered with the node's mail settings (ManageDeps.mail, from its config).
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import { loadConfig } from '../../config.js';
 import { OutboxStore } from '../../mail/outbox-store.js';
-import { mailSettingsOf, type MailSettings } from '../../mail/settings.js';
 import { mailView } from '../../mail/view.js';
 import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
 import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
@@ -33,17 +30,8 @@ const MailSummarySchema = Type.Object({
 });
 const MailSchema = Type.Intersect([MailSummarySchema, Type.Object({ text: Nullable(Type.String()), html: Nullable(Type.String()) })]);
 
-function settingsFromEnvironment(): MailSettings {
-  try {
-    return mailSettingsOf(loadConfig(process.env));
-  } catch {
-    return mailSettingsOf(loadConfig({}));
-  }
-}
-
 export function mailRoutes(deps: ManageDeps): RouteDef[] {
-  let settings = deps.mail;
-  const mail = () => (settings ??= settingsFromEnvironment());
+  const mail = () => deps.mail;
   const outbox = () => {
     if (!(deps.store instanceof SqlControlPlaneStore)) throw new Error('the mail outbox needs the SQL control plane');
     return new OutboxStore(deps.store.db);
