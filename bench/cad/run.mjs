@@ -21,6 +21,7 @@ const imp = (p) => import(pathToFileURL(path.join(ROOT, p)).href);
 const { parseDwg, parseDxf } = await imp('dist/formats/cad/index.js');
 const { compileLibreDwg, newLibreDwgInstance, libredwgWasmDir } = await imp('dist/formats/cad/libredwg.js');
 const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+const { DEFAULT_PARSER_SETTINGS } = await imp('dist/formats/settings.js');
 const { LibreDwg } = await import('@mlightcad/libredwg-web');
 const DxfParser = (await import('dxf-parser')).default;
 
@@ -40,7 +41,7 @@ async function runParser(parser, file, format) {
   await once(out, 'open');
   const w = new JsonWriter(out);
   w.beginObject().key('content');
-  const o = await parser({ filePath: path.join(CORPUS, file), fileName: file, format, options: {}, tempDir: '/tmp', progress() {} }, w);
+  const o = await parser({ filePath: path.join(CORPUS, file), fileName: file, format, options: {}, settings: DEFAULT_PARSER_SETTINGS, tempDir: '/tmp', progress() {} }, w);
   w.endObject();
   await w.finish();
   out.end();

@@ -20,14 +20,17 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 
 const { parseGis, fgbRouteStats } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
 const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'));
+const { DEFAULT_PARSER_SETTINGS } = await import(path.join(ROOT, 'dist/formats/settings.js'));
 
 async function run(file, fgb) {
-  process.env.DOCPARSE_GIS_FGB = fgb ? '1' : '0';
+  // DOCPARSE_GIS_FGB on or off, as the parser receives it.
+  const settings = { ...DEFAULT_PARSER_SETTINGS, gis: { ...DEFAULT_PARSER_SETTINGS.gis, flatGeobuf: fgb } };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-cmp-'));
   try {
     const r = await writeArtifact(
       { documentId: 'cmp', fileName: path.basename(file), format: formatOf(path.basename(file)), options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
       async () => parseGis,
+      settings,
     );
     if (!r.ok) return { ok: false, code: r.code, message: r.message };
     const a = JSON.parse(fs.readFileSync(path.join(dir, 'artifact.json'), 'utf8'));

@@ -43,6 +43,7 @@ const { parseGis } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
 const { discoverDatasets } = await import(path.join(ROOT, 'dist/formats/gis/discover.js'));
 const { withGdal, GDAL_VERSION } = await import(path.join(ROOT, 'dist/formats/gis/engine.js'));
 const { writeArtifact } = await import(path.join(ROOT, 'dist/pipeline/thread.js'));
+const { DEFAULT_PARSER_SETTINGS } = await import(path.join(ROOT, 'dist/formats/settings.js'));
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-bench-'));
 const now = () => performance.now();
@@ -124,11 +125,14 @@ async function oursInfo(sources) {
   });
 }
 
-async function oursExport(file, format) {
+/** `fgb`: the FlatGeobuf route on (the default) or off (DOCPARSE_GIS_FGB=0), as the parser receives it. */
+async function oursExport(file, format, fgb = true) {
   const dir = fs.mkdtempSync(path.join(work, 'job-'));
+  const settings = { ...DEFAULT_PARSER_SETTINGS, gis: { ...DEFAULT_PARSER_SETTINGS.gis, flatGeobuf: fgb } };
   const { ms, cpu, value: r } = await timed(() => writeArtifact(
     { documentId: 'bench', fileName: path.basename(file), format, options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
     async () => parseGis,
+    settings,
   ));
   fs.rmSync(dir, { recursive: true, force: true });
   if (!r.ok) throw new Error(`${file}: ${r.message}`);
@@ -226,9 +230,7 @@ for (let i = 0; i < RUNS; i++) {
   bigFgbStepNative.push(nativeStep(FGB, 'fgb'));
   bigFgbStepOurs.push(await oursStep(FGB, 'fgb'));
   // Same run, whole job with the FlatGeobuf route off (every layer through GDAL's GeoJSONSeq writer).
-  process.env.DOCPARSE_GIS_FGB = '0';
-  bigExpSeqOurs.push(await oursExport(big.zip, 'shapefile'));
-  delete process.env.DOCPARSE_GIS_FGB;
+  bigExpSeqOurs.push(await oursExport(big.zip, 'shapefile', false));
   const timer = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 20);

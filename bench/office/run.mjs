@@ -25,7 +25,10 @@ const skipQuality = process.argv.includes('--skip-quality');
 const imp = (p) => import(pathToFileURL(path.join(ROOT, p)).href);
 
 const office = await imp('dist/formats/office/index.js');
-const { convert, countPdfPages } = await imp('dist/formats/office/libreoffice.js');
+const { convert, countPdfPages, libreOfficeRun } = await imp('dist/formats/office/libreoffice.js');
+const { loadConfig } = await imp('dist/config.js');
+/** The parsers' settings a node started here would have; `render` as DOCPARSE_OFFICE_RENDER sets it. */
+const settingsFor = (render = 'always') => loadConfig({ PATH: process.env.PATH ?? '', DOCPARSE_OFFICE_RENDER: render }).parsers;
 const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
 const mammoth = (await import('mammoth')).default;
 const ExcelJS = (await import('exceljs')).default;
@@ -45,7 +48,7 @@ const ok = (r) => /^\d+$/.test(r.pages_rendered);
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'office-bench-'));
 
-async function runParser(file, options = {}) {
+async function runParser(file, options = {}, settings = settingsFor()) {
   const format = formatOf(file);
   const out = createWriteStream('/dev/null');
   await once(out, 'open');
@@ -53,7 +56,7 @@ async function runParser(file, options = {}) {
   w.beginObject().key('content');
   const dir = mkdtempSync(path.join(tmp, 'job-'));
   try {
-    const o = await office.parseOffice({ filePath: path.join(CORPUS, file), fileName: file, format, options, tempDir: dir, progress() {} }, w);
+    const o = await office.parseOffice({ filePath: path.join(CORPUS, file), fileName: file, format, options, settings, tempDir: dir, progress() {} }, w);
     w.endObject();
     await w.finish();
     return o;
@@ -66,7 +69,7 @@ async function runParser(file, options = {}) {
 async function loRender(file) {
   const dir = mkdtempSync(path.join(tmp, 'lo-'));
   try {
-    const r = await convert(path.join(CORPUS, file), 'pdf', dir);
+    const r = await convert(path.join(CORPUS, file), 'pdf', dir, libreOfficeRun(settingsFor()));
     return await countPdfPages(r.outputPath);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -107,14 +110,8 @@ async function measure(group, files, ways) {
 
 await measure('DOCX', docx, [
   ['docparse, pages rendered by LibreOffice (default)', (f) => runParser(f)],
-  ['docparse, DOCPARSE_OFFICE_RENDER=auto (render only when Word\'s layout does not confirm the stored count)', async (f) => {
-    process.env.DOCPARSE_OFFICE_RENDER = 'auto';
-    try { await runParser(f); } finally { delete process.env.DOCPARSE_OFFICE_RENDER; }
-  }],
-  ['docparse, rendering off (DOCPARSE_OFFICE_RENDER=0, stored pages)', async (f) => {
-    process.env.DOCPARSE_OFFICE_RENDER = '0';
-    try { await runParser(f); } finally { delete process.env.DOCPARSE_OFFICE_RENDER; }
-  }],
+  ['docparse, DOCPARSE_OFFICE_RENDER=auto (render only when Word\'s layout does not confirm the stored count)', (f) => runParser(f, {}, settingsFor('auto'))],
+  ['docparse, rendering off (DOCPARSE_OFFICE_RENDER=0, stored pages)', (f) => runParser(f, {}, settingsFor('0'))],
   ['baseline: mammoth.extractRawText (text only, no pages)', (f) => mammoth.extractRawText({ path: path.join(CORPUS, f) })],
   ['baseline: LibreOffice PDF export only (pages only)', (f) => loRender(f)],
 ]);
@@ -154,17 +151,15 @@ if (!skipQuality) {
 // ---- auto mode over every DOCX with ground truth ----
 const auto = [];
 if (!skipQuality) {
-  process.env.DOCPARSE_OFFICE_RENDER = 'auto';
   for (const r of rows.filter((x) => ok(x) && /\.(docx|docm)$/.test(x.file))) {
     const t = performance.now();
     try {
-      const o = await runParser(r.file);
+      const o = await runParser(r.file, {}, settingsFor('auto'));
       auto.push({ file: r.file, units: o.documentUnits, source: o.metadata.pageCount.source, truth: Number(r.pages_rendered), ms: performance.now() - t });
     } catch (e) {
       auto.push({ file: r.file, units: null, source: `error: ${e.message}`, truth: Number(r.pages_rendered), ms: performance.now() - t });
     }
   }
-  delete process.env.DOCPARSE_OFFICE_RENDER;
 }
 
 rmSync(tmp, { recursive: true, force: true });

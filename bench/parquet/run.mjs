@@ -32,12 +32,13 @@ if (process.argv[2] === '--child') {
   if (way === 'ours-meta' || way === 'ours-rows') {
     const { parseParquet } = await imp('dist/formats/parquet/index.js');
     const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+    const { DEFAULT_PARSER_SETTINGS } = await imp('dist/formats/settings.js');
     const out = createWriteStream('/dev/null');
     await once(out, 'open');
     const w = new JsonWriter(out);
     w.beginObject().key('content');
     const o = await parseParquet(
-      { filePath: file, fileName: path.basename(file), format: 'parquet', options: { parquetMode: way === 'ours-rows' ? 'MetadataPlusRows' : 'MetadataOnly' }, tempDir: tmpdir(), progress() {} },
+      { filePath: file, fileName: path.basename(file), format: 'parquet', options: { parquetMode: way === 'ours-rows' ? 'MetadataPlusRows' : 'MetadataOnly' }, settings: DEFAULT_PARSER_SETTINGS, tempDir: tmpdir(), progress() {} },
       w,
     );
     w.endObject();
@@ -126,6 +127,7 @@ function measure(way, file, n = rounds) {
 
 // Corpus MetadataOnly: in-process timing per file (after a warm-up), median of rounds.
 const { parseParquet } = await imp('dist/formats/parquet/index.js');
+const { DEFAULT_PARSER_SETTINGS: PARSER_SETTINGS } = await imp('dist/formats/settings.js');
 const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
 const { parquetMetadata } = await import('hyparquet');
 async function oursMetaInProcess(file) {
@@ -133,7 +135,7 @@ async function oursMetaInProcess(file) {
   await once(out, 'open');
   const w = new JsonWriter(out);
   w.beginObject().key('content');
-  await parseParquet({ filePath: file, fileName: path.basename(file), format: 'parquet', options: {}, tempDir: tmpdir(), progress() {} }, w);
+  await parseParquet({ filePath: file, fileName: path.basename(file), format: 'parquet', options: {}, settings: PARSER_SETTINGS, tempDir: tmpdir(), progress() {} }, w);
   w.endObject();
   await w.finish();
   out.end();
