@@ -26,7 +26,9 @@ RUN bash /tmp/install-engines.sh \
  && apt-get install -y --no-install-recommends ca-certificates \
  && rm -rf /var/lib/apt/lists/* /tmp/install-engines.sh
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data
+# No demo tenant in an image unless asked for (DOCPARSE_SEED_DEMO=true at `docker run`): a
+# container is a deployment, and its first operator creates the tenants.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data DOCPARSE_SEED_DEMO=false
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

@@ -98,7 +98,7 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
   { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
   { name: 'DOCPARSE_DEMO_CLIENT_SECRET', default: '(generated, printed once)', description: 'Client secret of the demo app seeded on first start (≥ 16 characters).' },
-  { name: 'DOCPARSE_SEED_DEMO', default: 'true when DATABASE_URL is unset', description: 'Seed the demo tenant and app on first start.' },
+  { name: 'DOCPARSE_SEED_DEMO', default: 'true when DATABASE_URL is unset; false in the Docker image', description: 'Seed the demo tenant and app on first start (in a container: `docker run -e DOCPARSE_SEED_DEMO=true …`).' },
   { name: 'DOCPARSE_MASTER_KEY', default: '(embedded: generated in the data dir)', description: 'Encrypts signing keys and storage credentials at rest; required with DATABASE_URL; ≥ 32 characters; the same on every node.' },
   { name: 'DOCPARSE_RETENTION_SECONDS', default: '10800', description: 'How long jobs, uploads and artifacts are kept (3 hours).' },
   { name: 'DOCPARSE_WORKER_THREADS', default: 'CPU count', description: 'Worker threads in the parsing pool.' },
