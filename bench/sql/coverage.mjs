@@ -17,7 +17,7 @@ await loadPostgres();
 
 /** "CREATE OR REPLACE TASK x …" → "CREATE TASK": the kind of statement, from its first words (comments skipped). */
 function kind(sql) {
-  const words = sql.replace(/\/\*[\s\S]*?\*\/|--[^\n]*|#[^\n]*/g, ' ').match(/[A-Za-z_]+/g) ?? [];
+  const words = sql.replace(/\/\*[\s\S]*?\*\/|--[^\n]*|#[^\n]*|\bdefiner\s*=\s*\S+/gi, ' ').match(/[A-Za-z_]+/g) ?? [];
   const w = words.slice(0, 6).map((x) => x.toUpperCase()).filter((x) => !['OR', 'REPLACE', 'IF', 'NOT', 'EXISTS', 'SECURE', 'TRANSIENT', 'TEMPORARY', 'DEFINER', 'CURRENT_USER'].includes(x));
   return /^(CREATE|ALTER|DROP|DESCRIBE|SHOW|GRANT|REVOKE)$/.test(w[0]) ? w.slice(0, 2).join(' ') : (w[0] ?? '?');
 }

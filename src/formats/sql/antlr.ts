@@ -229,6 +229,20 @@ const RENAMED: Record<string, string> = {
   'EXECUTE BODY BATCH': 'EXECUTE', 'FETCH CURSOR': 'FETCH', 'TRUNCATE TABLE': 'TRUNCATE', 'ANONYMOUS BLOCK': 'BLOCK', 'BLOCK': 'BLOCK',
 };
 
+const MAX_NESTING = 100;
+
+/** Deepest parenthesis nesting in the text (parentheses in strings counted too: only ever an overestimate). */
+function parenDepth(sql: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql.charCodeAt(i);
+    if (c === 40) max = Math.max(max, ++depth);
+    else if (c === 41 && depth > 0) depth--;
+  }
+  return max;
+}
+
 export function antlrEngine(grammar: Grammar): Engine {
   const { make, sll, version } = load();
   const rules = RULES[grammar];
@@ -251,18 +265,29 @@ export function antlrEngine(grammar: Grammar): Engine {
     // The grammar knows T-SQL's optional semicolons: no retry with ';' added.
     wantsSemicolons: false,
     parse(sql): EngineResult {
+      // ANTLR's prediction slows down sharply with nesting (seconds at a few hundred levels);
+      // sqlparser-rs stops at 50. Deeper statements are not offered to the grammar.
+      if (parenDepth(sql) > MAX_NESTING) throw new ParseFailure(`nested deeper than ${MAX_NESTING} parentheses: not offered to ${rules.label}`, null);
       let r: { tree: AntlrNode; parser: AntlrParser };
       try {
         // SLL prediction only: on the corpus it accepts exactly what full LL accepts, and an LL
         // retry would double the cost of every statement that fails. It never accepts more than LL.
         r = parseWith(sql, sll);
       } catch (e) {
-        if (!(e instanceof Stop)) throw e;
-        throw new ParseFailure(`${e.detail.slice(0, 300)} at Line: ${e.line}, Column: ${e.column}`, offsetOf(sql, e.line, e.column));
+        if (e instanceof Stop) throw new ParseFailure(`${e.detail.slice(0, 300)} at Line: ${e.line}, Column: ${e.column}`, offsetOf(sql, e.line, e.column));
+        // A statement nested deeper than the recursive-descent parser's stack, or a fault in the
+        // generated code, is a statement this grammar cannot read — not a failed job.
+        throw new ParseFailure(`the grammar could not read it: ${String((e as Error).message ?? e).slice(0, 200)}`, null);
       }
       const names = r.parser.ruleNames;
       const reader = new TreeReader(sql, names, rules);
-      const ast = reader.read(r.tree);
+      let ast: Json | null;
+      try {
+        ast = reader.read(r.tree);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ParseFailure('parse tree too deep to read', null);
+      }
       if (reader.statements !== 1) throw new ParseFailure(`parsed as ${reader.statements} statements`, null);
       const st = statementRule(r.tree, names, rules);
       if (!st) throw new ParseFailure('no statement', null);

@@ -60,6 +60,16 @@ describe('T-SQL: the grammars-v4 T-SQL grammar takes what sqlparser-rs and node-
   });
 });
 
+describe('a statement too deeply nested for every parser', () => {
+  it('is kept with a parse error, and the statements around it still parse', async () => {
+    const deep = `SELECT ${'('.repeat(5000)}1${')'.repeat(5000)}`;
+    const { content, units } = await statementsOf(`SELECT a FROM t\nGO\n${deep}\nGO\nSELECT b FROM u`, 'MsSql');
+    expect(units).toBe(3);
+    expect(content.statements.map((s: any) => s.parseStatus)).toEqual(['parsed', 'error', 'parsed']);
+    expect(content.statements[1].parseError.message.length).toBeGreaterThan(0);
+  });
+});
+
 describe('MySQL: stored programs are one statement; the MySQL Workbench grammar takes what the others reject', () => {
   it('a procedure and a trigger without DELIMITER keep their BEGIN … END bodies whole, with or without the closing ;', async () => {
     const sql = [
