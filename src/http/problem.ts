@@ -11,9 +11,9 @@ export interface ProblemExtras {
 
 export class ProblemError extends Error {
   /**
-   * Prefer problem(code, detail): it takes status and title from the catalogue. Positional
-   * construction is kept for code not yet converted; test/errors/catalogue.test.ts checks
-   * that every such site in src/ agrees with the catalogue.
+   * Made only here (problem(), problems.*, problemFromBody): everywhere else a problem is
+   * problem(code, detail), which takes status and title from the catalogue
+   * (test/errors/catalogue.test.ts fails on a `new ProblemError` outside this file).
    */
   constructor(
     public readonly status: number,

@@ -38,6 +38,8 @@ function disagreement(use: CodeUse): string | null {
       if (!p) return `${use.where}: problem code ${use.code} is not in the catalogue`;
       if (use.status !== undefined && use.status !== p.status) return `${use.where}: ${use.code} with status ${use.status}; the catalogue says ${p.status}`;
       if (use.title !== undefined && use.title !== p.title) return `${use.where}: ${use.code} titled ${JSON.stringify(use.title)}; the catalogue says ${JSON.stringify(p.title)}`;
+      // Even an agreeing status and title are a second copy of the catalogue's.
+      if (use.status !== undefined) return `${use.where}: ${use.code} made with new ProblemError: make it with problem(code, detail)`;
       return null;
     case 'job failure':
       return use.code in JOB_FAILURES ? null : `${use.where}: job failure code ${use.code} is not in the catalogue`;
@@ -60,7 +62,7 @@ describe('error catalogue', () => {
     for (const code of [...Object.keys(PROBLEMS), ...Object.keys(JOB_FAILURES), ...Object.keys(OAUTH_ERRORS)]) expect(page).toContain(`| \`${code}\` |`);
   });
 
-  it('every code named in src/ is in the catalogue, with its status and title', async () => {
+  it('every code named in src/ is in the catalogue, and every problem is made from it', async () => {
     const uses: CodeUse[] = [];
     for (const file of await sourceFiles('src')) {
       if (MAKERS.has(file)) continue;
@@ -75,7 +77,7 @@ describe('error catalogue', () => {
     expect([...PENDING].filter((p) => !found.some((d) => withoutLine(d) === p)), 'converted: remove from PENDING').toEqual([]);
   });
 
-  it('the scan names a code missing from the catalogue, a second status or title, and a computed code', () => {
+  it('the scan names a code missing from the catalogue, a second status or title, a problem made by hand, and a computed code', () => {
     const source = [
       "throw new ProblemError(413, 'payload_too_large', 'Request body too large', 'x');",
       "throw new ProblemError(429, 'rate_limited', 'Too many jobs in flight', 'x');",
@@ -85,6 +87,7 @@ describe('error catalogue', () => {
       "fail(job, { code: 'timed_out', message: 'x', stage: 'worker' });",
       "new OAuthError(403, 'invalid_client', 'x');",
       "throw new ProblemError(404, 'document_not_found', 'Document not found', 'x');",
+      "throw problem('document_not_found', 'x');",
     ].join('\n');
     expect(codeUses('planted.ts', source).map(disagreement)).toEqual([
       'planted.ts:1: problem code payload_too_large is not in the catalogue',
@@ -94,6 +97,7 @@ describe('error catalogue', () => {
       'planted.ts:5: job failure code unreadable_document is not in the catalogue',
       'planted.ts:6: error code timed_out is not in the catalogue',
       'planted.ts:7: invalid_client with status 403; the catalogue lists 401, 429',
+      'planted.ts:8: document_not_found made with new ProblemError: make it with problem(code, detail)',
       null,
     ]);
   });
