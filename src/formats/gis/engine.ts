@@ -10,7 +10,7 @@
 // - GDAL's own messages (with CPL_LOG_ERRORS=ON) arrive through `errorHandler`; they are kept
 //   per job so failures carry GDAL's words, not an empty string.
 // Nothing is downloaded at run time: the .wasm and .data files come from the installed
-// gdal3.js package (see wasm/gdal.ts for how they are located).
+// gdal3.js package (gdalAssetDir).
 import { createRequire } from 'node:module';
 import { existsSync, fstatSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
