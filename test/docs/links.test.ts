@@ -10,16 +10,11 @@ import { brokenLinks, githubSlug, markdownFilesUnder, reachableFrom } from './ma
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-// Pages other engineers are writing at the same time as the docs/ move (issue 18): the README
-// and docs/ link them already. Each is allowed to be missing only until it exists; from then on
-// its links and anchors are checked like any other page's. Remove an entry once it has landed.
-const PENDING = new Set(['docs/sql.md', 'docs/errors.md', 'docs/dashboard.md', 'docs/dashboard-sign-in.md']);
-
 const pages = ['README.md', ...markdownFilesUnder(REPO, 'docs')];
 
 describe('documentation links', () => {
   it.each(pages)('%s: every relative link resolves', (page) => {
-    expect(brokenLinks(REPO, page, { pending: PENDING })).toEqual([]);
+    expect(brokenLinks(REPO, page)).toEqual([]);
   });
 
   it('every page under docs/ can be reached from the README', () => {
@@ -50,22 +45,13 @@ describe('the link checker', () => {
         '```md',
         '[y](nowhere-either.md)',
         '```',
-        'Pending: [soon](soon.md#whatever).',
       ].join('\n'),
     );
-    const problems = brokenLinks(dir, 'docs/page.md', { pending: new Set(['docs/soon.md']) });
+    const problems = brokenLinks(dir, 'docs/page.md');
     expect(problems).toEqual([
       'docs/page.md:3: missing.md — docs/missing.md does not exist',
       'docs/page.md:3: target.md#no-such-heading — docs/target.md has no heading with the anchor #no-such-heading',
       'docs/page.md:4: /docs/target.md — a site-absolute path does not resolve in the repository; use a relative one',
-    ]);
-  });
-
-  it('checks a pending page like any other once it exists', () => {
-    writeFileSync(path.join(dir, 'docs', 'soon.md'), '# Soon\n');
-    writeFileSync(path.join(dir, 'docs', 'uses-soon.md'), '[soon](soon.md#whatever)\n');
-    expect(brokenLinks(dir, 'docs/uses-soon.md', { pending: new Set(['docs/soon.md']) })).toEqual([
-      'docs/uses-soon.md:1: soon.md#whatever — docs/soon.md has no heading with the anchor #whatever',
     ]);
   });
 

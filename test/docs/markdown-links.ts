@@ -74,13 +74,8 @@ export function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
-export interface CheckOptions {
-  /** Files (relative to the repository) that may be linked before they exist. */
-  pending?: ReadonlySet<string>;
-}
-
 /** What is wrong with each relative link of `file` (empty when all resolve). */
-export function brokenLinks(repoRoot: string, file: string, options: CheckOptions = {}): string[] {
+export function brokenLinks(repoRoot: string, file: string): string[] {
   const abs = path.join(repoRoot, file);
   const text = readFileSync(abs, 'utf8');
   const problems: string[] = [];
@@ -97,7 +92,7 @@ export function brokenLinks(repoRoot: string, file: string, options: CheckOption
     const targetAbs = pathPart === '' ? abs : path.resolve(path.dirname(abs), pathPart);
     const targetRel = path.relative(repoRoot, targetAbs).split(path.sep).join('/');
     if (!existsSync(targetAbs)) {
-      if (!options.pending?.has(targetRel)) problems.push(`${where} — ${targetRel} does not exist`);
+      problems.push(`${where} — ${targetRel} does not exist`);
       continue;
     }
     if (fragment === null || !targetAbs.endsWith('.md') || statSync(targetAbs).isDirectory()) continue;
