@@ -10,6 +10,7 @@ import { mailView } from '../mail/view.js';
 import { BillingStore } from '../tenancy/billing-store.js';
 import { SqlControlPlaneStore } from '../tenancy/sql-store.js';
 import type { SqlClient } from '../tenancy/sql.js';
+import { currentMonth } from '../tenancy/month.js';
 import { statementCsv, statementLines, usageCsv, usageLinesCsv } from '../billing/render.js';
 
 type Out = (line: string) => void;
@@ -95,10 +96,6 @@ function required(values: Values, name: string): string {
   const v = str(values, name);
   if (v === undefined || v.trim() === '') throw new UsageError(`--${name} is required`);
   return v.trim();
-}
-
-function currentMonth(): string {
-  return new Date().toISOString().slice(0, 7);
 }
 
 function monthOption(values: Values): string {
