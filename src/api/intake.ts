@@ -12,7 +12,7 @@ import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord,
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import { detectFormat, type DocumentType } from '../pipeline/detect.js';
 import { isSupported, laneFor, supportedFormats } from '../formats/registry.js';
-import { monthOf } from '../pipeline/job-usage.js';
+import { monthOf } from '../tenancy/month.js';
 import type { AppLimits, LimitsCache } from './limits.js';
 import { CSV_ROUTES, PDF_MODES, SQL_DIALECTS, type UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';

@@ -8,6 +8,7 @@ import type { Reply, RequestContext, RouteDef } from '../http/route.js';
 import { manageRoute, ok, visibleTenant, type ManageDeps } from '../manage/api/kit.js';
 import { MONTH_PATTERN, TenantIdParams } from '../manage/api/schemas.js';
 import type { BillingStore } from '../tenancy/billing-store.js';
+import { currentMonth } from '../tenancy/month.js';
 import { statementCsv, usageCsv, usageLinesCsv } from './render.js';
 
 const Month = Type.String({ pattern: MONTH_PATTERN, description: 'YYYY-MM (UTC).' });
@@ -49,8 +50,6 @@ export const StatementSchema = Type.Object({
   totals: Type.Object({ units: Type.Integer(), documents: Type.Integer(), byFamily: FamilyUnits }),
   overage: Type.Object({ units: Type.Literal(0), note: Type.String() }),
 });
-
-const currentMonth = () => new Date().toISOString().slice(0, 7);
 
 /** CSV when asked by ?format=csv or an Accept header that names text/csv. */
 function wantsCsv(ctx: RequestContext, format: string | undefined): boolean {

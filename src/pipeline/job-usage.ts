@@ -5,12 +5,9 @@
 import type { Logger } from 'pino';
 import type { ControlPlaneStore, QuotaCheck } from '../tenancy/types.js';
 import type { JobRecord } from '../jobs/types.js';
+import { monthOf } from '../tenancy/month.js';
 import { LimitsCache, NO_PLAN_LIMITS } from '../api/limits.js';
 import type { ReserveOutcome } from './unit-meter.js';
-
-export function monthOf(date: Date): string {
-  return date.toISOString().slice(0, 7);
-}
 
 export interface JobUsageOptions {
   controlPlane: ControlPlaneStore;

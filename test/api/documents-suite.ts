@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import {
   createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
 } from '../helpers/node.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 import { CORPUS_AVAILABLE, CORPUS_ROOT } from '../helpers/parse.js';
 
 const CORPUS = path.join(CORPUS_ROOT, 'csv');

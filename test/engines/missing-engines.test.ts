@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { corpusPath } from '../helpers/parse.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 

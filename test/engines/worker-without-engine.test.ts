@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { corpusPath } from '../helpers/parse.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 

@@ -7,7 +7,7 @@ import {
   createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
 } from '../helpers/node.js';
 import { RawConnection, type RawResponse } from '../helpers/http.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
 import { startOutageRig, type Client, type OutageNode, type OutageRig } from './harness.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 

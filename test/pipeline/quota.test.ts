@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode } from '../helpers/node.js';
 import { pagesPdf } from '../helpers/pdfs.js';
-import { monthOf } from '../../src/pipeline/job-usage.js';
+import { monthOf } from '../../src/tenancy/month.js';
 import JSZip from 'jszip';
 
 /** A DOCX of three pages (two hard page breaks): its units are known once LibreOffice renders it. */

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import type { App, ControlPlaneStore, UsageCharge } from '../../tenancy/types.js';
+import { currentMonth } from '../../tenancy/month.js';
 import { manageRoute, ok, visibleApp, visibleTenant, type ManageDeps } from './kit.js';
 import { AppIdParams, MONTH_PATTERN, TenantIdParams, UsageSchema } from './schemas.js';
 
@@ -21,8 +22,6 @@ export interface UsageReport {
   documents: number;
   byFormat: Record<string, number>;
 }
-
-const currentMonth = () => new Date().toISOString().slice(0, 7);
 
 /** One app's month from its ledger lines (the app may be deleted: then no plan). */
 export async function usageReport(store: ControlPlaneStore, appId: string, tenantId: string, app: App | null, month: string, charges: UsageCharge[]): Promise<UsageReport> {
