@@ -2,7 +2,7 @@
 // (issuer, subject); sessions are server-side so any node serves any session, and only the
 // SHA-256 of a cookie's session id is kept (a copy of this table signs nobody in). Sign-in
 // requests and one-time links are short-lived single-use secrets, deleted when used.
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 export const dashboardSessionsMigration: Migration = {
   version: 5,

@@ -2,7 +2,7 @@
 // in the transaction that decides it, e.g. a tenant becoming Active), so a restart or an SMTP
 // outage loses none; the sender (src/mail/sender.ts) claims due rows under a lease and stamps
 // them sent once the SMTP server has accepted them.
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 export const mailOutboxMigration: Migration = {
   version: 4,

@@ -4,12 +4,8 @@
 import type { SqlClient } from './sql.js';
 import { mailOutboxMigration } from './migrations-mail.js';
 import { dashboardSessionsMigration } from './migrations-dashboard.js';
+import type { Migration } from './migration.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /** Arbitrary constant identifying "docparse control-plane migrations" for pg_advisory_xact_lock. */
 export const MIGRATION_LOCK_KEY = 4_242_017_001;
