@@ -6,7 +6,6 @@ import { mailOutboxMigration } from './migrations-mail.js';
 import { dashboardSessionsMigration } from './migrations-dashboard.js';
 import type { Migration } from './migration.js';
 
-
 /** Arbitrary constant identifying "docparse control-plane migrations" for pg_advisory_xact_lock. */
 export const MIGRATION_LOCK_KEY = 4_242_017_001;
 
