@@ -40,7 +40,7 @@ import { ParseHost } from './pipeline/parse-host.js';
 import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { initEngineInventory } from './engines/inventory.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
-import { RetentionSweeper } from './pipeline/retention.js';
+import { RetentionSweeper } from './jobs/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
 import { startLocalManagement } from './manage/local-management.js';
 import { executeAdminCommand } from './cli/admin-command.js';
