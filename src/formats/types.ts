@@ -2,7 +2,7 @@
 // upload from a local file path, and writes the artifact's `content` value as a stream
 // through a JsonWriter; it returns the rest of the artifact when done.
 import type { JobOptions } from '../jobs/types.js';
-import type { JsonWriter } from '../pipeline/json-writer.js';
+import type { JsonWriter } from './kit/json-writer.js';
 import type { Chunk } from './chunks.js';
 import type { JobFailureCode } from '../errors/catalogue.js';
 import type { ParserSettings } from './settings.js';

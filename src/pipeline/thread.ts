@@ -1,7 +1,7 @@
 // Worker-thread entry (run by Piscina). Loads the family's parser once per thread, runs it
 // on the upload, and writes the whole artifact as a stream.
 import { once } from 'node:events';
-import { JsonWriter } from './json-writer.js';
+import { JsonWriter } from '../formats/kit/json-writer.js';
 import { SyncFileStream } from './sync-file-stream.js';
 import { FORMATS } from '../formats/registry.js';
 import { ExtractionError, type FormatParser } from '../formats/types.js';

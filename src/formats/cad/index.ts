@@ -1,7 +1,7 @@
 // CAD family: DWG through LibreDWG (WASM, a fresh instance per drawing), DXF (ASCII and
 // binary) through our own group-code reader. One Document Unit per processed drawing.
 // Content shape: schema.ts (CadContent).
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import type { FormatParser, ParseInput, ParseOutcome } from '../types.js';
 import { readDwg } from './dwg.js';
 import { readDxf } from './dxf.js';

@@ -1,5 +1,5 @@
 // Drawing model → artifact `content` (shape in schema.ts), streamed through the JsonWriter.
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import type { CadDocument } from './model.js';
 
 export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { binary: boolean; encoding: string }): Promise<void> {

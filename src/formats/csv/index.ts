@@ -3,7 +3,7 @@
 // typed rows or GeoJSON features through the JsonWriter. Memory stays bounded by the chunk
 // size, whatever the file size.
 import { stat } from 'node:fs/promises';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { ColumnProfile, planColumn, type ColumnPlan } from './columns.js';
 import {

@@ -2,7 +2,7 @@
 // are not billed again) is written to `content.messages` as soon as it is read.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../types.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { headerValue } from './common.js';

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { JsonWriter } from '../../pipeline/json-writer.js';
+import { JsonWriter } from '../kit/json-writer.js';
 import { detectFormat } from '../../pipeline/detect.js';
 import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';

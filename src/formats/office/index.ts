@@ -8,7 +8,7 @@
 // rendering is unavailable), presentations count slides, spreadsheets count sheets.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';

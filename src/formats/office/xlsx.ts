@@ -3,7 +3,7 @@
 // cells (number, string, boolean, date, formula with cached value, error), merged ranges
 // and the hidden flag, row by row through the JsonWriter.
 import ExcelJS from 'exceljs';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import type { ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError } from '../types.js';
 import type { OfficeCellT, OfficePropertiesT } from './schema.js';

@@ -9,7 +9,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { describeColumns, describeGeo, describeRowGroup, describeSchema, leaves } from './describe.js';
 import { FileAsyncBuffer } from './file.js';

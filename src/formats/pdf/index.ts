@@ -5,7 +5,7 @@
 //   MultiColumn:  columns found per page from whitespace gutters, read column by column.
 //   Ocr:          pages rendered at 300 DPI and recognised, unless the text layer is usable.
 //   Advanced:     MultiColumn + tables, structure tree, form fields, annotations, links, images.
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { PdfDocument, type PdfMetadata } from './document.js';

@@ -7,7 +7,7 @@
 // and SQL*Plus commands) are not statements. A statement no parser accepts is still a
 // statement, kept with its text and the parse error. Units are reserved as statements stream.
 import { stat } from 'node:fs/promises';
-import type { JsonWriter } from '../../pipeline/json-writer.js';
+import type { JsonWriter } from '../kit/json-writer.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
 import { classifyStatement } from './classify.js';

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { JsonWriter } from '../../../src/pipeline/json-writer.js';
+import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
 import { parseCsv } from '../../../src/formats/csv/index.js';
 import type { ParseOutcome } from '../../../src/formats/types.js';
 import { corpusPath, CORPUS_ROOT } from '../../helpers/parse.js';

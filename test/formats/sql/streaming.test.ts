@@ -9,7 +9,7 @@ import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../../sr
 import { detectEncoding, streamStatements, type Directive } from '../../../src/formats/sql/stream.js';
 import type { Dialect } from '../../../src/formats/sql/split.js';
 import { ExtractionError } from '../../../src/formats/types.js';
-import { JsonWriter } from '../../../src/pipeline/json-writer.js';
+import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
 import { hasSqlCorpus, sqlCorpusFile, sqlManifest } from './corpus-dir.js';
 
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JsonWriter } from '../../src/pipeline/json-writer.js';
-import { SyncFileStream } from '../../src/pipeline/sync-file-stream.js';
+import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
+import { SyncFileStream } from '../../../src/pipeline/sync-file-stream.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'json-writer-test-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
