@@ -1,6 +1,6 @@
 // Which engine each kind of document needs, and what each engine is for. One table for the
 // upload refusal, the health report and the parsers' own failures.
-import type { JobOptions } from '../jobs/types.js';
+import type { JobOptions } from '../formats/kit/options.js';
 import { FORMATS } from '../formats/registry.js';
 import type { OfficeRender } from '../formats/settings.js';
 

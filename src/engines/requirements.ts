@@ -2,7 +2,7 @@
 // before anything is stored or charged. No Retry-After: the engine stays missing until an
 // operator installs it, so retrying this node cannot help (another node might).
 import { problem } from '../http/problem.js';
-import type { JobOptions } from '../jobs/types.js';
+import type { JobOptions } from '../formats/kit/options.js';
 import { engineInventory, findEngine, type EngineInventory } from './inventory.js';
 import { enginesNeeded } from './needs.js';
 

@@ -1,7 +1,7 @@
 // What every format family implements. A parser runs inside a worker thread, reads the
 // upload from a local file path, and writes the artifact's `content` value as a stream
 // through a JsonWriter; it returns the rest of the artifact when done.
-import type { JobOptions } from '../jobs/types.js';
+import type { JobOptions } from './kit/options.js';
 import type { JsonWriter } from './kit/json-writer.js';
 import type { Chunk } from './chunks.js';
 import type { JobFailureCode } from '../errors/catalogue.js';

@@ -1,6 +1,7 @@
 // The document job: states, record shape, and the store/queue interfaces that the embedded
 // and Redis implementations both satisfy (one shared test suite: test/jobs/contract.ts).
 import type { JobFailureCode } from '../errors/catalogue.js';
+import type { JobOptions, Lane } from '../formats/kit/options.js';
 
 export const JobState = {
   NotQueued: 0,
@@ -30,16 +31,8 @@ export const STATUS_NAMES = [
   'failed',
 ] as const;
 
-export type Lane = 'light' | 'heavy';
-
-export interface JobOptions {
-  documentType?: string;
-  csvRoute?: 'Spatial' | 'Tabular';
-  sqlDialect?: string;
-  pdfMode?: 'SingleColumn' | 'MultiColumn' | 'Ocr' | 'Advanced';
-  parquetMode?: 'MetadataOnly' | 'MetadataPlusRows';
-  chunkHints?: boolean;
-}
+// A job's parse options and lane are the parsers' words (src/formats/kit/options.ts).
+export type { JobOptions, Lane } from '../formats/kit/options.js';
 
 export interface JobError {
   /** One of the catalogue's job failures (src/errors/catalogue.ts). */

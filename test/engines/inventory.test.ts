@@ -13,7 +13,7 @@ import { parseSofficeVersion, probeLibreOfficeVersion } from '../../src/engines/
 import { sofficePath, tesseractModelPath, tesseractModels } from '../../src/engines/locate.js';
 import { ProblemError } from '../../src/http/problem.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import type { JobOptions } from '../../src/jobs/types.js';
+import type { JobOptions } from '../../src/formats/kit/options.js';
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const versionOf = (name: string) => (JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;

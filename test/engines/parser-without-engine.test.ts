@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFile } from '../helpers/parse.js';
 import { parserSettings } from '../helpers/parser-settings.js';
-import type { JobOptions } from '../../src/jobs/types.js';
+import type { JobOptions } from '../../src/formats/kit/options.js';
 import type { ParserSettings } from '../../src/formats/settings.js';
 
 vi.setConfig({ testTimeout: 120_000 });

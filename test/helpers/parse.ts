@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseTaskWith, writeArtifact } from '../../src/pipeline/thread.js';
 import type { FormatParser } from '../../src/formats/types.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
-import type { JobOptions } from '../../src/jobs/types.js';
+import type { JobOptions } from '../../src/formats/kit/options.js';
 import type { ParserSettings } from '../../src/formats/settings.js';
 import { parserSettings } from './parser-settings.js';
 

@@ -5,7 +5,7 @@ import { Value } from '@sinclair/typebox/value';
 import { corpusPath, parseFileWith, readManifest } from '../../helpers/parse.js';
 import { parseOffice } from '../../../src/formats/office/index.js';
 import { OfficeContent } from '../../../src/formats/office/schema.js';
-import type { JobOptions } from '../../../src/jobs/types.js';
+import type { JobOptions } from '../../../src/formats/kit/options.js';
 import path from 'node:path';
 import type { ParserSettings } from '../../../src/formats/settings.js';
 import { parserSettings } from '../../helpers/parser-settings.js';

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { parseFileWith, corpusPath, readManifest, type ParseResult } from '../../helpers/parse.js';
 import { parsePdf } from '../../../src/formats/pdf/index.js';
 import { PdfContent } from '../../../src/formats/pdf/schema.js';
-import type { JobOptions } from '../../../src/jobs/types.js';
+import type { JobOptions } from '../../../src/formats/kit/options.js';
 // @ts-expect-error plain .mjs module shared with the bench scripts
 import { artifactPageTexts } from '../../../bench/pdf/similarity.mjs';
 
