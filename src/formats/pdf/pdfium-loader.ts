@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARSER_SETTINGS } from '../settings.js';
-import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
+import { precompiledModule, registerMemoryReporter } from '../kit/engine-handles.js';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 
 const require = createRequire(import.meta.url);
@@ -96,7 +96,7 @@ export interface Pdfium {
 
 let instance: Promise<Pdfium> | null = null;
 
-/** The module the main thread compiled (pool workerData, thread-context.ts), if any. */
+/** The module the main thread compiled (pool workerData, kit/engine-handles.ts), if any. */
 function moduleFromWorkerData(): WasmModule | null {
   const m: unknown = precompiledModule('pdfium');
   return m instanceof WA.Module ? (m as WasmModule) : null;

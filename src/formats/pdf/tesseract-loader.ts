@@ -2,14 +2,14 @@
 // English model comes from Debian's tesseract-ocr-eng package (installed by
 // scripts/install-engines.sh), found via DOCPARSE_TESSDATA_DIR, TESSDATA_PREFIX or the
 // standard Debian paths (src/engines/locate.ts, with the locations config.ts read). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
-// every worker thread (pool workerData, thread-context.ts), as for PDFium: the threads share
+// every worker thread (pool workerData, kit/engine-handles.ts), as for PDFium: the threads share
 // its compiled code, including what V8 tiers up in any of them. One engine per thread,
 // instantiated on first use and reused.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { createOCREngine, supportsFastBuild, type OCREngine } from 'tesseract-wasm';
-import { precompiledModule, registerMemoryReporter } from '../../pipeline/thread-context.js';
+import { precompiledModule, registerMemoryReporter } from '../kit/engine-handles.js';
 import { tesseractModelPath } from '../../engines/locate.js';
 import { engineUnavailable } from '../../engines/unavailable.js';
 import type { EngineLocations } from '../settings.js';
