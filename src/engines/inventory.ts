@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pdfiumBinary } from '../formats/pdf/pdfium-loader.js';
 import { gdalAssetDir } from '../formats/gis/engine.js';
 import { libredwgWasmDir } from '../formats/cad/libredwg.js';
-import { sofficePath, tesseractModels } from './locate.js';
+import { sofficePath, tesseractModels } from '../formats/kit/engine-locations.js';
 import { packageDir, packageVersion } from './packages.js';
 import { probeLibreOfficeVersion } from './libreoffice-version.js';
 import { ENGINE_USES, type EngineName } from './needs.js';

@@ -2,7 +2,7 @@
 // gives; it takes from ~0.1 s to over a second, so the node asks once, in the background, at
 // start). Run in a process group of its own, killed if it does not answer in time.
 import { spawn } from 'node:child_process';
-import { sofficeEnvironment } from './soffice-env.js';
+import { sofficeEnvironment } from '../formats/kit/soffice-env.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 

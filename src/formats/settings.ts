@@ -22,7 +22,7 @@ export interface ArchiveLimits {
 /** How Office page counts are found: render every document, trust Word-confirmed DOCX counts, or take stored counts. */
 export type OfficeRender = 'always' | 'auto' | 'off';
 
-/** Where LibreOffice and Tesseract's models are looked for (src/engines/locate.ts). */
+/** Where LibreOffice and Tesseract's models are looked for (src/formats/kit/engine-locations.ts). */
 export interface EngineLocations {
   /** DOCPARSE_SOFFICE: the only soffice tried when set (a path with none means no LibreOffice). */
   soffice: string | null;

@@ -14,7 +14,7 @@ const ALLOWED: Record<string, string> = {
   'src/bin.ts': 'the process entry point',
   'src/cli/run-admin-cli.ts': "the admin CLI's own credential for a remote node (DOCPARSE_OPERATOR_KEY), beside --key",
   'src/http/uws.ts': "sets uWS's own variable (UWS_HTTP_MAX_HEADERS_SIZE) from the config before the native module loads",
-  'src/engines/soffice-env.ts': "passes the process's environment through to soffice (HOME and the headless plugin added)",
+  'src/formats/kit/soffice-env.ts': "passes the process's environment through to soffice (HOME and the headless plugin added)",
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -10,7 +10,7 @@ import { detectEngines, engineReport, initEngineInventory, type EngineInventory 
 import { requireEngines } from '../../src/engines/requirements.js';
 import { enginesNeeded } from '../../src/engines/needs.js';
 import { parseSofficeVersion, probeLibreOfficeVersion } from '../../src/engines/libreoffice-version.js';
-import { sofficePath, tesseractModelPath, tesseractModels } from '../../src/engines/locate.js';
+import { sofficePath, tesseractModelPath, tesseractModels } from '../../src/formats/kit/engine-locations.js';
 import { ProblemError } from '../../src/http/problem.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import type { JobOptions } from '../../src/formats/kit/options.js';

@@ -13,7 +13,7 @@ import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
 import { blockText, DocxReader, type DocxModel } from './docx.js';
 import { convert, libreOfficeAvailable, libreOfficeRun, renderPageCount } from './libreoffice.js';
-import { engineUnavailable } from '../../engines/unavailable.js';
+import { engineUnavailable } from '../kit/engine-unavailable.js';
 import { inspectOle, isBareBiff, isOle, isRtf, looksLikePlainText, olePageCount } from './ole.js';
 import { isZipHead, readFileHead } from '../file-head.js';
 import { odfProperties, ooxmlProperties } from './props.js';

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ExtractionError } from '../types.js';
 import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
-import { sofficePath } from '../../engines/locate.js';
-import { sofficeEnvironment } from '../../engines/soffice-env.js';
-import { engineUnavailable } from '../../engines/unavailable.js';
+import { sofficePath } from '../kit/engine-locations.js';
+import { sofficeEnvironment } from '../kit/soffice-env.js';
+import { engineUnavailable } from '../kit/engine-unavailable.js';
 import type { EngineLocations, ParserSettings } from '../settings.js';
 
 /** What running LibreOffice takes: where it is looked for, and how long a conversion may run. */

@@ -1,7 +1,7 @@
 // Tesseract (WASM, tesseract-wasm) loader. The engine .wasm ships in the npm package; the
 // English model comes from Debian's tesseract-ocr-eng package (installed by
 // scripts/install-engines.sh), found via DOCPARSE_TESSDATA_DIR, TESSDATA_PREFIX or the
-// standard Debian paths (src/engines/locate.ts, with the locations config.ts read). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
+// standard Debian paths (src/formats/kit/engine-locations.ts, with the locations config.ts read). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
 // every worker thread (pool workerData, kit/engine-handles.ts), as for PDFium: the threads share
 // its compiled code, including what V8 tiers up in any of them. One engine per thread,
 // instantiated on first use and reused.
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { createOCREngine, supportsFastBuild, type OCREngine } from 'tesseract-wasm';
 import { precompiledModule, registerMemoryReporter } from '../kit/engine-handles.js';
-import { tesseractModelPath } from '../../engines/locate.js';
-import { engineUnavailable } from '../../engines/unavailable.js';
+import { tesseractModelPath } from '../kit/engine-locations.js';
+import { engineUnavailable } from '../kit/engine-unavailable.js';
 import type { EngineLocations } from '../settings.js';
 
 const require = createRequire(import.meta.url);

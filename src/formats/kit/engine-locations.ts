@@ -5,7 +5,7 @@
 // checks run on every call (they are cheap), so what is installed meanwhile is found.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EngineLocations } from '../formats/settings.js';
+import type { EngineLocations } from '../settings.js';
 
 /** Where Debian and LibreOffice's own packages put soffice. */
 const SOFFICE_LOCATIONS = ['/usr/bin/soffice', '/usr/lib/libreoffice/program/soffice', '/opt/libreoffice/program/soffice'];
