@@ -13,7 +13,7 @@ import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
-import { ExtractionError } from './types.js';
+import { ExtractionError } from './kit/types.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './settings.js';
 
 export type { ArchiveLimits } from './settings.js';

@@ -15,7 +15,7 @@
 // chain step is visited at most once per walk, and shared chain tails only once in all.
 // Callers that already hold the bytes (msgreader needs them in memory anyway) pass them in.
 import { open } from 'node:fs/promises';
-import { ExtractionError } from './types.js';
+import { ExtractionError } from './kit/types.js';
 
 const SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 /** Largest real sector number; the values above it are markers (DIFSECT, FATSECT, ENDOFCHAIN, FREESECT). */

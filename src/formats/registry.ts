@@ -1,7 +1,7 @@
 // Every format the service knows: how it is recognised, which family parses it, which
 // routing parameters it needs, and which lane it runs in. The worker thread loads parsers
 // from here lazily, so a thread only pays for the engines it uses.
-import type { FormatParser } from './types.js';
+import type { FormatParser } from './kit/types.js';
 import type { JobOptions, Lane } from './kit/options.js';
 
 export type Family = 'pdf' | 'office' | 'email' | 'sql' | 'gis' | 'cad' | 'csv' | 'parquet';

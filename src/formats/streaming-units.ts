@@ -2,7 +2,7 @@
 // a script): reserved a step ahead, so a large mailbox does not ask the control plane once
 // per message, and exactly when a step ahead does not fit, so an app near its quota is not
 // refused a document that fits.
-import { ExtractionError, type UnitMeter } from './types.js';
+import { ExtractionError, type UnitMeter } from './kit/types.js';
 
 export class StreamingUnits {
   private held = 0;

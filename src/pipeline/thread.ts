@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { JsonWriter } from '../formats/kit/json-writer.js';
 import { SyncFileStream } from './sync-file-stream.js';
 import { FORMATS } from '../formats/registry.js';
-import { ExtractionError, type FormatParser } from '../formats/types.js';
+import { ExtractionError, type FormatParser } from '../formats/kit/types.js';
 import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
 import { retireIfOverCeiling } from './thread-context.js';
 import { enterTask } from '../formats/process-groups.js';

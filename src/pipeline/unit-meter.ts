@@ -4,7 +4,7 @@
 // app's monthly quota, and the answer comes back the same way. A refusal surfaces in the
 // parser as ExtractionError('quota_exceeded'), before the expensive work.
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { ExtractionError, type UnitMeter } from '../formats/types.js';
+import { ExtractionError, type UnitMeter } from '../formats/kit/types.js';
 
 export const UNITS_CHANNEL = 'docparse:units';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSoundOle2, assertSoundOle2File } from '../../src/formats/ole2-guard.js';
 import { parseMsg } from '../../src/formats/email/index.js';
 import { parseOffice } from '../../src/formats/office/index.js';
-import { ExtractionError } from '../../src/formats/types.js';
+import { ExtractionError } from '../../src/formats/kit/types.js';
 import { CORPUS_ROOT, parseFileWith } from '../helpers/parse.js';
 
 const CORPUS = CORPUS_ROOT;

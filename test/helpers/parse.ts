@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseTaskWith, writeArtifact } from '../../src/pipeline/thread.js';
-import type { FormatParser } from '../../src/formats/types.js';
+import type { FormatParser } from '../../src/formats/kit/types.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
 import type { JobOptions } from '../../src/formats/kit/options.js';
 import type { ParserSettings } from '../../src/formats/settings.js';

@@ -1,6 +1,6 @@
 // DWG → drawing model through LibreDWG (a fresh WASM instance per drawing, see libredwg.ts).
 import { readFile } from 'node:fs/promises';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { newLibreDwgInstance } from './libredwg.js';
 import {
   checkCadSize,

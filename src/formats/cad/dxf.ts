@@ -4,7 +4,7 @@
 // shape as libredwg-web's DwgDatabase so normalize.ts serves DWG and DXF alike.
 import { readFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import {
   checkCadSize,
   countInto,

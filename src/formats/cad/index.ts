@@ -2,7 +2,7 @@
 // binary) through our own group-code reader. One Document Unit per processed drawing.
 // Content shape: schema.ts (CadContent).
 import type { JsonWriter } from '../kit/json-writer.js';
-import type { FormatParser, ParseInput, ParseOutcome } from '../types.js';
+import type { FormatParser, ParseInput, ParseOutcome } from '../kit/types.js';
 import { readDwg } from './dwg.js';
 import { readDxf } from './dxf.js';
 import type { CadDocument } from './model.js';

@@ -4,7 +4,7 @@
 // Geometry is compact (documented in schema.ts): points are [x, y] or [x, y, z] arrays
 // (z left out when 0), angles in radians, coordinates in drawing units (see `units`).
 import { stat } from 'node:fs/promises';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 export type Pt = number[];
 

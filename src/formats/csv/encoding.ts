@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 export interface EncodingChoice {
   /** Reported name, lower case: 'utf-8', 'utf-16le', 'iso-8859-1', 'windows-1252', … */

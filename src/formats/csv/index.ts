@@ -4,7 +4,7 @@
 // size, whatever the file size.
 import { stat } from 'node:fs/promises';
 import type { JsonWriter } from '../kit/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { ColumnProfile, planColumn, type ColumnPlan } from './columns.js';
 import {
   detectEurostat,

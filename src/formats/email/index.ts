@@ -3,7 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonWriter } from '../kit/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../kit/types.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { headerValue } from './common.js';
 import { splitMbox, MboxTooLarge } from './mbox.js';

@@ -3,7 +3,7 @@
 // recursively, up to MAX_NESTING.
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { rememberContent } from './service-attachments.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 

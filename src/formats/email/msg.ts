@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import MsgReaderModule from '@kenjiuno/msgreader';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
 import { assertSoundOle2 } from '../ole2-guard.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import {
   MAX_NESTING,
   address,

@@ -4,7 +4,7 @@
 // it does not hand the attachment its parent's descriptor node; we give it that node, and
 // the embedded message is read like any other (depth-limited).
 import { PSTFile } from 'pst-extractor';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { rememberContent } from './service-attachments.js';
 import { MAX_NESTING, address, countTree, extractAttachment, guessContentType, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';

@@ -3,7 +3,7 @@
 // is reported once, with the sidecar files it has and lacks.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { readFileHead } from '../file-head.js';
+import { readFileHead } from '../kit/file-head.js';
 
 export type GisFormat =
   | 'shapefile'

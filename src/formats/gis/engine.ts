@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import { existsSync, fstatSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { registerBrokenCheck } from '../kit/engine-handles.js';
 
 /** Emscripten module surface we use (the package ships no types for it). */

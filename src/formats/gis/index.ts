@@ -18,13 +18,13 @@ import { copyFile, link, mkdir, open, readdir, readFile, rename, rm } from 'node
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { JsonWriter } from '../kit/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
 import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
 import { extractZip, type ExtractReport } from './zip.js';
 import { ArchiveBudget, activeArchiveBudget } from '../archive-guard.js';
-import { isZipHead, readFileHead } from '../file-head.js';
+import { isZipHead, readFileHead } from '../kit/file-head.js';
 
 export { GisContent } from './schema.js';
 

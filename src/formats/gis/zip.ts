@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ArchiveBudget, GuardedZip } from '../archive-guard.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 /** Failures of the machine, not the archive: passed on as they are, so the job is retried. */
 const MACHINE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE']);

@@ -1,7 +1,7 @@
 // The failure of a job that reached a worker node without an engine it needs. Transient: the
 // job is retried (with backoff, possibly on another worker that has the engine) and, when
 // retries run out, fails charged nothing — never completed without the engine's work.
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from './types.js';
 import type { JobFailureCode } from '../../errors/catalogue.js';
 
 export const ENGINE_UNAVAILABLE = 'engine_unavailable' satisfies JobFailureCode;

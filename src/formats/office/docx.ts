@@ -4,7 +4,7 @@
 // footers, hyperlinks (relationships and HYPERLINK fields) and image metadata.
 import type { OfficeBlock, OfficeImageT, OfficePropertiesT } from './schema.js';
 import type { ZipPackage } from './zip.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
 const MAX_DEPTH = 64;

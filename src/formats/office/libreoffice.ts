@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
 import { sofficePath } from '../kit/engine-locations.js';
 import { sofficeEnvironment } from '../kit/soffice-env.js';

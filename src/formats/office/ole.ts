@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import CFB from 'cfb';
 import { assertSoundOle2, assertSoundOle2File } from '../ole2-guard.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const MAX_OLE_BYTES = 512 * 1024 * 1024;

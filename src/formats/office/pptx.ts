@@ -3,7 +3,7 @@
 // with merged cells, pictures, hyperlinks and speaker notes.
 import type { OfficeSlideT } from './schema.js';
 import type { ZipPackage } from './zip.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, parseRels, parseXml, relsPathOf, root, tag, type Rel, type XNode } from './xml.js';
 import { mainDocumentPart } from './docx.js';
 

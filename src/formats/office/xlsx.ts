@@ -5,7 +5,7 @@
 import ExcelJS from 'exceljs';
 import type { JsonWriter } from '../kit/json-writer.js';
 import type { ChunkSourceBlock } from '../chunks.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import type { OfficeCellT, OfficePropertiesT } from './schema.js';
 
 export interface SheetSummary {

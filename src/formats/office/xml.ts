@@ -1,7 +1,7 @@
 // Order-preserving XML trees (fast-xml-parser, namespace prefixes removed so Transitional
 // and Strict OOXML read alike) and the small helpers the Office readers share.
 import { XMLParser } from 'fast-xml-parser';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 export type XNode = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 // read the same file with their own unzip and no such check.
 import { Writable } from 'node:stream';
 import { ArchiveBudget, GuardedZip, activeArchiveBudget, type ArchiveMember } from '../archive-guard.js';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 
 /** Largest single part read into memory. */
 const MAX_PART_BYTES = 256 * 1024 * 1024;

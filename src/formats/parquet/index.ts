@@ -10,7 +10,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { JsonWriter } from '../kit/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { describeColumns, describeGeo, describeRowGroup, describeSchema, leaves } from './describe.js';
 import { FileAsyncBuffer } from './file.js';
 import { compileRenderer, PARSERS, readSchema, renderBigInt } from './values.js';

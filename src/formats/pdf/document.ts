@@ -2,7 +2,7 @@
 // (FPDF_LoadCustomDocument with a read callback), mapping PDFium's load errors to
 // ExtractionErrors, and reading document-level metadata.
 import fs from 'node:fs';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import type { Pdfium } from './pdfium-loader.js';
 
 const FPDF_ERR = ['success', 'unknown error', 'file not found or could not be opened', 'not a PDF or corrupted', 'password required or incorrect', 'unsupported security scheme', 'page not found or content error'];

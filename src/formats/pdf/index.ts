@@ -7,7 +7,7 @@
 //   Advanced:     MultiColumn + tables, structure tree, form fields, annotations, links, images.
 import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
-import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/types.js';
 import { PdfDocument, type PdfMetadata } from './document.js';
 import { getPdfium, resetPdfium } from './pdfium-loader.js';
 import { frameToDisplay, pageGeometry, readTextLayer, type PageGeometry, type TextLayer } from './textlayer.js';

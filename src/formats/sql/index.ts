@@ -9,7 +9,7 @@
 import { stat } from 'node:fs/promises';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { StreamingUnits } from '../streaming-units.js';
-import { ExtractionError, type FormatParser, type ParseOutcome } from '../types.js';
+import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/types.js';
 import { classifyStatement } from './classify.js';
 import { SqlEngines, type ParsedStatement } from './engines.js';
 import type { SqlStatementT } from './schema.js';

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
-import { ExtractionError } from '../types.js';
+import { ExtractionError } from '../kit/types.js';
 import { innerStatements } from './blocks.js';
 import { copyDataEnd, splitPostgresPart } from './postgres.js';
 import { INITIAL_STATE, splitGenericPart, type Dialect, type GenericState, type RawStatement } from './split.js';

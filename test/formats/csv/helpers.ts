@@ -7,7 +7,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
 import { parseCsv } from '../../../src/formats/csv/index.js';
-import type { ParseOutcome } from '../../../src/formats/types.js';
+import type { ParseOutcome } from '../../../src/formats/kit/types.js';
 import { corpusPath, CORPUS_ROOT } from '../../helpers/parse.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
 

@@ -2,7 +2,7 @@
 // headerless GeoNames, and the refusal of a file without geometry.
 import { describe, expect, it } from 'vitest';
 import { corpusFile, readManifest, runCsv } from './helpers.js';
-import { ExtractionError } from '../../../src/formats/types.js';
+import { ExtractionError } from '../../../src/formats/kit/types.js';
 
 const manifest = new Map(readManifest().map((m) => [m.file, m]));
 

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { corpusFile, readManifest, removeTempFiles, runCsv, tempFile } from './helpers.js';
-import { ExtractionError } from '../../../src/formats/types.js';
+import { ExtractionError } from '../../../src/formats/kit/types.js';
 
 afterAll(removeTempFiles);
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import { isFromLine, parseEml, parseMbox, parseMsg, parsePst, splitMbox } from '../../../src/formats/email/index.js';
 import { EmailContent } from '../../../src/formats/email/schema.js';
-import type { FormatParser } from '../../../src/formats/types.js';
+import type { FormatParser } from '../../../src/formats/kit/types.js';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
 
 const PARSERS: Record<string, FormatParser> = { eml: parseEml, mbox: parseMbox, msg: parseMsg, pst: parsePst };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { parseEml, parseMbox, parseMsg, parsePst } from '../../../src/formats/email/index.js';
 import { EmailContent } from '../../../src/formats/email/schema.js';
-import type { FormatParser } from '../../../src/formats/types.js';
+import type { FormatParser } from '../../../src/formats/kit/types.js';
 import { corpusPath, parseFileWith, readManifest } from '../../helpers/parse.js';
 
 const manifest = await readManifest('email');

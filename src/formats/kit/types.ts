@@ -1,11 +1,11 @@
 // What every format family implements. A parser runs inside a worker thread, reads the
 // upload from a local file path, and writes the artifact's `content` value as a stream
 // through a JsonWriter; it returns the rest of the artifact when done.
-import type { JobOptions } from './kit/options.js';
-import type { JsonWriter } from './kit/json-writer.js';
-import type { Chunk } from './chunks.js';
-import type { JobFailureCode } from '../errors/catalogue.js';
-import type { ParserSettings } from './settings.js';
+import type { JobOptions } from './options.js';
+import type { JsonWriter } from './json-writer.js';
+import type { Chunk } from '../chunks.js';
+import type { JobFailureCode } from '../../errors/catalogue.js';
+import type { ParserSettings } from '../settings.js';
 
 export interface ParseInput {
   /** Local file holding the upload (never the bytes themselves across threads). */
