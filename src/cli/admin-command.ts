@@ -6,10 +6,9 @@ import type { KeyRing } from '../identity/keyring.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
 import type { AuditStore } from '../tenancy/audit-store.js';
-import { runAdmin } from './admin.js';
-import { runKeysAdmin } from './keys.js';
-import { runStorageAdmin } from './storage.js';
 import type { MailSettings } from '../mail/settings.js';
+import { ADMIN_COMMANDS } from './commands/index.js';
+import { localBackend } from './local-backend.js';
 
 export interface AdminDeps {
   store: ControlPlaneStore;
@@ -25,8 +24,6 @@ export interface AdminDeps {
   mail: MailSettings;
 }
 
-/** Commands that only read: not audited. */
-const READ_ONLY = new Set(['list', 'show', 'list-operators', 'help', '--help', '-h']);
 /** Options whose value is a secret: never written to the audit log. */
 const SECRET_OPTIONS = new Set(['--secret-access-key']);
 
@@ -35,11 +32,8 @@ export function redactArgs(args: string[]): string[] {
   return args.map((a, i) => (i > 0 && SECRET_OPTIONS.has(args[i - 1]) ? '(secret)' : a.startsWith('--secret-access-key=') ? '--secret-access-key=(secret)' : a));
 }
 
-function isChange(args: string[]): boolean {
-  const words = args.filter((a) => !a.startsWith('-'));
-  if (words[0] === 'usage' || words[0] === 'statement' || words.length < 2) return false;
-  return !READ_ONLY.has(words[1]);
-}
+/** A command that changes something: audited when it succeeds. */
+const isChange = (args: string[]) => ADMIN_COMMANDS.find(args)?.changes === true;
 
 export interface AdminResult {
   /** 0 done, 1 the operation failed, 2 bad command line. */
@@ -48,8 +42,6 @@ export interface AdminResult {
   stderr: string[];
 }
 
-export const isStorageCommand = (args: string[]) => args[0] === 'storage' || (args[0] === 'app' && args[1] === 'set-storage');
-
 export async function executeAdminCommand(args: string[], deps: AdminDeps): Promise<AdminResult> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -57,12 +49,10 @@ export async function executeAdminCommand(args: string[], deps: AdminDeps): Prom
   const err = (line: string) => void stderr.push(line);
   let exitCode: number;
   try {
-    if (isStorageCommand(args)) exitCode = await runStorageAdmin(args, deps.store, await deps.sealer(), out);
-    else if (args[0] === 'keys') exitCode = await runKeysAdmin(args, deps.keyring, deps.operatorKeys, out, err);
-    else exitCode = await runAdmin(args, deps.store, out, { mail: deps.mail });
+    exitCode = await ADMIN_COMMANDS.run(args, localBackend(deps), { out, err });
   } catch (e) {
-    // What the commands do not turn into an exit code themselves (e.g. an unknown option of
-    // `storage create`, an unreachable database): said once, never a stack trace.
+    // What the command table does not turn into an exit code itself (e.g. an unreachable
+    // database): said once, never a stack trace.
     const code = (e as NodeJS.ErrnoException).code;
     err(`error: ${(e as Error).message}`);
     exitCode = typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? 2 : 1;

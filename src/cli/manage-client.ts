@@ -31,19 +31,7 @@ export class ManageClient {
 
   /** Calls `path` under /manage/v1. A 404 becomes NotFoundError(what, id) when `notFound` names the object. */
   async call<T>(method: string, path: string, body?: unknown, notFound?: [string, string]): Promise<T> {
-    const url = `${this.base}/manage/v1${path}`;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method,
-        headers: { authorization: `Bearer ${this.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new ManageUnreachableError(`the node at ${this.base} does not answer (${cause})`);
-    }
+    const res = await this.fetch(method, path, body === undefined ? {} : { 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
     const text = await res.text();
     let parsed: unknown = null;
     try {
@@ -52,9 +40,42 @@ export class ManageClient {
       throw new ManageApiError(res.status, 'bad_answer', `the node at ${this.base} answered ${res.status} with something that is not JSON`);
     }
     if (res.ok) return parsed as T;
+    throw this.refusal(res.status, parsed, notFound);
+  }
+
+  /** GETs a text answer (CSV) under /manage/v1; refusals as call() reports them. */
+  async text(path: string, notFound?: [string, string]): Promise<string> {
+    const res = await this.fetch('GET', path, { accept: 'text/csv' });
+    const text = await res.text();
+    if (res.ok) return text;
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not a problem document
+    }
+    throw this.refusal(res.status, parsed, notFound);
+  }
+
+  private async fetch(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
+    try {
+      return await fetch(`${this.base}/manage/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.key}`, ...headers },
+        body,
+        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      throw new ManageUnreachableError(`the node at ${this.base} does not answer (${cause})`);
+    }
+  }
+
+  /** The error for a refused request, from its problem document. */
+  private refusal(status: number, parsed: unknown, notFound: [string, string] | undefined): Error {
     const problem = (parsed ?? {}) as { code?: string; detail?: string; title?: string };
-    if (res.status === 404 && notFound) throw new NotFoundError(notFound[0], notFound[1]);
-    if (res.status === 401) throw new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused the operator key (${problem.detail ?? problem.code})`);
-    throw new ManageApiError(res.status, problem.code ?? 'error', problem.detail ?? problem.title ?? `HTTP ${res.status}`);
+    if (status === 404 && notFound) return new NotFoundError(notFound[0], notFound[1]);
+    if (status === 401) return new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused the operator key (${problem.detail ?? problem.code})`);
+    return new ManageApiError(status, problem.code ?? 'error', problem.detail ?? problem.title ?? `HTTP ${status}`);
   }
 }

@@ -1,13 +1,13 @@
 // The control-plane operations `docparse admin` commands use, carried out through the
-// management API of a remote node (`--url`). runAdmin runs over it unchanged, so a command
+// management API of a remote node (`--url`). The commands run over it unchanged, so a command
 // prints exactly what it prints against a local database. Operations the API deliberately
 // does not offer (setting a secret hash: the node makes secrets itself) are refused.
-import type { App, ControlPlaneStore, NewApp, NewPlan, NewTenant, Plan, Tenant, TenantState } from '../tenancy/types.js';
+import type { App, ControlPlaneStore, NewApp, NewPlan, NewTenant, Plan, StorageConfig, Tenant, TenantState } from '../tenancy/types.js';
 import type { ManageClient } from './manage-client.js';
 
-type PublicApp = Omit<App, 'secretHash'>;
+export type PublicApp = Omit<App, 'secretHash'>;
 /** Apps as the API shows them: the hash is never sent; the commands never print it. */
-const asApp = (a: PublicApp): App => ({ ...a, secretHash: '' });
+export const asApp = (a: PublicApp): App => ({ ...a, secretHash: '' });
 const id = (s: string) => encodeURIComponent(s);
 
 const notThroughApi = (what: string) => () => {
@@ -41,6 +41,10 @@ export function remoteStore(client: ManageClient): ControlPlaneStore {
       asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { allowedDomains: domains }, ['app', appId])),
     assignPlan: async (appId: string, planId: string | null) =>
       asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { planId }, ['app', appId])),
+    getStorageConfig: (configId: string) =>
+      client.call<StorageConfig>('GET', `/storage-configs/${id(configId)}`).catch((e: { status?: number }) => (e.status === 404 ? null : Promise.reject(e))),
+    setAppStorageConfig: async (appId: string, storageConfigId: string | null) =>
+      asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { storageConfigId })),
     createApp: notThroughApi('creating an app with a secret made elsewhere') as (a: NewApp) => Promise<App>,
     setAppSecretHash: notThroughApi('setting a secret hash'),
   };

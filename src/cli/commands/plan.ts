@@ -1,0 +1,90 @@
+// `docparse admin plan …`: create, retire, list.
+import type { AdminCommand } from '../command-table.js';
+import { emit, planLines, table } from '../command-output.js';
+import { parseByteSize, parseCount, required, str } from '../command-values.js';
+
+/** Defaults of `plan create`, the management API's too (src/manage/api/plan-routes.ts). */
+const DEFAULT_MAX_FILE_SIZE = '256MiB';
+const DEFAULT_MAX_CONCURRENT = 8;
+const DEFAULT_MAX_BYTES_PER_SECOND = '64MiB';
+
+export const planCommands: AdminCommand[] = [
+  {
+    name: 'plan create',
+    usage:
+      'plan create --name NAME --units UNITS_PER_MONTH [--advanced] [--ocr] [--max-file-size SIZE] [--max-concurrent N] [--max-bytes-per-second SIZE]',
+    summary: `create a usable plan (defaults: max file ${DEFAULT_MAX_FILE_SIZE}, ${DEFAULT_MAX_CONCURRENT} concurrent jobs, ${DEFAULT_MAX_BYTES_PER_SECOND}/s)`,
+    options: {
+      name: { type: 'string' },
+      units: { type: 'string' },
+      advanced: { type: 'boolean' },
+      ocr: { type: 'boolean' },
+      'max-file-size': { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'max-bytes-per-second': { type: 'string' },
+    },
+    positionals: 0,
+    changes: true,
+    async run(ctx) {
+      const v = ctx.values;
+      const plan = await ctx.store.createPlan({
+        name: required(v, 'name'),
+        maxDocumentUnitsPerMonth: parseCount(required(v, 'units'), '--units', 0),
+        advancedPdfExtraction: v.advanced === true,
+        ocrPdfExtraction: v.ocr === true,
+        maxFileSizeBytes: parseByteSize(str(v, 'max-file-size') ?? DEFAULT_MAX_FILE_SIZE, '--max-file-size'),
+        maxConcurrentJobs: parseCount(str(v, 'max-concurrent') ?? String(DEFAULT_MAX_CONCURRENT), '--max-concurrent', 1),
+        maxBytesPerSecond: parseByteSize(str(v, 'max-bytes-per-second') ?? DEFAULT_MAX_BYTES_PER_SECOND, '--max-bytes-per-second'),
+      });
+      emit(ctx, plan, ['Created plan.', ...planLines(plan)]);
+    },
+  },
+  {
+    name: 'plan retire',
+    usage: 'plan retire PLAN_ID',
+    summary: 'retire a plan (apps on it can no longer get tokens)',
+    options: {},
+    positionals: 1,
+    changes: true,
+    async run(ctx) {
+      const plan = await ctx.store.retirePlan(ctx.positionals[0]);
+      const onPlan = (await ctx.store.listApps()).filter((a) => a.planId === plan.id).length;
+      emit(ctx, plan, [
+        'Plan retired.',
+        ...planLines(plan),
+        onPlan > 0 ? `${onPlan} app(s) on this plan can no longer get tokens until given another plan.` : 'No app is on this plan.',
+      ]);
+    },
+  },
+  {
+    name: 'plan list',
+    usage: 'plan list',
+    summary: 'list plans',
+    options: {},
+    positionals: 0,
+    changes: false,
+    async run(ctx) {
+      const list = await ctx.store.listPlans();
+      emit(
+        ctx,
+        list,
+        list.length === 0
+          ? ['No plans.']
+          : table([
+              ['ID', 'STATUS', 'UNITS/MONTH', 'ADV', 'OCR', 'MAX FILE', 'CONC', 'BYTES/S', 'NAME'],
+              ...list.map((p) => [
+                p.id,
+                p.status,
+                String(p.maxDocumentUnitsPerMonth),
+                p.advancedPdfExtraction ? 'yes' : 'no',
+                p.ocrPdfExtraction ? 'yes' : 'no',
+                String(p.maxFileSizeBytes),
+                String(p.maxConcurrentJobs),
+                String(p.maxBytesPerSecond),
+                p.name,
+              ]),
+            ]),
+      );
+    },
+  },
+];

@@ -1,0 +1,80 @@
+// `docparse admin usage` and `statement`: Document Units charged in a month, per app or per
+// tenant, against plan quotas; a tenant's monthly statement. As text, JSON or CSV.
+import { statementLines, usageCsv } from '../../billing/render.js';
+import type { AdminCommand } from '../command-table.js';
+import { emit, emitCsv, table } from '../command-output.js';
+import { monthOption, required, str, UsageError } from '../command-values.js';
+import { mustApp, mustTenant } from './lookups.js';
+
+export const usageCommands: AdminCommand[] = [
+  {
+    name: 'usage',
+    usage: 'usage --app APP_ID | --tenant TENANT_ID  [--month YYYY-MM] [--csv] [--by-day]   (default: the current UTC month)',
+    summary: 'Document Units used in a month against the plan quota; --csv prints the usage lines (every charge)',
+    options: { app: { type: 'string' }, tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' }, 'by-day': { type: 'boolean' } },
+    positionals: 0,
+    changes: false,
+    async run(ctx) {
+      const appId = str(ctx.values, 'app');
+      const tenantId = str(ctx.values, 'tenant');
+      if ((appId === undefined) === (tenantId === undefined)) throw new UsageError('give --app or --tenant (one of them)');
+      const month = monthOption(ctx.values);
+      const byDay = ctx.values['by-day'] === true;
+      const csv = ctx.values.csv === true;
+      if (tenantId !== undefined) {
+        await mustTenant(ctx.store, tenantId);
+        if (csv) {
+          emitCsv(ctx, byDay ? usageCsv(await ctx.backend.tenantUsage(tenantId, month, 'day')) : await ctx.backend.tenantUsageLinesCsv(tenantId, month));
+          return;
+        }
+        const u = await ctx.backend.tenantUsage(tenantId, month, byDay ? 'day' : 'month');
+        emit(ctx, u, [
+          `Tenant ${tenantId} used ${u.totals.units} Document Units in ${month} (${u.totals.documents} documents).`,
+          ...u.quotas.map(
+            (q) =>
+              `  app ${q.appId}${q.appName === null ? ' (deleted)' : ` "${q.appName}"`}: ${q.unitsCharged}` +
+              (q.plan ? ` of ${q.plan.quota} (${q.remaining} remaining)` : ' (no plan)'),
+          ),
+          ...(u.items.length ? ['', ...table([['DAY', 'APP', 'FAMILY', 'UNITS', 'DOCUMENTS'], ...u.items.map((f) => [f.day ?? month, f.appId, f.family, String(f.units), String(f.documents)])])] : []),
+        ]);
+        return;
+      }
+      const app = await mustApp(ctx.store, appId!);
+      if (csv) {
+        emitCsv(ctx, await ctx.backend.appUsageLinesCsv(app, month));
+        return;
+      }
+      const u = await ctx.backend.appUsage(app, month);
+      const remaining = u.quota === null ? null : Math.max(0, u.quota - u.unitsUsed);
+      emit(
+        ctx,
+        { appId: app.id, tenantId: app.tenantId, month, unitsUsed: u.unitsUsed, quota: u.quota, planId: u.planId, documents: u.documents, byFormat: u.byFormat },
+        [
+          `App ${app.id} used ${u.unitsUsed} Document Units in ${month}` +
+            (u.quota === null ? ' (no plan assigned).' : ` of ${u.quota} (plan "${u.planName}"); ${remaining} remaining.`),
+          `  documents:    ${u.documents}`,
+          ...Object.entries(u.byFormat)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([format, units]) => `  ${format.padEnd(12)}  ${units}`),
+        ],
+      );
+    },
+  },
+  {
+    name: 'statement',
+    usage: 'statement --tenant TENANT_ID [--month YYYY-MM] [--csv]   (default: the current UTC month)',
+    summary: "a tenant's monthly statement: units per app and format family, each app's plan, overage (none: the quota is hard)",
+    options: { tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' } },
+    positionals: 0,
+    changes: false,
+    async run(ctx) {
+      const tenantId = required(ctx.values, 'tenant');
+      const month = monthOption(ctx.values);
+      if (ctx.values.csv === true) emitCsv(ctx, await ctx.backend.statementCsv(tenantId, month));
+      else {
+        const s = await ctx.backend.statement(tenantId, month);
+        emit(ctx, s, statementLines(s));
+      }
+    },
+  },
+];
