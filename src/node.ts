@@ -26,16 +26,10 @@ import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './api/limits.js';
 import { ArtifactSchema } from './api/schemas.js';
-import { GisContent } from './formats/gis/schema.js';
-import { CadContent } from './formats/cad/schema.js';
-import { ParquetContent } from './formats/parquet/schema.js';
-import { OfficeContent } from './formats/office/schema.js';
-import { PdfContent } from './formats/pdf/schema.js';
-import { EmailContent } from './formats/email/schema.js';
-import { SqlContent } from './formats/sql/schema.js';
+import { FAMILIES } from './formats/registry.js';
 
-/** The artifact envelope and each family's `content`, published with the OpenAPI document. */
-const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, PdfContent, OfficeContent, EmailContent, SqlContent, GisContent, CadContent, ParquetContent };
+/** The artifact envelope and each family's `content` as it declares it, published with the OpenAPI document. */
+const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, ...Object.fromEntries(FAMILIES.flatMap((f) => (f.content ? [[f.content.name, f.content.schema]] : []))) };
 import { ParseHost } from './pipeline/parse-host.js';
 import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { initEngineInventory } from './engines/inventory.js';

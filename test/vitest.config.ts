@@ -36,7 +36,7 @@ const NEEDS_CORPUS = [
   'test/formats/pdf/text.test.ts',
   'test/formats/pdf/textlayer.test.ts',
   'test/pipeline/artifact.test.ts',
-  'test/pipeline/detect.test.ts',
+  'test/formats/detect.test.ts',
 ];
 const corpusMissing = !CORPUS_AVAILABLE;
 if (corpusMissing) console.warn(`No corpus at ${CORPUS_DIR}: ${NEEDS_CORPUS.length} test files that read it are left out.`);

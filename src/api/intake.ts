@@ -10,11 +10,11 @@ import { jobFolder, type WriteResult } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
 import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
-import { detectFormat, type DocumentType } from '../pipeline/detect.js';
-import { isSupported, laneFor, supportedFormats } from '../formats/registry.js';
+import { detectFormat, UndecidedFormat, type Detection } from '../formats/detect.js';
+import { familyOf, isSupported, laneFor, supportedFormats } from '../formats/registry.js';
 import { monthOf } from '../tenancy/month.js';
 import type { AppLimits, LimitsCache } from './limits.js';
-import { CSV_ROUTES, PDF_MODES, SQL_DIALECTS, type UploadQuery } from './schemas.js';
+import type { UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
 import { requireEngines } from '../engines/requirements.js';
 
@@ -38,32 +38,41 @@ export const HEAD_BYTES = 8192;
 
 export const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** Routing options that apply to the detected format; missing required ones are 400. */
+/**
+ * Routing options that apply to the detected format, as its family declares them: a missing
+ * required one is 400, a missing optional one takes its default, and a value that needs a
+ * plan feature the app lacks is 403 feature_not_in_plan.
+ */
 export function routingOptions(format: string, q: RoutingParams, principal: Principal): JobOptions {
   const options: JobOptions = {};
   if (q.chunkHints !== undefined) options.chunkHints = q.chunkHints;
   if (q.documentType) options.documentType = q.documentType;
-  if (format === 'csv') {
-    if (!q.csvRoute) throw problems.invalidParameter('csvRoute', 'CSV uploads need csvRoute.', CSV_ROUTES);
-    options.csvRoute = q.csvRoute;
-  }
-  if (format === 'sql') {
-    if (!q.sqlDialect) throw problems.invalidParameter('sqlDialect', 'SQL uploads need sqlDialect.', SQL_DIALECTS);
-    options.sqlDialect = q.sqlDialect;
-  }
-  if (format === 'pdf') {
-    if (!q.pdfMode) throw problems.invalidParameter('pdfMode', 'PDF uploads need pdfMode.', PDF_MODES);
-    const ent = principal.entitlements;
-    if (q.pdfMode === 'Ocr' && !ent?.ocrPdfExtraction) {
-      throw problem('feature_not_in_plan', 'pdfMode=Ocr needs a plan with ocrPdfExtraction.', { feature: 'ocrPdfExtraction' });
+  const family = familyOf(format);
+  const chosen = options as Record<string, unknown>;
+  for (const p of family?.routing ?? []) {
+    const given = q[p.name];
+    if (given === undefined) {
+      if (p.required) throw problems.invalidParameter(p.name, `${family!.title} uploads need ${p.name}.`, p.values.map((v) => v.value));
+      if (p.default !== undefined) chosen[p.name] = p.default;
+      continue;
     }
-    if (q.pdfMode === 'Advanced' && !ent?.advancedPdfExtraction) {
-      throw problem('feature_not_in_plan', 'pdfMode=Advanced needs a plan with advancedPdfExtraction.', { feature: 'advancedPdfExtraction' });
+    const feature = p.values.find((v) => v.value === given)?.entitlement;
+    if (feature && !(principal.entitlements as Record<string, unknown> | undefined)?.[feature]) {
+      throw problem('feature_not_in_plan', `${p.name}=${given} needs a plan with ${feature}.`, { feature });
     }
-    options.pdfMode = q.pdfMode;
+    chosen[p.name] = given;
   }
-  if (format === 'parquet') options.parquetMode = q.parquetMode ?? 'MetadataOnly';
   return options;
+}
+
+/** Detection, with an undecidable upload answered as 400 invalid_parameter. */
+function detect(head: Buffer, q: RoutingParams): Detection {
+  try {
+    return detectFormat(head, q.fileName, q.documentType);
+  } catch (e) {
+    if (e instanceof UndecidedFormat) throw problems.invalidParameter(e.parameter, e.message, e.allowed);
+    throw e;
+  }
 }
 
 /** Reads the first bytes of the body for detection and gives back a stream of the whole body. */
@@ -167,7 +176,7 @@ export class Intake {
   /** Detects the format from the first bytes and checks the routing options it needs. */
   classify(head: Buffer, q: RoutingParams, p: Principal): { format: string; options: JobOptions } {
     if (head.length === 0) throw problems.invalidParameter('body', 'The document is empty: send the file bytes.');
-    const detection = detectFormat(head, q.fileName, q.documentType as DocumentType | undefined);
+    const detection = detect(head, q);
     const options = routingOptions(detection.format, q, p);
     if (!isSupported(detection.format)) {
       throw problem('unsupported_format', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });

@@ -1,11 +1,23 @@
 // Schemas of the documents API: they validate requests and generate /openapi/v1.json.
-import { Type } from '@sinclair/typebox';
+import { Type, type TOptional, type TUnsafe } from '@sinclair/typebox';
 import { StringEnum } from '../http/validation.js';
-import { DOCUMENT_TYPES } from '../pipeline/detect.js';
+import { DOCUMENT_TYPES, FAMILIES, ROUTING_PARAMETERS } from '../formats/registry.js';
+import type { FamilyDescriptor, RoutingParameter } from '../formats/kit/family.js';
 
-export const SQL_DIALECTS = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'] as const;
-export const CSV_ROUTES = ['Spatial', 'Tabular'] as const;
-export const PDF_MODES = ['SingleColumn', 'MultiColumn', 'Ocr', 'Advanced'] as const;
+/** A family's routing parameter as its declaration describes it (values, required or default, plan features). */
+function routingProperty(p: RoutingParameter, family: FamilyDescriptor) {
+  const entitled = p.values.filter((v) => v.entitlement).map((v) => `${v.value} needs ${v.entitlement}`);
+  const description = p.required
+    ? `Required for ${family.title}.${entitled.length ? ` ${entitled.join(', ')}.` : ''}`
+    : `${family.title} only; default ${p.default}.`;
+  return Type.Optional(StringEnum(p.values.map((v) => v.value), { description }));
+}
+
+const routingProperties = Object.fromEntries(ROUTING_PARAMETERS.map(({ parameter, family }) => [parameter.name, routingProperty(parameter, family)])) as Record<
+  RoutingParameter['name'],
+  TOptional<TUnsafe<string>>
+>;
+const chunkFamilies = FAMILIES.filter((f) => f.chunks).map((f) => f.title);
 
 const DocumentId = Type.String({
   minLength: 1,
@@ -19,12 +31,9 @@ export const UploadQuery = Type.Object(
     fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Original file name; its extension helps detection.' })),
     documentId: Type.Optional(DocumentId),
     documentType: Type.Optional(StringEnum(DOCUMENT_TYPES, { description: 'Format name; required for ZIP-based uploads (ShpZip, MapInfo, FileGdb). Also accepts PDF, DWG, SHP_ZIP spellings.' })),
-    csvRoute: Type.Optional(StringEnum(CSV_ROUTES, { description: 'Required for CSV.' })),
-    sqlDialect: Type.Optional(StringEnum(SQL_DIALECTS, { description: 'Required for SQL.' })),
-    pdfMode: Type.Optional(StringEnum(PDF_MODES, { description: 'Required for PDF. Ocr needs ocrPdfExtraction, Advanced needs advancedPdfExtraction.' })),
-    parquetMode: Type.Optional(StringEnum(['MetadataOnly', 'MetadataPlusRows'] as const, { description: 'Parquet only; default MetadataOnly.' })),
+    ...routingProperties,
     customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB of UTF-8, nested ≤ 32 levels) carried to the artifact as customMetadata.' })),
-    chunkHints: Type.Optional(Type.Boolean({ description: 'Produce retrieval chunks (PDF, Office/OpenDocument).' })),
+    chunkHints: Type.Optional(Type.Boolean({ description: `Produce retrieval chunks (${chunkFamilies.join(', ')}).` })),
   },
   { additionalProperties: false },
 );

@@ -11,7 +11,8 @@ import { libredwgWasmDir } from '../formats/cad/libredwg.js';
 import { sofficePath, tesseractModels } from '../formats/kit/engine-locations.js';
 import { packageDir, packageVersion } from './packages.js';
 import { probeLibreOfficeVersion } from './libreoffice-version.js';
-import { ENGINE_USES, type EngineName } from './needs.js';
+import { ENGINE_USES } from './uses.js';
+import type { EngineName } from '../formats/kit/family.js';
 import type { EngineStatusT, EnginesT } from './schema.js';
 import { DEFAULT_PARSER_SETTINGS, type EngineLocations, type OfficeRender, type ParserSettings } from '../formats/settings.js';
 

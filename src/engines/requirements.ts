@@ -4,7 +4,7 @@
 import { problem } from '../http/problem.js';
 import type { JobOptions } from '../formats/kit/options.js';
 import { engineInventory, findEngine, type EngineInventory } from './inventory.js';
-import { enginesNeeded } from './needs.js';
+import { enginesNeeded } from '../formats/registry.js';
 
 export function requireEngines(format: string, options: JobOptions, inventory: EngineInventory = engineInventory()): void {
   for (const need of enginesNeeded(format, options, inventory.officeRender)) {

@@ -13,6 +13,7 @@ import { unitMeterFor } from './unit-meter.js';
 import { ArchiveBudget, withArchiveBudget } from '../formats/archive-guard.js';
 import { DEFAULT_PARSER_SETTINGS, type ParserSettings } from '../formats/settings.js';
 import { threadParserSettings } from './thread-context.js';
+import { embeddedParsers } from './embedded-parsers.js';
 
 const parsers = new Map<string, Promise<FormatParser>>();
 
@@ -26,6 +27,9 @@ function parserFor(format: string): Promise<FormatParser> {
   }
   return p;
 }
+
+/** Documents inside a document (e-mail attachments) are parsed by their family's parser. */
+const embedded = embeddedParsers(parserFor);
 
 /** Piscina's entry: the task with the settings the pool handed this thread. */
 export default function runParseTask(task: ParseTask): Promise<ParseTaskResult> {
@@ -83,6 +87,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
         tempDir: task.tempDir,
         progress: () => {},
         units: unitMeterFor(task.taskId),
+        embedded,
       },
       w,
     );

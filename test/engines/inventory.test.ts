@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectEngines, engineReport, initEngineInventory, type EngineInventory } from '../../src/engines/inventory.js';
 import { requireEngines } from '../../src/engines/requirements.js';
-import { enginesNeeded } from '../../src/engines/needs.js';
+import { enginesNeeded } from '../../src/formats/registry.js';
 import { parseSofficeVersion, probeLibreOfficeVersion } from '../../src/engines/libreoffice-version.js';
 import { sofficePath, tesseractModelPath, tesseractModels } from '../../src/formats/kit/engine-locations.js';
 import { ProblemError } from '../../src/http/problem.js';

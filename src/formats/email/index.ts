@@ -3,7 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonWriter } from '../kit/json-writer.js';
-import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../kit/types.js';
+import { ExtractionError, type EmbeddedParsers, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../kit/types.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { headerValue } from './common.js';
 import { splitMbox, MboxTooLarge } from './mbox.js';
@@ -35,6 +35,7 @@ class MessageSink {
     private readonly w: JsonWriter,
     format: string,
     private readonly settings: ParserSettings,
+    private readonly embedded: EmbeddedParsers | undefined,
     meter?: UnitMeter,
   ) {
     this.units = new StreamingUnits(meter);
@@ -44,7 +45,7 @@ class MessageSink {
   async add(m: EmailMessageT): Promise<void> {
     // Each message is a unit: held before its attachments are parsed or it is written.
     await this.units.need(this.count + 1);
-    await enrichAttachments(m, this.settings);
+    await enrichAttachments(m, this.settings, this.embedded);
     this.w.value({ index: this.count, ...m });
     this.count++;
     this.attachments += m.attachmentCount;
@@ -119,7 +120,7 @@ export const parseEml: FormatParser = async (input: ParseInput, content: JsonWri
     throw new ExtractionError('the file is binary, not an RFC 5322 message');
   }
   const msg = await mime(buf, 'the file');
-  const sink = new MessageSink(content, 'eml', input.settings, input.units);
+  const sink = new MessageSink(content, 'eml', input.settings, input.embedded, input.units);
   await sink.add(msg);
   sink.end();
   return sink.outcome('eml', { bytes: size });
@@ -129,7 +130,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
   const { size } = await stat(input.filePath);
   if (size === 0) throw new ExtractionError('the file is empty');
   const mailbox = input.fileName ? path.basename(input.fileName).replace(/\.[^.]+$/, '') : null;
-  const sink = new MessageSink(content, 'mbox', input.settings, input.units);
+  const sink = new MessageSink(content, 'mbox', input.settings, input.embedded, input.units);
   let failed = 0;
   let stats;
   try {
@@ -177,7 +178,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
 export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
   const { message, codepage } = await readMsg(input.filePath, size);
-  const sink = new MessageSink(content, 'msg', input.settings, input.units);
+  const sink = new MessageSink(content, 'msg', input.settings, input.embedded, input.units);
   await sink.add(message);
   sink.end();
   return sink.outcome('msg', { bytes: size, itemClass: message.itemClass ?? null, ansiCodepage: codepage });
@@ -185,7 +186,7 @@ export const parseMsg: FormatParser = async (input: ParseInput, content: JsonWri
 
 export const parsePst: FormatParser = async (input: ParseInput, content: JsonWriter) => {
   const { size } = await stat(input.filePath);
-  const sink = new MessageSink(content, 'pst', input.settings, input.units);
+  const sink = new MessageSink(content, 'pst', input.settings, input.embedded, input.units);
   let embedded = 0;
   const walk = await walkPst(input.filePath, async (m) => {
     embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;

@@ -9,13 +9,11 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { JsonWriter } from '../kit/json-writer.js';
-import { detectFormat } from '../../pipeline/detect.js';
+import type { EmbeddedParsers } from '../kit/types.js';
 import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';
 import type { ParserSettings } from '../settings.js';
 
-/** Formats whose text is worth extracting from an attachment. */
-const PARSED_FORMATS = new Set(['pdf', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'doc', 'xls', 'ppt']);
 const MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024;
 const MAX_CONTENT_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_TEXT_CHARS = 1_000_000;
@@ -29,18 +27,24 @@ export function rememberContent(attachment: EmailAttachmentT, content: Uint8Arra
 }
 
 /**
- * Extracts the text of every pending service-format attachment, nested messages included,
- * with the message's own parser settings. `budget` bounds what their packages may inflate
+ * Extracts the text of every pending service-format attachment (the formats `embedded` finds
+ * a parser for), nested messages included, with the message's own parser settings. `budget` bounds what their packages may inflate
  * to, together: the upload's when the caller runs inside withArchiveBudget, else one for this
  * message and the messages it holds.
  */
-export async function enrichAttachments(msg: EmailMessageT, settings: ParserSettings, budget: ArchiveBudget = activeArchiveBudget()): Promise<void> {
+export async function enrichAttachments(
+  msg: EmailMessageT,
+  settings: ParserSettings,
+  embedded: EmbeddedParsers | undefined,
+  budget: ArchiveBudget = activeArchiveBudget(),
+): Promise<void> {
   for (const a of msg.attachments) {
-    if (a.message) await enrichAttachments(a.message, settings, budget);
+    if (a.message) await enrichAttachments(a.message, settings, embedded, budget);
     const content = pending.get(a);
     if (!content) continue;
     pending.delete(a);
-    const r = await withArchiveBudget(budget, () => parseAttachment(content, a.fileName, settings));
+    if (!embedded) continue;
+    const r = await withArchiveBudget(budget, () => parseAttachment(content, a.fileName, settings, embedded));
     if (!r) continue;
     if ('error' in r) {
       a.note = `${r.format}: could not be parsed (${r.error})`;
@@ -54,19 +58,16 @@ export async function enrichAttachments(msg: EmailMessageT, settings: ParserSett
   }
 }
 
-async function parseAttachment(content: Uint8Array, fileName: string | null, settings: ParserSettings): Promise<{ format: string; text: string } | { format: string; error: string } | null> {
+async function parseAttachment(
+  content: Uint8Array,
+  fileName: string | null,
+  settings: ParserSettings,
+  embedded: EmbeddedParsers,
+): Promise<{ format: string; text: string } | { format: string; error: string } | null> {
   if (content.byteLength > MAX_ATTACHMENT_BYTES) return null;
-  let format: string;
-  try {
-    format = detectFormat(Buffer.from(content.buffer, content.byteOffset, Math.min(8192, content.byteLength)), fileName ?? undefined, undefined).format;
-  } catch {
-    return null;
-  }
-  if (!PARSED_FORMATS.has(format)) return null;
-  // Loaded lazily: the registry imports this family too.
-  const { FORMATS } = await import('../registry.js');
-  const load = FORMATS[format]?.load;
-  if (!load) return null;
+  const found = embedded(Buffer.from(content.buffer, content.byteOffset, Math.min(8192, content.byteLength)), fileName);
+  if (!found) return null;
+  const { format } = found;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'docparse-att-'));
   try {
     const input = path.join(dir, `attachment.${format}`);
@@ -75,7 +76,7 @@ async function parseAttachment(content: Uint8Array, fileName: string | null, set
     const out = createWriteStream(outPath);
     await once(out, 'open');
     const w = new JsonWriter(out);
-    const parse = await load();
+    const parse = await found.load();
     await parse(
       { filePath: input, fileName, format, options: format === 'pdf' ? { pdfMode: 'SingleColumn' } : {}, settings, tempDir: dir, progress: () => {} },
       w,

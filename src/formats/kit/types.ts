@@ -27,7 +27,22 @@ export interface ParseInput {
    * lets it propagate, and the job fails charged nothing. Absent in direct calls (tests).
    */
   units?: UnitMeter;
+  /**
+   * Finds the parser for a document inside this one (an e-mail's attachment) whose text the
+   * service extracts there. Built by the thread that runs the parse from the registry and
+   * detection, so no parser imports the registry. Absent: such documents are not parsed.
+   */
+  embedded?: EmbeddedParsers;
 }
+
+/** The format of an embedded document and how to load its family's parser. */
+export interface EmbeddedParser {
+  format: string;
+  load(): Promise<FormatParser>;
+}
+
+/** The parser for a document with these first bytes and name, or null when its text is not extracted. */
+export type EmbeddedParsers = (head: Buffer, fileName: string | null) => EmbeddedParser | null;
 
 export interface UnitMeter {
   /** This document bills at least `total` units in all (calls only ever raise it). */
