@@ -1,0 +1,75 @@
+// Plans in SQL: create, read, list, retire.
+import { randomUUID } from 'node:crypto';
+import type { SqlClient } from '../sql.js';
+import { NotFoundError, type NewPlan, type Plan } from '../types.js';
+import { iso, requireNonNegInt, requirePosInt, requireText, rethrow, type Ts } from './checks.js';
+
+interface PlanRow {
+  id: string;
+  name: string;
+  status: 'usable' | 'retired';
+  max_document_units_per_month: number | string;
+  advanced_pdf_extraction: boolean;
+  ocr_pdf_extraction: boolean;
+  max_file_size_bytes: number | string;
+  max_concurrent_jobs: number | string;
+  max_bytes_per_second: number | string;
+  created_at: Ts;
+}
+
+const toPlan = (r: PlanRow): Plan => ({
+  id: r.id,
+  name: r.name,
+  status: r.status,
+  maxDocumentUnitsPerMonth: Number(r.max_document_units_per_month),
+  advancedPdfExtraction: r.advanced_pdf_extraction,
+  ocrPdfExtraction: r.ocr_pdf_extraction,
+  maxFileSizeBytes: Number(r.max_file_size_bytes),
+  maxConcurrentJobs: Number(r.max_concurrent_jobs),
+  maxBytesPerSecond: Number(r.max_bytes_per_second),
+  createdAt: iso(r.created_at),
+});
+
+export async function createPlan(db: SqlClient, p: NewPlan): Promise<Plan> {
+  const id = p.id ?? randomUUID();
+  const values = [
+    id,
+    requireText(p.name, 'plan name'),
+    requireNonNegInt(p.maxDocumentUnitsPerMonth, 'maxDocumentUnitsPerMonth'),
+    Boolean(p.advancedPdfExtraction),
+    Boolean(p.ocrPdfExtraction),
+    requirePosInt(p.maxFileSizeBytes, 'maxFileSizeBytes'),
+    requirePosInt(p.maxConcurrentJobs, 'maxConcurrentJobs'),
+    requirePosInt(p.maxBytesPerSecond, 'maxBytesPerSecond'),
+  ];
+  try {
+    const { rows } = await db.query<PlanRow>(
+      `INSERT INTO plans (id, name, max_document_units_per_month, advanced_pdf_extraction, ocr_pdf_extraction,
+                          max_file_size_bytes, max_concurrent_jobs, max_bytes_per_second)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      values,
+    );
+    return toPlan(rows[0]);
+  } catch (err) {
+    rethrow(err, {}, { plans_pkey: `plan ${id} already exists` });
+  }
+}
+
+export async function getPlan(db: SqlClient, id: string): Promise<Plan | null> {
+  const { rows } = await db.query<PlanRow>('SELECT * FROM plans WHERE id = $1', [id]);
+  return rows[0] ? toPlan(rows[0]) : null;
+}
+
+export async function listPlans(db: SqlClient): Promise<Plan[]> {
+  const { rows } = await db.query<PlanRow>('SELECT * FROM plans ORDER BY created_at, id');
+  return rows.map(toPlan);
+}
+
+export async function retirePlan(db: SqlClient, id: string): Promise<Plan> {
+  const { rows } = await db.query<PlanRow>(
+    `UPDATE plans SET status = 'retired', retired_at = COALESCE(retired_at, now()) WHERE id = $1 RETURNING *`,
+    [id],
+  );
+  if (!rows[0]) throw new NotFoundError('plan', id);
+  return toPlan(rows[0]);
+}
