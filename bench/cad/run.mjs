@@ -20,7 +20,7 @@ const imp = (p) => import(pathToFileURL(path.join(ROOT, p)).href);
 
 const { parseDwg, parseDxf } = await imp('dist/formats/cad/index.js');
 const { compileLibreDwg, newLibreDwgInstance, libredwgWasmDir } = await imp('dist/formats/cad/libredwg.js');
-const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+const { JsonWriter } = await imp('dist/formats/kit/json-writer.js');
 const { DEFAULT_PARSER_SETTINGS } = await imp('dist/formats/settings.js');
 const { LibreDwg } = await import('@mlightcad/libredwg-web');
 const DxfParser = (await import('dxf-parser')).default;

@@ -29,7 +29,7 @@ const { convert, countPdfPages, libreOfficeRun } = await imp('dist/formats/offic
 const { loadConfig } = await imp('dist/config.js');
 /** The parsers' settings a node started here would have; `render` as DOCPARSE_OFFICE_RENDER sets it. */
 const settingsFor = (render = 'always') => loadConfig({ PATH: process.env.PATH ?? '', DOCPARSE_OFFICE_RENDER: render }).parsers;
-const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+const { JsonWriter } = await imp('dist/formats/kit/json-writer.js');
 const mammoth = (await import('mammoth')).default;
 const ExcelJS = (await import('exceljs')).default;
 

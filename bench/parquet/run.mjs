@@ -31,7 +31,7 @@ if (process.argv[2] === '--child') {
   let rows = 0;
   if (way === 'ours-meta' || way === 'ours-rows') {
     const { parseParquet } = await imp('dist/formats/parquet/index.js');
-    const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+    const { JsonWriter } = await imp('dist/formats/kit/json-writer.js');
     const { DEFAULT_PARSER_SETTINGS } = await imp('dist/formats/settings.js');
     const out = createWriteStream('/dev/null');
     await once(out, 'open');
@@ -128,7 +128,7 @@ function measure(way, file, n = rounds) {
 // Corpus MetadataOnly: in-process timing per file (after a warm-up), median of rounds.
 const { parseParquet } = await imp('dist/formats/parquet/index.js');
 const { DEFAULT_PARSER_SETTINGS: PARSER_SETTINGS } = await imp('dist/formats/settings.js');
-const { JsonWriter } = await imp('dist/pipeline/json-writer.js');
+const { JsonWriter } = await imp('dist/formats/kit/json-writer.js');
 const { parquetMetadata } = await import('hyparquet');
 async function oursMetaInProcess(file) {
   const out = createWriteStream('/dev/null');
