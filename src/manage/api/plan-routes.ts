@@ -6,7 +6,7 @@ import type { NewPlan } from '../../tenancy/types.js';
 import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
 import { list, PlanIdParams, PlanSchema } from './schemas.js';
 
-/** The CLI's defaults (src/cli/admin.ts): 256 MiB files, 8 unfinished jobs, 64 MiB/s. */
+/** Defaults of a new plan, here and in `docparse admin plan create` (src/cli/commands/plan.ts): 256 MiB files, 8 unfinished jobs, 64 MiB/s. */
 export const PLAN_DEFAULTS = { maxFileSizeBytes: 256 * 1024 ** 2, maxConcurrentJobs: 8, maxBytesPerSecond: 64 * 1024 ** 2 };
 
 const CreatePlan = Type.Object(
