@@ -30,24 +30,20 @@ const DIALECTS = {
   mysql: { dialect: 'MySql', sp: 'mysql', nsp: ['mysql', 'MySQL'], antlr: 'MYSQL' },
 };
 
-/** antlr4ts-sql alone: the grammar's parse tree, SLL prediction then LL on a syntax error (as the service runs it). */
+/** antlr4ts-sql alone: the grammar's parse tree with SLL prediction (as the service runs it). */
 function antlrBare(grammar) {
   require('antlr4ts');
   const { antlr4tsSQL, SQLDialect } = require('antlr4ts-sql');
   const { PredictionMode } = require('antlr4ts/atn/PredictionMode');
   const a = new antlr4tsSQL(SQLDialect[grammar]);
   const fail = { syntaxError: () => { throw new Error('syntax'); } };
-  const once = (s, mode) => {
-    const p = a.getParser(a.getTokens(s, [fail]), [fail]);
-    p.interpreter.setPredictionMode(mode);
-    return a.getParseTree(p);
-  };
   return (s) => {
-    try {
-      return once(s, PredictionMode.SLL);
-    } catch {
-      return once(s, PredictionMode.LL);
-    }
+    const tokens = a.getTokens(s, [fail]);
+    const p = a.getParser(tokens, [fail]);
+    // As the service reads MySQL: lexer and parser both at 8.0.21.
+    if (grammar === 'MYSQL') tokens.tokenSource.serverVersion = p.serverVersion = 80021;
+    p.interpreter.setPredictionMode(PredictionMode.SLL);
+    return a.getParseTree(p);
   };
 }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-sql-'));

@@ -71,9 +71,13 @@ interface AntlrNode {
   readonly start?: AntlrToken;
   readonly stop?: AntlrToken;
 }
+interface AntlrAtn {
+  decisionToDFA: { states: { size: number } }[];
+  clearDFA(): void;
+}
 interface AntlrParser {
   ruleNames: string[];
-  interpreter: { setPredictionMode(mode: number): void };
+  interpreter: { setPredictionMode(mode: number): void; atn: AntlrAtn };
 }
 interface Antlr4tsSql {
   getTokens(sql: string, listeners: unknown[]): unknown;
@@ -231,6 +235,20 @@ const RENAMED: Record<string, string> = {
 
 const MAX_NESTING = 100;
 
+/**
+ * ANTLR caches prediction DFA states per grammar for the life of the thread; they stop growing
+ * once the kinds of statements seen repeat (≈5,000 states on the corpus), but varied enough
+ * input keeps adding. Past this many states the cache is dropped and rebuilt as needed.
+ */
+const MAX_DFA_STATES = 50_000;
+const DFA_CHECK_EVERY = 1_000;
+
+function dfaStates(atn: AntlrAtn): number {
+  let n = 0;
+  for (const d of atn.decisionToDFA) n += d.states.size;
+  return n;
+}
+
 /** Deepest parenthesis nesting in the text (parentheses in strings counted too: only ever an overestimate). */
 function parenDepth(sql: string): number {
   let depth = 0;
@@ -247,6 +265,11 @@ export function antlrEngine(grammar: Grammar): Engine {
   const { make, sll, version } = load();
   const rules = RULES[grammar];
   const a = make(grammar);
+  let parses = 0;
+  const boundCache = (parser: AntlrParser): void => {
+    if (++parses % DFA_CHECK_EVERY !== 0) return;
+    if (dfaStates(parser.interpreter.atn) > MAX_DFA_STATES) parser.interpreter.atn.clearDFA();
+  };
   const parseWith = (sql: string, mode: number): { tree: AntlrNode; parser: AntlrParser } => {
     const tokens = a.getTokens(sql, [stopAtFirstError]) as { tokenSource: { serverVersion?: number } };
     const parser = a.getParser(tokens, [stopAtFirstError]) as AntlrParser & { serverVersion?: number };
@@ -256,6 +279,7 @@ export function antlrEngine(grammar: Grammar): Engine {
       parser.serverVersion = MYSQL_VERSION;
     }
     parser.interpreter.setPredictionMode(mode);
+    boundCache(parser);
     return { tree: a.getParseTree(parser), parser };
   };
   return {
