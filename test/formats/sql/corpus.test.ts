@@ -134,7 +134,7 @@ describe.skipIf(!hasSqlCorpus)('sql corpus: statements per file', () => {
 /**
  * Parse coverage floors per dialect over the whole corpus (bench/sql/coverage.mjs prints the
  * figures): at least 90 % where an installable parser reaches it; Snowflake has no parser for
- * ALTER/CREATE of most account objects (tasks, pipes, stages, warehouses, …): see docs/sql.md.
+ * ALTER/CREATE of most account objects (tasks, pipes, stages, warehouses, …): see docs/formats/sql.md.
  */
 const COVERAGE_FLOOR: Record<string, number> = { PostgreSql: 0.99, MsSql: 0.92, MySql: 0.93, Snowflake: 0.73 };
 
