@@ -123,7 +123,7 @@ process.once('SIGTERM', async () => {
 // from the handler's promise, problem mapping, JSON.stringify, the same response headers and
 // the access-log call.
 function nodeHttpServer(routeDefs) {
-  const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+  const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
   const router = new Router();
   for (const r of routeDefs) {
     if (r.query) precompile(r.query);

@@ -22,7 +22,10 @@ export function lcsLength(a, b, maxD = 20000) {
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[off + k - 1] < v[off + k + 1]) ? v[off + k + 1] : v[off + k - 1] + 1;
       let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) x++, y++;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
       v[off + k] = x;
       if (x >= n && y >= m) return (n + m - d) / 2;
     }
@@ -33,7 +36,10 @@ export function lcsLength(a, b, maxD = 20000) {
   let common = 0;
   for (const w of b) {
     const c = counts.get(w);
-    if (c) counts.set(w, c - 1), common++;
+    if (c) {
+      counts.set(w, c - 1);
+      common++;
+    }
   }
   return common;
 }
@@ -69,7 +75,10 @@ export function wordRecall(expected, actual) {
   let hit = 0;
   for (const w of exp) {
     const c = counts.get(w);
-    if (c) counts.set(w, c - 1), hit++;
+    if (c) {
+      counts.set(w, c - 1);
+      hit++;
+    }
   }
   return exp.length ? hit / exp.length : 1;
 }

@@ -11,7 +11,6 @@ import type { BillingStore } from '../tenancy/billing-store.js';
 import { currentMonth } from '../tenancy/month.js';
 import { statementCsv, usageCsv, usageLinesCsv } from './render.js';
 
-const Month = Type.String({ pattern: MONTH_PATTERN, description: 'YYYY-MM (UTC).' });
 const Format = Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: the same figures as text/csv (so does Accept: text/csv).' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
 

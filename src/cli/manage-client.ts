@@ -33,7 +33,7 @@ export class ManageClient {
   async call<T>(method: string, path: string, body?: unknown, notFound?: [string, string]): Promise<T> {
     const res = await this.fetch(method, path, body === undefined ? {} : { 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
     const text = await res.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {

@@ -20,7 +20,7 @@ export interface RequestHead {
   requestId: string;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** uWS hands the method as sent; the common spellings map to upper case without allocating. */
 const METHOD_UPPER: Record<string, string> = Object.fromEntries(
   ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [[m, m], [m.toLowerCase(), m]]),

@@ -70,6 +70,8 @@ export type BodySpec =
   | { kind: 'form'; schema: TObject; maxBytes?: number }
   | { kind: 'raw'; description: string; contentTypes?: string[]; /** What the handler parses the body into, for the OpenAPI document. */ schema?: TSchema };
 
+// Route lists mix handlers of every query and body type (each is typed where it is written), so the defaults must accept any.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface RouteDef<Q = any, B = any> {
   method: HttpMethod;
   /**

@@ -35,7 +35,7 @@ export function redactSmtpUrl(smtpUrl: string): string {
 /** Removes the URL's password (raw and percent-decoded) from a text, e.g. an error message. */
 export function withoutSmtpSecret(text: string, smtpUrl: string | null): string {
   if (!smtpUrl) return text;
-  let password = '';
+  let password: string;
   try {
     password = new URL(smtpUrl).password;
   } catch {

@@ -58,7 +58,7 @@ export async function readOperatorCredential(dataDir: string): Promise<string> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const hint = code === 'EACCES' || code === 'EPERM' ? ': run docparse admin as the user that runs the node' : '';
-    throw new Error(`cannot read the operator credential ${file} (${code ?? (err as Error).message})${hint}`);
+    throw new Error(`cannot read the operator credential ${file} (${code ?? (err as Error).message})${hint}`, { cause: err });
   }
   const secret = text.trim();
   if (!secret) throw new Error(`the operator credential ${file} is empty`);

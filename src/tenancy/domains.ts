@@ -15,7 +15,7 @@ export function normalizeAllowedDomain(input: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(entry)) throw bad('leave out the scheme');
   if (/[/?#@\s]/.test(entry)) throw bad('only a host and an optional port are allowed');
 
-  let host = entry;
+  let host: string;
   let port: string | undefined;
   if (entry.startsWith('[')) {
     const end = entry.indexOf(']');

@@ -4,7 +4,6 @@
 // ceiling bounds guessing spread over many addresses. Addresses come from X-Forwarded-For
 // (the front trusts it like DOCPARSE_TRUST_PROXY=true).
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedRateCounters } from '../../src/jobs/embedded-counters.js';
 import { RedisRateCounters } from '../../src/jobs/redis-counters.js';

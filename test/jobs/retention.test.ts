@@ -2,7 +2,7 @@
 // (blobs that cannot be deleted, a key outside its folder, an unreadable or over-deep
 // record) is logged and skipped; every other tenant's expired jobs are still removed, and
 // the bad one is tried again by the next sweep.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

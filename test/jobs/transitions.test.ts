@@ -70,7 +70,10 @@ describe('job transitions', () => {
     const reach = (starts: readonly number[], edges: (s: number) => readonly number[]) => {
       const seen = new Set<number>(starts);
       const todo = [...starts];
-      while (todo.length) for (const n of edges(todo.pop()!)) if (!seen.has(n)) (seen.add(n), todo.push(n));
+      while (todo.length) for (const n of edges(todo.pop()!)) if (!seen.has(n)) {
+        seen.add(n);
+        todo.push(n);
+      }
       return seen;
     };
     expect([...reach(INITIAL_STATES, (s) => TRANSITIONS[s as 0])].sort()).toEqual([...ALL_STATES]);

@@ -10,14 +10,13 @@ import { monthOf } from '../../src/tenancy/month.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
-let redis: TestServer;
 let pgServer: TestServer;
 let node: OutageNode;
 let c: Client;
 let rig: OutageRig;
 
 beforeAll(async () => {
-  ({ redis, pg: pgServer, node, c } = rig = await startOutageRig());
+  ({ pg: pgServer, node, c } = rig = await startOutageRig());
 });
 
 afterAll(async () => {

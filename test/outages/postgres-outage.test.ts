@@ -5,23 +5,20 @@
 // the node serves everything again by itself when PostgreSQL returns.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestServer } from '../helpers/servers.js';
-import { waitFor } from '../helpers/node.js';
 import {
   expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
-  type Client, type OutageNode, type OutageRig,
+  type Client, type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-let redis: TestServer;
 let pg: TestServer;
-let node: OutageNode;
 let c: Client;
 let rig: OutageRig;
 const timings = new Timings();
 
 beforeAll(async () => {
-  ({ redis, pg, node, c } = rig = await startOutageRig());
+  ({ pg, c } = rig = await startOutageRig());
 });
 
 afterAll(async () => {

@@ -7,20 +7,18 @@ import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
 import {
   expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
-  type Client, type OutageNode, type OutageRig,
+  type Client, type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 let redis: TestServer;
-let pg: TestServer;
-let node: OutageNode;
 let c: Client;
 let rig: OutageRig;
 const timings = new Timings();
 
 beforeAll(async () => {
-  ({ redis, pg, node, c } = rig = await startOutageRig({ persistentRedis: true }));
+  ({ redis, c } = rig = await startOutageRig({ persistentRedis: true }));
 });
 
 afterAll(async () => {

@@ -3,7 +3,6 @@
 // provider presets. Written as a function so it is type-checked; assets.ts serves its source.
 // Without JavaScript every page still works: the secret is on the page, the table is there.
 
-/* eslint-disable */
 export function dashboardClient(): void {
   const each = <T extends Element>(sel: string, fn: (el: T) => void) => document.querySelectorAll<T>(sel).forEach(fn);
 

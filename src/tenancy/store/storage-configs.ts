@@ -55,7 +55,7 @@ export async function createStorageConfig(db: SqlClient, c: NewStorageConfig): P
     return toStorageConfig(rows[0]);
   } catch (err) {
     if (sqlErrorCode(err) === '23514' && String((err as SqlError).constraint).includes('provider')) {
-      throw new Error(`unknown storage provider "${c.provider}"; expected s3, minio, r2, gcs-s3, wasabi or other-s3`);
+      throw new Error(`unknown storage provider "${c.provider}"; expected s3, minio, r2, gcs-s3, wasabi or other-s3`, { cause: err });
     }
     rethrow(err, { tenant_id: ['tenant', c.tenantId] }, { storage_configs_pkey: `storage config ${id} already exists` });
   }
