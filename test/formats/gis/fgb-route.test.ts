@@ -8,7 +8,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { corpusPath, parseFileWith } from '../../helpers/parse.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
 import { fgbRouteStats, parseGis } from '../../../src/formats/gis/index.js';
-import { fgbIneligible, formatCoord, formatReal } from '../../../src/formats/gis/fgb.js';
+import { fgbIneligible } from '../../../src/formats/gis/fgb.js';
+import { formatCoord, formatReal } from '../../../src/formats/gis/geojson-numbers.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
