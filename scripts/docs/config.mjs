@@ -11,6 +11,6 @@ const { CONFIG_DOCS } = await import(new URL('../../dist/config.js', import.meta
 try {
   fs.writeFileSync(page, withTable(fs.readFileSync(page, 'utf8'), configTableLines(CONFIG_DOCS)));
 } catch (e) {
-  throw new Error(`${page}: ${e.message}`);
+  throw new Error(`${page}: ${e.message}`, { cause: e });
 }
 console.log(`docs/configuration.md: ${CONFIG_DOCS.length} variables`);

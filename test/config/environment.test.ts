@@ -10,7 +10,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 const ALLOWED: Record<string, string> = {
   'src/config.ts': 'loadConfig reads the environment (its default argument)',
-  'src/main.ts': 'the process entry point: loadConfig(process.env)',
+  'src/main.ts': 'the process entry point: loadConfig(process.env) for docparse admin',
+  'src/cli/serve.ts': 'docparse serve: loadConfig(process.env)',
   'src/bin.ts': 'the process entry point',
   'src/cli/run-admin-cli.ts': "the admin CLI's own credential for a remote node (DOCPARSE_OPERATOR_KEY), beside --key",
   'src/http/uws.ts': "sets uWS's own variable (UWS_HTTP_MAX_HEADERS_SIZE) from the config before the native module loads",
@@ -19,7 +20,9 @@ const ALLOWED: Record<string, string> = {
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(path.join(REPO, dir), { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : Promise.resolve(e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : []))));
+  const nested = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : Promise.resolve(e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : []))),
+  );
   return nested.flat();
 }
 
