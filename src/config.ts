@@ -81,61 +81,176 @@ type Env = Record<string, string | undefined>;
 export const CONFIG_DOCS: { name: string; default: string; description: string }[] = [
   { name: 'PORT', default: '8080', description: 'HTTP port of the API (and of the token endpoint when the auth role runs here).' },
   { name: 'HOST', default: '127.0.0.1', description: 'Address to bind; `0.0.0.0` in containers.' },
-  { name: 'DOCPARSE_DATA_DIR', default: './data', description: 'Embedded control plane (PGlite), embedded job store, blobs, generated master key; while a node runs, its lock file and operator credential.' },
+  {
+    name: 'DOCPARSE_DATA_DIR',
+    default: './data',
+    description: 'Embedded control plane (PGlite), embedded job store, blobs, generated master key; while a node runs, its lock file and operator credential.',
+  },
   { name: 'DATABASE_URL', default: '(unset → embedded PGlite)', description: '`postgres://…` selects PostgreSQL for the control plane.' },
   { name: 'REDIS_URL', default: '(unset → embedded job store)', description: '`redis://…` selects Redis (job hashes + BullMQ queue + counters).' },
   { name: 'DOCPARSE_BASE_URL', default: 'http://localhost:$PORT', description: 'Public address of the API ({base_url}).' },
   { name: 'DOCPARSE_AUTH_URL', default: '$DOCPARSE_BASE_URL', description: 'Public address of the token endpoint ({auth_url}); the `iss` of every token.' },
   { name: 'DOCPARSE_DASHBOARD_URL', default: '$DOCPARSE_BASE_URL/dashboard', description: 'Public address of the dashboard ({dashboard_url}).' },
   { name: 'DOCPARSE_REGION', default: 'local', description: 'Region code of this node, reported in node-state and used as the demo app licence region.' },
-  { name: 'DOCPARSE_REGIONS', default: '$DOCPARSE_REGION', description: 'Comma-separated license regions an app may be given through the management API (`/manage/v1`).' },
-  { name: 'DOCPARSE_OIDC_ISSUER', default: 'https://accounts.google.com', description: 'Dashboard sign-in: the OpenID Connect issuer (Google by default; any standard provider). Plain http only on a loopback address.' },
-  { name: 'DOCPARSE_OIDC_CLIENT_ID', default: '(none → local operator sign-in only)', description: 'Dashboard sign-in: the OAuth client id registered with the issuer; redirect URI `{dashboard_url}/auth/callback`.' },
-  { name: 'DOCPARSE_OIDC_CLIENT_SECRET', default: '(none)', description: 'Dashboard sign-in: the client secret registered with the issuer (PKCE is used either way).' },
+  {
+    name: 'DOCPARSE_REGIONS',
+    default: '$DOCPARSE_REGION',
+    description: 'Comma-separated license regions an app may be given through the management API (`/manage/v1`).',
+  },
+  {
+    name: 'DOCPARSE_OIDC_ISSUER',
+    default: 'https://accounts.google.com',
+    description: 'Dashboard sign-in: the OpenID Connect issuer (Google by default; any standard provider). Plain http only on a loopback address.',
+  },
+  {
+    name: 'DOCPARSE_OIDC_CLIENT_ID',
+    default: '(none → local operator sign-in only)',
+    description: 'Dashboard sign-in: the OAuth client id registered with the issuer; redirect URI `{dashboard_url}/auth/callback`.',
+  },
+  {
+    name: 'DOCPARSE_OIDC_CLIENT_SECRET',
+    default: '(none)',
+    description: 'Dashboard sign-in: the client secret registered with the issuer (PKCE is used either way).',
+  },
   { name: 'DOCPARSE_SESSION_IDLE_MINUTES', default: '120', description: 'Dashboard sessions end after this long without a request.' },
   { name: 'DOCPARSE_SESSION_MAX_HOURS', default: '24', description: 'Dashboard sessions end this long after sign-in, whatever the activity.' },
-  { name: 'DOCPARSE_OPERATOR_EMAILS', default: '(none)', description: 'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant.' },
+  {
+    name: 'DOCPARSE_OPERATOR_EMAILS',
+    default: '(none)',
+    description: 'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant.',
+  },
   { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
   { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
-  { name: 'DOCPARSE_DEMO_CLIENT_SECRET', default: '(generated, printed once)', description: 'Client secret of the demo app seeded on first start (≥ 16 characters).' },
-  { name: 'DOCPARSE_SEED_DEMO', default: 'true when DATABASE_URL is unset; false in the Docker image', description: 'Seed the demo tenant and app on first start (in a container: `docker run -e DOCPARSE_SEED_DEMO=true …`).' },
-  { name: 'DOCPARSE_MASTER_KEY', default: '(embedded: generated in the data dir)', description: 'Encrypts signing keys and storage credentials at rest; required with DATABASE_URL; ≥ 32 characters; the same on every node.' },
+  {
+    name: 'DOCPARSE_DEMO_CLIENT_SECRET',
+    default: '(generated, printed once)',
+    description: 'Client secret of the demo app seeded on first start (≥ 16 characters).',
+  },
+  {
+    name: 'DOCPARSE_SEED_DEMO',
+    default: 'true when DATABASE_URL is unset; false in the Docker image',
+    description: 'Seed the demo tenant and app on first start (in a container: `docker run -e DOCPARSE_SEED_DEMO=true …`).',
+  },
+  {
+    name: 'DOCPARSE_MASTER_KEY',
+    default: '(embedded: generated in the data dir)',
+    description: 'Encrypts signing keys and storage credentials at rest; required with DATABASE_URL; ≥ 32 characters; the same on every node.',
+  },
   { name: 'DOCPARSE_RETENTION_SECONDS', default: '10800', description: 'How long jobs, uploads and artifacts are kept (3 hours).' },
   { name: 'DOCPARSE_WORKER_THREADS', default: 'CPU count', description: 'Worker threads in the parsing pool.' },
   { name: 'DOCPARSE_HEAVY_SLOTS', default: 'half the threads (≥ 1)', description: 'Threads that heavy work (OCR, Advanced PDF) may occupy at once.' },
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
   { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
-  { name: 'DOCPARSE_PARSER_MAX_RSS_MB', default: '75 % of system memory', description: 'Resident-memory ceiling of the parsing process (all threads); past it the process is replaced and the job that grew it fails with `document_too_complex`.' },
-  { name: 'DOCPARSE_MAX_ATTEMPTS', default: '3', description: 'Attempts for a job that fails transiently or stops its parsing process (a job that took its host down this often is failed, never resumed into another crash).' },
-  { name: 'DOCPARSE_MAX_HEADER_BYTES', default: '16384', description: 'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)' },
+  {
+    name: 'DOCPARSE_PARSER_MAX_RSS_MB',
+    default: '75 % of system memory',
+    description:
+      'Resident-memory ceiling of the parsing process (all threads); past it the process is replaced and the job that grew it fails with `document_too_complex`.',
+  },
+  {
+    name: 'DOCPARSE_MAX_ATTEMPTS',
+    default: '3',
+    description:
+      'Attempts for a job that fails transiently or stops its parsing process (a job that took its host down this often is failed, never resumed into another crash).',
+  },
+  {
+    name: 'DOCPARSE_MAX_HEADER_BYTES',
+    default: '16384',
+    description:
+      'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)',
+  },
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
   { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
-  { name: 'DOCPARSE_TRUST_PROXY', default: 'false', description: 'Take the client address from X-Forwarded-For: its last entry, the one the trusted proxy added (enable only behind such a proxy).' },
+  {
+    name: 'DOCPARSE_TRUST_PROXY',
+    default: 'false',
+    description: 'Take the client address from X-Forwarded-For: its last entry, the one the trusted proxy added (enable only behind such a proxy).',
+  },
   // Format-family limits: read by the parsers inside worker threads, validated here at boot.
-  { name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES', default: '100000', description: 'GIS: features inlined per job; past it the remaining features of a dataset are served as the result part named by featuresPart.' },
-  { name: 'DOCPARSE_GIS_FGB', default: 'true', description: "GIS: export eligible layers (Shapefile, FileGDB, MapInfo with plain field types) through GDAL's FlatGeobuf writer and write their GeoJSON in JS — same values, ≈ 40 % less CPU; false sends every layer through GDAL's GeoJSONSeq writer." },
-  { name: 'DOCPARSE_PDFIUM_OPTIMIZED', default: 'true', description: "PDF: run the PDFium WASM that `npm run build` re-optimises with binaryen (≈ 15 % faster, same output), when it matches the installed package; false runs the package's own binary." },
-  { name: 'DOCPARSE_ARCHIVE_MAX_BYTES', default: '4294967296', description: 'ZIPs (Office/OpenDocument packages, GIS archives and KMZ, Office attachments of e-mails): bytes the archives of one upload may inflate to, archives inside archives included, counted as they are inflated (zip-bomb guard). Formerly `DOCPARSE_GIS_MAX_UNZIPPED_BYTES`, still read.' },
-  { name: 'DOCPARSE_ARCHIVE_MAX_ENTRIES', default: '20000', description: 'ZIPs: members the archives of one upload may hold. Formerly `DOCPARSE_GIS_MAX_ZIP_ENTRIES`, still read.' },
-  { name: 'DOCPARSE_ARCHIVE_MAX_RATIO', default: '1000', description: 'ZIPs: largest compression ratio of a member over 1 MiB, and of an upload whose archives hold archives. Formerly `DOCPARSE_GIS_MAX_ZIP_RATIO`, still read.' },
-  { name: 'DOCPARSE_ARCHIVE_MAX_DEPTH', default: '2', description: 'ZIPs: levels of archives inside an archive that are opened (GIS); deeper ones are named in the warnings and not opened.' },
+  {
+    name: 'DOCPARSE_GIS_MAX_INLINE_FEATURES',
+    default: '100000',
+    description: 'GIS: features inlined per job; past it the remaining features of a dataset are served as the result part named by featuresPart.',
+  },
+  {
+    name: 'DOCPARSE_GIS_FGB',
+    default: 'true',
+    description:
+      "GIS: export eligible layers (Shapefile, FileGDB, MapInfo with plain field types) through GDAL's FlatGeobuf writer and write their GeoJSON in JS — same values, ≈ 40 % less CPU; false sends every layer through GDAL's GeoJSONSeq writer.",
+  },
+  {
+    name: 'DOCPARSE_PDFIUM_OPTIMIZED',
+    default: 'true',
+    description:
+      "PDF: run the PDFium WASM that `npm run build` re-optimises with binaryen (≈ 15 % faster, same output), when it matches the installed package; false runs the package's own binary.",
+  },
+  {
+    name: 'DOCPARSE_ARCHIVE_MAX_BYTES',
+    default: '4294967296',
+    description:
+      'ZIPs (Office/OpenDocument packages, GIS archives and KMZ, Office attachments of e-mails): bytes the archives of one upload may inflate to, archives inside archives included, counted as they are inflated (zip-bomb guard). Formerly `DOCPARSE_GIS_MAX_UNZIPPED_BYTES`, still read.',
+  },
+  {
+    name: 'DOCPARSE_ARCHIVE_MAX_ENTRIES',
+    default: '20000',
+    description: 'ZIPs: members the archives of one upload may hold. Formerly `DOCPARSE_GIS_MAX_ZIP_ENTRIES`, still read.',
+  },
+  {
+    name: 'DOCPARSE_ARCHIVE_MAX_RATIO',
+    default: '1000',
+    description:
+      'ZIPs: largest compression ratio of a member over 1 MiB, and of an upload whose archives hold archives. Formerly `DOCPARSE_GIS_MAX_ZIP_RATIO`, still read.',
+  },
+  {
+    name: 'DOCPARSE_ARCHIVE_MAX_DEPTH',
+    default: '2',
+    description: 'ZIPs: levels of archives inside an archive that are opened (GIS); deeper ones are named in the warnings and not opened.',
+  },
   { name: 'DOCPARSE_CAD_MAX_BYTES', default: '268435456', description: 'CAD: largest drawing (decoded whole in memory).' },
   { name: 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', default: '536870912', description: 'Parquet rows: largest uncompressed row group read.' },
-  { name: 'DOCPARSE_OFFICE_RENDER', default: 'always', description: 'Office page counts: always render with LibreOffice, auto (trust Word-confirmed DOCX counts), or off (stored counts).' },
+  {
+    name: 'DOCPARSE_OFFICE_RENDER',
+    default: 'always',
+    description: 'Office page counts: always render with LibreOffice, auto (trust Word-confirmed DOCX counts), or off (stored counts).',
+  },
   { name: 'DOCPARSE_OFFICE_MAX_PART_MB', default: '48', description: 'Office: largest main WordprocessingML part.' },
-  { name: 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', default: '160', description: "Office: largest workbook sheet XML (cells are held in memory)." },
-  { name: 'DOCPARSE_SOFFICE', default: '(/usr/bin/soffice, /usr/lib/libreoffice/program/soffice, /opt/libreoffice/program/soffice, then soffice on PATH)', description: 'Office: path of the LibreOffice binary (absolute). When set it is the only one tried: a path with no binary (e.g. `/nonexistent`) runs the node without LibreOffice, and the uploads that need it are refused with 503 `engine_unavailable`.' },
-  { name: 'DOCPARSE_TESSDATA_DIR', default: '(TESSDATA_PREFIX, then /usr/share/tesseract-ocr/5/tessdata, /usr/share/tesseract-ocr/4.00/tessdata, /usr/share/tessdata)', description: 'PDF Ocr: folder holding Tesseract\'s `eng.traineddata` (absolute). When set it is the only one searched: a folder without the model runs the node without OCR, and `pdfMode=Ocr` uploads are refused with 503 `engine_unavailable`.' },
-  { name: 'TESSDATA_PREFIX', default: '(none)', description: "PDF Ocr: Tesseract's usual models folder; searched before the Debian folders when DOCPARSE_TESSDATA_DIR is unset." },
+  { name: 'DOCPARSE_OFFICE_MAX_SHEET_XML_MB', default: '160', description: 'Office: largest workbook sheet XML (cells are held in memory).' },
+  {
+    name: 'DOCPARSE_SOFFICE',
+    default: '(/usr/bin/soffice, /usr/lib/libreoffice/program/soffice, /opt/libreoffice/program/soffice, then soffice on PATH)',
+    description:
+      'Office: path of the LibreOffice binary (absolute). When set it is the only one tried: a path with no binary (e.g. `/nonexistent`) runs the node without LibreOffice, and the uploads that need it are refused with 503 `engine_unavailable`.',
+  },
+  {
+    name: 'DOCPARSE_TESSDATA_DIR',
+    default: '(TESSDATA_PREFIX, then /usr/share/tesseract-ocr/5/tessdata, /usr/share/tesseract-ocr/4.00/tessdata, /usr/share/tessdata)',
+    description:
+      "PDF Ocr: folder holding Tesseract's `eng.traineddata` (absolute). When set it is the only one searched: a folder without the model runs the node without OCR, and `pdfMode=Ocr` uploads are refused with 503 `engine_unavailable`.",
+  },
+  {
+    name: 'TESSDATA_PREFIX',
+    default: '(none)',
+    description: "PDF Ocr: Tesseract's usual models folder; searched before the Debian folders when DOCPARSE_TESSDATA_DIR is unset.",
+  },
   { name: 'DOCPARSE_SOFFICE_TIMEOUT_MS', default: '120000', description: 'Office: a LibreOffice conversion running longer is killed.' },
-  { name: 'DOCPARSE_S3_BUCKET', default: '(unset → local disk)', description: "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app." },
+  {
+    name: 'DOCPARSE_S3_BUCKET',
+    default: '(unset → local disk)',
+    description:
+      "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app.",
+  },
   { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
   { name: 'DOCPARSE_S3_REGION', default: 'us-east-1', description: 'Region of the bucket.' },
   { name: 'DOCPARSE_S3_PREFIX', default: '(none)', description: 'Key prefix inside the bucket.' },
   { name: 'DOCPARSE_S3_ACCESS_KEY_ID', default: '(required with a bucket)', description: 'Access key for the bucket.' },
   { name: 'DOCPARSE_S3_SECRET_ACCESS_KEY', default: '(required with a bucket)', description: 'Secret key for the bucket.' },
   { name: 'DOCPARSE_S3_FORCE_PATH_STYLE', default: 'false', description: 'Path-style addressing (MinIO and most self-hosted services).' },
-  { name: 'DOCPARSE_SMTP_URL', default: '(unset → e-mails kept in the outbox)', description: '`smtp://user:pass@host:587` (STARTTLS when the server offers it, certificate verified) or `smtps://…`: where activation and invitation e-mails go. Unset: they stay in the outbox (`docparse admin mail list`). The password is never logged.' },
+  {
+    name: 'DOCPARSE_SMTP_URL',
+    default: '(unset → e-mails kept in the outbox)',
+    description:
+      '`smtp://user:pass@host:587` (STARTTLS when the server offers it, certificate verified) or `smtps://…`: where activation and invitation e-mails go. Unset: they stay in the outbox (`docparse admin mail list`). The password is never logged.',
+  },
   { name: 'DOCPARSE_MAIL_FROM', default: 'DocParse <no-reply@DASHBOARD_HOST>', description: 'From: of the e-mails the service sends.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
 ];
@@ -179,7 +294,10 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
 
   /** A comma-separated list (blank entries dropped, duplicates once); `def` when unset or empty. */
   const listOf = (name: string, def: string[]): string[] => {
-    const items = (env[name] ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const items = (env[name] ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     return items.length ? [...new Set(items)] : def;
   };
 
@@ -199,10 +317,12 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   const regions = listOf('DOCPARSE_REGIONS', [region]);
   // The default is DOCPARSE_REGION, whose own check above has spoken already.
   if (env.DOCPARSE_REGIONS?.trim()) {
-    for (const r of regions) if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
+    for (const r of regions)
+      if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
   }
   const operatorEmails = listOf('DOCPARSE_OPERATOR_EMAILS', []).map((e) => e.toLowerCase());
-  for (const e of operatorEmails) if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
+  for (const e of operatorEmails)
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
 
   const oidcClientId = env.DOCPARSE_OIDC_CLIENT_ID?.trim() || null;
   const oidcIssuer = url('DOCPARSE_OIDC_ISSUER', 'https://accounts.google.com', ['http:', 'https:'])!;

@@ -41,12 +41,24 @@ const clientSecret = generateClientSecret();
   const tenant = await store.createTenant({ name: 'bench tenant', contactEmail: null });
   await store.setTenantState(tenant.id, 'Active');
   const plan = await store.createPlan({
-    name: 'bench plan', maxDocumentUnitsPerMonth: 1_000_000, advancedPdfExtraction: true, ocrPdfExtraction: true,
-    maxFileSizeBytes: 1 << 30, maxConcurrentJobs: 64, maxBytesPerSecond: 1 << 30,
+    name: 'bench plan',
+    maxDocumentUnitsPerMonth: 1_000_000,
+    advancedPdfExtraction: true,
+    ocrPdfExtraction: true,
+    maxFileSizeBytes: 1 << 30,
+    maxConcurrentJobs: 64,
+    maxBytesPerSecond: 1 << 30,
   });
   await store.createApp({
-    tenantId: tenant.id, name: 'bench app', licenseRegion: 'bench', dbCode: 'bench', clientId,
-    secretHash: await hashSecret(clientSecret), allowedDomains: ['localhost:8080'], planId: plan.id, enabled: true,
+    tenantId: tenant.id,
+    name: 'bench app',
+    licenseRegion: 'bench',
+    dbCode: 'bench',
+    clientId,
+    secretHash: await hashSecret(clientSecret),
+    allowedDomains: ['localhost:8080'],
+    planId: plan.id,
+    enabled: true,
   });
   await store.close();
   console.error(`# control plane seeded in ${dataDir} (${Math.round(performance.now() - t0)} ms)`);
@@ -68,7 +80,14 @@ const CASES = [
   { key: 'public', cache: 'on', label: 'GET /bench/public (no auth, baseline)', path: '/bench/public', conns: connections },
   { key: 'cacheOn', cache: 'on', label: 'GET /bench/protected, bearer, cache ON', path: '/bench/protected', conns: connections, bearer: true },
   { key: 'cacheOff', cache: 'off', label: 'GET /bench/protected, bearer, cache OFF', path: '/bench/protected', conns: connections, bearer: true },
-  { key: 'token', cache: 'on', label: `POST /connect/token (client_secret_post, scrypt), ${tokenConnections} concurrent`, path: '/connect/token', conns: tokenConnections, post: true },
+  {
+    key: 'token',
+    cache: 'on',
+    label: `POST /connect/token (client_secret_post, scrypt), ${tokenConnections} concurrent`,
+    path: '/connect/token',
+    conns: tokenConnections,
+    post: true,
+  },
 ];
 
 const results = {};
@@ -108,20 +127,45 @@ for (const c of CASES) {
     bad: runs.reduce((a, x) => a + x.non2xx + x.errors, 0),
   };
 }
-const rowOf = (c) => [c.label, fmt(med[c.key].rps), fmt(med[c.key].us, c.key === 'token' ? 0 : 1), med[c.key].spread, fmt(med[c.key].cpu), fmt(med[c.key].p50, 2), fmt(med[c.key].p99, 2), String(med[c.key].bad)];
+const rowOf = (c) => [
+  c.label,
+  fmt(med[c.key].rps),
+  fmt(med[c.key].us, c.key === 'token' ? 0 : 1),
+  med[c.key].spread,
+  fmt(med[c.key].cpu),
+  fmt(med[c.key].p50, 2),
+  fmt(med[c.key].p99, 2),
+  String(med[c.key].bad),
+];
 
 console.log(`Auth bench — ${m.date}`);
-console.log(`Machine: ${m.nproc} cores (${m.cpuModel}), Node ${m.node}, load average at start ${m.load}; ${m.pinning}; load generator ${m.loadgen} (1 thread); ${repeats} repeats, ${warmSeconds} s warm-up + ${seconds} s measured per run; real HttpServer (uWS) + createIdentity over PGlite; logger: pino level 'silent'.`);
+console.log(
+  `Machine: ${m.nproc} cores (${m.cpuModel}), Node ${m.node}, load average at start ${m.load}; ${m.pinning}; load generator ${m.loadgen} (1 thread); ${repeats} repeats, ${warmSeconds} s warm-up + ${seconds} s measured per run; real HttpServer (uWS) + createIdentity over PGlite; logger: pino level 'silent'.`,
+);
 console.log(`Code: git ${git}; a snapshot of dist/ taken at the start (fingerprint ${distBefore}) served every run.`);
 console.log('');
 console.log('(a) Authenticated GET, ' + connections + ' keep-alive connections, one token reused');
 console.log('');
-console.log(table(['Case', 'req/s (median)', 'server CPU µs/req (median)', 'CPU µs/req per run', 'server CPU % of core', 'p50 ms', 'p99 ms', 'non-2xx/errors'], CASES.filter((c) => c.key !== 'token').map(rowOf)));
+console.log(
+  table(
+    ['Case', 'req/s (median)', 'server CPU µs/req (median)', 'CPU µs/req per run', 'server CPU % of core', 'p50 ms', 'p99 ms', 'non-2xx/errors'],
+    CASES.filter((c) => c.key !== 'token').map(rowOf),
+  ),
+);
 console.log('');
 const offOn = med.cacheOff.us / med.cacheOn.us;
 console.log(`- cache OFF / cache ON: ${fmt(offOn, 2)}× the CPU per request, ${fmt(med.cacheOff.rps / med.cacheOn.rps, 2)}× the requests/s.`);
-console.log(`- auth overhead over the unauthenticated route: cache ON +${fmt(med.cacheOn.us - med.public.us, 1)} µs/req, cache OFF +${fmt(med.cacheOff.us - med.public.us, 1)} µs/req (≈ one ES256 verification + claims mapping).`);
+console.log(
+  `- auth overhead over the unauthenticated route: cache ON +${fmt(med.cacheOn.us - med.public.us, 1)} µs/req, cache OFF +${fmt(med.cacheOff.us - med.public.us, 1)} µs/req (≈ one ES256 verification + claims mapping).`,
+);
 console.log('');
-console.log(`(b) Token issuance, ${tokenConnections} concurrent clients (libuv threadpool: ${process.env.UV_THREADPOOL_SIZE ?? 4} threads, pinned with the server to one core)`);
+console.log(
+  `(b) Token issuance, ${tokenConnections} concurrent clients (libuv threadpool: ${process.env.UV_THREADPOOL_SIZE ?? 4} threads, pinned with the server to one core)`,
+);
 console.log('');
-console.log(table(['Case', 'tokens/s (median)', 'server CPU µs/token (median)', 'CPU µs/token per run', 'server CPU % of core', 'p50 ms', 'p99 ms', 'non-2xx/errors'], [rowOf(CASES.find((c) => c.key === 'token'))]));
+console.log(
+  table(
+    ['Case', 'tokens/s (median)', 'server CPU µs/token (median)', 'CPU µs/token per run', 'server CPU % of core', 'p50 ms', 'p99 ms', 'non-2xx/errors'],
+    [rowOf(CASES.find((c) => c.key === 'token'))],
+  ),
+);

@@ -32,16 +32,27 @@ const median = (xs) => {
 const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : String(n));
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
 
-const manifest = readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
-const dwgFiles = readdirSync(CORPUS).filter((f) => f.endsWith('.dwg') && !f.startsWith('bad_')).sort();
-const dxfFiles = readdirSync(CORPUS).filter((f) => f.endsWith('.dxf') && !f.startsWith('bad_')).sort();
+const manifest = readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8')
+  .split('\n')
+  .slice(1)
+  .filter(Boolean)
+  .map((l) => l.split('\t'));
+const dwgFiles = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.dwg') && !f.startsWith('bad_'))
+  .sort();
+const dxfFiles = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.dxf') && !f.startsWith('bad_'))
+  .sort();
 
 async function runParser(parser, file, format) {
   const out = createWriteStream('/dev/null');
   await once(out, 'open');
   const w = new JsonWriter(out);
   w.beginObject().key('content');
-  const o = await parser({ filePath: path.join(CORPUS, file), fileName: file, format, options: {}, settings: DEFAULT_PARSER_SETTINGS, tempDir: '/tmp', progress() {} }, w);
+  const o = await parser(
+    { filePath: path.join(CORPUS, file), fileName: file, format, options: {}, settings: DEFAULT_PARSER_SETTINGS, tempDir: '/tmp', progress() {} },
+    w,
+  );
   w.endObject();
   await w.finish();
   out.end();
@@ -117,7 +128,9 @@ for (const f of dwgFiles) {
   const md = outcome.metadata;
   const ok = m && Number(m[1]) === md.layers && Number(m[2]) === md.blocks && Number(m[3]) === md.entities;
   if (ok) dwgEqual++;
-  dwgRows.push(`| ${f} | ${md.fileVersion} | ${md.layers}/${m?.[1]} | ${md.blocks}/${m?.[2]} | ${md.entities}/${m?.[3]} | ${md.texts} | ${fmt(median(perFileOurs.get(f)), 0)} |`);
+  dwgRows.push(
+    `| ${f} | ${md.fileVersion} | ${md.layers}/${m?.[1]} | ${md.blocks}/${m?.[2]} | ${md.entities}/${m?.[3]} | ${md.texts} | ${fmt(median(perFileOurs.get(f)), 0)} |`,
+  );
 }
 
 // ---- DXF: ours vs dxf-parser ----
@@ -160,7 +173,9 @@ for (const f of dxfFiles) {
   dxfRows.push(`| ${f} | ${md.entities} | ${theirCount} | ${hatchKept} | ${fmt(median(ours), 2)} | ${fmt(median(theirs), 2)} |`);
 }
 
-const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
 const date = execSync('date -u').toString().trim();
 const oursMed = median(oursRounds);
 const engOurs = median(engineOurs);
@@ -200,7 +215,13 @@ Malformed: \`bad_dwg_signature_only.dwg\` and \`bad_dwg_truncated_2018.dwg\` fai
 |---|---|---|---|---|---|
 ${dxfRows.join('\n')}
 
-- Sum of medians: ours ${fmt(oursDxf.reduce((a, b) => a + b, 0), 1)} ms (full artifact JSON written), dxf-parser ${fmt(dxfParserTimes.reduce((a, b) => a + b, 0), 1)} ms (parse + JSON.stringify of its entities); ratio ${fmt(oursDxf.reduce((a, b) => a + b, 0) / dxfParserTimes.reduce((a, b) => a + b, 0), 2)}.
+- Sum of medians: ours ${fmt(
+  oursDxf.reduce((a, b) => a + b, 0),
+  1,
+)} ms (full artifact JSON written), dxf-parser ${fmt(
+  dxfParserTimes.reduce((a, b) => a + b, 0),
+  1,
+)} ms (parse + JSON.stringify of its entities); ratio ${fmt(oursDxf.reduce((a, b) => a + b, 0) / dxfParserTimes.reduce((a, b) => a + b, 0), 2)}.
 - dxf-parser rejects binary DXF and drops HATCH; ours keeps every entity (unknown types counted, geometry kind 'other').
 `;
 mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });

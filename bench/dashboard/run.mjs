@@ -37,7 +37,15 @@ const freePort = () =>
 const dataDir = mkdtempSync(path.join(tmpdir(), 'docparse-bench-dashboard-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DOCPARSE_DATA_DIR: dataDir, LOG_LEVEL: 'info', DOCPARSE_WORKER_THREADS: '1', DOCPARSE_BASE_URL: base };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DOCPARSE_DATA_DIR: dataDir,
+  LOG_LEVEL: 'info',
+  DOCPARSE_WORKER_THREADS: '1',
+  DOCPARSE_BASE_URL: base,
+};
 const node = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 /** Server time (ms) per request id, from the access log. */
 const serverMs = new Map();
@@ -90,7 +98,13 @@ const plan = await manage('POST', '/plans', { name: 'Bench plan', maxDocumentUni
 const { items: regions } = await manage('GET', '/regions');
 const apps = [];
 for (let i = 0; i < 3; i++) {
-  const made = await manage('POST', `/tenants/${tenant.id}/apps`, { name: `App ${i + 1}`, licenseRegion: regions[0], dbCode: 'db1', planId: plan.id, allowedDomains: [`app${i}.example.com`] });
+  const made = await manage('POST', `/tenants/${tenant.id}/apps`, {
+    name: `App ${i + 1}`,
+    licenseRegion: regions[0],
+    dbCode: 'db1',
+    planId: plan.id,
+    allowedDomains: [`app${i}.example.com`],
+  });
   apps.push(made);
 }
 for (let i = 0; i < 5; i++) await manage('POST', `/tenants/${tenant.id}/invitations`, { email: `person${i}@example.com`, role: i === 0 ? 'owner' : 'member' });
@@ -105,7 +119,11 @@ for (const app of apps) {
 const ids = [];
 for (let i = 0; i < documents; i++) {
   const app = apps[i % apps.length];
-  const res = await fetch(`${base}/api/v1/documents/upload?fileName=rows-${i}.csv&csvRoute=Tabular`, { method: 'POST', headers: { authorization: `Bearer ${app.token}` }, body: `id,name\n${i},row ${i}\n` });
+  const res = await fetch(`${base}/api/v1/documents/upload?fileName=rows-${i}.csv&csvRoute=Tabular`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.token}` },
+    body: `id,name\n${i},row ${i}\n`,
+  });
   if (res.status !== 202) throw new Error(`upload: ${res.status} ${await res.text()}`);
   ids.push({ id: (await res.json()).documentId, token: app.token });
 }
@@ -129,16 +147,16 @@ if (signIn.status !== 303 || !cookie) throw new Error(`sign-in: ${signIn.status}
 const t = `/dashboard/t/${tenant.id}`;
 const month = new Date().toISOString().slice(0, 7);
 const pages = {
-  'organisations': '/dashboard/',
-  'onboarding': '/dashboard/onboarding',
-  'overview': t,
-  'apps': `${t}/apps`,
-  'app': `${t}/apps/${apps[0].app.id}`,
-  'members': `${t}/members`,
-  'storage': `${t}/storage`,
+  organisations: '/dashboard/',
+  onboarding: '/dashboard/onboarding',
+  overview: t,
+  apps: `${t}/apps`,
+  app: `${t}/apps/${apps[0].app.id}`,
+  members: `${t}/members`,
+  storage: `${t}/storage`,
   'usage and billing': `${t}/usage?month=${month}`,
   'audit log': `${t}/audit`,
-  'plans': '/dashboard/plans',
+  plans: '/dashboard/plans',
   'operator tenants': '/dashboard/operator/tenants',
 };
 
@@ -167,7 +185,9 @@ for (const [name, p] of Object.entries(pages)) {
   rows.push([name, shown, fmt(median(server), 1), fmt(p90(server), 1), fmt(median(client), 1), fmt(p90(client), 1)]);
 }
 
-console.log(`Dashboard pages, embedded default, ${documents} parsed documents, ${requests} requests each after ${warm} warm-up (${m.date}, ${m.nproc} cores, load ${m.load})\n`);
+console.log(
+  `Dashboard pages, embedded default, ${documents} parsed documents, ${requests} requests each after ${warm} warm-up (${m.date}, ${m.nproc} cores, load ${m.load})\n`,
+);
 console.log(table(['page', 'path', 'server ms median', 'server ms p90', 'round trip ms median', 'round trip ms p90'], rows));
 stop();
 process.exit(0);

@@ -88,7 +88,16 @@ const port = await freePort();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-big-'));
 const clientId = `bench-demo-${randomBytes(3).toString('hex')}`;
 const clientSecret = randomBytes(24).toString('base64url');
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DOCPARSE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DOCPARSE_DEMO_CLIENT_ID: clientId, DOCPARSE_DEMO_CLIENT_SECRET: clientSecret, DOCPARSE_NODE_ID: `bench-big-${randomBytes(3).toString('hex')}` };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DOCPARSE_DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  DOCPARSE_DEMO_CLIENT_ID: clientId,
+  DOCPARSE_DEMO_CLIENT_SECRET: clientSecret,
+  DOCPARSE_NODE_ID: `bench-big-${randomBytes(3).toString('hex')}`,
+};
 for (const k of ['DATABASE_URL', 'REDIS_URL', 'DOCPARSE_MASTER_KEY', 'DOCPARSE_SEED_DEMO']) delete env[k];
 const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin.js'), 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 let serverLog = '';
@@ -188,14 +197,20 @@ try {
     }
   };
   // Warm-up: one small job through the pool so the baseline includes loaded worker threads.
-  const w = await c.request('POST', '/api/v1/documents/upload?fileName=warm.csv&csvRoute=Tabular', { headers: { ...auth, 'content-type': 'text/csv' }, body: smallCsv() });
+  const w = await c.request('POST', '/api/v1/documents/upload?fileName=warm.csv&csvRoute=Tabular', {
+    headers: { ...auth, 'content-type': 'text/csv' },
+    body: smallCsv(),
+  });
   if (w.status !== 202) throw new Error(`warm-up upload ${w.status} ${w.text}`);
   await waitJob(w.json.documentId, 20, 60_000);
   // Warm-up of the presigned path: a PUT of warm-put-mb MiB (never completed), so the baseline
   // is taken after the first large-body GC rather than on the garbage left by boot.
   if (o['warm-put-mb'] > 0) {
     const wb = o['warm-put-mb'] * 1024 * 1024;
-    const wr = await c.request('POST', '/api/v1/documents/upload-request', { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ fileName: 'warm.csv', sizeBytes: wb }) });
+    const wr = await c.request('POST', '/api/v1/documents/upload-request', {
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ fileName: 'warm.csv', sizeBytes: wb }),
+    });
     if (wr.status !== 201) throw new Error(`warm-up upload-request ${wr.status} ${wr.text}`);
     const wu = new URL(wr.json.uploadUrl);
     const block = Buffer.alloc(1024 * 1024, 'a,b,c\n');
@@ -217,7 +232,10 @@ try {
   mark('baseline');
   await sleep(3000);
 
-  const req = await c.request('POST', '/api/v1/documents/upload-request', { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ fileName: 'big.csv', sizeBytes: o.size }) });
+  const req = await c.request('POST', '/api/v1/documents/upload-request', {
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ fileName: 'big.csv', sizeBytes: o.size }),
+  });
   if (req.status !== 201) throw new Error(`upload-request ${req.status} ${req.text}`);
   const { uploadId, uploadUrl, documentId } = req.json;
   const u = new URL(uploadUrl);
@@ -242,18 +260,44 @@ try {
   const pr = await putRes;
   const upSeconds = (performance.now() - marks.upload.t) / 1000;
   const afterUpload = readStatus(child.pid);
-  result.upload = { status: pr.status, body: pr.text.slice(0, 300), chunked: put.getHeader('transfer-encoding') ?? 'chunked (no content-length)', sent, seconds: upSeconds, mbPerSec: sent / 1e6 / upSeconds, serverCpuSeconds: cpuSeconds(child.pid) - cpuUp0, hwmAfterUpload: afterUpload.hwm };
-  console.error(`PUT ${pr.status}: ${fmt(sent / 1e9, 3)} GB in ${fmt(upSeconds, 1)} s (${fmt(result.upload.mbPerSec, 0)} MB/s); VmHWM now ${fmt(afterUpload.hwm)} MiB`);
+  result.upload = {
+    status: pr.status,
+    body: pr.text.slice(0, 300),
+    chunked: put.getHeader('transfer-encoding') ?? 'chunked (no content-length)',
+    sent,
+    seconds: upSeconds,
+    mbPerSec: sent / 1e6 / upSeconds,
+    serverCpuSeconds: cpuSeconds(child.pid) - cpuUp0,
+    hwmAfterUpload: afterUpload.hwm,
+  };
+  console.error(
+    `PUT ${pr.status}: ${fmt(sent / 1e9, 3)} GB in ${fmt(upSeconds, 1)} s (${fmt(result.upload.mbPerSec, 0)} MB/s); VmHWM now ${fmt(afterUpload.hwm)} MiB`,
+  );
   if (pr.status !== 204) throw new Error(`PUT ${pr.status} ${pr.text}`);
 
   mark('parse');
   const cpuParse0 = cpuSeconds(child.pid);
-  const comp = await c.request('POST', '/api/v1/documents/upload-complete', { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ uploadId, csvRoute: 'Tabular' }) });
+  const comp = await c.request('POST', '/api/v1/documents/upload-complete', {
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ uploadId, csvRoute: 'Tabular' }),
+  });
   result.complete = { status: comp.status, body: comp.json, ms: performance.now() - marks.parse.t };
   if (comp.status !== 202) throw new Error(`upload-complete ${comp.status} ${comp.text}`);
   const fin = await waitJob(documentId, o['poll-ms'], o['parse-timeout'] * 1000);
-  result.parse = { statusInt: fin.statusInt, status: fin.status, timedOut: !!fin.timedOut, error: fin.error ?? null, seconds: (performance.now() - marks.parse.t) / 1000, serverSeconds: fin.completedAt ? (Date.parse(fin.completedAt) - Date.parse(fin.startedAt)) / 1000 : null, serverCpuSeconds: cpuSeconds(child.pid) - cpuParse0, documentUnits: fin.documentUnits, hwmAfterParse: readStatus(child.pid).hwm };
-  console.error(`parse: ${fin.status} (${fin.statusInt}) after ${fmt(result.parse.seconds, 1)} s${fin.timedOut ? ' (TIMED OUT, stopped waiting)' : ''}${fin.error ? ' ' + JSON.stringify(fin.error) : ''}`);
+  result.parse = {
+    statusInt: fin.statusInt,
+    status: fin.status,
+    timedOut: !!fin.timedOut,
+    error: fin.error ?? null,
+    seconds: (performance.now() - marks.parse.t) / 1000,
+    serverSeconds: fin.completedAt ? (Date.parse(fin.completedAt) - Date.parse(fin.startedAt)) / 1000 : null,
+    serverCpuSeconds: cpuSeconds(child.pid) - cpuParse0,
+    documentUnits: fin.documentUnits,
+    hwmAfterParse: readStatus(child.pid).hwm,
+  };
+  console.error(
+    `parse: ${fin.status} (${fin.statusInt}) after ${fmt(result.parse.seconds, 1)} s${fin.timedOut ? ' (TIMED OUT, stopped waiting)' : ''}${fin.error ? ' ' + JSON.stringify(fin.error) : ''}`,
+  );
 
   // Artifact size on disk (largest files under the blob store).
   const files = [];
@@ -282,9 +326,14 @@ try {
 
 const peak = (p) => {
   const s = samples.filter((x) => x.phase === p);
-  return s.length ? { n: s.length, maxRss: Math.max(...s.map((x) => x.rss)), minRss: Math.min(...s.map((x) => x.rss)), maxThreads: Math.max(...s.map((x) => x.threads)) } : null;
+  return s.length
+    ? { n: s.length, maxRss: Math.max(...s.map((x) => x.rss)), minRss: Math.min(...s.map((x) => x.rss)), maxThreads: Math.max(...s.map((x) => x.threads)) }
+    : null;
 };
-const base = samples.filter((x) => x.phase === 'baseline').map((x) => x.rss).sort((a, b) => a - b);
+const base = samples
+  .filter((x) => x.phase === 'baseline')
+  .map((x) => x.rss)
+  .sort((a, b) => a - b);
 const baseline = base[Math.floor(base.length / 2)];
 result.rssMiB = {
   baseline,
@@ -304,4 +353,8 @@ result.loads = Object.fromEntries(Object.entries(marks).map(([k, v]) => [k, v.lo
 result.dataDirRemoved = !fs.existsSync(dataDir);
 if (result.serverExit || result.error) result.serverLogTail = serverLog.slice(-2000);
 console.log(JSON.stringify(result, null, 2));
-if (process.env.BENCH_SAMPLES) fs.writeFileSync(process.env.BENCH_SAMPLES, samples.map((s) => `${(s.t - samples[0].t).toFixed(0)}\t${s.phase}\t${s.rss.toFixed(1)}\t${s.hwm.toFixed(1)}\t${s.threads}`).join('\n') + '\n');
+if (process.env.BENCH_SAMPLES)
+  fs.writeFileSync(
+    process.env.BENCH_SAMPLES,
+    samples.map((s) => `${(s.t - samples[0].t).toFixed(0)}\t${s.phase}\t${s.rss.toFixed(1)}\t${s.hwm.toFixed(1)}\t${s.threads}`).join('\n') + '\n',
+  );

@@ -23,7 +23,10 @@ try {
 
   async function job(pollMs) {
     const t0 = performance.now();
-    const up = await c.request('POST', '/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular', { headers: { ...auth, 'content-type': 'text/csv' }, body: csv });
+    const up = await c.request('POST', '/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular', {
+      headers: { ...auth, 'content-type': 'text/csv' },
+      body: csv,
+    });
     const tUp = performance.now();
     if (up.status !== 202) throw new Error(`upload: ${up.status} ${up.text}`);
     const id = up.json.documentId;
@@ -68,7 +71,9 @@ try {
     const serverCpuMsPerJob = ((cpuSeconds(server.pid) - cpu0) * 1000) / rs.length;
     const s = { run, ...summarise(rs), serverCpuMsPerJob, jobsPerSec: rs.length / wall, loadBefore, loadAfter: uptimeLine() };
     out.idle.push(s);
-    console.error(`[${o.mode}] idle run ${run}: client p50 ${fmt(s.client.p50)} p99 ${fmt(s.client.p99)} ms; server p50 ${fmt(s.server.p50)} p99 ${fmt(s.server.p99)} ms; upload p50 ${fmt(s.upload.p50)} ms; ${fmt(s.jobsPerSec)} jobs/s; server CPU ${fmt(s.serverCpuMsPerJob)} ms/job; ${fmt(s.pollsPerJob)} polls/job; load ${loadBefore}`);
+    console.error(
+      `[${o.mode}] idle run ${run}: client p50 ${fmt(s.client.p50)} p99 ${fmt(s.client.p99)} ms; server p50 ${fmt(s.server.p50)} p99 ${fmt(s.server.p99)} ms; upload p50 ${fmt(s.upload.p50)} ms; ${fmt(s.jobsPerSec)} jobs/s; server CPU ${fmt(s.serverCpuMsPerJob)} ms/job; ${fmt(s.pollsPerJob)} polls/job; load ${loadBefore}`,
+    );
   }
 
   for (const C of conc) {
@@ -94,9 +99,21 @@ try {
       );
       const wall = (performance.now() - t0) / 1000;
       const serverCpuMsPerJob = ((cpuSeconds(server.pid) - cpu0) * 1000) / rs.length;
-      const s = { concurrency: C, run, ...summarise(rs), errors, wallSeconds: wall, serverCpuMsPerJob, jobsPerSec: rs.length / wall, loadBefore, loadAfter: uptimeLine() };
+      const s = {
+        concurrency: C,
+        run,
+        ...summarise(rs),
+        errors,
+        wallSeconds: wall,
+        serverCpuMsPerJob,
+        jobsPerSec: rs.length / wall,
+        loadBefore,
+        loadAfter: uptimeLine(),
+      };
       out.load.push(s);
-      console.error(`[${o.mode}] C=${C} run ${run}: ${fmt(s.jobsPerSec)} jobs/s (${rs.length} in ${fmt(wall, 2)} s, ${errors} errors); client p50 ${fmt(s.client.p50)} p99 ${fmt(s.client.p99)} ms; server p50 ${fmt(s.server.p50)} p99 ${fmt(s.server.p99)} ms; server CPU ${fmt(s.serverCpuMsPerJob)} ms/job; ${fmt(s.pollsPerJob)} polls/job; load ${loadBefore}`);
+      console.error(
+        `[${o.mode}] C=${C} run ${run}: ${fmt(s.jobsPerSec)} jobs/s (${rs.length} in ${fmt(wall, 2)} s, ${errors} errors); client p50 ${fmt(s.client.p50)} p99 ${fmt(s.client.p99)} ms; server p50 ${fmt(s.server.p50)} p99 ${fmt(s.server.p99)} ms; server CPU ${fmt(s.serverCpuMsPerJob)} ms/job; ${fmt(s.pollsPerJob)} polls/job; load ${loadBefore}`,
+      );
       await sleep(1000);
     }
   }
@@ -132,4 +149,21 @@ out.summary = {
     };
   }),
 };
-console.log(JSON.stringify(o.json === 'full' ? out : { mode: out.mode, csvBytes: out.csvBytes, pollMs: out.pollMs, loadPollMs: out.loadPollMs, jobs: out.nodeJobs, summary: out.summary, idleLoads: out.idle.map((s) => s.loadBefore), loadLoads: out.load.map((s) => `C=${s.concurrency}: ${s.loadBefore}`) }, null, 2));
+console.log(
+  JSON.stringify(
+    o.json === 'full'
+      ? out
+      : {
+          mode: out.mode,
+          csvBytes: out.csvBytes,
+          pollMs: out.pollMs,
+          loadPollMs: out.loadPollMs,
+          jobs: out.nodeJobs,
+          summary: out.summary,
+          idleLoads: out.idle.map((s) => s.loadBefore),
+          loadLoads: out.load.map((s) => `C=${s.concurrency}: ${s.loadBefore}`),
+        },
+    null,
+    2,
+  ),
+);

@@ -165,19 +165,29 @@ export function client(baseUrl, { maxSockets = 64 } = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const request = (method, p, { headers = {}, body } = {}) =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, method, path: p, agent, headers: body !== undefined ? { 'content-length': Buffer.byteLength(body), ...headers } : headers }, (res) => {
-        const parts = [];
-        res.on('data', (c) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          let json = null;
-          try {
-            json = text ? JSON.parse(text) : null;
-          } catch {}
-          resolve({ status: res.statusCode, headers: res.headers, text, json });
-        });
-        res.on('error', reject);
-      });
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method,
+          path: p,
+          agent,
+          headers: body !== undefined ? { 'content-length': Buffer.byteLength(body), ...headers } : headers,
+        },
+        (res) => {
+          const parts = [];
+          res.on('data', (c) => parts.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(parts).toString('utf8');
+            let json = null;
+            try {
+              json = text ? JSON.parse(text) : null;
+            } catch {}
+            resolve({ status: res.statusCode, headers: res.headers, text, json });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -196,7 +206,9 @@ export function smallCsv(rows = 100) {
   const lines = ['id,name,amount,active,day,city'];
   const cities = ['Paris', 'Lyon', 'Berlin', 'Madrid', 'Rome', 'Oslo'];
   for (let i = 1; i <= rows; i++) {
-    lines.push(`${i},item-${i},${(i * 13.37).toFixed(2)},${i % 2 === 0},2024-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')},${cities[i % cities.length]}`);
+    lines.push(
+      `${i},item-${i},${(i * 13.37).toFixed(2)},${i % 2 === 0},2024-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')},${cities[i % cities.length]}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

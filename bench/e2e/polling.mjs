@@ -18,7 +18,10 @@ const out = { mode: o.mode, connections: o.connections, duration: o.duration, au
 try {
   const token = await getToken(c, server.clientId, server.clientSecret);
   const auth = { authorization: `Bearer ${token}` };
-  const up = await c.request('POST', '/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular', { headers: { ...auth, 'content-type': 'text/csv' }, body: smallCsv() });
+  const up = await c.request('POST', '/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular', {
+    headers: { ...auth, 'content-type': 'text/csv' },
+    body: smallCsv(),
+  });
   if (up.status !== 202) throw new Error(`upload: ${up.status} ${up.text}`);
   const id = up.json.documentId;
   for (;;) {
@@ -36,24 +39,39 @@ try {
     const cpu = cpuSeconds(server.pid) - cpu0;
     if (r.non2xx || r.errors) throw new Error(`autocannon: ${r.non2xx} non-2xx, ${r.errors} errors`);
     const rps = r.requests.total / r.duration;
-    return { rps, avgRps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, serverCpuUsPerReq: (cpu * 1e6) / r.requests.total, serverCores: cpu / r.duration, loadBefore };
+    return {
+      rps,
+      avgRps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      total: r.requests.total,
+      serverCpuUsPerReq: (cpu * 1e6) / r.requests.total,
+      serverCores: cpu / r.duration,
+      loadBefore,
+    };
   };
 
   for (let run = 1; run <= o.runs; run++) {
     const s = await cannon(url, auth);
     out.autocannon.push(s);
-    console.error(`[${o.mode}] autocannon status run ${run}: ${fmt(s.rps, 0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, server ${fmt(s.serverCpuUsPerReq, 0)} µs CPU/req (${fmt(s.serverCores, 2)} cores); load ${s.loadBefore}`);
+    console.error(
+      `[${o.mode}] autocannon status run ${run}: ${fmt(s.rps, 0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, server ${fmt(s.serverCpuUsPerReq, 0)} µs CPU/req (${fmt(s.serverCores, 2)} cores); load ${s.loadBefore}`,
+    );
     if (hasWrk) {
       const loadBefore = uptimeLine();
       const cpu0 = cpuSeconds(server.pid);
-      const w = spawnSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.duration}s`, '--latency', '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
+      const w = spawnSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.duration}s`, '--latency', '-H', `Authorization: Bearer ${token}`, url], {
+        encoding: 'utf8',
+      });
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(w.stdout)?.[1]);
       const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(w.stdout)?.[1] ?? 0);
       const p99 = /99%\s+([\d.]+\w+)/.exec(w.stdout)?.[1];
       const p50 = /50%\s+([\d.]+\w+)/.exec(w.stdout)?.[1];
       const serverCores = (cpuSeconds(server.pid) - cpu0) / o.duration;
       out.wrk.push({ rps, p50, p99, non2xx, serverCores, loadBefore });
-      console.error(`[${o.mode}] wrk status run ${run}: ${fmt(rps, 0)} req/s, p50 ${p50}, p99 ${p99}, non-2xx ${non2xx}, server ${fmt(serverCores, 2)} cores; load ${loadBefore}`);
+      console.error(
+        `[${o.mode}] wrk status run ${run}: ${fmt(rps, 0)} req/s, p50 ${p50}, p99 ${p99}, non-2xx ${non2xx}, server ${fmt(serverCores, 2)} cores; load ${loadBefore}`,
+      );
     }
     if (o.baseline) {
       const b = await cannon(`${server.url}/health/live`, {});

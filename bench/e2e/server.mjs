@@ -27,8 +27,13 @@ const plan = await store.createPlan({
 const clientId = `bench-${randomUUID()}`;
 const clientSecret = generateClientSecret();
 await store.createApp({
-  tenantId: tenant.id, name: 'bench app', licenseRegion: 'local', dbCode: 'db1', clientId,
-  secretHash: await hashSecret(clientSecret), planId: plan.id,
+  tenantId: tenant.id,
+  name: 'bench app',
+  licenseRegion: 'local',
+  dbCode: 'db1',
+  clientId,
+  secretHash: await hashSecret(clientSecret),
+  planId: plan.id,
 });
 
 let stopping = false;

@@ -12,7 +12,16 @@ let messages = 0;
 let artifactBytes = 0;
 if (mode === 'ours') {
   const r = await writeArtifact(
-    { documentId: 'b', fileName: path.basename(file), format: 'mbox', options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(tmp, 'a.json'), tempDir: tmp },
+    {
+      documentId: 'b',
+      fileName: path.basename(file),
+      format: 'mbox',
+      options: {},
+      customMetadata: null,
+      inputPath: file,
+      artifactPath: path.join(tmp, 'a.json'),
+      tempDir: tmp,
+    },
     async () => parseMbox,
   );
   if (!r.ok) throw new Error(r.message);

@@ -21,7 +21,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-mail-'));
 const mboxPath = path.join(tmp, `bench-${MESSAGES}.mbox`);
 
 // Build the mailbox.
-const emls = fs.readdirSync(corpus).filter((f) => f.endsWith('.eml')).sort().map((f) => fs.readFileSync(path.join(corpus, f)).toString('latin1'));
+const emls = fs
+  .readdirSync(corpus)
+  .filter((f) => f.endsWith('.eml'))
+  .sort()
+  .map((f) => fs.readFileSync(path.join(corpus, f)).toString('latin1'));
 const fd = fs.openSync(mboxPath, 'w');
 for (let i = 0; i < MESSAGES; i++) {
   const body = emls[i % emls.length].replace(/\r\n/g, '\n').replace(/^(>*From )/gm, '>$1');
@@ -50,7 +54,9 @@ const b = row('baseline');
 console.log(`Mailbox: ${MESSAGES} messages, ${(size / 1048576).toFixed(1)} MiB (corpus EML files cycled).\n`);
 console.log('| | messages found | messages/s (median) | peak RSS MiB (median) | artifact MiB |');
 console.log('|:--|--:|--:|--:|--:|');
-console.log(`| ours: parseMbox, streamed, artifact written | ${a.messages} | ${a.rate.toFixed(0)} | ${a.rss.toFixed(0)} | ${(a.artifact / 1048576).toFixed(1)} |`);
+console.log(
+  `| ours: parseMbox, streamed, artifact written | ${a.messages} | ${a.rate.toFixed(0)} | ${a.rss.toFixed(0)} | ${(a.artifact / 1048576).toFixed(1)} |`,
+);
 console.log(`| baseline: whole file + naive split + mailparser alone | ${b.messages} | ${b.rate.toFixed(0)} | ${b.rss.toFixed(0)} | – |`);
 console.log(`\nRatios ours/baseline: throughput ${(a.rate / b.rate).toFixed(2)}, peak RSS ${(a.rss / b.rss).toFixed(2)}.`);
 fs.rmSync(tmp, { recursive: true, force: true });

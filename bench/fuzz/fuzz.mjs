@@ -19,7 +19,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  FAMILIES, FuzzRun, DEFAULT_MAX_SEED_BYTES, summaryMarkdown, readRegressions, regressionRefs, newRegressions, appendRegressions, loadSeedPool,
+  FAMILIES,
+  FuzzRun,
+  DEFAULT_MAX_SEED_BYTES,
+  summaryMarkdown,
+  readRegressions,
+  regressionRefs,
+  newRegressions,
+  appendRegressions,
+  loadSeedPool,
 } from './lib.mjs';
 
 const { values } = parseArgs({
@@ -92,7 +100,10 @@ const md = summaryMarkdown(run, { title: `docparse fuzz, seed ${seed}`, command 
 fs.writeFileSync(path.join(run.o.outDir, 'summary.md'), md);
 fs.writeFileSync(path.join(run.o.outDir, 'crashes.json'), JSON.stringify(run.crashes, null, 2));
 if (values['check-seeds']) {
-  for (const r of run.records) process.stdout.write(`${r.outcome.padEnd(10)} ${r.seedFile} ${r.error?.message ? `— ${r.error.message.slice(0, 140)}` : r.rejectCode ? `— ${r.rejectCode}` : ''}\n`);
+  for (const r of run.records)
+    process.stdout.write(
+      `${r.outcome.padEnd(10)} ${r.seedFile} ${r.error?.message ? `— ${r.error.message.slice(0, 140)}` : r.rejectCode ? `— ${r.rejectCode}` : ''}\n`,
+    );
 }
 process.stdout.write(`${md}\n`);
 if (values.record) {

@@ -61,7 +61,11 @@ function appendGarbage(rng, buf) {
   const kind = rng.weighted({ random: 3, text: 1, repeat: 1 });
   let tail;
   if (kind === 'random') tail = rng.bytes(n);
-  else if (kind === 'text') tail = Buffer.from(Array.from({ length: n }, () => rng.pick(['a', ',', ';', '"', '\n', '\r', ' ', '<', '>', '{', '}', '0', '\\', '\t'])).join(''), 'latin1');
+  else if (kind === 'text')
+    tail = Buffer.from(
+      Array.from({ length: n }, () => rng.pick(['a', ',', ';', '"', '\n', '\r', ' ', '<', '>', '{', '}', '0', '\\', '\t'])).join(''),
+      'latin1',
+    );
   else tail = Buffer.alloc(n, rng.pick([0x00, 0xff, 0x41]));
   return { bytes: Buffer.concat([buf, tail]), desc: `append ${n} bytes of ${kind}` };
 }

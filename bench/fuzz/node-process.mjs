@@ -91,9 +91,30 @@ export class FuzzNode {
     const proc = this.spawn(dir, port, path.join(this.logDir, 'template-boot.log'));
     await this.waitReady(proc, port);
     await this.terminate(proc);
-    const admin = (...args) => execFileSync(process.execPath, [path.join(this.dist, 'bin.js'), 'admin', ...args], { env: this.env(dir, port), encoding: 'utf8' });
-    const plan = JSON.parse(admin('plan', 'create', '--name', 'fuzz', '--units', '1000000000', '--advanced', '--ocr',
-      '--max-file-size', '2GiB', '--max-concurrent', '1000', '--max-bytes-per-second', '8GiB', '--json').trim().split('\n').pop());
+    const admin = (...args) =>
+      execFileSync(process.execPath, [path.join(this.dist, 'bin.js'), 'admin', ...args], { env: this.env(dir, port), encoding: 'utf8' });
+    const plan = JSON.parse(
+      admin(
+        'plan',
+        'create',
+        '--name',
+        'fuzz',
+        '--units',
+        '1000000000',
+        '--advanced',
+        '--ocr',
+        '--max-file-size',
+        '2GiB',
+        '--max-concurrent',
+        '1000',
+        '--max-bytes-per-second',
+        '8GiB',
+        '--json',
+      )
+        .trim()
+        .split('\n')
+        .pop(),
+    );
     admin('app', 'assign-plan', DEMO_APP_ID, plan.id);
     this.template = dir;
   }
@@ -108,10 +129,12 @@ export class FuzzNode {
     });
     fs.closeSync(log);
     const proc = { child, pid: child.pid, port, dataDir, logFile, exit: null };
-    proc.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-      proc.exit = { code, signal, at: Date.now() };
-      resolve(proc.exit);
-    }));
+    proc.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        proc.exit = { code, signal, at: Date.now() };
+        resolve(proc.exit);
+      }),
+    );
     return proc;
   }
 
@@ -119,7 +142,10 @@ export class FuzzNode {
     const end = Date.now() + timeoutMs;
     while (Date.now() < end) {
       if (proc.exit) throw new Error(`docparse exited during start (${JSON.stringify(proc.exit)}):\n${this.logTail(proc)}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       await sleep(200);
     }

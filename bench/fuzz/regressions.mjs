@@ -21,7 +21,17 @@ export function regressionRefs(entries) {
 export function newRegressions(run) {
   const out = [];
   const at = new Date().toISOString().slice(0, 10);
-  const entry = (r, what) => ({ seed: r.seed, case: r.index, family: r.family, maxSeedBytes: r.maxSeedBytes, seedFile: r.seedFile, mutation: r.mutation, what, found: at, ...(run.o.note ? { build: run.o.note } : {}) });
+  const entry = (r, what) => ({
+    seed: r.seed,
+    case: r.index,
+    family: r.family,
+    maxSeedBytes: r.maxSeedBytes,
+    seedFile: r.seedFile,
+    mutation: r.mutation,
+    what,
+    found: at,
+    ...(run.o.note ? { build: run.o.note } : {}),
+  });
   for (const r of run.isolation.filter((x) => x.outcome === 'crash')) {
     const crash = run.crashes.find((c) => c.id === r.crash);
     out.push(entry(r, `crashes the node when run alone: ${crash?.reason ?? 'node exited'}${crash?.fatal ? `; log: ${crash.fatal}` : ''}`.slice(0, 400)));
@@ -43,7 +53,8 @@ export function appendRegressions(entries, file = REGRESSIONS_FILE) {
   const added = entries.filter((e) => !have.has(key(e)) && have.add(key(e)));
   if (!added.length) return 0;
   const doc = {
-    about: 'Fuzz cases that crashed the node or its parsing process, or got a 5xx. Rebuilt from seed + case (bench/fuzz/cases.mjs) and replayed by test/fuzz/fuzz.test.ts; seedFile/mutation say what the case was when found (a changed corpus may change it). Replay one: node bench/fuzz/fuzz.mjs --seed S --case N [--max-seed-bytes B].',
+    about:
+      'Fuzz cases that crashed the node or its parsing process, or got a 5xx. Rebuilt from seed + case (bench/fuzz/cases.mjs) and replayed by test/fuzz/fuzz.test.ts; seedFile/mutation say what the case was when found (a changed corpus may change it). Replay one: node bench/fuzz/fuzz.mjs --seed S --case N [--max-seed-bytes B].',
     cases: [...current, ...added],
   };
   fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);

@@ -55,7 +55,10 @@ function familyTable(records) {
   return [
     '| family | cases | rejected (4xx) | completed | failed | of which timed out | of which parse process crashed | failed w/o reason | raw reasons | 5xx | lost in node crash | stuck | other anomalies |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    ...rows.map(([f, r]) => `| ${f} | ${r.cases} | ${r.rejected} | ${r.completed} | ${r.failed} | ${r.timedOut} | ${r.parserCrash} | ${r.noReason} | ${r.raw} | ${r.s5xx} | ${r.crash} | ${r.stuck} | ${r.other} |`),
+    ...rows.map(
+      ([f, r]) =>
+        `| ${f} | ${r.cases} | ${r.rejected} | ${r.completed} | ${r.failed} | ${r.timedOut} | ${r.parserCrash} | ${r.noReason} | ${r.raw} | ${r.s5xx} | ${r.crash} | ${r.stuck} | ${r.other} |`,
+    ),
   ];
 }
 
@@ -86,7 +89,10 @@ function peakMembers(lives) {
     g.kb += m.rssKb;
     groups.set(m.comm, g);
   }
-  const who = [...groups].sort((a, b) => b[1].kb - a[1].kb).map(([comm, g]) => `${comm} ×${g.n} ${mib(g.kb)}`).join(', ');
+  const who = [...groups]
+    .sort((a, b) => b[1].kb - a[1].kb)
+    .map(([comm, g]) => `${comm} ×${g.n} ${mib(g.kb)}`)
+    .join(', ');
   const cases = life.sampler.peakContext?.length ? `; cases in flight then: ${life.sampler.peakContext.join(', ')}` : '';
   return who + cases;
 }
@@ -99,7 +105,11 @@ function crashSection(run) {
     out.push(`- crash #${c.id} (${c.phase}, node #${c.nodeStart}, ${c.at}): ${c.reason}; peak tree RSS ${mib(c.peakTreeRssKb)}`);
     if (c.fatal) out.push(`  - log: \`${c.fatal.slice(0, 200).replace(/`/g, "'")}\``);
     for (const r of c.inFlight) {
-      const mark = culprits.has(`${r.seed}:${r.index}`) ? ' — **crashes the node alone**' : run.isolation.some((i) => i.seed === r.seed && i.index === r.index) ? ' — fine alone' : '';
+      const mark = culprits.has(`${r.seed}:${r.index}`)
+        ? ' — **crashes the node alone**'
+        : run.isolation.some((i) => i.seed === r.seed && i.index === r.index)
+          ? ' — fine alone'
+          : '';
       out.push(`  - in flight: \`${replayCommand(r)}\` ${r.family} ${r.seedFile}; ${r.mutation}${mark}`);
     }
   }
@@ -120,7 +130,9 @@ function rawReasonSection(records) {
     out.push(`- **${family}** (${rs.length}):`);
     for (const [, g] of [...groups].sort((a, b) => b[1].length - a[1].length).slice(0, 8)) {
       const r = g[0];
-      out.push(`  - ${g.length}× \`${r.rawReason.slice(0, 180).replace(/`/g, "'")}\` — e.g. \`--seed ${r.seed} --case ${r.index}\` (${r.seedFile}; ${r.mutation})`);
+      out.push(
+        `  - ${g.length}× \`${r.rawReason.slice(0, 180).replace(/`/g, "'")}\` — e.g. \`--seed ${r.seed} --case ${r.index}\` (${r.seedFile}; ${r.mutation})`,
+      );
     }
   }
   return out.length ? out : ['None.'];
@@ -138,14 +150,21 @@ function parserCrashSection(records) {
 
 function rejectedSection(records) {
   const codes = new Map();
-  for (const r of records.filter((x) => x.outcome === 'rejected')) codes.set(`${r.uploadStatus} ${r.rejectCode}`, (codes.get(`${r.uploadStatus} ${r.rejectCode}`) ?? 0) + 1);
+  for (const r of records.filter((x) => x.outcome === 'rejected'))
+    codes.set(`${r.uploadStatus} ${r.rejectCode}`, (codes.get(`${r.uploadStatus} ${r.rejectCode}`) ?? 0) + 1);
   return codes.size ? [[...codes].map(([k, v]) => `${k}: ${v}`).join(', ')] : ['None.'];
 }
 
 export function summaryMarkdown(run, { title = 'docparse fuzz', command = '' } = {}) {
   const records = run.records;
-  const hard = [...records, ...run.isolation].flatMap((r) => findingsOf(r).filter((f) => !f.startsWith('in flight')).map((f) => `- \`${replayCommand(r)}\` ${r.family} ${r.seedFile}; ${r.mutation}: ${f}`));
-  const isolationNote = run.isolation.length ? [`Isolation replays (each case in flight at a crash, alone): ${run.isolation.map((r) => `${r.seed}:${r.index} → ${r.outcome}`).join(', ')}`] : [];
+  const hard = [...records, ...run.isolation].flatMap((r) =>
+    findingsOf(r)
+      .filter((f) => !f.startsWith('in flight'))
+      .map((f) => `- \`${replayCommand(r)}\` ${r.family} ${r.seedFile}; ${r.mutation}: ${f}`),
+  );
+  const isolationNote = run.isolation.length
+    ? [`Isolation replays (each case in flight at a crash, alone): ${run.isolation.map((r) => `${r.seed}:${r.index} → ${r.outcome}`).join(', ')}`]
+    : [];
   return [
     `## ${title}`,
     '',

@@ -2,7 +2,19 @@
 // the family's routing parameters (csvRoute, pdfMode, sqlDialect, parquetMode, documentType
 // for ZIP-based formats), drawn from the case's generator.
 
-const ZIP_DOCUMENT_TYPES = { docx: 'Docx', docm: 'Docx', xlsx: 'Xlsx', xlsm: 'Xlsx', xlsb: 'Xlsx', pptx: 'Pptx', pptm: 'Pptx', odt: 'Odt', ods: 'Ods', odp: 'Odp', kmz: 'Kmz' };
+const ZIP_DOCUMENT_TYPES = {
+  docx: 'Docx',
+  docm: 'Docx',
+  xlsx: 'Xlsx',
+  xlsm: 'Xlsx',
+  xlsb: 'Xlsx',
+  pptx: 'Pptx',
+  pptm: 'Pptx',
+  odt: 'Odt',
+  ods: 'Ods',
+  odp: 'Odp',
+  kmz: 'Kmz',
+};
 const SQL_DIALECTS = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'];
 // Ocr is slow (pages rendered at 300 DPI and recognised): kept rare.
 const PDF_MODES = { SingleColumn: 40, MultiColumn: 30, Advanced: 26, Ocr: 4 };

@@ -21,18 +21,19 @@ const HEALTH_EVERY_MS = 1000;
 const HEALTH_FAILURES = 6;
 const MAX_ARTIFACT_PARSE = 64 * 1024 * 1024;
 
-const sleep = (ms, signal) => new Promise((resolve, reject) => {
-  if (signal?.aborted) return reject(signal.reason);
-  const onAbort = () => {
-    clearTimeout(t);
-    reject(signal.reason);
-  };
-  const t = setTimeout(() => {
-    signal?.removeEventListener('abort', onAbort);
-    resolve();
-  }, ms);
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
+const sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 
 /** `uptime` output (load averages), for the report. */
 function loadLine() {
@@ -45,8 +46,14 @@ function loadLine() {
 
 /** The line of a dead node's log that says why (V8's fatal error, an uncaught exception …). */
 function fatalLine(log) {
-  const lines = log.split('\n').map((l) => l.trim()).filter(Boolean);
-  const why = lines.filter((l) => /Fatal JavaScript|FATAL ERROR|heap out of memory|Segmentation fault|Aborted|Uncaught|Unhandled|Error:/i.test(l) && !/^# Fatal error in , line 0$/.test(l));
+  const lines = log
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const why = lines.filter(
+    (l) =>
+      /Fatal JavaScript|FATAL ERROR|heap out of memory|Segmentation fault|Aborted|Uncaught|Unhandled|Error:/i.test(l) && !/^# Fatal error in , line 0$/.test(l),
+  );
   return (why[0] ?? lines[lines.length - 1] ?? '').slice(0, 300);
 }
 
@@ -56,11 +63,26 @@ const trim = (s, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 export class FuzzRun {
   constructor(options) {
     this.o = {
-      seed: 1, cases: 100, first: 0, families: FAMILIES, concurrency: 4, taskTimeoutSeconds: 60,
+      seed: 1,
+      cases: 100,
+      first: 0,
+      families: FAMILIES,
+      concurrency: 4,
+      taskTimeoutSeconds: 60,
       // A job may first wait behind a suspect the parse host re-runs alone: a second timeout, plus 30 s.
       stuckMarginSeconds: 90,
-      maxSeedBytes: DEFAULT_MAX_SEED_BYTES, corpusDir: undefined, useCorpus: true, isolate: 24, refs: null,
-      snapshot: true, dist: null, note: null, workerThreads: null, nodeEnv: {}, outDir: null, log: (line) => process.stderr.write(`${line}\n`),
+      maxSeedBytes: DEFAULT_MAX_SEED_BYTES,
+      corpusDir: undefined,
+      useCorpus: true,
+      isolate: 24,
+      refs: null,
+      snapshot: true,
+      dist: null,
+      note: null,
+      workerThreads: null,
+      nodeEnv: {},
+      outDir: null,
+      log: (line) => process.stderr.write(`${line}\n`),
       progressEvery: 50,
       ...options,
     };
@@ -170,14 +192,25 @@ export class FuzzRun {
       logTail: this.node.logTail(life.proc, 4096).split('\n').filter(Boolean).slice(-12),
       fatal: fatalLine(this.node.logTail(life.proc, 32 * 1024)),
       peakTreeRssKb: life.sampler.peak.treeRssKb,
-      inFlight: [...life.inFlight.values()].map((r) => ({ seed: r.seed, index: r.index, family: r.family, seedFile: r.seedFile, mutation: r.mutation, maxSeedBytes: r.maxSeedBytes, documentId: r.documentId ?? null, lastState: r.lastState ?? null })),
+      inFlight: [...life.inFlight.values()].map((r) => ({
+        seed: r.seed,
+        index: r.index,
+        family: r.family,
+        seedFile: r.seedFile,
+        mutation: r.mutation,
+        maxSeedBytes: r.maxSeedBytes,
+        documentId: r.documentId ?? null,
+        lastState: r.lastState ?? null,
+      })),
     };
     life.crashed = crash;
     this.crashes.push(crash);
     life.abort.abort(new Error('node crashed'));
     this.node.killGroup(life.proc);
     this.node.discard(life.proc);
-    this.o.log(`CRASH #${crash.id}: node #${crash.nodeStart} ${crash.reason}; in flight: ${crash.inFlight.map((r) => `--seed ${r.seed} --case ${r.index} (${r.family} ${r.seedFile})`).join('; ') || 'none'}`);
+    this.o.log(
+      `CRASH #${crash.id}: node #${crash.nodeStart} ${crash.reason}; in flight: ${crash.inFlight.map((r) => `--seed ${r.seed} --case ${r.index} (${r.family} ${r.seedFile})`).join('; ') || 'none'}`,
+    );
     if (crash.fatal) this.o.log(`  | ${trim(crash.fatal, 200)}`);
     if (!this.finishing) this.startNode();
   }
@@ -220,8 +253,17 @@ export class FuzzRun {
     const maxSeedBytes = ref.maxSeedBytes ?? this.o.maxSeedBytes;
     const c = await buildCase(ref.seed, ref.index, this.pool(maxSeedBytes), { identity: ref.identity ?? null });
     const rec = {
-      seed: c.seed, index: c.index, family: c.family, seedFile: c.seedFile, mutation: c.mutation, query: c.query, size: c.bytes.length,
-      maxSeedBytes, phase: this.phase, outcome: null, server5xx: [],
+      seed: c.seed,
+      index: c.index,
+      family: c.family,
+      seedFile: c.seedFile,
+      mutation: c.mutation,
+      query: c.query,
+      size: c.bytes.length,
+      maxSeedBytes,
+      phase: this.phase,
+      outcome: null,
+      server5xx: [],
     };
     const life = await this.currentLife();
     const key = caseKey(ref);
@@ -367,7 +409,11 @@ export class FuzzRun {
     const by = {};
     for (const r of this.records) by[r.outcome] = (by[r.outcome] ?? 0) + 1;
     const peak = Math.max(...this.lives.map((l) => l.sampler.peak.treeRssKb));
-    this.o.log(`${done}/${this.total} ${Object.entries(by).map(([k, v]) => `${k} ${v}`).join(', ')}; crashes ${this.crashes.length}; peak RSS ${Math.round(peak / 1024)} MiB`);
+    this.o.log(
+      `${done}/${this.total} ${Object.entries(by)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; crashes ${this.crashes.length}; peak RSS ${Math.round(peak / 1024)} MiB`,
+    );
   }
 }
 

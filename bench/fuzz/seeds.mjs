@@ -11,14 +11,30 @@ export const FAMILIES = ['csv', 'pdf', 'office', 'email', 'sql', 'gis', 'cad', '
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEFAULT_CORPUS_DIR = CORPUS_DIR;
 
-const SQL_DIALECTS = { postgresql: 'PostgreSql', tsql: 'MsSql', mssql: 'MsSql', mysql: 'MySql', snowflake: 'Snowflake', bigquery: 'BigQuery', sqlite: 'Sqlite', oracle: 'Oracle' };
+const SQL_DIALECTS = {
+  postgresql: 'PostgreSql',
+  tsql: 'MsSql',
+  mssql: 'MsSql',
+  mysql: 'MySql',
+  snowflake: 'Snowflake',
+  bigquery: 'BigQuery',
+  sqlite: 'Sqlite',
+  oracle: 'Oracle',
+};
 const SQL_PREFIXES = { pg: 'PostgreSql', tsql: 'MsSql', mysql: 'MySql', snowflake: 'Snowflake' };
 
 /** MANIFEST.tsv rows of a corpus folder, or a plain listing when there is no MANIFEST. */
 function manifestRows(dir) {
   const file = path.join(dir, 'MANIFEST.tsv');
-  if (!fs.existsSync(file)) return fs.readdirSync(dir).sort().map((f) => ({ file: f }));
-  const [head, ...lines] = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  if (!fs.existsSync(file))
+    return fs
+      .readdirSync(dir)
+      .sort()
+      .map((f) => ({ file: f }));
+  const [head, ...lines] = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const cols = head.split('\t');
   return lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
 }
@@ -53,7 +69,9 @@ export function loadSeedPool({ families = FAMILIES, corpusDir = CORPUS_DIR, maxS
     const seeds = [];
     const dir = path.join(corpusDir, family);
     if (useCorpus && fs.existsSync(dir)) {
-      const rows = manifestRows(dir).filter((r) => r.file && r.file !== 'MANIFEST.tsv').sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      const rows = manifestRows(dir)
+        .filter((r) => r.file && r.file !== 'MANIFEST.tsv')
+        .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
       for (const row of rows) {
         const p = path.join(dir, row.file);
         let st;
@@ -76,5 +94,9 @@ export function loadSeedPool({ families = FAMILIES, corpusDir = CORPUS_DIR, maxS
 export const seedKey = (s) => `${s.origin}:${s.family}/${s.name}`;
 
 export function poolSummary(pool) {
-  return Object.entries(pool).map(([f, seeds]) => `${f}: ${seeds.filter((s) => s.origin === 'corpus').length} corpus + ${seeds.filter((s) => s.origin === 'generated').length} generated`).join('; ');
+  return Object.entries(pool)
+    .map(
+      ([f, seeds]) => `${f}: ${seeds.filter((s) => s.origin === 'corpus').length} corpus + ${seeds.filter((s) => s.origin === 'generated').length} generated`,
+    )
+    .join('; ');
 }

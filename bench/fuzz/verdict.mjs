@@ -2,7 +2,8 @@
 // person, not a JavaScript error passed through.
 
 /** Reasons that are raw JavaScript / runtime errors rather than an explanation. */
-export const RAW_REASON = /Cannot read propert|Cannot set propert|Cannot destructure|is not a function|is not iterable|is not defined|is not a constructor|undefined|TypeError|RangeError|ReferenceError|SyntaxError|ENOENT|EISDIR|Maximum call stack|Invalid array length|Invalid typed array length|Offset is outside the bounds|memory access out of bounds|RuntimeError|unreachable|Unexpected end of JSON/;
+export const RAW_REASON =
+  /Cannot read propert|Cannot set propert|Cannot destructure|is not a function|is not iterable|is not defined|is not a constructor|undefined|TypeError|RangeError|ReferenceError|SyntaxError|ENOENT|EISDIR|Maximum call stack|Invalid array length|Invalid typed array length|Offset is outside the bounds|memory access out of bounds|RuntimeError|unreachable|Unexpected end of JSON/;
 
 export const TERMINAL = new Set([8, 9]);
 export const RUNNING = new Set([3, 4, 7]);

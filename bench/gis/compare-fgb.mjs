@@ -28,7 +28,16 @@ async function run(file, fgb) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-cmp-'));
   try {
     const r = await writeArtifact(
-      { documentId: 'cmp', fileName: path.basename(file), format: formatOf(path.basename(file)), options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
+      {
+        documentId: 'cmp',
+        fileName: path.basename(file),
+        format: formatOf(path.basename(file)),
+        options: {},
+        customMetadata: null,
+        inputPath: file,
+        artifactPath: path.join(dir, 'artifact.json'),
+        tempDir: dir,
+      },
       async () => parseGis,
       settings,
     );
@@ -36,7 +45,11 @@ async function run(file, fgb) {
     const a = JSON.parse(fs.readFileSync(path.join(dir, 'artifact.json'), 'utf8'));
     const parts = (r.parts ?? []).map((p) => ({
       name: p.name,
-      features: fs.readFileSync(p.path, 'utf8').split('\n').filter((l) => l.length).map((l) => JSON.parse(l.replace(/^\x1e/, ''))),
+      features: fs
+        .readFileSync(p.path, 'utf8')
+        .split('\n')
+        .filter((l) => l.length)
+        .map((l) => JSON.parse(l.replace(/^\x1e/, ''))),
     }));
     return { ok: true, artifact: a, parts };
   } finally {
@@ -76,7 +89,11 @@ function cmp(a, b, where, coords) {
 }
 
 const inputs = [
-  ...fs.readdirSync(CORPUS).filter((f) => formatOf(f)).sort().map((f) => path.join(CORPUS, f)),
+  ...fs
+    .readdirSync(CORPUS)
+    .filter((f) => formatOf(f))
+    .sort()
+    .map((f) => path.join(CORPUS, f)),
   ...extra,
 ].filter((f) => !only || path.basename(f).includes(only));
 let features = 0;
@@ -90,7 +107,9 @@ for (const file of inputs) {
   cmp(old, neu, name, false);
   const n = old.ok ? old.artifact.content.datasets.reduce((s, d) => s + d.features.length, 0) + old.parts.reduce((s, p) => s + p.features.length, 0) : 0;
   features += n;
-  console.log(`${name}: ${old.ok ? 'ok' : 'failed'}; ${n} features; FlatGeobuf route for ${fgbRouteStats.used - used0} layers; fallbacks: ${fgbRouteStats.fallbacks.slice(fb0).join(' | ') || '-'}; ${diffs.length - before} differences`);
+  console.log(
+    `${name}: ${old.ok ? 'ok' : 'failed'}; ${n} features; FlatGeobuf route for ${fgbRouteStats.used - used0} layers; fallbacks: ${fgbRouteStats.fallbacks.slice(fb0).join(' | ') || '-'}; ${diffs.length - before} differences`,
+  );
 }
 for (const d of diffs) console.log(`DIFF ${d}`);
 console.log(`${inputs.length} files, ${features} features compared, ${fgbRouteStats.used} layers through FlatGeobuf, ${diffs.length} differences`);

@@ -36,7 +36,16 @@ for (const file of inputs) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-gis-hash-'));
   try {
     const r = await writeArtifact(
-      { documentId: 'hash', fileName: path.basename(file), format: formatOf(path.basename(file)), options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
+      {
+        documentId: 'hash',
+        fileName: path.basename(file),
+        format: formatOf(path.basename(file)),
+        options: {},
+        customMetadata: null,
+        inputPath: file,
+        artifactPath: path.join(dir, 'artifact.json'),
+        tempDir: dir,
+      },
       async () => parseGis,
     );
     if (!r.ok) {
@@ -49,7 +58,13 @@ for (const file of inputs) {
       ok: true,
       artifact: sha(text),
       bytes: text.length,
-      datasets: a.content.datasets.map((d) => ({ name: d.name, n: d.features.length, features: sha(JSON.stringify(d.features)), extent: d.extent, warnings: d.warnings.length })),
+      datasets: a.content.datasets.map((d) => ({
+        name: d.name,
+        n: d.features.length,
+        features: sha(JSON.stringify(d.features)),
+        extent: d.extent,
+        warnings: d.warnings.length,
+      })),
       parts: (r.parts ?? []).map((p) => ({ name: p.name, sha: sha(fs.readFileSync(p.path)) })),
     };
   } finally {

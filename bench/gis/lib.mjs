@@ -16,8 +16,20 @@ export function makeBig(n, dir) {
   for (let i = 0; i < n; i++) {
     const x = -1e6 + (i % side) * 100;
     const y = 5e6 + Math.floor(i / side) * 100;
-    const ring = [[x, y], [x + 80, y], [x + 80, y + 60], [x + 40, y + 90], [x, y + 60], [x, y]];
-    buf += JSON.stringify({ type: 'Feature', properties: { id: i, name: `parcel ${i}`, area: 6000.5 + (i % 97), zone: `Z${i % 13}` }, geometry: { type: 'Polygon', coordinates: [ring] } }) + '\n';
+    const ring = [
+      [x, y],
+      [x + 80, y],
+      [x + 80, y + 60],
+      [x + 40, y + 90],
+      [x, y + 60],
+      [x, y],
+    ];
+    buf +=
+      JSON.stringify({
+        type: 'Feature',
+        properties: { id: i, name: `parcel ${i}`, area: 6000.5 + (i % 97), zone: `Z${i % 13}` },
+        geometry: { type: 'Polygon', coordinates: [ring] },
+      }) + '\n';
     if (buf.length > 1 << 20) {
       fs.writeSync(out, buf);
       buf = '';

@@ -84,10 +84,12 @@ function runScript(cmds) {
   const ms = now() - t;
   const lines = r.stdout.trim().split('\n');
   const secs = (lines[lines.length - 1] ?? '').match(/(\d+)m([\d.]+)s/g) ?? [];
-  const cpu = secs.map((x) => {
-    const m = /(\d+)m([\d.]+)s/.exec(x);
-    return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-  }).reduce((a, b) => a + b, 0);
+  const cpu = secs
+    .map((x) => {
+      const m = /(\d+)m([\d.]+)s/.exec(x);
+      return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+    })
+    .reduce((a, b) => a + b, 0);
   return { ms, cpu };
 }
 
@@ -111,17 +113,17 @@ function nativeExport(sources, layerLists) {
 
 async function oursInfo(sources) {
   return timed(async () => {
-  for (const s of sources) {
-    await withGdal(async (g) => {
-      g.mount(s.dir);
-      const ds = g.openVector(g.virtualPath(path.relative(s.dir, s.abs)));
-      try {
-        g.vectorInfo(ds);
-      } finally {
-        g.close(ds);
-      }
-    });
-  }
+    for (const s of sources) {
+      await withGdal(async (g) => {
+        g.mount(s.dir);
+        const ds = g.openVector(g.virtualPath(path.relative(s.dir, s.abs)));
+        try {
+          g.vectorInfo(ds);
+        } finally {
+          g.close(ds);
+        }
+      });
+    }
   });
 }
 
@@ -129,11 +131,26 @@ async function oursInfo(sources) {
 async function oursExport(file, format, fgb = true) {
   const dir = fs.mkdtempSync(path.join(work, 'job-'));
   const settings = { ...DEFAULT_PARSER_SETTINGS, gis: { ...DEFAULT_PARSER_SETTINGS.gis, flatGeobuf: fgb } };
-  const { ms, cpu, value: r } = await timed(() => writeArtifact(
-    { documentId: 'bench', fileName: path.basename(file), format, options: {}, customMetadata: null, inputPath: file, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
-    async () => parseGis,
-    settings,
-  ));
+  const {
+    ms,
+    cpu,
+    value: r,
+  } = await timed(() =>
+    writeArtifact(
+      {
+        documentId: 'bench',
+        fileName: path.basename(file),
+        format,
+        options: {},
+        customMetadata: null,
+        inputPath: file,
+        artifactPath: path.join(dir, 'artifact.json'),
+        tempDir: dir,
+      },
+      async () => parseGis,
+      settings,
+    ),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
   if (!r.ok) throw new Error(`${file}: ${r.message}`);
   return { ms, cpu, bytes: r.artifactBytes, units: r.documentUnits };
@@ -167,7 +184,12 @@ const exportNative = [];
 const exportOurs = [];
 const perFile = new Map();
 for (let i = 0; i < RUNS; i++) {
-  exportNative.push(nativeExport(allSources, corpus.flatMap((c) => c.layers)));
+  exportNative.push(
+    nativeExport(
+      allSources,
+      corpus.flatMap((c) => c.layers),
+    ),
+  );
   const total = { ms: 0, cpu: 0 };
   for (const c of corpus) {
     const r = await oursExport(path.join(CORPUS, c.file), c.format);
@@ -262,7 +284,9 @@ lines.push(`- command: \`node bench/gis/run.mjs --runs=${RUNS} --big=${BIG}\``);
 lines.push(`- machine: ${m.nproc} × ${m.cpuModel}; node ${m.node}`);
 lines.push(`- uptime at start: \`${m.uptime}\``);
 lines.push(`- ours: ${GDAL_VERSION}; native: ${nativeVersion} (Debian gdal-bin)`);
-lines.push(`- corpus: ${files.length} readable files of the corpus's gis folder (bad_* excluded), ${allSources.length} datasets, ${layerCount} layers; medians of ${RUNS} runs after one warm-up`);
+lines.push(
+  `- corpus: ${files.length} readable files of the corpus's gis folder (bad_* excluded), ${allSources.length} datasets, ${layerCount} layers; medians of ${RUNS} runs after one warm-up`,
+);
 lines.push(`- GDAL WASM start-up (once per worker thread, not in the figures below): ${fmt(startupMs)} ms`);
 lines.push('');
 lines.push('## Corpus totals');
@@ -281,8 +305,12 @@ lines.push(
     row('info', bigInfoOurs, bigInfoNative),
     row('export to GeoJSON in WGS 84 (ours: unzip + info + export + artifact)', bigExpOurs, bigExpNative),
     row('same, FlatGeobuf route off (DOCPARSE_GIS_FGB=0: GDAL writes the GeoJSON) vs native export', bigExpSeqOurs, bigExpNative),
-    row('GDAL step alone, both sides: open + `ogr2ogr -f FlatGeobuf -lco SPATIAL_INDEX=NO -nlt GEOMETRY -t_srs EPSG:4326` (the route the parser takes)', bigFgbStepOurs, bigFgbStepNative),
-    row('GDAL step alone, both sides: open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser\'s options (fallback route)', bigStepOurs, bigStepNative),
+    row(
+      'GDAL step alone, both sides: open + `ogr2ogr -f FlatGeobuf -lco SPATIAL_INDEX=NO -nlt GEOMETRY -t_srs EPSG:4326` (the route the parser takes)',
+      bigFgbStepOurs,
+      bigFgbStepNative,
+    ),
+    row("GDAL step alone, both sides: open + `ogr2ogr -f GeoJSONSeq -t_srs EPSG:4326` with the parser's options (fallback route)", bigStepOurs, bigStepNative),
   ]),
 );
 lines.push('');
@@ -290,14 +318,21 @@ lines.push(
   `Whole job vs native export: ${ratio(bigExpOurs, bigExpNative, 'cpu')}× CPU, ${ratio(bigExpOurs, bigExpNative, 'ms')}× wall (target 1.2×); with the FlatGeobuf route off ${ratio(bigExpSeqOurs, bigExpNative, 'cpu')}× CPU. Our FlatGeobuf GDAL step alone is ${ratio(bigFgbStepOurs, bigExpNative, 'cpu')}× the native export in CPU, the GeoJSONSeq step ${ratio(bigStepOurs, bigExpNative, 'cpu')}×.`,
 );
 lines.push('');
-lines.push(`Artifact ${fmt(bigBytes / 1e6, 1)} MB; this process's RSS ${fmt(rssBefore / 1e6)} MB before the big runs (GDAL loaded), peak ${fmt(peakRss / 1e6)} MB during them.`);
+lines.push(
+  `Artifact ${fmt(bigBytes / 1e6, 1)} MB; this process's RSS ${fmt(rssBefore / 1e6)} MB before the big runs (GDAL loaded), peak ${fmt(peakRss / 1e6)} MB during them.`,
+);
 lines.push('');
 lines.push('## Per file (ours, whole job)');
 lines.push('');
-lines.push(table(['file', 'units', 'artifact KB', 'median wall ms', 'median CPU ms'], corpus.map((c) => {
-  const p = perFile.get(c.file);
-  return [c.file, String(p.units), fmt(p.bytes / 1024, 1), fmt(median(p.ms), 1), fmt(median(p.cpu), 1)];
-})));
+lines.push(
+  table(
+    ['file', 'units', 'artifact KB', 'median wall ms', 'median CPU ms'],
+    corpus.map((c) => {
+      const p = perFile.get(c.file);
+      return [c.file, String(p.units), fmt(p.bytes / 1024, 1), fmt(median(p.ms), 1), fmt(median(p.cpu), 1)];
+    }),
+  ),
+);
 lines.push('');
 lines.push(`- uptime at end: \`${spawnSync('uptime').stdout.toString().trim()}\``);
 const md = lines.join('\n') + '\n';

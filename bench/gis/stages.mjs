@@ -16,7 +16,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const RUNS = Math.max(1, option('runs', 3));
 const BIG = option('big', 100000);
 const zipArg = process.argv.find((a) => a.startsWith('--zip='))?.slice(6);
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 
 const { extractZip } = await import(path.join(ROOT, 'dist/formats/gis/zip.js'));
 const { parseGis } = await import(path.join(ROOT, 'dist/formats/gis/index.js'));
@@ -118,7 +121,16 @@ stage('ours: whole job (writeArtifact + parseGis)', async () => {
   const dir = fs.mkdtempSync(path.join(work, 'job-'));
   const r = await timed(() =>
     writeArtifact(
-      { documentId: 'stages', fileName: path.basename(zip), format: 'shapefile', options: {}, customMetadata: null, inputPath: zip, artifactPath: path.join(dir, 'artifact.json'), tempDir: dir },
+      {
+        documentId: 'stages',
+        fileName: path.basename(zip),
+        format: 'shapefile',
+        options: {},
+        customMetadata: null,
+        inputPath: zip,
+        artifactPath: path.join(dir, 'artifact.json'),
+        tempDir: dir,
+      },
       async () => parseGis,
     ),
   );
@@ -137,5 +149,10 @@ const med = (st, k) => median(st.runs.map((r) => r[k]));
 console.log(`- ${new Date().toISOString()} · uptime: ${spawnSync('uptime').stdout.toString().trim()}`);
 console.log(`- input: ${path.basename(zip)} (${fmt(fs.statSync(zip).size / 1e6, 1)} MB), layer ${layer}; medians of ${RUNS} runs after a warm-up`);
 console.log('');
-console.log(table(['stage', 'wall ms', 'CPU ms'], stages.map((st) => [st.name, fmt(med(st, 'ms'), 1), fmt(med(st, 'cpu'), 1)])));
+console.log(
+  table(
+    ['stage', 'wall ms', 'CPU ms'],
+    stages.map((st) => [st.name, fmt(med(st, 'ms'), 1), fmt(med(st, 'cpu'), 1)]),
+  ),
+);
 fs.rmSync(work, { recursive: true, force: true });

@@ -64,7 +64,10 @@ const rows = [];
 const summary = [];
 for (const r of CASES) {
   const med = {};
-  for (const [side, f] of [['a', r.a], ['b', r.b]]) {
+  for (const [side, f] of [
+    ['a', r.a],
+    ['b', r.b],
+  ]) {
     const runs = results[`${f}|${r.path}`];
     med[side] = {
       rps: median(runs.map((x) => x.rps)),
@@ -74,21 +77,59 @@ for (const r of CASES) {
       mean: median(runs.map((x) => x.meanMs)),
       spread: runs.map((x) => fmt(x.cpuUsPerReq, 1)).join(' / '),
     };
-    rows.push([r.name, LABEL[f], fmt(med[side].rps), fmt(med[side].us, 1), med[side].spread, fmt(med[side].user, 1), fmt(med[side].us - med[side].user, 1), fmt(med[side].cpu), fmt(med[side].mean, 2)]);
+    rows.push([
+      r.name,
+      LABEL[f],
+      fmt(med[side].rps),
+      fmt(med[side].us, 1),
+      med[side].spread,
+      fmt(med[side].user, 1),
+      fmt(med[side].us - med[side].user, 1),
+      fmt(med[side].cpu),
+      fmt(med[side].mean, 2),
+    ]);
   }
   const cpuRatio = med.a.us / med.b.us;
   const userRatio = med.a.user / med.b.user;
   const rpsRatio = med.a.rps / med.b.rps;
   rows.push([r.name, '**uWS / node:http**', `**${fmt(rpsRatio, 2)}×**`, `**${fmt(cpuRatio, 2)}×**`, '', `**${fmt(userRatio, 2)}×**`, '', '', '']);
-  summary.push({ route: r.path, cpuRatio, userRatio, rpsRatio, target: cpuRatio <= 0.5, reference: r.a !== 'uws', kernel: med.a.us - med.a.user, nodeTotal: med.b.us });
+  summary.push({
+    route: r.path,
+    cpuRatio,
+    userRatio,
+    rpsRatio,
+    target: cpuRatio <= 0.5,
+    reference: r.a !== 'uws',
+    kernel: med.a.us - med.a.user,
+    nodeTotal: med.b.us,
+  });
 }
 
 console.log(`HTTP front bench — ${m.date}${rate ? ` — fixed rate ${rate} req/s` : ' — closed loop, full speed'}`);
-console.log(`Machine: ${m.nproc} cores (${m.cpuModel}), Node ${m.node}, load average at start ${m.load}; ${m.pinning}; ${priority}; load generator ${rate ? `autocannon at a fixed ${rate} req/s` : `${m.loadgen}, closed loop`} (1 process, ${connections} keep-alive connections); ${repeats} repeats, ${warmSeconds} s warm-up + ${seconds} s measured per run; logger: pino level 'silent' for both.`);
+console.log(
+  `Machine: ${m.nproc} cores (${m.cpuModel}), Node ${m.node}, load average at start ${m.load}; ${m.pinning}; ${priority}; load generator ${rate ? `autocannon at a fixed ${rate} req/s` : `${m.loadgen}, closed loop`} (1 process, ${connections} keep-alive connections); ${repeats} repeats, ${warmSeconds} s warm-up + ${seconds} s measured per run; logger: pino level 'silent' for both.`,
+);
 console.log(`Code: git ${git}; a snapshot of dist/ taken at the start (fingerprint ${distBefore}) served every run.`);
 console.log('');
-console.log(table(['Route', 'Server', 'req/s (median)', 'server CPU µs/req (median)', 'CPU µs/req per run', 'of which user µs', 'of which kernel µs', 'server CPU % of core', 'mean latency ms'], rows));
+console.log(
+  table(
+    [
+      'Route',
+      'Server',
+      'req/s (median)',
+      'server CPU µs/req (median)',
+      'CPU µs/req per run',
+      'of which user µs',
+      'of which kernel µs',
+      'server CPU % of core',
+      'mean latency ms',
+    ],
+    rows,
+  ),
+);
 console.log('');
 for (const s of summary) {
-  console.log(`- ${s.route}: uWS uses ${fmt(s.cpuRatio, 2)}× the CPU per request of node:http (${s.reference ? 'reference, not the target' : 'target ≤ 0.50×'}: ${s.target ? 'MET' : 'NOT MET'}), ${fmt(s.userRatio, 2)}× its user-space CPU; ${fmt(s.rpsRatio, 2)}× the requests/s. Kernel time alone on the uWS side: ${fmt(s.kernel, 1)} µs/req = ${fmt(s.kernel / s.nodeTotal, 2)}× node:http's total.`);
+  console.log(
+    `- ${s.route}: uWS uses ${fmt(s.cpuRatio, 2)}× the CPU per request of node:http (${s.reference ? 'reference, not the target' : 'target ≤ 0.50×'}: ${s.target ? 'MET' : 'NOT MET'}), ${fmt(s.userRatio, 2)}× its user-space CPU; ${fmt(s.rpsRatio, 2)}× the requests/s. Kernel time alone on the uWS side: ${fmt(s.kernel, 1)} µs/req = ${fmt(s.kernel / s.nodeTotal, 2)}× node:http's total.`,
+  );
 }

@@ -41,7 +41,13 @@ const JsonQuery = Type.Object(
   { additionalProperties: false },
 );
 const jsonRoute = {
-  method: 'GET', path: '/bench/json', operationId: 'benchJson', summary: 'bench', tags: ['bench'], auth: 'public', query: JsonQuery,
+  method: 'GET',
+  path: '/bench/json',
+  operationId: 'benchJson',
+  summary: 'bench',
+  tags: ['bench'],
+  auth: 'public',
+  query: JsonQuery,
   responses: { 200: { description: 'ok' } },
   handler: async (ctx) => {
     const { name, count } = ctx.query;
@@ -87,18 +93,30 @@ if (flavour === 'uws-raw') {
   });
   let sock;
   port = await new Promise((resolve) => app.listen('127.0.0.1', 0, (s) => resolve(uws.us_socket_local_port((sock = s)))));
-  close = async () => { uws.us_listen_socket_close(sock); app.close(); };
+  close = async () => {
+    uws.us_listen_socket_close(sock);
+    app.close();
+  };
 } else if (flavour === 'node-raw') {
   const server = http.createServer((req, res) => {
     const requestId = randomUUID();
     const payload = JSON.stringify({ hello: 'world', requestId });
-    res.writeHead(200, { 'X-Request-Id': requestId, 'Cache-Control': 'no-store', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+    res.writeHead(200, {
+      'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(payload),
+    });
     res.end(payload);
   });
   server.keepAliveTimeout = 30_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = server.address().port;
-  close = () => new Promise((r) => { server.close(() => r()); server.closeAllConnections(); });
+  close = () =>
+    new Promise((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
 } else if (flavour === 'uws') {
   uwsServer = new HttpServer({ logger, maxHeaderBytes: 16 * 1024, trustProxy: false });
   for (const r of routes) uwsServer.add(r);
@@ -108,7 +126,12 @@ if (flavour === 'uws-raw') {
   const server = nodeHttpServer(routes);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = server.address().port;
-  close = () => new Promise((r) => { accepting = false; server.close(() => r()); server.closeAllConnections(); });
+  close = () =>
+    new Promise((r) => {
+      accepting = false;
+      server.close(() => r());
+      server.closeAllConnections();
+    });
 }
 process.stdout.write(JSON.stringify({ port, flavour, pid: process.pid }) + '\n');
 process.once('SIGTERM', async () => {
@@ -139,10 +162,18 @@ function nodeHttpServer(routeDefs) {
       this.params = params;
       this.headers = headers;
     }
-    get method() { return this.ex.method; }
-    get path() { return this.ex.path; }
-    get requestId() { return this.ex.requestId; }
-    get remoteAddress() { return this.ex.req.socket.remoteAddress ?? ''; }
+    get method() {
+      return this.ex.method;
+    }
+    get path() {
+      return this.ex.path;
+    }
+    get requestId() {
+      return this.ex.requestId;
+    }
+    get remoteAddress() {
+      return this.ex.req.socket.remoteAddress ?? '';
+    }
     get signal() {
       if (!this.ex.controller) {
         this.ex.controller = new AbortController();
@@ -183,7 +214,11 @@ function nodeHttpServer(routeDefs) {
     } catch (err) {
       reply = errorReply(err, ex);
     }
-    if (typeof reply?.then === 'function') reply.then((r) => send(ex, r), (err) => send(ex, errorReply(err, ex)));
+    if (typeof reply?.then === 'function')
+      reply.then(
+        (r) => send(ex, r),
+        (err) => send(ex, errorReply(err, ex)),
+      );
     else send(ex, reply);
   });
   server.keepAliveTimeout = 30_000;
@@ -196,13 +231,30 @@ function nodeHttpServer(routeDefs) {
     const { res } = ex;
     if (ex.aborted) return;
     const payload = JSON.stringify(reply.json);
-    const h = { 'X-Request-Id': ex.requestId, 'Cache-Control': 'no-store', ...reply.headers, 'Content-Type': reply.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) };
+    const h = {
+      'X-Request-Id': ex.requestId,
+      'Cache-Control': 'no-store',
+      ...reply.headers,
+      'Content-Type': reply.contentType ?? 'application/json',
+      'Content-Length': Buffer.byteLength(payload),
+    };
     ex.status = reply.status;
     res.writeHead(reply.status, h);
     res.end(payload);
     active--;
     if (logger.isLevelEnabled('info')) {
-      logger.info({ requestId: ex.requestId, method: ex.method, path: ex.path, status: ex.status, ms: Math.round((performance.now() - ex.started) * 100) / 100, bytesIn: 0, bytesOut: Buffer.byteLength(payload) }, 'request');
+      logger.info(
+        {
+          requestId: ex.requestId,
+          method: ex.method,
+          path: ex.path,
+          status: ex.status,
+          ms: Math.round((performance.now() - ex.started) * 100) / 100,
+          bytesIn: 0,
+          bytesOut: Buffer.byteLength(payload),
+        },
+        'request',
+      );
     }
   }
   function route(ex, headers, rawQuery) {

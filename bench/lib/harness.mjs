@@ -255,7 +255,9 @@ export function machine() {
     date: new Date().toISOString(),
     nproc: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
-    load: loadavg().map((x) => x.toFixed(2)).join(', '),
+    load: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', '),
     uptime: up,
     node: process.version,
     loadgen: LOADGEN,

@@ -42,7 +42,23 @@ const fmt = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : String(n));
 const manifest = readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').split('\n').filter(Boolean);
 const cols = manifest[0].split('\t');
 const rows = manifest.slice(1).map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
-const FORMAT = { docx: 'docx', docm: 'docx', doc: 'doc', odt: 'odt', fodt: 'odt', rtf: 'rtf', xlsx: 'xlsx', xlsm: 'xlsx', xlsb: 'xlsx', xls: 'xls', ods: 'ods', pptx: 'pptx', pptm: 'pptx', ppt: 'ppt', odp: 'odp' };
+const FORMAT = {
+  docx: 'docx',
+  docm: 'docx',
+  doc: 'doc',
+  odt: 'odt',
+  fodt: 'odt',
+  rtf: 'rtf',
+  xlsx: 'xlsx',
+  xlsm: 'xlsx',
+  xlsb: 'xlsx',
+  xls: 'xls',
+  ods: 'ods',
+  pptx: 'pptx',
+  pptm: 'pptx',
+  ppt: 'ppt',
+  odp: 'odp',
+};
 const formatOf = (f) => FORMAT[f.split('.').pop().toLowerCase()];
 const ok = (r) => /^\d+$/.test(r.pages_rendered);
 
@@ -88,9 +104,19 @@ async function timePass(files, fn) {
   return median(times);
 }
 
-const docx = rows.filter((r) => ok(r) && /\.docx$/.test(r.file)).map((r) => r.file).sort().slice(0, 10);
-const xlsx = rows.filter((r) => ok(r) && /\.xlsx$/.test(r.file) && !/strict/.test(r.file)).map((r) => r.file).sort();
-const pptx = rows.filter((r) => ok(r) && /\.pptx$/.test(r.file)).map((r) => r.file).sort();
+const docx = rows
+  .filter((r) => ok(r) && /\.docx$/.test(r.file))
+  .map((r) => r.file)
+  .sort()
+  .slice(0, 10);
+const xlsx = rows
+  .filter((r) => ok(r) && /\.xlsx$/.test(r.file) && !/strict/.test(r.file))
+  .map((r) => r.file)
+  .sort();
+const pptx = rows
+  .filter((r) => ok(r) && /\.pptx$/.test(r.file))
+  .map((r) => r.file)
+  .sort();
 
 // Warm up: profile creation and module loading are one-time costs per thread.
 await loRender(docx[0]);
@@ -110,14 +136,19 @@ async function measure(group, files, ways) {
 
 await measure('DOCX', docx, [
   ['docparse, pages rendered by LibreOffice (default)', (f) => runParser(f)],
-  ['docparse, DOCPARSE_OFFICE_RENDER=auto (render only when Word\'s layout does not confirm the stored count)', (f) => runParser(f, {}, settingsFor('auto'))],
+  ["docparse, DOCPARSE_OFFICE_RENDER=auto (render only when Word's layout does not confirm the stored count)", (f) => runParser(f, {}, settingsFor('auto'))],
   ['docparse, rendering off (DOCPARSE_OFFICE_RENDER=0, stored pages)', (f) => runParser(f, {}, settingsFor('0'))],
   ['baseline: mammoth.extractRawText (text only, no pages)', (f) => mammoth.extractRawText({ path: path.join(CORPUS, f) })],
   ['baseline: LibreOffice PDF export only (pages only)', (f) => loRender(f)],
 ]);
 await measure('XLSX', xlsx, [
   ['docparse (sheets counted, no rendering)', (f) => runParser(f)],
-  ['baseline: exceljs xlsx.readFile only', async (f) => { await new ExcelJS.Workbook().xlsx.readFile(path.join(CORPUS, f)); }],
+  [
+    'baseline: exceljs xlsx.readFile only',
+    async (f) => {
+      await new ExcelJS.Workbook().xlsx.readFile(path.join(CORPUS, f));
+    },
+  ],
   ['with rendering: LibreOffice PDF export (printed pages)', (f) => loRender(f)],
 ]);
 await measure('PPTX', pptx, [
@@ -137,9 +168,29 @@ if (!skipQuality) {
       const t = performance.now();
       try {
         const o = await runParser(file);
-        quality.push({ file, format: o.documentFormat, units: o.documentUnits, source: o.metadata.pageCount?.source ?? '', stored: o.metadata.pageCount?.stored ?? null, rendered: row.pages_rendered, storedTruth: row.pages_metadata, ms: performance.now() - t, error: null });
+        quality.push({
+          file,
+          format: o.documentFormat,
+          units: o.documentUnits,
+          source: o.metadata.pageCount?.source ?? '',
+          stored: o.metadata.pageCount?.stored ?? null,
+          rendered: row.pages_rendered,
+          storedTruth: row.pages_metadata,
+          ms: performance.now() - t,
+          error: null,
+        });
       } catch (e) {
-        quality.push({ file, format: formatOf(file), units: null, source: '', stored: null, rendered: row.pages_rendered, storedTruth: row.pages_metadata, ms: performance.now() - t, error: `${e.code ?? ''} ${e.message}`.trim() });
+        quality.push({
+          file,
+          format: formatOf(file),
+          units: null,
+          source: '',
+          stored: null,
+          rendered: row.pages_rendered,
+          storedTruth: row.pages_metadata,
+          ms: performance.now() - t,
+          error: `${e.code ?? ''} ${e.message}`.trim(),
+        });
       }
       process.stderr.write(`  ${file}\n`);
     }
@@ -166,7 +217,13 @@ rmSync(tmp, { recursive: true, force: true });
 
 // ---- report ----
 const uptime = execSync('uptime').toString().trim();
-const soffice = (() => { try { return execSync('soffice --version').toString().trim(); } catch { return 'not found'; } })();
+const soffice = (() => {
+  try {
+    return execSync('soffice --version').toString().trim();
+  } catch {
+    return 'not found';
+  }
+})();
 const L = [];
 L.push('# Office benchmark', '');
 L.push(`- Date: ${execSync('date -u').toString().trim()}`);
@@ -178,8 +235,14 @@ L.push('## Speed: documents/s', '');
 L.push('| set | way | median pass (ms) | docs/s | time ratio vs first row |', '|---|---|---|---|---|');
 for (const s of speed) L.push(`| ${s.group} (${s.files} files) | ${s.name} | ${s.ms.toFixed(0)} | ${fmt(s.perSec)} | ${fmt(s.ratio)}× |`);
 L.push('');
-L.push('DOCX sets are the first 10 corpus DOCX files by name; XLSX and PPTX sets are every corpus file of that type with ground truth (Strict XLSX excluded: it always goes through LibreOffice).', '');
-L.push('Reading: exact page counts cost one LibreOffice run per document, and nearly all of that is soffice start-up (one run converting three documents takes about as long as one converting one), so the default DOCX path runs at about the speed of a bare LibreOffice PDF export and two orders of magnitude below the pure-JS readers; with rendering off docparse reads DOCX faster than mammoth while producing the full structure. Spreadsheets and presentations never render (sheets and slides are counted from the package), which is why they run one to two orders of magnitude faster than a render-based count (ratios above). DOC, ODT and RTF pay two LibreOffice runs (convert and render, run in parallel).', '');
+L.push(
+  'DOCX sets are the first 10 corpus DOCX files by name; XLSX and PPTX sets are every corpus file of that type with ground truth (Strict XLSX excluded: it always goes through LibreOffice).',
+  '',
+);
+L.push(
+  'Reading: exact page counts cost one LibreOffice run per document, and nearly all of that is soffice start-up (one run converting three documents takes about as long as one converting one), so the default DOCX path runs at about the speed of a bare LibreOffice PDF export and two orders of magnitude below the pure-JS readers; with rendering off docparse reads DOCX faster than mammoth while producing the full structure. Spreadsheets and presentations never render (sheets and slides are counted from the package), which is why they run one to two orders of magnitude faster than a render-based count (ratios above). DOC, ODT and RTF pay two LibreOffice runs (convert and render, run in parallel).',
+  '',
+);
 if (quality.length) {
   const docs = quality.filter((q) => ['docx', 'doc', 'odt', 'rtf'].includes(q.format) && /^\d+$/.test(q.rendered));
   const eq = docs.filter((q) => q.units === Number(q.rendered));
@@ -190,22 +253,39 @@ if (quality.length) {
   const noneFail = quality.filter((q) => q.rendered === 'none');
   L.push('## Quality: billed units vs the MANIFEST', '');
   L.push(`- Word-processing documents (docx, doc, odt, rtf; counted by rendering): **${eq.length}/${docs.length}** equal to the MANIFEST's rendered pages.`);
-  L.push(`- For comparison, the documents' own stored page counts equal the rendered truth in only ${storedEq.length}/${storedKnown.length} files that have one (the rest are stale); ${docs.length - storedKnown.length} files have none.`);
+  L.push(
+    `- For comparison, the documents' own stored page counts equal the rendered truth in only ${storedEq.length}/${storedKnown.length} files that have one (the rest are stale); ${docs.length - storedKnown.length} files have none.`,
+  );
   L.push(`- Presentations (pptx, ppt, odp; counted by slides): **${slidesEq.length}/${slides.length}** equal to the rendered pages.`);
   L.push(`- Files whose MANIFEST says "none" (encrypted/corrupt): ${noneFail.filter((q) => q.error).length}/${noneFail.length} fail with a clear error.`);
-  const noes = quality.filter((q) => !['xlsx', 'xls', 'ods'].includes(q.format) && /^\d+$/.test(q.rendered) && q.units !== Number(q.rendered)).map((q) => `\`${q.file}\``);
+  const noes = quality
+    .filter((q) => !['xlsx', 'xls', 'ods'].includes(q.format) && /^\d+$/.test(q.rendered) && q.units !== Number(q.rendered))
+    .map((q) => `\`${q.file}\``);
   if (noes.length) L.push(`- Disagreements: ${noes.join(', ')} (see the table; explained in test/formats/office/converted-documents.test.ts and the README).`);
-  L.push('- Spreadsheets are billed per sheet; the MANIFEST\'s figure for them is printed pages, shown for reference (agreement is not expected).');
+  L.push("- Spreadsheets are billed per sheet; the MANIFEST's figure for them is printed pages, shown for reference (agreement is not expected).");
   if (auto.length) {
     const skipped = auto.filter((a) => a.source === 'stored-confirmed');
     const eqA = auto.filter((a) => a.units === a.truth);
     const wrong = auto.filter((a) => a.units !== a.truth).map((a) => `\`${a.file}\` (${a.units} vs ${a.truth}, ${a.source})`);
-    L.push(`- DOCX in \`DOCPARSE_OFFICE_RENDER=auto\` mode: ${skipped.length}/${auto.length} files skip rendering (stored count confirmed by Word's layout markers); **${eqA.length}/${auto.length}** equal the MANIFEST's rendered pages${wrong.length ? `; differing: ${wrong.join(', ')}` : ''}. Median ms per file: ${fmt(median(auto.map((a) => a.ms)), 0)} (auto) vs ${fmt(median(quality.filter((q) => q.format === 'docx' && !q.error).map((q) => q.ms)), 0)} (always, 3 concurrent).`, '');
+    L.push(
+      `- DOCX in \`DOCPARSE_OFFICE_RENDER=auto\` mode: ${skipped.length}/${auto.length} files skip rendering (stored count confirmed by Word's layout markers); **${eqA.length}/${auto.length}** equal the MANIFEST's rendered pages${wrong.length ? `; differing: ${wrong.join(', ')}` : ''}. Median ms per file: ${fmt(median(auto.map((a) => a.ms)), 0)} (auto) vs ${fmt(median(quality.filter((q) => q.format === 'docx' && !q.error).map((q) => q.ms)), 0)} (always, 3 concurrent).`,
+      '',
+    );
   }
   L.push('| file | format | units | source | MANIFEST rendered | MANIFEST stored | agrees | ms | error |', '|---|---|---|---|---|---|---|---|---|');
   for (const q of quality) {
-    const agrees = q.error ? (q.rendered === 'none' ? 'yes (fails)' : 'NO (fails)') : ['xlsx', 'xls', 'ods'].includes(q.format) ? `n/a (${q.units} sheets)` : q.units === Number(q.rendered) ? 'yes' : 'NO';
-    L.push(`| ${q.file} | ${q.format} | ${q.units ?? ''} | ${q.source} | ${q.rendered} | ${q.storedTruth} | ${agrees} | ${q.ms.toFixed(0)} | ${q.error ? q.error.slice(0, 90).replace(/\|/g, '/') : ''} |`);
+    const agrees = q.error
+      ? q.rendered === 'none'
+        ? 'yes (fails)'
+        : 'NO (fails)'
+      : ['xlsx', 'xls', 'ods'].includes(q.format)
+        ? `n/a (${q.units} sheets)`
+        : q.units === Number(q.rendered)
+          ? 'yes'
+          : 'NO';
+    L.push(
+      `| ${q.file} | ${q.format} | ${q.units ?? ''} | ${q.source} | ${q.rendered} | ${q.storedTruth} | ${agrees} | ${q.ms.toFixed(0)} | ${q.error ? q.error.slice(0, 90).replace(/\|/g, '/') : ''} |`,
+    );
   }
 }
 const out = L.join('\n') + '\n';

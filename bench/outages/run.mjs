@@ -68,7 +68,16 @@ async function serve(name, env) {
   const dataDir = mkdtempSync(path.join(tmpdir(), `dp-bench-${name}-`));
   const child = spawn(process.execPath, [path.join(DIST, 'bin.js'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', DOCPARSE_NODE_ID: name, DOCPARSE_DATA_DIR: dataDir, DOCPARSE_WORKER_THREADS: '1', DOCPARSE_RETENTION_SECONDS: '3600', ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'error',
+      DOCPARSE_NODE_ID: name,
+      DOCPARSE_DATA_DIR: dataDir,
+      DOCPARSE_WORKER_THREADS: '1',
+      DOCPARSE_RETENTION_SECONDS: '3600',
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -76,7 +85,10 @@ async function serve(name, env) {
   const exited = new Promise((r) => child.once('exit', r));
   const url = `http://127.0.0.1:${port}`;
   const node = {
-    name, url, child, exited,
+    name,
+    url,
+    child,
+    exited,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
@@ -86,7 +98,13 @@ async function serve(name, env) {
   const end = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited during start:\n${err}`);
-    if (await fetch(`${url}/health/live`).then((r) => r.ok, () => false)) return node;
+    if (
+      await fetch(`${url}/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return node;
     if (Date.now() > end) throw new Error(`${name} did not start:\n${err}`);
     await sleep(100);
   }
@@ -124,10 +142,18 @@ function client(url, creds = DEMO) {
       return r;
     },
     upload: (id, body = 'a,b\n1,2\n') =>
-      timed(`${url}/api/v1/documents/upload?${new URLSearchParams({ fileName: `${id}.csv`, csvRoute: 'Tabular', documentId: id })}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body }),
+      timed(`${url}/api/v1/documents/upload?${new URLSearchParams({ fileName: `${id}.csv`, csvRoute: 'Tabular', documentId: id })}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body,
+      }),
     status: (id) => timed(`${url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${token}` } }),
     batch: (ids) =>
-      timed(`${url}/api/v1/documents/status/batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: ids }) }),
+      timed(`${url}/api/v1/documents/status/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds: ids }),
+      }),
   };
 }
 
@@ -162,18 +188,31 @@ async function outageRound(server, dependency, c, round) {
   const upload = await c.upload(`during-${dependency}-${round}`);
   const status = await c.status(known);
   const token = await c.token();
-  const checks = { ready: names(ready, dependency), upload: names(upload, dependency), token: names(token, dependency), status: dependency === 'Redis' ? names(status, dependency) : status.status === 200 };
-  if (!Object.values(checks).every(Boolean)) log(`round ${round} ${dependency}: unexpected answers`, JSON.stringify({ checks, ready: ready.body, upload: upload.body, status: status.status, token: token.body }));
+  const checks = {
+    ready: names(ready, dependency),
+    upload: names(upload, dependency),
+    token: names(token, dependency),
+    status: dependency === 'Redis' ? names(status, dependency) : status.status === 200,
+  };
+  if (!Object.values(checks).every(Boolean))
+    log(
+      `round ${round} ${dependency}: unexpected answers`,
+      JSON.stringify({ checks, ready: ready.body, upload: upload.body, status: status.status, token: token.body }),
+    );
   await sleep(2000);
 
   await server.start();
   const back = performance.now();
   const readyMs = await until(async () => (await c.ready()).status === 200, back, 'ready again');
   let n = 0;
-  const uploadMs = await until(async () => {
-    if ((await c.token()).status !== 200) return false;
-    return (await c.upload(`after-${dependency}-${round}-${n++}`)).status === 202;
-  }, back, 'an accepted upload');
+  const uploadMs = await until(
+    async () => {
+      if ((await c.token()).status !== 200) return false;
+      return (await c.upload(`after-${dependency}-${round}-${n++}`)).status === 202;
+    },
+    back,
+    'an accepted upload',
+  );
   return { ready: ready.ms, upload: upload.ms, status: status.ms, statusCode: status.status, token: token.ms, readyMs, uploadMs, checks };
 }
 
@@ -181,7 +220,12 @@ async function outageRound(server, dependency, c, round) {
 async function hangRound(server, dependency, c, round) {
   server.freeze();
   const wave = async (n) => {
-    const [ready, upload, status, token] = await Promise.all([c.ready(), c.upload(`hung-${dependency}-${round}-${n}`), c.status(`known-${dependency}-${round}`), c.token()]);
+    const [ready, upload, status, token] = await Promise.all([
+      c.ready(),
+      c.upload(`hung-${dependency}-${round}-${n}`),
+      c.status(`known-${dependency}-${round}`),
+      c.token(),
+    ]);
     return { ready, upload, status, token };
   };
   const first = await wave(1);
@@ -191,7 +235,10 @@ async function hangRound(server, dependency, c, round) {
   const readyMs = await until(async () => (await c.ready()).status === 200, back, 'ready after SIGCONT');
   await c.token();
   const pick = (w) => Object.fromEntries(Object.entries(w).map(([k, r]) => [k, r.status === 0 ? Infinity : r.ms]));
-  const codes = (w) => Object.values(w).map((r) => r.status).join('/');
+  const codes = (w) =>
+    Object.values(w)
+      .map((r) => r.status)
+      .join('/');
   return { first: pick(first), next: pick(next), codes: `${codes(first)} then ${codes(next)}`, readyMs };
 }
 
@@ -218,23 +265,35 @@ async function takeoverRound(a, bEnv, redisAdmin, round) {
   })();
   await until(async () => uploaded >= 4 && (await redisAdmin.llen('docparse:bull:light:active')) >= 2, performance.now(), 'both nodes parsing', 120_000);
   const before = (await c.batch(ids)).body.results ?? [];
-  const inFlight = new Map(before.filter((s) => [3, 4, 7].includes(s?.statusInt)).map((s) => [s.documentId, JSON.stringify([s.statusInt, s.attempts, s.startedAt])]));
+  const inFlight = new Map(
+    before.filter((s) => [3, 4, 7].includes(s?.statusInt)).map((s) => [s.documentId, JSON.stringify([s.statusInt, s.attempts, s.startedAt])]),
+  );
   b.child.kill('SIGKILL');
   const killed = performance.now();
   await b.kill();
   let last = 0;
-  await until(async () => {
-    const now = (await c.batch([...inFlight.keys()])).body.results ?? [];
-    for (const s of now) {
-      if (inFlight.has(s.documentId) && JSON.stringify([s.statusInt, s.attempts, s.startedAt]) !== inFlight.get(s.documentId)) {
-        inFlight.delete(s.documentId);
-        last = performance.now() - killed;
+  await until(
+    async () => {
+      const now = (await c.batch([...inFlight.keys()])).body.results ?? [];
+      for (const s of now) {
+        if (inFlight.has(s.documentId) && JSON.stringify([s.statusInt, s.attempts, s.startedAt]) !== inFlight.get(s.documentId)) {
+          inFlight.delete(s.documentId);
+          last = performance.now() - killed;
+        }
       }
-    }
-    return inFlight.size === 0;
-  }, killed, 'the in-flight deliveries to move on', 120_000);
+      return inFlight.size === 0;
+    },
+    killed,
+    'the in-flight deliveries to move on',
+    120_000,
+  );
   await uploads;
-  await until(async () => ((await c.batch(ids)).body.results ?? []).every((s) => s?.statusInt === 8 || s?.statusInt === 9), performance.now(), 'every job to finish', 300_000);
+  await until(
+    async () => ((await c.batch(ids)).body.results ?? []).every((s) => s?.statusInt === 8 || s?.statusInt === 9),
+    performance.now(),
+    'every job to finish',
+    300_000,
+  );
   const final = (await c.batch(ids)).body.results;
   const lost = final.filter((s) => s?.statusInt !== 8).length;
   return { takeoverMs: last, lost };
@@ -276,7 +335,10 @@ try {
   const hangs = { Redis: [], PostgreSQL: [] };
   const round1 = (k, v) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v);
   for (let r = 1; r <= rounds; r++) {
-    for (const [dependency, server] of [['Redis', redis], ['PostgreSQL', pg]]) {
+    for (const [dependency, server] of [
+      ['Redis', redis],
+      ['PostgreSQL', pg],
+    ]) {
       const res = await outageRound(server, dependency, c, r);
       outages[dependency].push(res);
       log(`round ${r} ${dependency} killed:`, JSON.stringify(res, round1));
@@ -300,15 +362,34 @@ try {
   };
   const allNamed = (runs, key) => (runs.every((x) => x.checks[key]) ? '' : ' ⚠ not all named the dependency');
   console.log(`\n### Outages — ${m.date}, ${m.nproc} cores, ${m.node}, git ${gitState()}\n`);
-  console.log(`Median of ${rounds} rounds (each round's value in parentheses), milliseconds. Private redis-server (AOF) and PostgreSQL, killed with SIGKILL and restarted on the same port; one \`docparse serve\` process.\n`);
-  console.log(table(['measurement', 'Redis down', 'PostgreSQL down'], [
-    ['/health/ready → 503 naming the dependency', cell(outages.Redis, 'ready', 1) + allNamed(outages.Redis, 'ready'), cell(outages.PostgreSQL, 'ready', 1) + allNamed(outages.PostgreSQL, 'ready')],
-    ['upload → 503 service_unavailable', cell(outages.Redis, 'upload', 1) + allNamed(outages.Redis, 'upload'), cell(outages.PostgreSQL, 'upload', 1) + allNamed(outages.PostgreSQL, 'upload')],
-    ['status poll', `503 in ${cell(outages.Redis, 'status', 1)}`, `200 in ${cell(outages.PostgreSQL, 'status', 1)} (does not need PostgreSQL)`],
-    ['token request → 503 temporarily_unavailable', cell(outages.Redis, 'token', 1) + allNamed(outages.Redis, 'token'), cell(outages.PostgreSQL, 'token', 1) + allNamed(outages.PostgreSQL, 'token')],
-    ['recovery: server accepting → /health/ready 200', cell(outages.Redis, 'readyMs'), cell(outages.PostgreSQL, 'readyMs')],
-    ['recovery: server accepting → token + upload accepted', cell(outages.Redis, 'uploadMs'), cell(outages.PostgreSQL, 'uploadMs')],
-  ]));
+  console.log(
+    `Median of ${rounds} rounds (each round's value in parentheses), milliseconds. Private redis-server (AOF) and PostgreSQL, killed with SIGKILL and restarted on the same port; one \`docparse serve\` process.\n`,
+  );
+  console.log(
+    table(
+      ['measurement', 'Redis down', 'PostgreSQL down'],
+      [
+        [
+          '/health/ready → 503 naming the dependency',
+          cell(outages.Redis, 'ready', 1) + allNamed(outages.Redis, 'ready'),
+          cell(outages.PostgreSQL, 'ready', 1) + allNamed(outages.PostgreSQL, 'ready'),
+        ],
+        [
+          'upload → 503 service_unavailable',
+          cell(outages.Redis, 'upload', 1) + allNamed(outages.Redis, 'upload'),
+          cell(outages.PostgreSQL, 'upload', 1) + allNamed(outages.PostgreSQL, 'upload'),
+        ],
+        ['status poll', `503 in ${cell(outages.Redis, 'status', 1)}`, `200 in ${cell(outages.PostgreSQL, 'status', 1)} (does not need PostgreSQL)`],
+        [
+          'token request → 503 temporarily_unavailable',
+          cell(outages.Redis, 'token', 1) + allNamed(outages.Redis, 'token'),
+          cell(outages.PostgreSQL, 'token', 1) + allNamed(outages.PostgreSQL, 'token'),
+        ],
+        ['recovery: server accepting → /health/ready 200', cell(outages.Redis, 'readyMs'), cell(outages.PostgreSQL, 'readyMs')],
+        ['recovery: server accepting → token + upload accepted', cell(outages.Redis, 'uploadMs'), cell(outages.PostgreSQL, 'uploadMs')],
+      ],
+    ),
+  );
   const hungCell = (runs, key) => {
     const f = median(runs.map((x) => x.first[key]));
     const n = median(runs.map((x) => x.next[key]));
@@ -316,19 +397,37 @@ try {
     return `${show(f)} / ${show(n)}`;
   };
   console.log(`\n### Hung dependency (SIGSTOP: connections stay open, nothing answers) — first / next request, medians of ${rounds}, ms\n`);
-  console.log(`Four requests at once right after SIGSTOP ("first"), then four more ("next"). Status codes per round: Redis ${hangs.Redis.map((h) => h.codes).join('; ')}; PostgreSQL ${hangs.PostgreSQL.map((h) => h.codes).join('; ')} (ready/upload/status/token).\n`);
-  console.log(table(['request', 'Redis hung', 'PostgreSQL hung'], [
-    ['/health/ready', hungCell(hangs.Redis, 'ready'), hungCell(hangs.PostgreSQL, 'ready')],
-    ['upload', hungCell(hangs.Redis, 'upload'), hungCell(hangs.PostgreSQL, 'upload')],
-    ['status poll', hungCell(hangs.Redis, 'status'), hungCell(hangs.PostgreSQL, 'status')],
-    ['token request', hungCell(hangs.Redis, 'token'), hungCell(hangs.PostgreSQL, 'token')],
-    ['SIGCONT → /health/ready 200', median(hangs.Redis.map((h) => h.readyMs)).toFixed(0), median(hangs.PostgreSQL.map((h) => h.readyMs)).toFixed(0)],
-  ]));
-  console.log(`\n### Takeover after kill -9 — ${takeoverJobs} CSV jobs (40,000 rows each) uploaded to node A; node B killed while both parse (1 parsing thread each)\n`);
-  console.log(table(['measurement', `median of ${rounds}`, 'runs'], [
-    ['kill → last delivery in flight at the kill moved on (ms)', median(takeovers.map((t) => t.takeoverMs)).toFixed(0), takeovers.map((t) => t.takeoverMs.toFixed(0)).join(', ')],
-    ['jobs not completed', String(Math.max(...takeovers.map((t) => t.lost))), takeovers.map((t) => t.lost).join(', ')],
-  ]));
+  console.log(
+    `Four requests at once right after SIGSTOP ("first"), then four more ("next"). Status codes per round: Redis ${hangs.Redis.map((h) => h.codes).join('; ')}; PostgreSQL ${hangs.PostgreSQL.map((h) => h.codes).join('; ')} (ready/upload/status/token).\n`,
+  );
+  console.log(
+    table(
+      ['request', 'Redis hung', 'PostgreSQL hung'],
+      [
+        ['/health/ready', hungCell(hangs.Redis, 'ready'), hungCell(hangs.PostgreSQL, 'ready')],
+        ['upload', hungCell(hangs.Redis, 'upload'), hungCell(hangs.PostgreSQL, 'upload')],
+        ['status poll', hungCell(hangs.Redis, 'status'), hungCell(hangs.PostgreSQL, 'status')],
+        ['token request', hungCell(hangs.Redis, 'token'), hungCell(hangs.PostgreSQL, 'token')],
+        ['SIGCONT → /health/ready 200', median(hangs.Redis.map((h) => h.readyMs)).toFixed(0), median(hangs.PostgreSQL.map((h) => h.readyMs)).toFixed(0)],
+      ],
+    ),
+  );
+  console.log(
+    `\n### Takeover after kill -9 — ${takeoverJobs} CSV jobs (40,000 rows each) uploaded to node A; node B killed while both parse (1 parsing thread each)\n`,
+  );
+  console.log(
+    table(
+      ['measurement', `median of ${rounds}`, 'runs'],
+      [
+        [
+          'kill → last delivery in flight at the kill moved on (ms)',
+          median(takeovers.map((t) => t.takeoverMs)).toFixed(0),
+          takeovers.map((t) => t.takeoverMs.toFixed(0)).join(', '),
+        ],
+        ['jobs not completed', String(Math.max(...takeovers.map((t) => t.lost))), takeovers.map((t) => t.lost).join(', ')],
+      ],
+    ),
+  );
 } finally {
   await Promise.allSettled(nodes.map((n) => n.kill()));
   redisAdmin?.disconnect();

@@ -38,7 +38,15 @@ if (process.argv[2] === '--child') {
     const w = new JsonWriter(out);
     w.beginObject().key('content');
     const o = await parseParquet(
-      { filePath: file, fileName: path.basename(file), format: 'parquet', options: { parquetMode: way === 'ours-rows' ? 'MetadataPlusRows' : 'MetadataOnly' }, settings: DEFAULT_PARSER_SETTINGS, tempDir: tmpdir(), progress() {} },
+      {
+        filePath: file,
+        fileName: path.basename(file),
+        format: 'parquet',
+        options: { parquetMode: way === 'ours-rows' ? 'MetadataPlusRows' : 'MetadataOnly' },
+        settings: DEFAULT_PARSER_SETTINGS,
+        tempDir: tmpdir(),
+        progress() {},
+      },
       w,
     );
     w.endObject();
@@ -87,7 +95,7 @@ if (!existsSync(big)) {
   // A ≥ 50 MB file: 1.5 M rows, 15 row groups of 100 000, SNAPPY, five columns of varied types.
   const { parquetWriteFile } = await import('hyparquet-writer');
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const id = new Array(nRows);
   const x = new Float64Array(nRows);
   const y = new Float64Array(nRows);
@@ -116,7 +124,10 @@ if (!existsSync(big)) {
 const bigSize = statSync(big).size;
 
 function child(way, file) {
-  const out = execFileSync(process.execPath, ['--max-old-space-size=4096', fileURLToPath(import.meta.url), '--child', way, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, ['--max-old-space-size=4096', fileURLToPath(import.meta.url), '--child', way, file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split('\n').pop());
 }
 function measure(way, file, n = rounds) {
@@ -135,13 +146,18 @@ async function oursMetaInProcess(file) {
   await once(out, 'open');
   const w = new JsonWriter(out);
   w.beginObject().key('content');
-  await parseParquet({ filePath: file, fileName: path.basename(file), format: 'parquet', options: {}, settings: PARSER_SETTINGS, tempDir: tmpdir(), progress() {} }, w);
+  await parseParquet(
+    { filePath: file, fileName: path.basename(file), format: 'parquet', options: {}, settings: PARSER_SETTINGS, tempDir: tmpdir(), progress() {} },
+    w,
+  );
   w.endObject();
   await w.finish();
   out.end();
   await once(out, 'finish');
 }
-const corpusFiles = readdirSync(CORPUS).filter((f) => f.endsWith('.parquet') && !f.startsWith('bad_')).map((f) => path.join(CORPUS, f));
+const corpusFiles = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.parquet') && !f.startsWith('bad_'))
+  .map((f) => path.join(CORPUS, f));
 for (const f of corpusFiles) await oursMetaInProcess(f); // warm-up
 const corpusOurs = [];
 const corpusWhole = [];
@@ -174,7 +190,9 @@ const wholeMeta = measure('whole-meta', big);
 const oursRows = measure('ours-rows', big);
 const wholeRows = measure('whole-rows', big);
 
-const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
 const date = execSync('date -u').toString().trim();
 const rps = (m) => (m.rows * 1000) / m.ms;
 const md = `# Parquet benchmark

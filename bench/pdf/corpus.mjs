@@ -7,7 +7,12 @@ export const CORPUS = corpusDir('pdf');
 
 /** MANIFEST.tsv rows: [file, …, what, pages] as strings. */
 export const manifestRows = () =>
-  fs.readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+  fs
+    .readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
 
 /** The text PDFs the speed benches time: the corpus minus encrypted, unreadable and scanned files. */
 export const textPdfs = () =>

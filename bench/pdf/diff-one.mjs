@@ -10,7 +10,10 @@ const [fp, mode = 'SingleColumn', pageStr = '1', layout] = process.argv.slice(2)
 const page = Number(pageStr);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfd-'));
 const out = path.join(dir, 'a.json');
-await writeArtifact({ documentId: 'q', fileName: 'x.pdf', format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir }, async () => parsePdf);
+await writeArtifact(
+  { documentId: 'q', fileName: 'x.pdf', format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir },
+  async () => parsePdf,
+);
 const a = JSON.parse(fs.readFileSync(out, 'utf8'));
 const ours = a.content.pages[page - 1].blocks.map((b) => b.text).join('\n');
 const ref = execFileSync('pdftotext', [...(layout ? ['-layout'] : []), '-f', String(page), '-l', String(page), '-enc', 'UTF-8', fp, '-'], { encoding: 'utf8' });

@@ -12,7 +12,16 @@ const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pdf-one-'));
 const artifactPath = outFile ?? path.join(dir, 'a.json');
 const t0 = performance.now();
 const r = await writeArtifact(
-  { documentId: 'x', fileName: path.basename(file), format: 'pdf', options: { pdfMode: mode, chunkHints }, customMetadata: null, inputPath: file, artifactPath, tempDir: dir },
+  {
+    documentId: 'x',
+    fileName: path.basename(file),
+    format: 'pdf',
+    options: { pdfMode: mode, chunkHints },
+    customMetadata: null,
+    inputPath: file,
+    artifactPath,
+    tempDir: dir,
+  },
   async () => parsePdf,
 );
 const ms = performance.now() - t0;

@@ -58,15 +58,21 @@ for (let pass = 0; pass < PASSES; pass++) {
 
 const [pkg, opt] = engines;
 const manifest = JSON.parse(fs.readFileSync(new URL('../../dist/wasm/pdfium.json', import.meta.url), 'utf8'));
-console.log(JSON.stringify({
-  date: new Date().toISOString(),
-  uptime: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
-  priority,
-  files: TEXT.length,
-  timedPasses: PASSES - WARM,
-  optimizer: manifest.optimizer,
-  flags: manifest.flags,
-  packageMs: { median: Math.round(median(pkg.ms)), runs: pkg.ms.map(Math.round) },
-  optimizedMs: { median: Math.round(median(opt.ms)), runs: opt.ms.map(Math.round) },
-  speedup: +(median(pkg.ms) / median(opt.ms)).toFixed(3),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      uptime: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
+      priority,
+      files: TEXT.length,
+      timedPasses: PASSES - WARM,
+      optimizer: manifest.optimizer,
+      flags: manifest.flags,
+      packageMs: { median: Math.round(median(pkg.ms)), runs: pkg.ms.map(Math.round) },
+      optimizedMs: { median: Math.round(median(opt.ms)), runs: opt.ms.map(Math.round) },
+      speedup: +(median(pkg.ms) / median(opt.ms)).toFixed(3),
+    },
+    null,
+    2,
+  ),
+);

@@ -17,14 +17,28 @@ const layout = process.argv.includes('--layout') || mode !== 'SingleColumn';
 const TEXT = textPdfs();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfperfile-'));
 async function ours(file) {
-  const r = await writeArtifact({ documentId: 'b', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: path.join(CORPUS, file), artifactPath: path.join(tmp, 'a.json'), tempDir: tmp }, async () => parsePdf);
+  const r = await writeArtifact(
+    {
+      documentId: 'b',
+      fileName: file,
+      format: 'pdf',
+      options: { pdfMode: mode },
+      customMetadata: null,
+      inputPath: path.join(CORPUS, file),
+      artifactPath: path.join(tmp, 'a.json'),
+      tempDir: tmp,
+    },
+    async () => parsePdf,
+  );
   if (!r.ok) throw new Error(`${file}: ${r.message}`);
 }
 await ours(TEXT[0].file);
-let so = 0, sp = 0;
+let so = 0,
+  sp = 0;
 const out = [];
 for (const { file, pages } of TEXT) {
-  let to = Infinity, tp = Infinity;
+  let to = Infinity,
+    tp = Infinity;
   for (let i = 0; i < RUNS; i++) {
     let t0 = performance.now();
     await ours(file);
@@ -35,8 +49,12 @@ for (const { file, pages } of TEXT) {
   }
   so += to;
   sp += tp;
-  out.push(`${file.padEnd(52)} ${String(pages).padStart(4)}  ours ${to.toFixed(1).padStart(7)}  p2t ${tp.toFixed(1).padStart(7)}  ratio ${(tp / to).toFixed(2)}`);
+  out.push(
+    `${file.padEnd(52)} ${String(pages).padStart(4)}  ours ${to.toFixed(1).padStart(7)}  p2t ${tp.toFixed(1).padStart(7)}  ratio ${(tp / to).toFixed(2)}`,
+  );
 }
 console.log(out.join('\n'));
-console.log(`total (${mode}, min of ${RUNS}): ours ${so.toFixed(0)} ms, pdftotext${layout ? ' -layout' : ''} ${sp.toFixed(0)} ms, ratio ${(sp / so).toFixed(2)}`);
+console.log(
+  `total (${mode}, min of ${RUNS}): ours ${so.toFixed(0)} ms, pdftotext${layout ? ' -layout' : ''} ${sp.toFixed(0)} ms, ratio ${(sp / so).toFixed(2)}`,
+);
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -17,7 +17,10 @@ for (const [file, , , , what, pages] of rows) {
   const mode = forced ?? (what.startsWith('MultiColumn') ? 'MultiColumn' : 'SingleColumn');
   const layout = mode === 'SingleColumn' ? ['-layout'] : [];
   const out = path.join(dir, 'a.json');
-  const r = await writeArtifact({ documentId: 'q', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir }, async () => parsePdf);
+  const r = await writeArtifact(
+    { documentId: 'q', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir },
+    async () => parsePdf,
+  );
   if (!r.ok) {
     console.log([file, mode, 'FAIL', r.code, r.message].join('\t'));
     continue;

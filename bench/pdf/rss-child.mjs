@@ -39,7 +39,19 @@ if (isMainThread) {
   await new Promise((resolve) => parentPort.once('message', resolve));
   let ok = true;
   for (let i = 0; i < workerData.repeat; i++) {
-    const r = await writeArtifact({ documentId: 'r', fileName: 'x.pdf', format: 'pdf', options: { pdfMode: workerData.mode }, customMetadata: null, inputPath: workerData.file, artifactPath: path.join(tmp, `r${i}.json`), tempDir: tmp }, async () => parsePdf);
+    const r = await writeArtifact(
+      {
+        documentId: 'r',
+        fileName: 'x.pdf',
+        format: 'pdf',
+        options: { pdfMode: workerData.mode },
+        customMetadata: null,
+        inputPath: workerData.file,
+        artifactPath: path.join(tmp, `r${i}.json`),
+        tempDir: tmp,
+      },
+      async () => parsePdf,
+    );
     ok &&= r.ok;
   }
   fs.rmSync(tmp, { recursive: true, force: true });

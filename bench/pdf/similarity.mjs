@@ -13,7 +13,8 @@ export function normaliseWords(text) {
 
 /** Length of the longest common subsequence of two arrays (Myers), capped at maxD edits. */
 export function lcsLength(a, b, maxD = 20000) {
-  const n = a.length, m = b.length;
+  const n = a.length,
+    m = b.length;
   if (!n || !m) return 0;
   const max = Math.min(n + m, maxD);
   const off = max + 1;
@@ -55,7 +56,8 @@ export function normaliseChars(text) {
  * pooled over pages as 2·LCS / (|a| + |b|).
  */
 export function pagedSimilarity(pagesA, pagesB) {
-  let lcs = 0, total = 0;
+  let lcs = 0,
+    total = 0;
   const n = Math.max(pagesA.length, pagesB.length);
   for (let i = 0; i < n; i++) {
     const a = normaliseChars(pagesA[i] ?? '');
@@ -68,7 +70,10 @@ export function pagedSimilarity(pagesA, pagesB) {
 
 /** Bag-of-words recall of `expected` words found in `actual` (OCR word recall). */
 export function wordRecall(expected, actual) {
-  const norm = (t) => normaliseWords(t).map((w) => w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter((w) => w.length > 0);
+  const norm = (t) =>
+    normaliseWords(t)
+      .map((w) => w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+      .filter((w) => w.length > 0);
   const counts = new Map();
   for (const w of norm(actual)) counts.set(w, (counts.get(w) ?? 0) + 1);
   const exp = norm(expected);
@@ -94,7 +99,8 @@ export function artifactPageTexts(artifact) {
  * two columns would not. Pages are paired by index over the reference's pages.
  */
 export function wholeLines(oursPages, refPages) {
-  let total = 0, found = 0;
+  let total = 0,
+    found = 0;
   refPages.forEach((page, i) => {
     const hay = ' ' + normaliseWords(oursPages[i] ?? '').join(' ') + ' ';
     for (const line of page.split('\n')) {

@@ -97,14 +97,29 @@ async function rounds(contenders, files = TEXT) {
     }
   }
   return Object.fromEntries(
-    Object.entries(acc).map(([k, { wall, cpu }]) => [k, { median: median(wall), runs: wall.map((t) => Math.round(t)), cpuMedian: median(cpu), cpuRuns: cpu.map((t) => Math.round(t)) }]),
+    Object.entries(acc).map(([k, { wall, cpu }]) => [
+      k,
+      { median: median(wall), runs: wall.map((t) => Math.round(t)), cpuMedian: median(cpu), cpuRuns: cpu.map((t) => Math.round(t)) },
+    ]),
   );
 }
 
 async function ours(mode, files = TEXT) {
   for (const { file } of files) {
     const out = outFile('json');
-    const r = await writeArtifact({ documentId: 'b', fileName: file, format: 'pdf', options: { pdfMode: mode }, customMetadata: null, inputPath: path.join(CORPUS, file), artifactPath: out, tempDir: tmp }, async () => parsePdf);
+    const r = await writeArtifact(
+      {
+        documentId: 'b',
+        fileName: file,
+        format: 'pdf',
+        options: { pdfMode: mode },
+        customMetadata: null,
+        inputPath: path.join(CORPUS, file),
+        artifactPath: out,
+        tempDir: tmp,
+      },
+      async () => parsePdf,
+    );
     if (!r.ok) throw new Error(`${file}: ${r.message}`);
   }
 }
@@ -119,7 +134,11 @@ const priority = raisePriority();
 // than wall time (ours ≈ 3 %), so wall-clock ratios would measure more than one thread of it.
 // --no-pin leaves the affinity alone; BENCH_PDF_CPU picks the core (default 1).
 const PIN_CPU = process.env.BENCH_PDF_CPU ?? '1';
-const pinning = process.argv.includes('--no-pin') ? 'none (--no-pin)' : HAS_TASKSET && spawnSync('taskset', ['-a', '-p', '-c', PIN_CPU, String(process.pid)], { stdio: 'ignore' }).status === 0 ? `every contender on cpu ${PIN_CPU} (taskset)` : 'none (taskset failed or missing)';
+const pinning = process.argv.includes('--no-pin')
+  ? 'none (--no-pin)'
+  : HAS_TASKSET && spawnSync('taskset', ['-a', '-p', '-c', PIN_CPU, String(process.pid)], { stdio: 'ignore' }).status === 0
+    ? `every contender on cpu ${PIN_CPU} (taskset)`
+    : 'none (taskset failed or missing)';
 // pdf.js runs in a child process of its own (bench/pdf/pdfjs-child.mjs says why), which times
 // each request itself; null when pdfjs-dist is not installed.
 const pdfjs = await new Promise((resolve) => {
@@ -166,7 +185,18 @@ async function pdfiumFloor(files = TEXT) {
   }
 }
 
-const result = { date: new Date().toISOString(), uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(), priority, pinning, pdfium: pdfiumBinary(), runs: RUNS, files: TEXT.length, pages: totalPages, node: process.version, warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js, the PDFium floor), 1 for pdftotext` };
+const result = {
+  date: new Date().toISOString(),
+  uptime: execFileSync('uptime', { encoding: 'utf8' }).trim(),
+  priority,
+  pinning,
+  pdfium: pdfiumBinary(),
+  runs: RUNS,
+  files: TEXT.length,
+  pages: totalPages,
+  node: process.version,
+  warmUp: cold ? 'one file (SingleColumn, pdf.js)' : `${WARM} untimed passes over all files (ours in each mode, pdf.js, the PDFium floor), 1 for pdftotext`,
+};
 // Warm-up (engine instantiation is per thread, once).
 if (cold) {
   await ours('SingleColumn', TEXT.slice(0, 1));
@@ -174,7 +204,12 @@ if (cold) {
 } else {
   const warm = { singleColumn: [], multiColumn: [], advanced: [], pdfjs: [], pdfiumFloor: [] };
   for (let i = 0; i < WARM; i++) {
-    for (const [k, m] of [['singleColumn', 'SingleColumn'], ['multiColumn', 'MultiColumn'], ['advanced', 'Advanced']]) warm[k].push(Math.round((await once(() => ours(m))).wall));
+    for (const [k, m] of [
+      ['singleColumn', 'SingleColumn'],
+      ['multiColumn', 'MultiColumn'],
+      ['advanced', 'Advanced'],
+    ])
+      warm[k].push(Math.round((await once(() => ours(m))).wall));
     if (pdfjs) warm.pdfjs.push(Math.round((await once(() => pdfjsText(), 'reported')).wall));
     warm.pdfiumFloor.push(Math.round((await once(() => pdfiumFloor())).wall));
   }
@@ -216,11 +251,14 @@ result.text = {
 };
 // Largest text file alone (117 pages): per-file process start-up matters less.
 const big = [{ file: 'pysample__GeoTopo-komprimiert.pdf', pages: 117 }];
-const tb = await rounds({
-  ours: [(files) => ours('SingleColumn', files)],
-  pdftotext: [(files) => pdftotext(false, files), 'children'],
-  ...(pdfjs ? { pdfjs: [(files) => pdfjsText(files), 'reported'] } : {}),
-}, big);
+const tb = await rounds(
+  {
+    ours: [(files) => ours('SingleColumn', files)],
+    pdftotext: [(files) => pdftotext(false, files), 'children'],
+    ...(pdfjs ? { pdfjs: [(files) => pdfjsText(files), 'reported'] } : {}),
+  },
+  big,
+);
 result.largest = {
   file: big[0].file,
   pages: 117,
@@ -246,7 +284,9 @@ if (!noOcr) {
     ocrWarmUpMs = Math.round(performance.now() - t0);
   }
   // Ours and the native pipeline alternate, so both see the same machine.
-  const tOurs = [], tNative = [], tTessOnly = [];
+  const tOurs = [],
+    tNative = [],
+    tTessOnly = [];
   for (let i = 0; i < ocrRuns; i++) {
     const t = performance.now();
     await ours('Ocr', scan);
@@ -254,7 +294,11 @@ if (!noOcr) {
     const t0 = performance.now();
     execFileSync('pdftoppm', ['-r', '300', '-png', path.join(CORPUS, scan[0].file), path.join(tmp, 'scan')]);
     const t1 = performance.now();
-    for (let p = 1; p <= 3; p++) execFileSync('tesseract', [path.join(tmp, `scan-${p}.png`), path.join(tmp, `o${p}`)], { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: 'ignore' });
+    for (let p = 1; p <= 3; p++)
+      execFileSync('tesseract', [path.join(tmp, `scan-${p}.png`), path.join(tmp, `o${p}`)], {
+        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        stdio: 'ignore',
+      });
     const t2 = performance.now();
     tNative.push(t2 - t0);
     tTessOnly.push(t2 - t1);

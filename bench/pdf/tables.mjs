@@ -23,7 +23,16 @@ function popplerWords(fp) {
   for (const pg of html.split('<page ').slice(1)) {
     const words = [];
     for (const m of pg.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
-      words.push({ x: (Number(m[1]) + Number(m[3])) / 2, y: (Number(m[2]) + Number(m[4])) / 2, t: m[5].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'") });
+      words.push({
+        x: (Number(m[1]) + Number(m[3])) / 2,
+        y: (Number(m[2]) + Number(m[4])) / 2,
+        t: m[5]
+          .replace(/&amp;/g, '&')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&apos;/g, "'"),
+      });
     }
     pages.push(words);
   }
@@ -37,17 +46,25 @@ export async function tableAccuracy(file, corpus = corpusDir('pdf')) {
   const fp = path.join(corpus, file);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdft-'));
   const out = path.join(dir, 'a.json');
-  await writeArtifact({ documentId: 't', fileName: file, format: 'pdf', options: { pdfMode: 'Advanced' }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir }, async () => parsePdf);
+  await writeArtifact(
+    { documentId: 't', fileName: file, format: 'pdf', options: { pdfMode: 'Advanced' }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir },
+    async () => parsePdf,
+  );
   const a = JSON.parse(fs.readFileSync(out, 'utf8'));
   fs.rmSync(dir, { recursive: true, force: true });
   const words = popplerWords(fp);
-  let cells = 0, correct = 0, tables = 0;
+  let cells = 0,
+    correct = 0,
+    tables = 0;
   a.content.pages.forEach((p, i) => {
     for (const t of p.tables ?? []) {
       tables++;
       for (const c of t.cells) {
         const [x0, y0, x1, y1] = c.bbox;
-        const ref = words[i].filter((w) => w.x >= x0 && w.x <= x1 && w.y >= y0 && w.y <= y1).map((w) => w.t).join(' ');
+        const ref = words[i]
+          .filter((w) => w.x >= x0 && w.x <= x1 && w.y >= y0 && w.y <= y1)
+          .map((w) => w.t)
+          .join(' ');
         if (!norm(ref) && !norm(c.text)) continue; // empty in both: not counted
         cells++;
         if (norm(ref) === norm(c.text)) correct++;

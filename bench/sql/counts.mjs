@@ -6,7 +6,12 @@ import { loadPostgres, normalizeDialect, splitGeneric, splitPostgres } from '../
 import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const corpus = corpusDir('sql');
-const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = fs
+  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
 const map = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
 await loadPostgres();
 console.log('| file | dialect | MANIFEST | ours |\n|:--|:--|--:|--:|');

@@ -10,7 +10,12 @@ import { SqlEngines } from '../../dist/formats/sql/engines.js';
 import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
 
 const corpus = corpusDir('sql');
-const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = fs
+  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
 const DIALECTS = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
 const showFails = (process.argv.find((a) => a.startsWith('--fails=')) ?? '').split('=')[1];
 await loadPostgres();
@@ -18,7 +23,10 @@ await loadPostgres();
 /** "CREATE OR REPLACE TASK x …" → "CREATE TASK": the kind of statement, from its first words (comments skipped). */
 function kind(sql) {
   const words = sql.replace(/\/\*[\s\S]*?\*\/|--[^\n]*|#[^\n]*|\bdefiner\s*=\s*\S+/gi, ' ').match(/[A-Za-z_]+/g) ?? [];
-  const w = words.slice(0, 6).map((x) => x.toUpperCase()).filter((x) => !['OR', 'REPLACE', 'IF', 'NOT', 'EXISTS', 'SECURE', 'TRANSIENT', 'TEMPORARY', 'DEFINER', 'CURRENT_USER'].includes(x));
+  const w = words
+    .slice(0, 6)
+    .map((x) => x.toUpperCase())
+    .filter((x) => !['OR', 'REPLACE', 'IF', 'NOT', 'EXISTS', 'SECURE', 'TRANSIENT', 'TEMPORARY', 'DEFINER', 'CURRENT_USER'].includes(x));
   return /^(CREATE|ALTER|DROP|DESCRIBE|SHOW|GRANT|REVOKE)$/.test(w[0]) ? w.slice(0, 2).join(' ') : (w[0] ?? '?');
 }
 
@@ -29,7 +37,8 @@ for (const [key, dialect] of Object.entries(DIALECTS)) {
   for (const r of rows.filter((x) => x[4] === key)) {
     const text = fs.readFileSync(path.join(corpus, r[0]), 'utf8');
     const split = dialect === 'PostgreSql' ? splitPostgres(text) : splitGeneric(text, dialect);
-    for (const s of split.statements) statements.push({ file: r[0], sql: text.slice(s.start, s.end), psqlCopy: s.psqlCopy, innerEnds: (s.inner ?? []).map((x) => x.end - s.start) });
+    for (const s of split.statements)
+      statements.push({ file: r[0], sql: text.slice(s.start, s.end), psqlCopy: s.psqlCopy, innerEnds: (s.inner ?? []).map((x) => x.end - s.start) });
   }
   const engines = await SqlEngines.forDialect(dialect);
   const alone = engines.names().map(() => 0);
@@ -49,8 +58,15 @@ for (const [key, dialect] of Object.entries(DIALECTS)) {
     }
   }
   const pct = (n) => `${((n / statements.length) * 100).toFixed(1)}%`;
-  const aloneCells = engines.names().map((n, i) => `${n}: ${pct(alone[i])}`).join('; ');
-  console.log(`| ${dialect} | ${statements.length} | ${aloneCells} | **${pct(chain)}** (${chain}) | ${Object.entries(by).map(([k, v]) => `${k}: ${v}`).join('; ')} |`);
+  const aloneCells = engines
+    .names()
+    .map((n, i) => `${n}: ${pct(alone[i])}`)
+    .join('; ');
+  console.log(
+    `| ${dialect} | ${statements.length} | ${aloneCells} | **${pct(chain)}** (${chain}) | ${Object.entries(by)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ')} |`,
+  );
   if (showFails === dialect) {
     const groups = [...fails.entries()].sort((a, b) => b[1].length - a[1].length);
     console.error(`${dialect}: ${statements.length - chain} statements no parser accepts`);

@@ -15,9 +15,18 @@ const dialect = opt('dialect', 'MsSql');
 const mb = Number(opt('mb', 200));
 const key = { PostgreSql: 'postgresql', MsSql: 'transactsql', Snowflake: 'snowflake', MySql: 'mysql' }[dialect];
 const corpus = corpusDir('sql');
-const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = fs
+  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
 const sep = dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
-const unit = rows.filter((r) => r[4] === key).map((r) => fs.readFileSync(path.join(corpus, r[0]), 'utf8')).join(sep) + sep;
+const unit =
+  rows
+    .filter((r) => r[4] === key)
+    .map((r) => fs.readFileSync(path.join(corpus, r[0]), 'utf8'))
+    .join(sep) + sep;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-sql-mem-'));
 const file = path.join(tmp, 'big.sql');
 const fd = fs.openSync(file, 'w');
@@ -33,23 +42,34 @@ let peak = baseline;
 const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
 const t0 = performance.now();
 const r = await writeArtifact(
-  { documentId: 'm', fileName: 'big.sql', format: 'sql', options: { sqlDialect: dialect }, customMetadata: null, inputPath: file, artifactPath: path.join(tmp, 'a.json'), tempDir: tmp },
+  {
+    documentId: 'm',
+    fileName: 'big.sql',
+    format: 'sql',
+    options: { sqlDialect: dialect },
+    customMetadata: null,
+    inputPath: file,
+    artifactPath: path.join(tmp, 'a.json'),
+    tempDir: tmp,
+  },
   async () => parseSql,
 );
 const ms = performance.now() - t0;
 clearInterval(timer);
 if (!r.ok) throw new Error(r.message);
 const artifact = fs.statSync(path.join(tmp, 'a.json')).size;
-console.log(JSON.stringify({
-  dialect,
-  inputMB: +(size / 1048576).toFixed(1),
-  copies,
-  statements: r.documentUnits,
-  seconds: +(ms / 1000).toFixed(1),
-  statementsPerSecond: Math.round((r.documentUnits / ms) * 1000),
-  artifactMB: +(artifact / 1048576).toFixed(1),
-  rssBeforeMB: +(baseline / 1048576).toFixed(0),
-  peakRssSampledMB: +(peak / 1048576).toFixed(0),
-  maxRssMB: +(process.resourceUsage().maxRSS / 1024).toFixed(0),
-}));
+console.log(
+  JSON.stringify({
+    dialect,
+    inputMB: +(size / 1048576).toFixed(1),
+    copies,
+    statements: r.documentUnits,
+    seconds: +(ms / 1000).toFixed(1),
+    statementsPerSecond: Math.round((r.documentUnits / ms) * 1000),
+    artifactMB: +(artifact / 1048576).toFixed(1),
+    rssBeforeMB: +(baseline / 1048576).toFixed(0),
+    peakRssSampledMB: +(peak / 1048576).toFixed(0),
+    maxRssMB: +(process.resourceUsage().maxRSS / 1024).toFixed(0),
+  }),
+);
 fs.rmSync(tmp, { recursive: true, force: true });

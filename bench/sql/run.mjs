@@ -22,7 +22,12 @@ const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) 
 const REPEATS = arg('repeats', 5);
 const COPIES = arg('copies', 4);
 const corpus = corpusDir('sql');
-const rows = fs.readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'));
+const rows = fs
+  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split('\t'));
 const DIALECTS = {
   postgresql: { dialect: 'PostgreSql', bare: { 'libpg-query': (s) => pg.parseSync(s) } },
   transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'], antlr: 'TSQL' },
@@ -36,7 +41,11 @@ function antlrBare(grammar) {
   const { antlr4tsSQL, SQLDialect } = require('antlr4ts-sql');
   const { PredictionMode } = require('antlr4ts/atn/PredictionMode');
   const a = new antlr4tsSQL(SQLDialect[grammar]);
-  const fail = { syntaxError: () => { throw new Error('syntax'); } };
+  const fail = {
+    syntaxError: () => {
+      throw new Error('syntax');
+    },
+  };
   return (s) => {
     const tokens = a.getTokens(s, [fail]);
     const p = a.getParser(tokens, [fail]);
@@ -54,7 +63,16 @@ await loadPostgres();
 async function ours(file, dialect) {
   const t0 = performance.now();
   const r = await writeArtifact(
-    { documentId: 'b', fileName: 'b.sql', format: 'sql', options: { sqlDialect: dialect }, customMetadata: null, inputPath: file, artifactPath: path.join(tmp, 'a.json'), tempDir: tmp },
+    {
+      documentId: 'b',
+      fileName: 'b.sql',
+      format: 'sql',
+      options: { sqlDialect: dialect },
+      customMetadata: null,
+      inputPath: file,
+      artifactPath: path.join(tmp, 'a.json'),
+      tempDir: tmp,
+    },
     async () => parseSql,
   );
   const ms = performance.now() - t0;
@@ -80,7 +98,9 @@ const out = [];
 for (const [key, cfg] of Object.entries(DIALECTS)) {
   const files = rows.filter((r) => r[4] === key).map((r) => r[0]);
   const sep = cfg.dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
-  const text = Array(COPIES).fill(files.map((f) => fs.readFileSync(path.join(corpus, f), 'utf8')).join(sep)).join(sep);
+  const text = Array(COPIES)
+    .fill(files.map((f) => fs.readFileSync(path.join(corpus, f), 'utf8')).join(sep))
+    .join(sep);
   const file = path.join(tmp, `${cfg.dialect}.sql`);
   fs.writeFileSync(file, text);
   const split = cfg.dialect === 'PostgreSql' ? splitPostgres(text) : splitGeneric(text, cfg.dialect);
@@ -106,7 +126,9 @@ for (const [key, cfg] of Object.entries(DIALECTS)) {
   }
   out.push({ dialect: cfg.dialect, mb: Buffer.byteLength(text) / 1048576, statements: statements.length, runs });
 }
-console.log('| dialect | MB | statements | service: statements/s (median) | bare parser: statements/s (median), share it parses alone | service / fastest bare |');
+console.log(
+  '| dialect | MB | statements | service: statements/s (median) | bare parser: statements/s (median), share it parses alone | service / fastest bare |',
+);
 console.log('|:--|--:|--:|--:|:--|--:|');
 for (const r of out) {
   const bares = Object.keys(r.runs).filter((k) => k !== 'ours' && !k.endsWith('#parsed'));

@@ -10,11 +10,7 @@ const cell = (s) => s.replace(/\|/g, '\\|');
 
 /** The Markdown lines of the table: header, separator, one row per variable. */
 export function configTableLines(docs) {
-  return [
-    '| Variable | Default | Meaning |',
-    '|---|---|---|',
-    ...docs.map((r) => `| \`${r.name}\` | ${cell(r.default)} | ${cell(r.description)} |`),
-  ];
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...docs.map((r) => `| \`${r.name}\` | ${cell(r.default)} | ${cell(r.description)} |`)];
 }
 
 /** The lines between the markers of `page` (its text), and their position. */

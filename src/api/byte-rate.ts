@@ -21,7 +21,12 @@ export class UploadByteRate {
   async count(bytes: number): Promise<void> {
     const windowBytes = await this.counters.addToWindow(`upload-bytes:${this.appId}`, bytes, RATE_WINDOW_SECONDS);
     if (windowBytes > this.bytesPerSecond * RATE_WINDOW_SECONDS) {
-      throw problem('rate_limited', `This app may upload ${this.bytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`, { limit: this.bytesPerSecond }, { 'Retry-After': String(RATE_WINDOW_SECONDS) });
+      throw problem(
+        'rate_limited',
+        `This app may upload ${this.bytesPerSecond} bytes per second (averaged over ${RATE_WINDOW_SECONDS} s).`,
+        { limit: this.bytesPerSecond },
+        { 'Retry-After': String(RATE_WINDOW_SECONDS) },
+      );
     }
   }
 

@@ -10,9 +10,7 @@ import { UploadByteRate } from './byte-rate.js';
 import { parseCustomMetadata } from './custom-metadata.js';
 import { isPendingSessionId } from './uploads.js';
 import { Type } from '@sinclair/typebox';
-import {
-  ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery,
-} from './schemas.js';
+import { ArtifactSchema, BatchStatusBody, BatchStatusResponse, DocumentIdParams, JobStatusSchema, UploadAccepted, UploadQuery } from './schemas.js';
 
 export type DocumentsDeps = IntakeDeps;
 
@@ -80,8 +78,17 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       }
       return intake.accept({
         requestId: ctx.requestId,
-        principal: p, documentId, idSuppliedByCaller: q.documentId !== undefined, generation, uploadKey, written,
-        format, options, customMetadata, fileName: q.fileName ?? null, storageConfigId: limits.storageConfigId,
+        principal: p,
+        documentId,
+        idSuppliedByCaller: q.documentId !== undefined,
+        generation,
+        uploadKey,
+        written,
+        format,
+        options,
+        customMetadata,
+        fileName: q.fileName ?? null,
+        storageConfigId: limits.storageConfigId,
       });
     },
   };
@@ -141,7 +148,11 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     params: DocumentIdParams,
     responses: {
       200: { description: 'The artifact (streamed).', schema: ArtifactSchema },
-      202: { description: 'Still processing; poll the status endpoint.', schema: JobStatusSchema, headers: { 'Retry-After': { description: 'Seconds before polling again.', schema: { type: 'integer' } as never } } },
+      202: {
+        description: 'Still processing; poll the status endpoint.',
+        schema: JobStatusSchema,
+        headers: { 'Retry-After': { description: 'Seconds before polling again.', schema: { type: 'integer' } as never } },
+      },
     },
     errors: ['document_not_found', 'extraction_failed'],
     handler: async (ctx) => {

@@ -61,8 +61,18 @@ const NodeState = Type.Object({
   version: Type.String(),
   acceptingTraffic: Type.Boolean(),
   uptimeSeconds: Type.Number(),
-  cpu: Type.Object({ processPercent: Type.Number({ description: 'This process, % of one core, over the last second.' }), cores: Type.Integer(), loadAverage: Type.Array(Type.Number()) }),
-  memory: Type.Object({ rssBytes: Type.Integer(), heapUsedBytes: Type.Integer(), heapTotalBytes: Type.Integer(), systemTotalBytes: Type.Integer(), systemFreeBytes: Type.Integer() }),
+  cpu: Type.Object({
+    processPercent: Type.Number({ description: 'This process, % of one core, over the last second.' }),
+    cores: Type.Integer(),
+    loadAverage: Type.Array(Type.Number()),
+  }),
+  memory: Type.Object({
+    rssBytes: Type.Integer(),
+    heapUsedBytes: Type.Integer(),
+    heapTotalBytes: Type.Integer(),
+    systemTotalBytes: Type.Integer(),
+    systemFreeBytes: Type.Integer(),
+  }),
   activeRequests: Type.Integer(),
   workerPool: Type.Union([Type.Object({ threads: Type.Integer(), queued: Type.Integer(), running: Type.Integer(), utilization: Type.Number() }), Type.Null()]),
   jobQueue: Type.Union([Type.Object({ waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer() }), Type.Null()]),
@@ -120,13 +130,30 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
 
   const routes: RouteDef[] = [
     {
-      method: 'GET', path: '/health/live', operationId: 'live', summary: 'Liveness: the process serves HTTP', tags: ['health'], auth: 'public', query: NoQuery,
+      method: 'GET',
+      path: '/health/live',
+      operationId: 'live',
+      summary: 'Liveness: the process serves HTTP',
+      tags: ['health'],
+      auth: 'public',
+      query: NoQuery,
       responses: { 200: { description: 'Alive.', schema: Type.Object({ status: Type.Literal('live') }) } },
       handler: async () => ({ status: 200, json: { status: 'live' } }),
     },
     {
-      method: 'GET', path: '/health/ready', operationId: 'ready', summary: 'Readiness: control-plane store, job store and worker pool are usable', tags: ['health'], auth: 'public', query: NoQuery,
-      responses: { 200: { description: 'Ready; `engines.missing` lists parsing engines this node lacks (it stays ready and refuses only the uploads that need them).', schema: Ready } },
+      method: 'GET',
+      path: '/health/ready',
+      operationId: 'ready',
+      summary: 'Readiness: control-plane store, job store and worker pool are usable',
+      tags: ['health'],
+      auth: 'public',
+      query: NoQuery,
+      responses: {
+        200: {
+          description: 'Ready; `engines.missing` lists parsing engines this node lacks (it stays ready and refuses only the uploads that need them).',
+          schema: Ready,
+        },
+      },
       errors: ['not_ready'],
       handler: async () => {
         const outcomes = await Promise.all(d.checks.map(async (c) => ({ name: c.name, ...(await runCheck(c)) })));
@@ -135,17 +162,28 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
         if (failing.length || !d.accepting()) {
           const names = failing.map(([n]) => n);
           const unreachable = [...new Set(outcomes.flatMap((o) => (o.unreachable ? [o.unreachable] : [])))];
-          throw problem('not_ready', failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.', {
-            failing: names,
-            ...(unreachable.length ? { unreachable } : {}),
-            checks: Object.fromEntries(results),
-          }, { 'Retry-After': '5' });
+          throw problem(
+            'not_ready',
+            failing.length ? `Failing checks: ${failing.map(([n, r]) => `${n} (${r})`).join('; ')}.` : 'The node is draining.',
+            {
+              failing: names,
+              ...(unreachable.length ? { unreachable } : {}),
+              checks: Object.fromEntries(results),
+            },
+            { 'Retry-After': '5' },
+          );
         }
         return { status: 200, json: { status: 'ready', checks: Object.fromEntries(results), engines: engines() } };
       },
     },
     {
-      method: 'GET', path: '/health/node-state', operationId: 'nodeState', summary: 'Node telemetry for load-balancer routing', tags: ['health'], auth: 'public', query: NoQuery,
+      method: 'GET',
+      path: '/health/node-state',
+      operationId: 'nodeState',
+      summary: 'Node telemetry for load-balancer routing',
+      tags: ['health'],
+      auth: 'public',
+      query: NoQuery,
       responses: { 200: { description: 'Telemetry.', schema: NodeState } },
       handler: async () => {
         if (Date.now() - depthCache.at > 1000) depthCache = { at: Date.now(), value: await d.queueDepth().catch(() => null) };
@@ -174,7 +212,13 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
       },
     },
     {
-      method: 'GET', path: '/openapi/v1.json', operationId: 'openapi', summary: 'This API’s OpenAPI 3.1 description', tags: ['meta'], auth: 'public', query: NoQuery,
+      method: 'GET',
+      path: '/openapi/v1.json',
+      operationId: 'openapi',
+      summary: 'This API’s OpenAPI 3.1 description',
+      tags: ['meta'],
+      auth: 'public',
+      query: NoQuery,
       responses: { 200: { description: 'OpenAPI 3.1 document.', schema: Type.Object({}, { additionalProperties: true }) } },
       handler: async () => ({ status: 200, json: d.openapi() }),
     },

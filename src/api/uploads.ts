@@ -47,10 +47,7 @@ const UploadRequestResponse = Type.Object({
 });
 
 const { documentId: _omitId, ...routingProps } = UploadQuery.properties;
-const UploadCompleteBody = Type.Object(
-  { uploadId: Type.String({ minLength: 10, maxLength: 2048 }), ...routingProps },
-  { additionalProperties: false },
-);
+const UploadCompleteBody = Type.Object({ uploadId: Type.String({ minLength: 10, maxLength: 2048 }), ...routingProps }, { additionalProperties: false });
 
 const UploadPutQuery = Type.Object({ expires: Type.Integer(), signature: Type.String({ minLength: 43, maxLength: 43 }) }, { additionalProperties: false });
 const UploadPutParams = Type.Object({ uploadId: Type.String({ minLength: 10, maxLength: 2048 }) });
@@ -119,7 +116,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     path: '/api/v1/documents/upload-request',
     operationId: 'createUploadSession',
     summary: 'Presigned upload, step 1: open an upload session for a large file',
-    description: 'Returns a signed URL on this API to PUT the bytes to (clients never talk to storage). With a documentId that already has a job, that job keeps answering status and result until this upload completes, and is replaced then; an abandoned or failed session leaves it as it was.',
+    description:
+      'Returns a signed URL on this API to PUT the bytes to (clients never talk to storage). With a documentId that already has a job, that job keeps answering status and result until this upload completes, and is replaced then; an abandoned or failed session leaves it as it was.',
     tags: ['documents'],
     auth: 'bearer',
     body: { kind: 'json', schema: UploadRequestBody, maxBytes: 16 * 1024 },
@@ -142,11 +140,30 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const existing = b.documentId === undefined ? null : await d.jobs.get(p.tenantId, documentId);
       let pendingOverwrite = existing !== null && existing.statusInt !== JobState.NotQueued;
       const session: JobRecord = {
-        tenantId: p.tenantId, appId: p.appId, documentId: pendingOverwrite ? pendingSessionId(generation) : documentId, generation,
-        statusInt: JobState.NotQueued, format: 'pending', lane: 'light',
-        fileName: b.fileName, options: {}, customMetadata: null, uploadKey, sizeBytes: b.sizeBytes, sha256: '',
-        attempts: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: null, completedAt: null,
-        expiresAt: expiresAt.toISOString(), error: null, artifactKey: null, artifactBytes: null, documentUnits: null, storageConfigId: limits.storageConfigId,
+        tenantId: p.tenantId,
+        appId: p.appId,
+        documentId: pendingOverwrite ? pendingSessionId(generation) : documentId,
+        generation,
+        statusInt: JobState.NotQueued,
+        format: 'pending',
+        lane: 'light',
+        fileName: b.fileName,
+        options: {},
+        customMetadata: null,
+        uploadKey,
+        sizeBytes: b.sizeBytes,
+        sha256: '',
+        attempts: 0,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+        startedAt: null,
+        completedAt: null,
+        expiresAt: expiresAt.toISOString(),
+        error: null,
+        artifactKey: null,
+        artifactBytes: null,
+        documentUnits: null,
+        storageConfigId: limits.storageConfigId,
       };
       // Only an earlier session still waiting for its bytes is replaced here; a job that got
       // its bytes since the read above (a direct upload) keeps the id, and the session is
@@ -207,7 +224,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       try {
         written = await store.write(attemptKey, source, { maxBytes: job.sizeBytes });
       } catch (err) {
-        if (err instanceof BlobTooLargeError) throw problem('document_too_large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
+        if (err instanceof BlobTooLargeError)
+          throw problem('document_too_large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });
         throw err;
       }
       if (written.bytes !== job.sizeBytes) {
@@ -245,7 +263,16 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     responses: {
       202: { description: 'Queued.', schema: UploadAccepted },
     },
-    errors: ['app_disabled', 'feature_not_in_plan', 'upload_incomplete', 'upload_expired', 'unsupported_format', 'quota_exceeded', 'rate_limited', 'engine_unavailable'],
+    errors: [
+      'app_disabled',
+      'feature_not_in_plan',
+      'upload_incomplete',
+      'upload_expired',
+      'unsupported_format',
+      'quota_exceeded',
+      'rate_limited',
+      'engine_unavailable',
+    ],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const { uploadId, ...routing } = ctx.body;
@@ -257,7 +284,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       }
       const customMetadata = parseCustomMetadata(routing.customMetadataJson);
       const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
-      if (!blob || !job.sha256 || blob.size !== job.sizeBytes) throw problem('upload_incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
+      if (!blob || !job.sha256 || blob.size !== job.sizeBytes)
+        throw problem('upload_incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
@@ -265,8 +293,16 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
       const reply = await intake.accept({
         requestId: ctx.requestId,
-        principal: p, documentId: claims.d, idSuppliedByCaller: false, generation: job.generation, uploadKey: job.uploadKey,
-        written: { bytes: blob.size, sha256: job.sha256 }, format, options, customMetadata, fileName: routing.fileName ?? job.fileName,
+        principal: p,
+        documentId: claims.d,
+        idSuppliedByCaller: false,
+        generation: job.generation,
+        uploadKey: job.uploadKey,
+        written: { bytes: blob.size, sha256: job.sha256 },
+        format,
+        options,
+        customMetadata,
+        fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,
       });
       if (job.documentId !== claims.d) await d.jobs.delete(job.tenantId, job.documentId, job.generation);

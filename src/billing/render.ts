@@ -19,7 +19,19 @@ function csv(header: string[], rows: (string | number | null)[][]): string {
 }
 
 export const STATEMENT_CSV_HEADER = [
-  'month', 'tenant_id', 'tenant_name', 'app_id', 'app_name', 'plan_id', 'plan_name', 'quota', 'quota_remaining', 'family', 'units', 'documents', 'overage_units',
+  'month',
+  'tenant_id',
+  'tenant_name',
+  'app_id',
+  'app_name',
+  'plan_id',
+  'plan_name',
+  'quota',
+  'quota_remaining',
+  'family',
+  'units',
+  'documents',
+  'overage_units',
 ];
 
 /**
@@ -52,7 +64,10 @@ export const USAGE_CSV_HEADER = ['month', 'day', 'tenant_id', 'app_id', 'family'
 
 /** Usage figures (per app and family, per day when asked) as CSV. */
 export function usageCsv(u: TenantUsage): string {
-  return csv(USAGE_CSV_HEADER, u.items.map((f) => [u.month, f.day, u.tenantId, f.appId, f.family, f.units, f.documents]));
+  return csv(
+    USAGE_CSV_HEADER,
+    u.items.map((f) => [u.month, f.day, u.tenantId, f.appId, f.family, f.units, f.documents]),
+  );
 }
 
 /** The statement for a terminal. */
@@ -60,7 +75,9 @@ export function statementLines(s: Statement): string[] {
   const lines = [
     `Statement ${s.month} for tenant ${s.tenant.id} "${s.tenant.name}" (${s.tenant.state})`,
     `  total:        ${s.totals.units} Document Units, ${s.totals.documents} documents`,
-    ...Object.keys(s.totals.byFamily).sort().map((f) => `  ${f.padEnd(12)}  ${s.totals.byFamily[f]}`),
+    ...Object.keys(s.totals.byFamily)
+      .sort()
+      .map((f) => `  ${f.padEnd(12)}  ${s.totals.byFamily[f]}`),
     `  overage:      ${s.overage.note}`,
   ];
   for (const a of s.apps) {
@@ -70,7 +87,9 @@ export function statementLines(s: Statement): string[] {
       `  plan:         ${a.plan ? `"${a.plan.name}" (${a.plan.quota} units/month)` : 'none'}`,
       `  units:        ${a.unitsCharged}` + (a.remaining === null ? '' : ` (${a.remaining} remaining)`),
       `  documents:    ${a.documents}`,
-      ...Object.keys(a.byFamily).sort().map((f) => `  ${f.padEnd(12)}  ${a.byFamily[f]}`),
+      ...Object.keys(a.byFamily)
+        .sort()
+        .map((f) => `  ${f.padEnd(12)}  ${a.byFamily[f]}`),
     );
   }
   return lines;

@@ -20,7 +20,9 @@ const AppQuotaSchema = Type.Object({
   appName: Nullable(Type.String({ description: 'Null for an app deleted since; its charges stay billed.' })),
   plan: Plan,
   unitsCharged: Type.Integer(),
-  remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'Quota minus units charged this month (holds of jobs in progress aside); null without a plan.' }),
+  remaining: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Quota minus units charged this month (holds of jobs in progress aside); null without a plan.',
+  }),
 });
 const FamilyUnits = Type.Record(Type.String(), Type.Integer(), { description: 'Units per format family (pdf, office, email, sql, gis, cad, csv, parquet).' });
 
@@ -97,7 +99,10 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       tags: ['billing'],
       // The month's format is checked in the handler, after the caller is authenticated: a
       // request without credentials learns nothing, not even that its month is malformed.
-      params: Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 200 }), month: Type.String({ minLength: 1, maxLength: 64, description: 'YYYY-MM (UTC).' }) }),
+      params: Type.Object({
+        tenantId: Type.String({ minLength: 1, maxLength: 200 }),
+        month: Type.String({ minLength: 1, maxLength: 64, description: 'YYYY-MM (UTC).' }),
+      }),
       query: Type.Object({ format: Type.Optional(Format) }, { additionalProperties: false }),
       responses: {
         200: { description: 'The statement; with Accept: text/csv or ?format=csv, one CSV record per app and family.', schema: StatementSchema },
@@ -117,7 +122,10 @@ export function billingRoutes(deps: ManageDeps, billing: BillingStore): RouteDef
       summary: 'Every charge of a month as CSV (the ledger lines: time, app, document, format, family, units)',
       tags: ['billing'],
       params: TenantIdParams,
-      query: Type.Object({ month: Type.Optional(Type.String({ pattern: MONTH_PATTERN, description: 'YYYY-MM (UTC); default: the current month.' })) }, { additionalProperties: false }),
+      query: Type.Object(
+        { month: Type.Optional(Type.String({ pattern: MONTH_PATTERN, description: 'YYYY-MM (UTC); default: the current month.' })) },
+        { additionalProperties: false },
+      ),
       responses: { 200: { description: 'The usage lines.', contentType: 'text/csv', schema: Type.String() } },
       errors: ['tenant_not_found'],
       handler: async ({ principal, params, query }) => {

@@ -29,7 +29,9 @@ const SECRET_OPTIONS = new Set(['--secret-access-key']);
 
 /** The command line as the audit log keeps it: secrets replaced. */
 export function redactArgs(args: string[]): string[] {
-  return args.map((a, i) => (i > 0 && SECRET_OPTIONS.has(args[i - 1]) ? '(secret)' : a.startsWith('--secret-access-key=') ? '--secret-access-key=(secret)' : a));
+  return args.map((a, i) =>
+    i > 0 && SECRET_OPTIONS.has(args[i - 1]) ? '(secret)' : a.startsWith('--secret-access-key=') ? '--secret-access-key=(secret)' : a,
+  );
 }
 
 /** A command that changes something: audited when it succeeds. */

@@ -70,8 +70,7 @@ export async function forwardToNode(dataDir: string, node: LockHolder, args: str
   }
   if (res.status === 401) {
     return refuse(
-      `${who} refused the operator credential in ${credentialFilePath(dataDir)} ` +
-        '(a node makes a new one on every start: try again). Nothing was changed.',
+      `${who} refused the operator credential in ${credentialFilePath(dataDir)} ` + '(a node makes a new one on every start: try again). Nothing was changed.',
     );
   }
   const detail = (body as { detail?: string } | null)?.detail;

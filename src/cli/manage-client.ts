@@ -31,7 +31,12 @@ export class ManageClient {
 
   /** Calls `path` under /manage/v1. A 404 becomes NotFoundError(what, id) when `notFound` names the object. */
   async call<T>(method: string, path: string, body?: unknown, notFound?: [string, string]): Promise<T> {
-    const res = await this.fetch(method, path, body === undefined ? {} : { 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+    const res = await this.fetch(
+      method,
+      path,
+      body === undefined ? {} : { 'content-type': 'application/json' },
+      body === undefined ? undefined : JSON.stringify(body),
+    );
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -75,7 +80,8 @@ export class ManageClient {
   private refusal(status: number, parsed: unknown, notFound: [string, string] | undefined): Error {
     const problem = (parsed ?? {}) as { code?: string; detail?: string; title?: string };
     if (status === 404 && notFound) return new NotFoundError(notFound[0], notFound[1]);
-    if (status === 401) return new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused the operator key (${problem.detail ?? problem.code})`);
+    if (status === 401)
+      return new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused the operator key (${problem.detail ?? problem.code})`);
     return new ManageApiError(status, problem.code ?? 'error', problem.detail ?? problem.title ?? `HTTP ${status}`);
   }
 }

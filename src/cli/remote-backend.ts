@@ -26,7 +26,12 @@ export function remoteBackend(client: ManageClient): AdminBackend {
   return {
     store: remoteStore(client),
     createApp: ({ tenantId, name, licenseRegion, dbCode, allowedDomains, planId }) =>
-      withSecret(client.call('POST', `/tenants/${enc(tenantId)}/apps`, { name, licenseRegion, dbCode, allowedDomains, ...(planId !== null ? { planId } : {}) }, ['tenant', tenantId])),
+      withSecret(
+        client.call('POST', `/tenants/${enc(tenantId)}/apps`, { name, licenseRegion, dbCode, allowedDomains, ...(planId !== null ? { planId } : {}) }, [
+          'tenant',
+          tenantId,
+        ]),
+      ),
     rotateSecret: (appId) => withSecret(client.call('POST', `/apps/${enc(appId)}/rotate-secret`, undefined, ['app', appId])),
     tenantUsage: (tenantId, month, granularity) =>
       client.call<TenantUsage>('GET', `/tenants/${enc(tenantId)}/usage/by-family?month=${month}&granularity=${granularity}`, undefined, ['tenant', tenantId]),
@@ -71,6 +76,8 @@ export function remoteBackend(client: ManageClient): AdminBackend {
     createOperatorKey: (name) => client.call<{ key: string; operatorKey: OperatorKey }>('POST', '/operator-keys', { name }),
     listOperatorKeys: async () => (await client.call<{ items: OperatorKey[] }>('GET', '/operator-keys')).items,
     revokeOperatorKey: (id) =>
-      client.call<OperatorKey>('POST', `/operator-keys/${enc(id)}/revoke`).catch((err: { status?: number }) => (err.status === 404 ? null : Promise.reject(err))),
+      client
+        .call<OperatorKey>('POST', `/operator-keys/${enc(id)}/revoke`)
+        .catch((err: { status?: number }) => (err.status === 404 ? null : Promise.reject(err))),
   };
 }

@@ -28,7 +28,8 @@ export function remoteStore(client: ManageClient): ControlPlaneStore {
       return client.call<Tenant>('POST', `/tenants/${id(tenantId)}/${action}`, undefined, ['tenant', tenantId]);
     },
     createPlan: (p: NewPlan) => client.call<Plan>('POST', '/plans', p),
-    getPlan: (planId: string) => client.call<Plan>('GET', `/plans/${id(planId)}`).catch((e: { status?: number }) => (e.status === 404 ? null : Promise.reject(e))),
+    getPlan: (planId: string) =>
+      client.call<Plan>('GET', `/plans/${id(planId)}`).catch((e: { status?: number }) => (e.status === 404 ? null : Promise.reject(e))),
     listPlans: async () => (await client.call<{ items: Plan[] }>('GET', '/plans')).items,
     retirePlan: async (planId: string) => (await client.call<{ plan: Plan }>('POST', `/plans/${id(planId)}/retire`, undefined, ['plan', planId])).plan,
     getApp: async (appId: string) =>
@@ -39,8 +40,7 @@ export function remoteStore(client: ManageClient): ControlPlaneStore {
       asApp(await client.call<PublicApp>('POST', `/apps/${id(appId)}/${enabled ? 'enable' : 'disable'}`, undefined, ['app', appId])),
     setAppDomains: async (appId: string, domains: string[]) =>
       asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { allowedDomains: domains }, ['app', appId])),
-    assignPlan: async (appId: string, planId: string | null) =>
-      asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { planId }, ['app', appId])),
+    assignPlan: async (appId: string, planId: string | null) => asApp(await client.call<PublicApp>('PATCH', `/apps/${id(appId)}`, { planId }, ['app', appId])),
     getStorageConfig: (configId: string) =>
       client.call<StorageConfig>('GET', `/storage-configs/${id(configId)}`).catch((e: { status?: number }) => (e.status === 404 ? null : Promise.reject(e))),
     setAppStorageConfig: async (appId: string, storageConfigId: string | null) =>

@@ -35,7 +35,7 @@ export async function runAdminCli(args: string[], config: Config, io: CliOutput)
   if (remote.url !== null) {
     const key = remote.key ?? process.env.DOCPARSE_OPERATOR_KEY?.trim() ?? '';
     if (!/^https?:\/\/[^/]/.test(remote.url)) {
-      io.err('docparse admin: --url needs the node\'s base URL, e.g. --url https://docparse.example.com');
+      io.err("docparse admin: --url needs the node's base URL, e.g. --url https://docparse.example.com");
       return 2;
     }
     if (!key) {

@@ -82,7 +82,10 @@ async function tellWhoStartedIt(node: RunningNode): Promise<void> {
         logger.warn({ reason: (err as Error).message }, `could not make a one-time dashboard sign-in link; ${hint}`);
       }
     } else {
-      logger.info({ dashboard: node.dashboard.url }, `dashboard: no identity provider configured and no terminal for a one-time sign-in link; configure DOCPARSE_OIDC_CLIENT_ID, ${hint}`);
+      logger.info(
+        { dashboard: node.dashboard.url },
+        `dashboard: no identity provider configured and no terminal for a one-time sign-in link; configure DOCPARSE_OIDC_CLIENT_ID, ${hint}`,
+      );
     }
   }
 }

@@ -7,11 +7,7 @@
 // next request.
 import { problems, type ProblemError } from './problem.js';
 
-export type Framing =
-  | { kind: 'none' }
-  | { kind: 'length'; length: number }
-  | { kind: 'chunked' }
-  | { kind: 'refused'; problem: ProblemError };
+export type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'refused'; problem: ProblemError };
 
 const NONE: Framing = { kind: 'none' };
 const CHUNKED: Framing = { kind: 'chunked' };
@@ -55,7 +51,9 @@ function contentLengthFraming(values: readonly string[]): Framing {
     return refused(problems.invalidFraming('Content-Length', `The request has differing Content-Length values (${quote(first)} and ${quote(other)}).`));
   }
   if (first.length > MAX_LENGTH_DIGITS) {
-    return refused(problems.invalidFraming('Content-Length', 'Bodies of 10^9 bytes or more cannot be sent with a Content-Length here: use Transfer-Encoding: chunked.'));
+    return refused(
+      problems.invalidFraming('Content-Length', 'Bodies of 10^9 bytes or more cannot be sent with a Content-Length here: use Transfer-Encoding: chunked.'),
+    );
   }
   const length = Number(first);
   return length === 0 ? NONE : { kind: 'length', length };
@@ -67,7 +65,11 @@ function contentLengthFraming(values: readonly string[]): Framing {
  * when chunked is not last; both answers close the connection.
  */
 function transferCodingFraming(lines: readonly string[]): Framing {
-  const codings = lines.join(',').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
+  const codings = lines
+    .join(',')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '');
   const unknown = codings.find((c) => c !== 'chunked');
   if (unknown !== undefined) return refused(problems.unsupportedTransferCoding(unknown.length > 64 ? `${unknown.slice(0, 64)}…` : unknown));
   if (codings.length === 0) return refused(problems.invalidFraming('Transfer-Encoding', 'Transfer-Encoding names no transfer coding.'));

@@ -42,13 +42,14 @@ type DocumentedApi = Exclude<ApiDocument, 'dashboard'>;
 const DOCUMENTS: Record<DocumentedApi, { title: string; description: string }> = {
   v1: {
     title: 'docparse API',
-    description: 'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',
+    description:
+      'Asynchronous document parsing: upload a document, poll its status, fetch canonical JSON. Errors are RFC 9457 problem documents with a stable `code`.',
   },
   manage: {
     title: 'docparse management API',
     description:
       'Tenants, members, apps, plans, storage configs, signing keys, usage and the audit log (the dashboard, the CLI and automation use it). ' +
-      'Call it with an operator API key (`Authorization: Bearer dp_op_…`). Another tenant\'s objects answer 404. ' +
+      "Call it with an operator API key (`Authorization: Bearer dp_op_…`). Another tenant's objects answer 404. " +
       'Errors are RFC 9457 problem documents with a stable `code`, from the same catalogue as the parsing API.',
   },
 };
@@ -143,7 +144,9 @@ export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
         content: Object.fromEntries(
           (r.body.contentTypes ?? ['application/octet-stream', '*/*']).map((c) => [
             c,
-            { schema: r.body?.kind === 'raw' && r.body.schema ? stripTypebox(r.body.schema) : { type: 'string', contentMediaType: 'application/octet-stream' } },
+            {
+              schema: r.body?.kind === 'raw' && r.body.schema ? stripTypebox(r.body.schema) : { type: 'string', contentMediaType: 'application/octet-stream' },
+            },
           ]),
         ),
       };
@@ -166,7 +169,14 @@ export function buildOpenApi(input: OpenApiInput): Record<string, unknown> {
   const securitySchemes =
     api === 'manage'
       ? { operatorKey: { type: 'http', scheme: 'bearer', description: 'An operator API key (`docparse admin keys create-operator`), `dp_op_…`.' } }
-      : { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Access token from ${input.authUrl}/connect/token (client_credentials, scope Service.API).` } };
+      : {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: `Access token from ${input.authUrl}/connect/token (client_credentials, scope Service.API).`,
+          },
+        };
   return {
     openapi: '3.1.0',
     info: { title: DOCUMENTS[api].title, version: input.version, description: DOCUMENTS[api].description },

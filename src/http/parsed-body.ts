@@ -9,11 +9,7 @@ import { validateBody } from './validation.js';
 /** Bytes a buffered body may take when its route names no limit. */
 const DEFAULT_MAX_BYTES = 1 << 20;
 
-export async function readParsedBody(
-  spec: Exclude<BodySpec, { kind: 'raw' }>,
-  body: BodyStream | null,
-  contentType: string | undefined,
-): Promise<unknown> {
+export async function readParsedBody(spec: Exclude<BodySpec, { kind: 'raw' }>, body: BodyStream | null, contentType: string | undefined): Promise<unknown> {
   const raw = body ? await body.readAll(spec.maxBytes ?? DEFAULT_MAX_BYTES) : Buffer.alloc(0);
   return validateBody(spec.schema, parseBody(spec.kind, raw, contentType));
 }

@@ -86,7 +86,10 @@ export const problems = {
   invalidFraming: (header: string, detail: string) => problem('invalid_framing', detail, { header }),
   /** A transfer coding other than chunked (RFC 9112 §6.1). */
   unsupportedTransferCoding: (coding: string) =>
-    problem('unsupported_transfer_coding', `Only the chunked transfer coding is supported; the request uses ${JSON.stringify(coding)}.`, { header: 'Transfer-Encoding', coding }),
+    problem('unsupported_transfer_coding', `Only the chunked transfer coding is supported; the request uses ${JSON.stringify(coding)}.`, {
+      header: 'Transfer-Encoding',
+      coding,
+    }),
   /** The request body arrived too slowly; nothing of it was kept. */
   requestTimeout: (detail: string) => problem('request_timeout', detail),
   /** A JSON or form body longer than its endpoint reads. */

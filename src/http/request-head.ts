@@ -23,7 +23,10 @@ export interface RequestHead {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** uWS hands the method as sent; the common spellings map to upper case without allocating. */
 const METHOD_UPPER: Record<string, string> = Object.fromEntries(
-  ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [[m, m], [m.toLowerCase(), m]]),
+  ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((m) => [
+    [m, m],
+    [m.toLowerCase(), m],
+  ]),
 );
 
 export function readRequestHead(req: HttpRequest): RequestHead {

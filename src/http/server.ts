@@ -81,10 +81,7 @@ export class HttpServer {
     if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
     if (this.activeRequests > 0) {
-      await Promise.race([
-        new Promise<void>((r) => this.idleWaiters.push(r)),
-        new Promise<void>((r) => setTimeout(r, graceMs).unref()),
-      ]);
+      await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
     }
     // close() exists on the native app (closes every socket) but is missing from its typings.
     (this.app as unknown as { close(): void }).close();
@@ -200,7 +197,9 @@ export class HttpServer {
   private route(ex: Exchange, headers: Record<string, string>, rawQuery: string): Reply | Promise<Reply> {
     if (ex.headerBytes > this.opts.maxHeaderBytes) {
       ex.closeAfter = true;
-      throw problem('headers_too_large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, { maxBytes: this.opts.maxHeaderBytes });
+      throw problem('headers_too_large', `The request line and headers take ${ex.headerBytes} bytes; the limit is ${this.opts.maxHeaderBytes}.`, {
+        maxBytes: this.opts.maxHeaderBytes,
+      });
     }
     if (ex.method === 'OPTIONS') return optionsReply(this.router, ex.path, headers);
     const match = this.router.match(ex.method, ex.path);
@@ -239,20 +238,21 @@ export class HttpServer {
     ex.finished = true;
     ex.body?.stopWatch();
     this.activeRequests--;
-    if (this.opts.logger.isLevelEnabled('info')) this.opts.logger.info(
-      {
-        requestId: ex.requestId,
-        method: ex.method,
-        path: ex.path,
-        remote: ex.remoteAddress,
-        status: ex.aborted && !ex.status ? 499 : ex.status,
-        ms: Math.round((performance.now() - ex.started) * 100) / 100,
-        bytesIn: ex.body?.received ?? 0,
-        bytesOut: ex.bytesOut,
-        aborted: ex.aborted || undefined,
-      },
-      'request',
-    );
+    if (this.opts.logger.isLevelEnabled('info'))
+      this.opts.logger.info(
+        {
+          requestId: ex.requestId,
+          method: ex.method,
+          path: ex.path,
+          remote: ex.remoteAddress,
+          status: ex.aborted && !ex.status ? 499 : ex.status,
+          ms: Math.round((performance.now() - ex.started) * 100) / 100,
+          bytesIn: ex.body?.received ?? 0,
+          bytesOut: ex.bytesOut,
+          aborted: ex.aborted || undefined,
+        },
+        'request',
+      );
     if (this.activeRequests === 0 && this.idleWaiters.length) {
       for (const w of this.idleWaiters.splice(0)) w();
     }

@@ -68,7 +68,11 @@ function describeError(e: ErrorObject, where: string, schema: TSchema): never {
     const name = String((e.params as { missingProperty: string }).missingProperty);
     const prop = (schema as TObject).properties?.[name] as Record<string, unknown> | undefined;
     const allowed = prop?.enum as string[] | undefined;
-    throw problems.invalidParameter(name, `The ${where} parameter ${JSON.stringify(name)} is required.${allowed ? ` Allowed values: ${allowed.join(', ')}.` : ''}`, allowed);
+    throw problems.invalidParameter(
+      name,
+      `The ${where} parameter ${JSON.stringify(name)} is required.${allowed ? ` Allowed values: ${allowed.join(', ')}.` : ''}`,
+      allowed,
+    );
   }
   const name = e.instancePath.replace(/^\//, '').split('/')[0] || where;
   if (e.keyword === 'enum') {
@@ -108,7 +112,10 @@ export function parseQuery<T>(schema: TObject | undefined, qs: string): T {
         const prop = Object.hasOwn(props, key) ? props[key] : undefined;
         if (!prop) {
           const known = Object.keys(props);
-          throw problems.invalidParameter(key, `Unknown query parameter ${JSON.stringify(key)}.${known.length ? ` Known parameters: ${known.join(', ')}.` : ' This endpoint takes no query parameters.'}`);
+          throw problems.invalidParameter(
+            key,
+            `Unknown query parameter ${JSON.stringify(key)}.${known.length ? ` Known parameters: ${known.join(', ')}.` : ' This endpoint takes no query parameters.'}`,
+          );
         }
         out[key] = coerce(key, prop, raw);
       }

@@ -261,8 +261,7 @@ export class KeyRing {
       retiredAt: k.record.retiredAt,
       signing: k === this.signer,
       verifying: this.verifies(k, at),
-      verifiesUntil:
-        k.retiredAt === null ? null : new Date(k.retiredAt + (this.tokenLifetimeSeconds + this.retiredGraceSeconds) * 1000).toISOString(),
+      verifiesUntil: k.retiredAt === null ? null : new Date(k.retiredAt + (this.tokenLifetimeSeconds + this.retiredGraceSeconds) * 1000).toISOString(),
     }));
   }
 

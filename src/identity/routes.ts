@@ -68,8 +68,19 @@ export function discoveryDocument(authUrl: string): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [TOKEN_ALG],
     claims_supported: [
-      'iss', 'sub', 'tenantid', 'appId', 'licenseRegionCode', 'dbCode',
-      'allowed_domain_1', 'allowed_domain_2', 'allowed_domain_3', 'entitlements', 'iat', 'exp', 'jti',
+      'iss',
+      'sub',
+      'tenantid',
+      'appId',
+      'licenseRegionCode',
+      'dbCode',
+      'allowed_domain_1',
+      'allowed_domain_2',
+      'allowed_domain_3',
+      'entitlements',
+      'iat',
+      'exp',
+      'jti',
     ],
   };
 }

@@ -33,19 +33,27 @@ export const authProblems = {
       { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     ),
   invalidToken: (why: string) =>
-    problem('invalid_token', `The access token is not valid: ${why}.`, {}, {
-      'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${quote(why)}"`,
-    }),
-  tokenExpired: () =>
-    problem('token_expired', 'The access token has expired; request a new one from the token endpoint.', {}, {
-      'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="the access token expired"`,
-    }),
-  domainNotAllowed: (header: string, value: string) =>
     problem(
-      'domain_not_allowed',
-      `The request's ${header === 'origin' ? 'Origin' : 'Referer'} is not in the app's allowed domains.`,
-      { [header]: value.slice(0, 256) },
+      'invalid_token',
+      `The access token is not valid: ${why}.`,
+      {},
+      {
+        'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${quote(why)}"`,
+      },
     ),
+  tokenExpired: () =>
+    problem(
+      'token_expired',
+      'The access token has expired; request a new one from the token endpoint.',
+      {},
+      {
+        'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="the access token expired"`,
+      },
+    ),
+  domainNotAllowed: (header: string, value: string) =>
+    problem('domain_not_allowed', `The request's ${header === 'origin' ? 'Origin' : 'Referer'} is not in the app's allowed domains.`, {
+      [header]: value.slice(0, 256),
+    }),
 };
 
 /** Bounded LRU of verified tokens: token string → principal (valid until principal.exp). */
@@ -96,7 +104,8 @@ function toPrincipal(p: JWTPayload): Principal | null {
   if (c.entitlements !== undefined) {
     const e = c.entitlements as Record<string, unknown> | null;
     if (
-      typeof e !== 'object' || e === null ||
+      typeof e !== 'object' ||
+      e === null ||
       !isInt(e.maxDocumentUnitsPerMonth) ||
       typeof e.advancedPdfExtraction !== 'boolean' ||
       typeof e.ocrPdfExtraction !== 'boolean'
@@ -207,7 +216,8 @@ export class TokenVerifier {
 
   private mapError(err: unknown): ProblemError {
     if (err instanceof errors.JWTExpired) return authProblems.tokenExpired();
-    if (err instanceof errors.JWTClaimValidationFailed) return authProblems.invalidToken(`claim ${err.claim} ${err.reason === 'check_failed' ? 'check failed' : err.reason}`);
+    if (err instanceof errors.JWTClaimValidationFailed)
+      return authProblems.invalidToken(`claim ${err.claim} ${err.reason === 'check_failed' ? 'check failed' : err.reason}`);
     if (err instanceof errors.JOSEAlgNotAllowed) return authProblems.invalidToken('signature algorithm not allowed; only ES256');
     if (err instanceof errors.JWKSNoMatchingKey) return authProblems.invalidToken('unknown signing key');
     if (err instanceof errors.JWSSignatureVerificationFailed) return authProblems.invalidToken('signature verification failed');

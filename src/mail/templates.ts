@@ -17,9 +17,7 @@ export interface InvitationParams {
   role: 'owner' | 'member';
 }
 
-export type MailMessage =
-  | { template: 'tenant-active'; params: TenantActiveParams }
-  | { template: 'tenant-invitation'; params: InvitationParams };
+export type MailMessage = { template: 'tenant-active'; params: TenantActiveParams } | { template: 'tenant-invitation'; params: InvitationParams };
 
 export type MailTemplate = MailMessage['template'];
 
@@ -60,9 +58,7 @@ ${body}
 function tenantActive(p: TenantActiveParams, ctx: RenderContext): RenderedMail {
   const name = oneLine(p.tenantName);
   const subject = p.reactivated ? `Your ${PRODUCT} organisation "${name}" is active again` : `Your ${PRODUCT} organisation "${name}" is active`;
-  const lead = p.reactivated
-    ? `Your organisation "${name}" has been reactivated.`
-    : `Your organisation "${name}" has been activated.`;
+  const lead = p.reactivated ? `Your organisation "${name}" has been reactivated.` : `Your organisation "${name}" has been activated.`;
   const next = 'Its apps can now get access tokens and parse documents. Manage apps, members and usage in the dashboard:';
   return {
     subject,

@@ -15,10 +15,9 @@ interface ActivatedTenant {
 
 /** The tenant's owners; the contact e-mail when it has none yet (e.g. an owner invited, not signed in). */
 async function tenantOwnerAddresses(db: SqlClient, tenant: ActivatedTenant): Promise<string[]> {
-  const { rows } = await db.query<{ email: string }>(
-    "SELECT email FROM tenant_members WHERE tenant_id = $1 AND role = 'owner' ORDER BY added_at, email",
-    [tenant.id],
-  );
+  const { rows } = await db.query<{ email: string }>("SELECT email FROM tenant_members WHERE tenant_id = $1 AND role = 'owner' ORDER BY added_at, email", [
+    tenant.id,
+  ]);
   if (rows.length > 0) return rows.map((r) => r.email);
   return tenant.contactEmail ? [tenant.contactEmail] : [];
 }

@@ -60,10 +60,13 @@ function parseRecord(raw: string): LockRecord | null {
   try {
     const r = JSON.parse(raw) as Partial<LockRecord>;
     const ok =
-      Number.isSafeInteger(r.pid) && (r.pid as number) > 0 &&
+      Number.isSafeInteger(r.pid) &&
+      (r.pid as number) > 0 &&
       (r.role === 'node' || r.role === 'admin') &&
-      typeof r.scope === 'string' && typeof r.hostname === 'string' &&
-      typeof r.startedAt === 'string' && Number.isFinite(Date.parse(r.startedAt));
+      typeof r.scope === 'string' &&
+      typeof r.hostname === 'string' &&
+      typeof r.startedAt === 'string' &&
+      Number.isFinite(Date.parse(r.startedAt));
     return ok ? { ...(r as LockRecord), host: r.host ?? null, port: r.port ?? null, manageUrl: r.manageUrl ?? null } : null;
   } catch {
     return null;

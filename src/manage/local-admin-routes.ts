@@ -41,9 +41,14 @@ export interface LocalAdminDeps {
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 function refuse(detail: string): ProblemError {
-  return problem('invalid_operator_credential', detail, {}, {
-    'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
-  });
+  return problem(
+    'invalid_operator_credential',
+    detail,
+    {},
+    {
+      'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
+    },
+  );
 }
 
 /** Throws 401 unless the request carries the operator credential. */

@@ -52,15 +52,28 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 export const manageProblems = {
   missingCredentials: () =>
-    problem('missing_credentials', 'Send an operator API key as "Authorization: Bearer dp_op_…", or sign in to the dashboard.', {}, {
-      'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
-    }),
+    problem(
+      'missing_credentials',
+      'Send an operator API key as "Authorization: Bearer dp_op_…", or sign in to the dashboard.',
+      {},
+      {
+        'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"`,
+      },
+    ),
   invalidCredentials: () =>
-    problem('invalid_credentials', 'The credentials are not valid (unknown or revoked operator key).', {}, {
-      'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}", error="invalid_token"`,
-    }),
+    problem(
+      'invalid_credentials',
+      'The credentials are not valid (unknown or revoked operator key).',
+      {},
+      {
+        'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}", error="invalid_token"`,
+      },
+    ),
   csrfFailed: () =>
-    problem('csrf_failed', "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages)."),
+    problem(
+      'csrf_failed',
+      "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages).",
+    ),
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -50,7 +50,10 @@ export class AppSettingsStore {
 
   /** A tenant's storage configs, oldest first. */
   async listStorageConfigs(tenantId: string): Promise<StorageConfig[]> {
-    const { rows } = await this.db.query<{ id: string; created_at: Ts }>('SELECT id, created_at FROM storage_configs WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+    const { rows } = await this.db.query<{ id: string; created_at: Ts }>(
+      'SELECT id, created_at FROM storage_configs WHERE tenant_id = $1 ORDER BY created_at, id',
+      [tenantId],
+    );
     const configs = await Promise.all(rows.map((r) => this.store.getStorageConfig(r.id)));
     return configs.filter((c): c is StorageConfig => c !== null);
   }

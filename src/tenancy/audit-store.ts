@@ -5,9 +5,18 @@ import type { AuditEntry, NewAuditEntry } from './types.js';
 
 type Ts = Date | string;
 interface Row {
-  id: number | string; at: Ts; actor_kind: string; actor_id: string; actor_email: string | null; tenant_id: string | null;
-  action: string; object_type: string; object_id: string | null; diff: Record<string, unknown> | string;
-  client_address: string | null; request_id: string | null;
+  id: number | string;
+  at: Ts;
+  actor_kind: string;
+  actor_id: string;
+  actor_email: string | null;
+  tenant_id: string | null;
+  action: string;
+  object_type: string;
+  object_id: string | null;
+  diff: Record<string, unknown> | string;
+  client_address: string | null;
+  request_id: string | null;
 }
 const toEntry = (r: Row): AuditEntry => ({
   id: String(r.id),

@@ -192,13 +192,23 @@ export class BillingStore {
     if (filter.tenantId === undefined && filter.appId === undefined) throw new Error('usage lines need a tenant or an app');
     const where = ['month = $1'];
     const params: unknown[] = [filter.month];
-    for (const [column, value] of [['tenant_id', filter.tenantId], ['app_id', filter.appId]] as const) {
+    for (const [column, value] of [
+      ['tenant_id', filter.tenantId],
+      ['app_id', filter.appId],
+    ] as const) {
       if (value === undefined) continue;
       params.push(value);
       where.push(`${column} = $${params.length}`);
     }
     const { rows } = await this.db.query<{
-      charge_key: string; tenant_id: string; app_id: string; document_id: string; month: string; format: string; units: number | string; charged_at: Ts;
+      charge_key: string;
+      tenant_id: string;
+      app_id: string;
+      document_id: string;
+      month: string;
+      format: string;
+      units: number | string;
+      charged_at: Ts;
     }>(
       `SELECT charge_key, tenant_id, app_id, document_id, month, format, units, charged_at
          FROM usage_ledger WHERE ${where.join(' AND ')} ORDER BY charged_at, charge_key`,

@@ -31,11 +31,25 @@ export interface StoredSession {
   lastSeenAt: number;
 }
 
-interface UserRow { id: string; issuer: string; subject: string; email: string; name: string | null }
+interface UserRow {
+  id: string;
+  issuer: string;
+  subject: string;
+  email: string;
+  name: string | null;
+}
 interface SessionRow {
-  id_sha256: string; user_id: string | null; operator_id: string | null; created_at: Ts; last_seen_at: Ts;
-  issuer: string | null; subject: string | null; email: string | null; name: string | null;
-  key_name: string | null; key_live: boolean | null;
+  id_sha256: string;
+  user_id: string | null;
+  operator_id: string | null;
+  created_at: Ts;
+  last_seen_at: Ts;
+  issuer: string | null;
+  subject: string | null;
+  email: string | null;
+  name: string | null;
+  key_name: string | null;
+  key_live: boolean | null;
 }
 
 const toUser = (r: UserRow): DashboardUser => ({ id: r.id, issuer: r.issuer, subject: r.subject, email: r.email, name: r.name });

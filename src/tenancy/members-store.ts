@@ -10,16 +10,36 @@ type Ts = Date | string;
 const iso = (v: Ts) => (v instanceof Date ? v : new Date(v)).toISOString();
 const isoOrNull = (v: Ts | null) => (v === null ? null : iso(v));
 
-interface MemberRow { tenant_id: string; email: string; role: TenantRole; user_id: string | null; added_at: Ts }
+interface MemberRow {
+  tenant_id: string;
+  email: string;
+  role: TenantRole;
+  user_id: string | null;
+  added_at: Ts;
+}
 interface InvitationRow {
-  id: string; tenant_id: string; email: string; role: TenantRole; invited_by: string;
-  created_at: Ts; accepted_at: Ts | null; revoked_at: Ts | null; mailed_at: Ts | null;
+  id: string;
+  tenant_id: string;
+  email: string;
+  role: TenantRole;
+  invited_by: string;
+  created_at: Ts;
+  accepted_at: Ts | null;
+  revoked_at: Ts | null;
+  mailed_at: Ts | null;
 }
 
 const toMember = (r: MemberRow): TenantMember => ({ tenantId: r.tenant_id, email: r.email, role: r.role, userId: r.user_id, addedAt: iso(r.added_at) });
 const toInvitation = (r: InvitationRow): TenantInvitation => ({
-  id: r.id, tenantId: r.tenant_id, email: r.email, role: r.role, invitedBy: r.invited_by, createdAt: iso(r.created_at),
-  acceptedAt: isoOrNull(r.accepted_at), revokedAt: isoOrNull(r.revoked_at), mailedAt: isoOrNull(r.mailed_at),
+  id: r.id,
+  tenantId: r.tenant_id,
+  email: r.email,
+  role: r.role,
+  invitedBy: r.invited_by,
+  createdAt: iso(r.created_at),
+  acceptedAt: isoOrNull(r.accepted_at),
+  revokedAt: isoOrNull(r.revoked_at),
+  mailedAt: isoOrNull(r.mailed_at),
 });
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -11,8 +11,21 @@ type Ts = Date | string;
 const iso = (v: Ts) => (v instanceof Date ? v : new Date(v)).toISOString();
 const isoOrNull = (v: Ts | null) => (v === null ? null : iso(v));
 
-interface Row { id: string; name: string; key_sha256: string; created_at: Ts; revoked_at: Ts | null; last_used_at: Ts | null }
-const toKey = (r: Row): OperatorKey => ({ id: r.id, name: r.name, createdAt: iso(r.created_at), revokedAt: isoOrNull(r.revoked_at), lastUsedAt: isoOrNull(r.last_used_at) });
+interface Row {
+  id: string;
+  name: string;
+  key_sha256: string;
+  created_at: Ts;
+  revoked_at: Ts | null;
+  last_used_at: Ts | null;
+}
+const toKey = (r: Row): OperatorKey => ({
+  id: r.id,
+  name: r.name,
+  createdAt: iso(r.created_at),
+  revokedAt: isoOrNull(r.revoked_at),
+  lastUsedAt: isoOrNull(r.last_used_at),
+});
 
 const sha256Hex = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

@@ -23,8 +23,19 @@ export interface SignInLink {
   expiresAt: number;
 }
 
-interface RequestRow { state_sha256: string; browser_sha256: string; nonce: string; code_verifier: string; next_path: string; expires_at: Ts }
-interface LinkRow { token_sha256: string; operator_id: string; expires_at: Ts }
+interface RequestRow {
+  state_sha256: string;
+  browser_sha256: string;
+  nonce: string;
+  code_verifier: string;
+  next_path: string;
+  expires_at: Ts;
+}
+interface LinkRow {
+  token_sha256: string;
+  operator_id: string;
+  expires_at: Ts;
+}
 
 export class SignInStore {
   constructor(private readonly db: SqlClient) {}
@@ -41,12 +52,23 @@ export class SignInStore {
     const { rows } = await this.db.query<RequestRow>('DELETE FROM dashboard_sign_in_requests WHERE state_sha256 = $1 RETURNING *', [stateSha256]);
     const r = rows[0];
     return r
-      ? { stateSha256: r.state_sha256, browserSha256: r.browser_sha256, nonce: r.nonce, codeVerifier: r.code_verifier, nextPath: r.next_path, expiresAt: ms(r.expires_at) }
+      ? {
+          stateSha256: r.state_sha256,
+          browserSha256: r.browser_sha256,
+          nonce: r.nonce,
+          codeVerifier: r.code_verifier,
+          nextPath: r.next_path,
+          expiresAt: ms(r.expires_at),
+        }
       : null;
   }
 
   async saveLink(l: SignInLink): Promise<void> {
-    await this.db.query('INSERT INTO dashboard_sign_in_links (token_sha256, operator_id, expires_at) VALUES ($1, $2, $3)', [l.tokenSha256, l.operatorId, iso(l.expiresAt)]);
+    await this.db.query('INSERT INTO dashboard_sign_in_links (token_sha256, operator_id, expires_at) VALUES ($1, $2, $3)', [
+      l.tokenSha256,
+      l.operatorId,
+      iso(l.expiresAt),
+    ]);
   }
 
   /** The link, without using it up (the page that asks "sign in?"). */

@@ -26,9 +26,7 @@ export interface SqlError extends Error {
 }
 
 export function sqlErrorCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && typeof (err as SqlError).code === 'string'
-    ? (err as SqlError).code
-    : undefined;
+  return typeof err === 'object' && err !== null && typeof (err as SqlError).code === 'string' ? (err as SqlError).code : undefined;
 }
 
 // ---------------------------------------------------------------- PGlite

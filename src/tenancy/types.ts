@@ -107,7 +107,11 @@ export interface UnitHold {
 /** Whether units fit the quota; on refusal, what is already charged and held by other jobs. */
 export type QuotaCheck = { ok: true } | { ok: false; used: number; held: number; quota: number };
 
-export interface NewTenant { name: string; contactEmail?: string | null; id?: string }
+export interface NewTenant {
+  name: string;
+  contactEmail?: string | null;
+  id?: string;
+}
 export interface NewPlan {
   name: string;
   maxDocumentUnitsPerMonth: number;

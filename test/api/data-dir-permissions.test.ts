@@ -40,23 +40,37 @@ describe('data directory permissions (embedded)', () => {
   it('job records, uploads, session uploads and artifacts are 0600 in 0700 folders', async () => {
     const token = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
     const auth = { authorization: `Bearer ${token}` };
-    const direct = await fetch(`${n.url}/api/v1/documents/upload?fileName=p.csv&csvRoute=Tabular&documentId=perm-1`, { method: 'POST', headers: auth, body: 'a,b\n1,2\n' });
+    const direct = await fetch(`${n.url}/api/v1/documents/upload?fileName=p.csv&csvRoute=Tabular&documentId=perm-1`, {
+      method: 'POST',
+      headers: auth,
+      body: 'a,b\n1,2\n',
+    });
     expect(direct.status).toBe(202);
     const req = await fetch(`${n.url}/api/v1/documents/upload-request`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ fileName: 'q.csv', sizeBytes: 8, documentId: 'perm-2' }),
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ fileName: 'q.csv', sizeBytes: 8, documentId: 'perm-2' }),
     });
     const session = (await req.json()) as { uploadUrl: string; uploadId: string };
     const u = new URL(session.uploadUrl);
     expect((await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: 'a,b\n3,4\n' })).status).toBe(204);
     const done = await fetch(`${n.url}/api/v1/documents/upload-complete`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ uploadId: session.uploadId, csvRoute: 'Tabular' }),
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ uploadId: session.uploadId, csvRoute: 'Tabular' }),
     });
     expect(done.status).toBe(202);
     for (const id of ['perm-1', 'perm-2']) {
-      await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/${id}/status`, { headers: auth })).json()) as { statusInt: number }).statusInt === 8, id);
+      await waitFor(
+        async () => ((await (await fetch(`${n.url}/api/v1/documents/${id}/status`, { headers: auth })).json()) as { statusInt: number }).statusInt === 8,
+        id,
+      );
     }
 
-    const entries = [...(await modesUnder(path.join(env.dataDir, 'jobs'))).map(([p, m, k]) => [`jobs/${p}`, m, k] as const), ...(await modesUnder(path.join(env.dataDir, 'blobs'))).map(([p, m, k]) => [`blobs/${p}`, m, k] as const)];
+    const entries = [
+      ...(await modesUnder(path.join(env.dataDir, 'jobs'))).map(([p, m, k]) => [`jobs/${p}`, m, k] as const),
+      ...(await modesUnder(path.join(env.dataDir, 'blobs'))).map(([p, m, k]) => [`blobs/${p}`, m, k] as const),
+    ];
     expect(entries.filter(([p]) => p.endsWith('artifact.json'))).toHaveLength(2);
     expect(entries.filter(([p]) => /\/upload[^/]*$/.test(p))).toHaveLength(2);
     for (const [p, mode, kind] of entries) expect([p, mode.toString(8)]).toEqual([p, kind === 'dir' ? '700' : '600']);

@@ -7,7 +7,16 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import {
-  createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
+  createApp,
+  createTestEnv,
+  destroyTestEnv,
+  filesUnder,
+  getToken,
+  startTestNode,
+  waitFor,
+  type Mode,
+  type TestEnv,
+  type TestNode,
 } from '../helpers/node.js';
 import { monthOf } from '../../src/tenancy/month.js';
 import { CORPUS_AVAILABLE, CORPUS_ROOT } from '../helpers/parse.js';
@@ -35,7 +44,8 @@ export function documentsSuite(mode: Mode): void {
       fetch(`${n.url}${p}`, { ...init, headers: { authorization: `Bearer ${tok}`, ...(init.headers ?? {}) } });
     const upload = (query: Record<string, string>, body: Buffer | string, tok = token) =>
       api(`/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', body }, tok);
-    const status = async (id: string, tok = token): Promise<Status> => (await (await api(`/api/v1/documents/${encodeURIComponent(id)}/status`, {}, tok)).json()) as Status;
+    const status = async (id: string, tok = token): Promise<Status> =>
+      (await (await api(`/api/v1/documents/${encodeURIComponent(id)}/status`, {}, tok)).json()) as Status;
     const settled = (id: string, tok = token) =>
       waitFor(async () => {
         const s = await status(id, tok);
@@ -78,9 +88,7 @@ export function documentsSuite(mode: Mode): void {
       expect(artifact.content.rows).toHaveLength(1461);
 
       const usage = await n.node.controlPlane.listUsage({ month: monthOf(new Date()) });
-      expect(usage.filter((u) => u.documentId === accepted.documentId)).toEqual([
-        expect.objectContaining({ units: 1, format: 'csv' }),
-      ]);
+      expect(usage.filter((u) => u.documentId === accepted.documentId)).toEqual([expect.objectContaining({ units: 1, format: 'csv' })]);
     });
 
     it.skipIf(!CORPUS_AVAILABLE)('answers 422 with the reason when extraction fails, and charges nothing', async () => {
@@ -146,14 +154,19 @@ export function documentsSuite(mode: Mode): void {
       expect((await settled(documentId, t)).statusInt).toBe(8);
       const artifact = (await (await api(`/api/v1/documents/${documentId}/result`, {}, t)).json()) as any;
       expect(artifact.customMetadata).toEqual(JSON.parse(nested(32)));
-      expect((await n.node.controlPlane.listUsage({ appId: app.appId }))).toHaveLength(1);
+      expect(await n.node.controlPlane.listUsage({ appId: app.appId })).toHaveLength(1);
 
       // Over 64 KiB in UTF-8 though under 65,536 characters: sent in upload-complete's JSON body.
       const json = (b: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
-      const session = (await (await api('/api/v1/documents/upload-request', json({ fileName: 'm.csv', sizeBytes: 4 }))).json()) as { uploadId: string; uploadUrl: string; documentId: string };
+      const session = (await (await api('/api/v1/documents/upload-request', json({ fileName: 'm.csv', sizeBytes: 4 }))).json()) as {
+        uploadId: string;
+        uploadUrl: string;
+        documentId: string;
+      };
       const u = new URL(session.uploadUrl);
       expect((await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: 'a\n1\n' })).status).toBe(204);
-      const complete = (customMetadataJson: string) => api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Tabular', customMetadataJson }));
+      const complete = (customMetadataJson: string) =>
+        api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Tabular', customMetadataJson }));
       const big = await complete(JSON.stringify({ note: 'é'.repeat(40_000) }));
       expect(big.status).toBe(400);
       expect(await big.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'customMetadataJson', limit: 65536 });
@@ -195,7 +208,11 @@ export function documentsSuite(mode: Mode): void {
         expect(r.status).toBe(404);
         expect(((await r.json()) as Record<string, any>).code).toBe('document_not_found');
       }
-      const b = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: [documentId] }) }, t);
+      const b = await api(
+        '/api/v1/documents/status/batch',
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: [documentId] }) },
+        t,
+      );
       expect(((await b.json()) as any).results[0]).toEqual({ documentId, error: { code: 'document_not_found', message: expect.any(String) } });
     });
 
@@ -206,13 +223,21 @@ export function documentsSuite(mode: Mode): void {
         ids.push(((await r.json()) as { documentId: string }).documentId);
       }
       const asked = [ids[2], 'nope', ids[0], ids[1]];
-      const r = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: asked }) });
+      const r = await api('/api/v1/documents/status/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds: asked }),
+      });
       expect(r.status).toBe(200);
       const { results } = (await r.json()) as { results: any[] };
       expect(results.map((x) => x.documentId)).toEqual(asked);
       expect(results[1].error.code).toBe('document_not_found');
       expect(results[0].statusInt).toBeGreaterThanOrEqual(2);
-      const tooMany = await api('/api/v1/documents/status/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: Array.from({ length: 101 }, (_, i) => `id${i}`) }) });
+      const tooMany = await api('/api/v1/documents/status/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds: Array.from({ length: 101 }, (_, i) => `id${i}`) }),
+      });
       expect(tooMany.status).toBe(400);
       expect(((await tooMany.json()) as Record<string, any>).parameter).toBe('documentIds');
     });
@@ -262,11 +287,30 @@ export function documentsSuite(mode: Mode): void {
       await blobs.write(`${folder}/parts/extra.geojsonseq`, [Buffer.from('{}\n')]);
       const now = new Date();
       await n.node.jobs.store.put({
-        tenantId: app.tenantId, appId: app.appId, documentId, generation, statusInt: 8, format: 'csv', lane: 'light', fileName: 'l.csv',
-        options: { csvRoute: 'Tabular' }, customMetadata: null, uploadKey: `${folder}/upload`, sizeBytes: 4, sha256: 'ab'.repeat(32), attempts: 1,
-        createdAt: now.toISOString(), updatedAt: now.toISOString(), startedAt: now.toISOString(), completedAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + 3600_000).toISOString(), error: null, artifactKey: `${folder}/artifact.json`,
-        artifactBytes: artifact.length, documentUnits: 1, storageConfigId: null,
+        tenantId: app.tenantId,
+        appId: app.appId,
+        documentId,
+        generation,
+        statusInt: 8,
+        format: 'csv',
+        lane: 'light',
+        fileName: 'l.csv',
+        options: { csvRoute: 'Tabular' },
+        customMetadata: null,
+        uploadKey: `${folder}/upload`,
+        sizeBytes: 4,
+        sha256: 'ab'.repeat(32),
+        attempts: 1,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+        startedAt: now.toISOString(),
+        completedAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + 3600_000).toISOString(),
+        error: null,
+        artifactKey: `${folder}/artifact.json`,
+        artifactBytes: artifact.length,
+        documentUnits: 1,
+        storageConfigId: null,
       });
       const result = await api(`/api/v1/documents/${documentId}/result`, {}, t);
       expect(result.status).toBe(200);
@@ -281,7 +325,8 @@ export function documentsSuite(mode: Mode): void {
 
     it('the same bytes with a different customMetadataJson or fileName are an overwrite, not a replay', async () => {
       const id = 'invoice-43';
-      const send = (fileName: string, customMetadataJson: string) => upload({ fileName, csvRoute: 'Tabular', documentId: id, customMetadataJson }, 'a,b\n1,2\n');
+      const send = (fileName: string, customMetadataJson: string) =>
+        upload({ fileName, csvRoute: 'Tabular', documentId: id, customMetadataJson }, 'a,b\n1,2\n');
       const artifact = async () => (await (await api(`/api/v1/documents/${id}/result`)).json()) as { fileName: string; customMetadata: unknown };
       await send('a.csv', '{"v":1,"w":2}');
       const first = await settled(id);
@@ -371,12 +416,20 @@ export function documentsSuite(mode: Mode): void {
       // Chunked transfer (no Content-Length), as clients stream large files.
       const put = await fetch(`${putUrl}${u.search}`, {
         method: 'PUT',
-        body: new ReadableStream({ start(c) { for (let i = 0; i < bytes.length; i += 1000) c.enqueue(new Uint8Array(bytes.subarray(i, i + 1000))); c.close(); } }),
+        body: new ReadableStream({
+          start(c) {
+            for (let i = 0; i < bytes.length; i += 1000) c.enqueue(new Uint8Array(bytes.subarray(i, i + 1000)));
+            c.close();
+          },
+        }),
         duplex: 'half',
       } as RequestInit);
       expect(put.status).toBe(204);
 
-      const done = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial', customMetadataJson: '{"via":"presigned"}' }));
+      const done = await api(
+        '/api/v1/documents/upload-complete',
+        json({ uploadId: session.uploadId, csvRoute: 'Spatial', customMetadataJson: '{"via":"presigned"}' }),
+      );
       expect(done.status).toBe(202);
       expect(await done.json()).toEqual({ documentId: session.documentId, status: 'Queued', statusInt: 2 });
       const again = await api('/api/v1/documents/upload-complete', json({ uploadId: session.uploadId, csvRoute: 'Spatial' }));
@@ -418,7 +471,7 @@ export function documentsSuite(mode: Mode): void {
       const second = await upload({ fileName: 'r2.csv', csvRoute: 'Tabular' }, body, t);
       expect(second.status).toBe(429);
       expect(second.headers.get('retry-after')).toBeTruthy();
-      expect(((await second.json()) as Record<string, any>)).toMatchObject({ code: 'rate_limited', limit: 100 });
+      expect((await second.json()) as Record<string, any>).toMatchObject({ code: 'rate_limited', limit: 100 });
       const stored = (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(slow.tenantId) && f.endsWith('/upload'));
       expect(stored).toHaveLength(1);
       await settled(((await first.json()) as Status).documentId, t); // leave no job running for the next test
@@ -458,7 +511,11 @@ export function documentsLifecycleSuite(mode: Mode): void {
         const tok = await getToken(apiOnly.url, 'demo-client', 'demo-secret-0123456789');
         const ids: string[] = [];
         for (let i = 0; i < 3; i++) {
-          const r = await fetch(`${apiOnly.url}/api/v1/documents/upload?fileName=q${i}.csv&csvRoute=Tabular`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: `x,y\n${i},${i}\n` });
+          const r = await fetch(`${apiOnly.url}/api/v1/documents/upload?fileName=q${i}.csv&csvRoute=Tabular`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${tok}` },
+            body: `x,y\n${i},${i}\n`,
+          });
           ids.push(((await r.json()) as { documentId: string }).documentId);
         }
         const pending = await fetch(`${apiOnly.url}/api/v1/documents/${ids[0]}/result`, { headers: { authorization: `Bearer ${tok}` } });
@@ -490,7 +547,12 @@ export function documentsLifecycleSuite(mode: Mode): void {
       try {
         const app = await createApp(n.node, { maxConcurrentJobs: 2 });
         const tok = await getToken(n.url, app.clientId, app.clientSecret);
-        const send = () => fetch(`${n.url}/api/v1/documents/upload?fileName=c.csv&csvRoute=Tabular`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a\n1\n' });
+        const send = () =>
+          fetch(`${n.url}/api/v1/documents/upload?fileName=c.csv&csvRoute=Tabular`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${tok}` },
+            body: 'a\n1\n',
+          });
         expect((await send()).status).toBe(202);
         expect((await send()).status).toBe(202);
         const third = await send();
@@ -508,9 +570,18 @@ export function documentsLifecycleSuite(mode: Mode): void {
       const n = await startTestNode(env);
       try {
         const tok = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
-        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=r.csv&csvRoute=Tabular&documentId=short-lived`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a,b\n1,2\n' });
+        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=r.csv&csvRoute=Tabular&documentId=short-lived`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tok}` },
+          body: 'a,b\n1,2\n',
+        });
         expect(r.status).toBe(202);
-        await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/short-lived/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status).statusInt === 8, 'completion');
+        await waitFor(
+          async () =>
+            ((await (await fetch(`${n.url}/api/v1/documents/short-lived/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status)
+              .statusInt === 8,
+          'completion',
+        );
         expect((await filesUnder(path.join(env.dataDir, 'blobs'))).length).toBeGreaterThan(0);
         await new Promise((res) => setTimeout(res, 3500));
         for (const p of ['status', 'result']) {
@@ -532,17 +603,26 @@ export function documentsLifecycleSuite(mode: Mode): void {
         const tok = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
         const rows = Array.from({ length: 2_000_000 }, (_, i) => `${i},name ${i},${(i * 0.37).toFixed(2)},2024-01-${String((i % 28) + 1).padStart(2, '0')}`);
         const body = 'id,name,value,day\n' + rows.join('\n') + '\n';
-        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=big.csv&csvRoute=Tabular&documentId=killme`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body });
+        const r = await fetch(`${n.url}/api/v1/documents/upload?fileName=big.csv&csvRoute=Tabular&documentId=killme`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tok}` },
+          body,
+        });
         expect(r.status).toBe(202);
-        const get = async () => (await (await fetch(`${n.url}/api/v1/documents/killme/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status;
+        const get = async () =>
+          (await (await fetch(`${n.url}/api/v1/documents/killme/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as Status;
         await waitFor(async () => (await get()).statusInt === 3, 'processing');
         await new Promise((res) => setTimeout(res, 1000)); // let the task reach its thread
         // The only task in flight is the culprit: it is charged an attempt and runs again.
         process.kill(n.node.pool!.pid!, 'SIGKILL');
-        const done = await waitFor(async () => {
-          const s = await get();
-          return s.statusInt === 8 || s.statusInt === 9 ? s : null;
-        }, 'retry to finish', 90_000);
+        const done = await waitFor(
+          async () => {
+            const s = await get();
+            return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+          },
+          'retry to finish',
+          90_000,
+        );
         expect(done.statusInt).toBe(8);
         expect(done.attempts).toBe(2);
       } finally {

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
-  createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
+  createApp,
+  createTestEnv,
+  destroyTestEnv,
+  filesUnder,
+  getToken,
+  startTestNode,
+  waitFor,
+  type Mode,
+  type TestEnv,
+  type TestNode,
 } from '../helpers/node.js';
 
 interface Status {
@@ -56,8 +65,7 @@ export function uploadSessionsSuite(mode: Mode): void {
       return fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body, duplex: 'half' } as RequestInit);
     };
     const complete = (s: Session, tok = token) => postJson('/api/v1/documents/upload-complete', { uploadId: s.uploadId, csvRoute: 'Tabular' }, tok);
-    const blobFiles = async (tenantId: string) =>
-      (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(`/${tenantId}/`));
+    const blobFiles = async (tenantId: string) => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(`/${tenantId}/`));
 
     beforeAll(async () => {
       // Sessions last one hour; jobs are kept for two, so a session can expire before its job.
@@ -86,7 +94,10 @@ export function uploadSessionsSuite(mode: Mode): void {
       const { g } = JSON.parse(Buffer.from(session.uploadId.split('.')[0], 'base64url').toString()) as { g: string };
       expect((await api(`/api/v1/documents/${encodeURIComponent(`upload-session/${g}`)}/status`, {}, t)).status).toBe(404);
       const batch = await postJson('/api/v1/documents/status/batch', { documentIds: [`upload-session/${g}`, id] }, t);
-      expect(((await batch.json()) as { results: Record<string, unknown>[] }).results.map((r) => r.statusInt ?? r.error)).toEqual([expect.objectContaining({ code: 'document_not_found' }), 8]);
+      expect(((await batch.json()) as { results: Record<string, unknown>[] }).results.map((r) => r.statusInt ?? r.error)).toEqual([
+        expect.objectContaining({ code: 'document_not_found' }),
+        8,
+      ]);
       expect(await status(id, t)).toMatchObject({ statusInt: 8, completedAt: first.completedAt });
       expect(await rows(id, t)).toBe(1);
 
@@ -146,7 +157,11 @@ export function uploadSessionsSuite(mode: Mode): void {
         const app = await createApp(n.node, { maxConcurrentJobs: 1 });
         const tok = await getToken(n.url, app.clientId, app.clientSecret);
         const post = (p: string, body: unknown) =>
-          fetch(`${n.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          fetch(`${n.url}${p}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
         const open = () => post('/api/v1/documents/upload-request', { fileName: 's.csv', sizeBytes: 4 });
 
         const used = await open();

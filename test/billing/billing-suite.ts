@@ -29,7 +29,12 @@ function rng(seed: number): () => number {
   };
 }
 
-interface Charge { appId: string; format: string; day: string; units: number }
+interface Charge {
+  appId: string;
+  format: string;
+  day: string;
+  units: number;
+}
 
 export function billingSuite(engine: string, open: () => Promise<BillingEnv>): void {
   describe(`billing (${engine})`, () => {
@@ -43,9 +48,20 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
 
     async function charge(c: Charge & { month?: string; tenantId?: string }): Promise<void> {
       const chargeKey = randomUUID();
-      await env.store.chargeUsage({ chargeKey, tenantId: c.tenantId ?? tenant.id, appId: c.appId, documentId: randomUUID(), month: c.month ?? MONTH, format: c.format, units: c.units });
+      await env.store.chargeUsage({
+        chargeKey,
+        tenantId: c.tenantId ?? tenant.id,
+        appId: c.appId,
+        documentId: randomUUID(),
+        month: c.month ?? MONTH,
+        format: c.format,
+        units: c.units,
+      });
       // The day a job was charged: the ledger stamps now(); a generated month spreads them out.
-      await env.store.db.query("UPDATE usage_ledger SET charged_at = $2::timestamptz WHERE charge_key = $1", [chargeKey, `${c.day}T${String(c.units % 24).padStart(2, '0')}:30:00Z`]);
+      await env.store.db.query('UPDATE usage_ledger SET charged_at = $2::timestamptz WHERE charge_key = $1', [
+        chargeKey,
+        `${c.day}T${String(c.units % 24).padStart(2, '0')}:30:00Z`,
+      ]);
     }
 
     beforeAll(async () => {
@@ -73,7 +89,16 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       // Noise that must not show: another month, another tenant, a hold of a job in progress.
       await charge({ appId: apps[0].id, format: 'pdf', day: '2025-04-01', units: 777, month: '2025-04' });
       await charge({ appId: otherApp.id, format: 'pdf', day: `${MONTH}-10`, units: 555, tenantId: other.id });
-      await env.store.reserveUnits({ chargeKey: 'held', tenantId: tenant.id, appId: apps[0].id, documentId: 'd-held', month: MONTH, units: 333, quota: 5000, holdSeconds: 600 });
+      await env.store.reserveUnits({
+        chargeKey: 'held',
+        tenantId: tenant.id,
+        appId: apps[0].id,
+        documentId: 'd-held',
+        month: MONTH,
+        units: 333,
+        quota: 5000,
+        holdSeconds: 600,
+      });
     });
     afterAll(async () => {
       await env?.dispose();
@@ -100,7 +125,10 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       expect(u.granularity).toBe('day');
       const days = new Set(charges.map((c) => c.day));
       for (const day of days) {
-        expect(u.items.filter((f) => f.day === day).reduce((s, f) => s + f.units, 0), day).toBe(sum(charges.filter((c) => c.day === day)));
+        expect(
+          u.items.filter((f) => f.day === day).reduce((s, f) => s + f.units, 0),
+          day,
+        ).toBe(sum(charges.filter((c) => c.day === day)));
       }
       expect(u.totals.units).toBe(sum(charges));
     });
@@ -109,7 +137,13 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       const q = await billing.quotas(tenant.id, MONTH);
       const ingest = q.find((x) => x.appId === apps[0].id)!;
       const used = sum(charges.filter((c) => c.appId === apps[0].id));
-      expect(ingest).toEqual({ appId: apps[0].id, appName: 'ingest', plan: { id: plan.id, name: 'metered', quota: 5000 }, unitsCharged: used, remaining: 5000 - used });
+      expect(ingest).toEqual({
+        appId: apps[0].id,
+        appName: 'ingest',
+        plan: { id: plan.id, name: 'metered', quota: 5000 },
+        unitsCharged: used,
+        remaining: 5000 - used,
+      });
       expect(q.find((x) => x.appId === apps[2].id)).toEqual({ appId: apps[2].id, appName: 'no plan', plan: null, unitsCharged: 0, remaining: null });
       expect(q.map((x) => x.appId)).not.toContain(undefined);
     });
@@ -130,7 +164,21 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       }
 
       const rows = parseCsv(statementCsv(s));
-      expect(rows[0]).toEqual(['month', 'tenant_id', 'tenant_name', 'app_id', 'app_name', 'plan_id', 'plan_name', 'quota', 'quota_remaining', 'family', 'units', 'documents', 'overage_units']);
+      expect(rows[0]).toEqual([
+        'month',
+        'tenant_id',
+        'tenant_name',
+        'app_id',
+        'app_name',
+        'plan_id',
+        'plan_name',
+        'quota',
+        'quota_remaining',
+        'family',
+        'units',
+        'documents',
+        'overage_units',
+      ]);
       const records = rows.slice(1).map((r) => Object.fromEntries(rows[0].map((h, i) => [h, r[i]])));
       expect(records.reduce((t, r) => t + Number(r.units), 0)).toBe(sum(charges));
       expect(records.reduce((t, r) => t + Number(r.documents), 0)).toBe(charges.length);
@@ -163,7 +211,15 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
 
     it("a deleted app's charges stay on the statement", async () => {
       const t = await env.store.createTenant({ name: 'Deleting' });
-      const app = await env.store.createApp({ tenantId: t.id, name: 'gone', licenseRegion: 'local', dbCode: 'db', clientId: `c-${randomUUID()}`, secretHash: 'x', planId: plan.id });
+      const app = await env.store.createApp({
+        tenantId: t.id,
+        name: 'gone',
+        licenseRegion: 'local',
+        dbCode: 'db',
+        clientId: `c-${randomUUID()}`,
+        secretHash: 'x',
+        planId: plan.id,
+      });
       await env.store.chargeUsage({ chargeKey: randomUUID(), tenantId: t.id, appId: app.id, documentId: 'd', month: MONTH, format: 'pdf', units: 9 });
       await env.store.db.query('DELETE FROM apps WHERE id = $1', [app.id]);
       const s = await billing.statement(t.id, MONTH);

@@ -43,7 +43,15 @@ beforeAll(async () => {
   await members.upsertMember({ tenantId, email: 'member@hooli.test', role: 'member' });
   await members.upsertMember({ tenantId: outsider.id, email: 'owner@outsider.test', role: 'owner' });
   const plan = await store.createPlan(planInput({ maxDocumentUnitsPerMonth: 100 }));
-  const app = await store.createApp({ tenantId, name: 'api', licenseRegion: 'local', dbCode: 'db', clientId: `c-${randomUUID()}`, secretHash: 'x', planId: plan.id });
+  const app = await store.createApp({
+    tenantId,
+    name: 'api',
+    licenseRegion: 'local',
+    dbCode: 'db',
+    clientId: `c-${randomUUID()}`,
+    secretHash: 'x',
+    planId: plan.id,
+  });
   appId = app.id;
   const formats = ['pdf', 'docx', 'pdf', 'sql'];
   for (const [i, u] of units.entries()) {
@@ -82,7 +90,9 @@ describe('billing routes', () => {
     expect(res.status).toBe(200);
     const s = await res.json();
     expect(s.totals).toEqual({ units: total, documents: 4, byFamily: { pdf: 20, office: 11, sql: 2 } });
-    expect(s.apps).toEqual([expect.objectContaining({ appId, unitsCharged: total, remaining: 100 - total, byFamily: { pdf: 20, office: 11, sql: 2 }, overageUnits: 0 })]);
+    expect(s.apps).toEqual([
+      expect.objectContaining({ appId, unitsCharged: total, remaining: 100 - total, byFamily: { pdf: 20, office: 11, sql: 2 }, overageUnits: 0 }),
+    ]);
   });
 
   it('the statement as CSV with Accept: text/csv or ?format=csv', async () => {

@@ -26,7 +26,15 @@ beforeAll(async () => {
   const planId = (await store.getApp(first.appId))!.planId;
   // A second app of the same tenant, on the same plan.
   const clientSecret = generateClientSecret();
-  const second = await store.createApp({ tenantId, name: 'second app', licenseRegion: 'local', dbCode: 'db1', clientId: `c-${randomUUID()}`, secretHash: await hashSecret(clientSecret), planId });
+  const second = await store.createApp({
+    tenantId,
+    name: 'second app',
+    licenseRegion: 'local',
+    dbCode: 'db1',
+    clientId: `c-${randomUUID()}`,
+    secretHash: await hashSecret(clientSecret),
+    planId,
+  });
   apps.push({ appId: first.appId, token: await getToken(n.url, first.clientId, first.clientSecret) });
   apps.push({ appId: second.id, token: await getToken(n.url, second.clientId, clientSecret) });
   operatorKey = (await new OperatorKeysStore(store.db).create('statement-jobs')).key;
@@ -36,18 +44,34 @@ afterAll(async () => {
   if (env) await destroyTestEnv(env);
 });
 
-interface Job { appIndex: number; family: 'csv' | 'pdf' | 'sql'; query: Record<string, string>; body: Buffer }
+interface Job {
+  appIndex: number;
+  family: 'csv' | 'pdf' | 'sql';
+  query: Record<string, string>;
+  body: Buffer;
+}
 
 /** Uploads one document and waits until it completed; returns its status. */
 async function run(job: Job): Promise<{ statusInt: number; documentUnits: number }> {
   const { token } = apps[job.appIndex];
-  const res = await fetch(`${n.url}/api/v1/documents/upload?${new URLSearchParams(job.query)}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: job.body });
+  const res = await fetch(`${n.url}/api/v1/documents/upload?${new URLSearchParams(job.query)}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: job.body,
+  });
   expect(res.status, await res.clone().text()).toBe(202);
   const { documentId } = (await res.json()) as { documentId: string };
-  return waitFor(async () => {
-    const s = (await (await fetch(`${n.url}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number; documentUnits: number };
-    return s.statusInt === 8 || s.statusInt === 9 ? s : null;
-  }, `${job.query.fileName} to finish`, 120_000);
+  return waitFor(
+    async () => {
+      const s = (await (await fetch(`${n.url}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        statusInt: number;
+        documentUnits: number;
+      };
+      return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+    },
+    `${job.query.fileName} to finish`,
+    120_000,
+  );
 }
 
 const manage = (path: string) => fetch(`${n.url}/manage/v1${path}`, { headers: { authorization: `Bearer ${operatorKey}` } });
@@ -64,8 +88,10 @@ describe('statements equal the units charged to real jobs', { timeout: 300_000 }
     );
     const jobs: Job[] = [];
     for (const appIndex of [0, 1]) {
-      for (let i = 0; i < (appIndex === 0 ? 3 : 2); i++) jobs.push({ appIndex, family: 'csv', query: { fileName: `rows-${appIndex}-${i}.csv`, csvRoute: 'Tabular' }, body: csv(i) });
-      for (let i = 0; i < (appIndex === 0 ? 2 : 1); i++) jobs.push({ appIndex, family: 'pdf', query: { fileName: `pages-${appIndex}-${i}.pdf`, pdfMode: 'SingleColumn' }, body: pagesPdf(3) });
+      for (let i = 0; i < (appIndex === 0 ? 3 : 2); i++)
+        jobs.push({ appIndex, family: 'csv', query: { fileName: `rows-${appIndex}-${i}.csv`, csvRoute: 'Tabular' }, body: csv(i) });
+      for (let i = 0; i < (appIndex === 0 ? 2 : 1); i++)
+        jobs.push({ appIndex, family: 'pdf', query: { fileName: `pages-${appIndex}-${i}.pdf`, pdfMode: 'SingleColumn' }, body: pagesPdf(3) });
     }
     jobs.push({ appIndex: 1, family: 'sql', query: { fileName: 'script.sql', sqlDialect: 'PostgreSql' }, body: sql });
     const monthBefore = new Date().toISOString().slice(0, 7);

@@ -49,24 +49,60 @@ describe('loadConfig', () => {
 
   it('reads every documented variable', () => {
     const c = loadConfig({
-      PORT: '9000', HOST: '0.0.0.0', DOCPARSE_DATA_DIR: '/tmp/x', DOCPARSE_BASE_URL: 'https://api.example.com/', DOCPARSE_AUTH_URL: 'https://auth.example.com',
-      DOCPARSE_REGION: 'eu-west-1', DOCPARSE_NODE_ID: 'n1', DOCPARSE_WORKER_THREADS: '4', DOCPARSE_HEAVY_SLOTS: '1', DOCPARSE_MAX_HEADER_BYTES: '4096',
-      DOCPARSE_TRUST_PROXY: 'yes', LOG_LEVEL: 'WARN', DOCPARSE_SEED_DEMO: 'false', DOCPARSE_SHUTDOWN_GRACE_SECONDS: '0',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DOCPARSE_DATA_DIR: '/tmp/x',
+      DOCPARSE_BASE_URL: 'https://api.example.com/',
+      DOCPARSE_AUTH_URL: 'https://auth.example.com',
+      DOCPARSE_REGION: 'eu-west-1',
+      DOCPARSE_NODE_ID: 'n1',
+      DOCPARSE_WORKER_THREADS: '4',
+      DOCPARSE_HEAVY_SLOTS: '1',
+      DOCPARSE_MAX_HEADER_BYTES: '4096',
+      DOCPARSE_TRUST_PROXY: 'yes',
+      LOG_LEVEL: 'WARN',
+      DOCPARSE_SEED_DEMO: 'false',
+      DOCPARSE_SHUTDOWN_GRACE_SECONDS: '0',
     });
     expect(c).toMatchObject({
-      port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com', dashboardUrl: 'https://api.example.com/dashboard',
-      region: 'eu-west-1', nodeId: 'n1', workerThreads: 4, heavySlots: 1, maxHeaderBytes: 4096, trustProxy: true, logLevel: 'warn', seedDemo: false, shutdownGraceSeconds: 0,
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/tmp/x',
+      baseUrl: 'https://api.example.com',
+      authUrl: 'https://auth.example.com',
+      dashboardUrl: 'https://api.example.com/dashboard',
+      region: 'eu-west-1',
+      nodeId: 'n1',
+      workerThreads: 4,
+      heavySlots: 1,
+      maxHeaderBytes: 4096,
+      trustProxy: true,
+      logLevel: 'warn',
+      seedDemo: false,
+      shutdownGraceSeconds: 0,
     });
   });
 
   it("reads the parsers' settings and the engines' locations (handed to the parsing process as they are)", () => {
     expect(loadConfig({}).parsers).toEqual({ ...DEFAULT_PARSER_SETTINGS, engines: { ...DEFAULT_PARSER_SETTINGS.engines, searchPath: [] } });
     const c = loadConfig({
-      DOCPARSE_ARCHIVE_MAX_BYTES: '1000', DOCPARSE_ARCHIVE_MAX_ENTRIES: '7', DOCPARSE_ARCHIVE_MAX_RATIO: '50', DOCPARSE_ARCHIVE_MAX_DEPTH: '0',
-      DOCPARSE_CAD_MAX_BYTES: '123', DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES: '456',
-      DOCPARSE_OFFICE_RENDER: 'AUTO', DOCPARSE_OFFICE_MAX_PART_MB: '2', DOCPARSE_OFFICE_MAX_SHEET_XML_MB: '3', DOCPARSE_SOFFICE_TIMEOUT_MS: '5000',
-      DOCPARSE_GIS_MAX_INLINE_FEATURES: '9', DOCPARSE_GIS_FGB: 'off', DOCPARSE_PDFIUM_OPTIMIZED: 'false',
-      DOCPARSE_SOFFICE: '/opt/lo/soffice', DOCPARSE_TESSDATA_DIR: '/models', TESSDATA_PREFIX: '/usr/local/share/tessdata', PATH: '/a:/b',
+      DOCPARSE_ARCHIVE_MAX_BYTES: '1000',
+      DOCPARSE_ARCHIVE_MAX_ENTRIES: '7',
+      DOCPARSE_ARCHIVE_MAX_RATIO: '50',
+      DOCPARSE_ARCHIVE_MAX_DEPTH: '0',
+      DOCPARSE_CAD_MAX_BYTES: '123',
+      DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES: '456',
+      DOCPARSE_OFFICE_RENDER: 'AUTO',
+      DOCPARSE_OFFICE_MAX_PART_MB: '2',
+      DOCPARSE_OFFICE_MAX_SHEET_XML_MB: '3',
+      DOCPARSE_SOFFICE_TIMEOUT_MS: '5000',
+      DOCPARSE_GIS_MAX_INLINE_FEATURES: '9',
+      DOCPARSE_GIS_FGB: 'off',
+      DOCPARSE_PDFIUM_OPTIMIZED: 'false',
+      DOCPARSE_SOFFICE: '/opt/lo/soffice',
+      DOCPARSE_TESSDATA_DIR: '/models',
+      TESSDATA_PREFIX: '/usr/local/share/tessdata',
+      PATH: '/a:/b',
     });
     expect(c.parsers).toEqual({
       archive: { maxBytes: 1000, maxEntries: 7, maxRatio: 50, maxDepth: 0 },
@@ -90,7 +126,16 @@ describe('loadConfig', () => {
 
   it('documents every variable it reads', () => {
     const names = CONFIG_DOCS.map((d) => d.name);
-    for (const n of ['PORT', 'HOST', 'DOCPARSE_DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'DOCPARSE_MAX_HEADER_BYTES', 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', 'LOG_LEVEL']) {
+    for (const n of [
+      'PORT',
+      'HOST',
+      'DOCPARSE_DATA_DIR',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'DOCPARSE_MAX_HEADER_BYTES',
+      'DOCPARSE_SHUTDOWN_GRACE_SECONDS',
+      'LOG_LEVEL',
+    ]) {
       expect(names).toContain(n);
     }
   });

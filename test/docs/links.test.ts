@@ -28,10 +28,7 @@ describe('the link checker', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'docparse-links-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'docs'));
-  writeFileSync(
-    path.join(dir, 'docs', 'target.md'),
-    '# Target page\n\n## Limits of the `HTTP` front\n\n## Notes\n\n## Notes\n\n```sh\n# not a heading\n```\n',
-  );
+  writeFileSync(path.join(dir, 'docs', 'target.md'), '# Target page\n\n## Limits of the `HTTP` front\n\n## Notes\n\n## Notes\n\n```sh\n# not a heading\n```\n');
 
   it('names a missing file, a missing anchor and a site-absolute path, and passes good links', () => {
     writeFileSync(

@@ -37,7 +37,8 @@ function disagreement(use: CodeUse): string | null {
     case 'problem':
       if (!p) return `${use.where}: problem code ${use.code} is not in the catalogue`;
       if (use.status !== undefined && use.status !== p.status) return `${use.where}: ${use.code} with status ${use.status}; the catalogue says ${p.status}`;
-      if (use.title !== undefined && use.title !== p.title) return `${use.where}: ${use.code} titled ${JSON.stringify(use.title)}; the catalogue says ${JSON.stringify(p.title)}`;
+      if (use.title !== undefined && use.title !== p.title)
+        return `${use.where}: ${use.code} titled ${JSON.stringify(use.title)}; the catalogue says ${JSON.stringify(p.title)}`;
       // Even an agreeing status and title are a second copy of the catalogue's.
       if (use.status !== undefined) return `${use.where}: ${use.code} made with new ProblemError: make it with problem(code, detail)`;
       return null;
@@ -48,7 +49,8 @@ function disagreement(use: CodeUse): string | null {
     case 'oauth': {
       const o = (OAUTH_ERRORS as Record<string, { statuses: readonly number[] }>)[use.code];
       if (!o) return `${use.where}: OAuth error ${use.code} is not in the catalogue`;
-      if (use.status !== undefined && !o.statuses.includes(use.status)) return `${use.where}: ${use.code} with status ${use.status}; the catalogue lists ${o.statuses.join(', ')}`;
+      if (use.status !== undefined && !o.statuses.includes(use.status))
+        return `${use.where}: ${use.code} with status ${use.status}; the catalogue lists ${o.statuses.join(', ')}`;
       return null;
     }
   }
@@ -74,7 +76,10 @@ describe('error catalogue', () => {
     expect(uses.filter((u) => u.kind === 'error object').length).toBeGreaterThan(5);
     const found = uses.map(disagreement).filter((d): d is string => d !== null);
     expect(found.filter((d) => !PENDING.has(withoutLine(d)))).toEqual([]);
-    expect([...PENDING].filter((p) => !found.some((d) => withoutLine(d) === p)), 'converted: remove from PENDING').toEqual([]);
+    expect(
+      [...PENDING].filter((p) => !found.some((d) => withoutLine(d) === p)),
+      'converted: remove from PENDING',
+    ).toEqual([]);
   });
 
   it('the scan names a code missing from the catalogue, a second status or title, a problem made by hand, and a computed code', () => {
@@ -105,10 +110,18 @@ describe('error catalogue', () => {
   it('a code has one status and one title wherever it is made', () => {
     expect(problem('rate_limited', 'a')).toMatchObject({ status: 429, title: 'Rate limit exceeded' });
     // The 413 of a JSON body and of a document is one code (issue 18 found two).
-    expect(problems.bodyTooLarge(10)).toMatchObject({ status: 413, code: 'document_too_large', title: PROBLEMS.document_too_large.title, extras: { maxBytes: 10 } });
+    expect(problems.bodyTooLarge(10)).toMatchObject({
+      status: 413,
+      code: 'document_too_large',
+      title: PROBLEMS.document_too_large.title,
+      extras: { maxBytes: 10 },
+    });
     // A failed job's result: 422 titled as extraction_failed, whatever the job's own code.
     expect(problems.jobFailed('d', { code: 'encrypted_document', message: 'm', stage: 'extract' })).toMatchObject({
-      status: 422, code: 'encrypted_document', title: 'Extraction failed', detail: 'm',
+      status: 422,
+      code: 'encrypted_document',
+      title: 'Extraction failed',
+      detail: 'm',
     });
   });
 });

@@ -11,11 +11,9 @@ export type CodeUse =
   | { kind: 'error object'; code: string; where: string }
   | { kind: 'unreadable'; what: string; where: string };
 
-const literal = (n: ts.Node | undefined): string | undefined =>
-  n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : undefined;
+const literal = (n: ts.Node | undefined): string | undefined => (n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : undefined);
 const number = (n: ts.Node | undefined): number | undefined => (n && ts.isNumericLiteral(n) ? Number(n.text) : undefined);
-const calleeName = (e: ts.Expression): string | undefined =>
-  ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
+const calleeName = (e: ts.Expression): string | undefined => (ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined);
 
 export function codeUses(fileName: string, source: string): CodeUse[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);

@@ -50,10 +50,14 @@ describe('health endpoints on a running node', () => {
   });
 
   it('GET /health/ready → 200 once the control plane, job store and worker pool are ready', async () => {
-    const res = await waitFor(async () => {
-      const r = await fetch(`${url}/health/ready`);
-      return r.status === 200 ? r : (await r.body?.cancel(), null);
-    }, 'readiness', 60_000);
+    const res = await waitFor(
+      async () => {
+        const r = await fetch(`${url}/health/ready`);
+        return r.status === 200 ? r : (await r.body?.cancel(), null);
+      },
+      'readiness',
+      60_000,
+    );
     const body = (await res.json()) as { status: string; checks: Record<string, string> };
     expect(body.status).toBe('ready');
     for (const name of ['controlPlane', 'jobStore', 'workerPool']) expect(body.checks[name]).toBe('ok');
@@ -75,7 +79,12 @@ describe('health endpoints on a running node', () => {
     expect(s.memory.heapTotalBytes).toBeGreaterThanOrEqual(s.memory.heapUsedBytes);
     expect(s.memory.systemTotalBytes).toBeGreaterThanOrEqual(s.memory.systemFreeBytes);
     expect(s.activeRequests).toBeGreaterThanOrEqual(1); // this request
-    expect(s.workerPool).toMatchObject({ threads: expect.any(Number), queued: expect.any(Number), running: expect.any(Number), utilization: expect.any(Number) });
+    expect(s.workerPool).toMatchObject({
+      threads: expect.any(Number),
+      queued: expect.any(Number),
+      running: expect.any(Number),
+      utilization: expect.any(Number),
+    });
     expect(s.workerPool.threads).toBeGreaterThanOrEqual(1);
     expect(s.jobQueue).toMatchObject({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number) });
   });
@@ -84,14 +93,21 @@ describe('health endpoints on a running node', () => {
     const token = await fetch(`${url}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: 'health-demo', client_secret: 'health-demo-secret-0123456789' }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        scope: 'Service.API',
+        client_id: 'health-demo',
+        client_secret: 'health-demo-secret-0123456789',
+      }),
     }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
     expect(token).toBeTruthy();
     const uploads: RawConnection[] = [];
     for (let i = 0; i < 3; i++) {
       const c = new RawConnection(node.port);
       await c.connected;
-      await c.write(`POST /api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/csv\r\nContent-Length: 100000\r\n\r\na,b\n1,2\n`);
+      await c.write(
+        `POST /api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/csv\r\nContent-Length: 100000\r\n\r\na,b\n1,2\n`,
+      );
       uploads.push(c);
     }
     const s = await waitFor(async () => {
@@ -100,7 +116,10 @@ describe('health endpoints on a running node', () => {
     }, 'three uploads and this request to be counted');
     expect(s.activeRequests).toBeGreaterThanOrEqual(4);
     for (const c of uploads) c.destroy();
-    await waitFor(async () => ((await (await fetch(`${url}/health/node-state`)).json()) as { activeRequests: number }).activeRequests === 1, 'the aborted uploads to be uncounted');
+    await waitFor(
+      async () => ((await (await fetch(`${url}/health/node-state`)).json()) as { activeRequests: number }).activeRequests === 1,
+      'the aborted uploads to be uncounted',
+    );
   });
 
   for (const p of PUBLIC) {
@@ -154,7 +173,9 @@ describe('GET /openapi/v1.json', () => {
 
   it('describes every registered endpoint, and nothing else', () => {
     // The management API has its own document (/openapi/manage-v1.json): none of it is here.
-    const registered = parsingRoutes().map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`).sort();
+    const registered = parsingRoutes()
+      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
+      .sort();
     expect(node.http.router.routes.some((r) => r.api === 'manage')).toBe(true);
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/manage/') || p === '/openapi/manage-v1.json')).toEqual([]);
     const documented: string[] = [];
@@ -170,9 +191,15 @@ describe('GET /openapi/v1.json', () => {
   it('documents the same parameters that requests are validated against', async () => {
     for (const r of parsingRoutes()) {
       const op = doc.paths[r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][r.method.toLowerCase()];
-      const inQuery = (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+      const inQuery = (op.parameters ?? [])
+        .filter((p: any) => p.in === 'query')
+        .map((p: any) => p.name)
+        .sort();
       expect(inQuery, `${r.method} ${r.path}`).toEqual(Object.keys(r.query?.properties ?? {}).sort());
-      const inPath = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      const inPath = (op.parameters ?? [])
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name)
+        .sort();
       expect(inPath, `${r.method} ${r.path}`).toEqual((r.path.match(/:([A-Za-z0-9_]+)/g) ?? []).map((s) => s.slice(1)).sort());
       if (r.auth === 'bearer') expect(op.security).toEqual([{ bearerAuth: [] }]);
       else expect(op.security).toEqual([]);
@@ -188,7 +215,7 @@ describe('GET /openapi/v1.json', () => {
     expect(upload.responses['400'].content['application/problem+json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Problem' });
   });
 
-  it("lists, per operation and status, the codes of the error catalogue it answers with", () => {
+  it('lists, per operation and status, the codes of the error catalogue it answers with', () => {
     const upload = doc.paths['/api/v1/documents/upload'].post.responses;
     expect(codesIn(upload['401'])).toEqual(['invalid_token', 'missing_token', 'token_expired']);
     expect(codesIn(upload['403'])).toEqual(['app_disabled', 'domain_not_allowed', 'feature_not_in_plan']);
@@ -220,7 +247,9 @@ describe('GET /openapi/v1.json', () => {
     for (const r of parsingRoutes()) {
       if (r.errorReply) continue;
       const statuses = codesByStatus(problemCodesOf(r));
-      const byHand = Object.keys(r.responses).map(Number).filter((s) => s >= 400 && !statuses.has(s));
+      const byHand = Object.keys(r.responses)
+        .map(Number)
+        .filter((s) => s >= 400 && !statuses.has(s));
       expect(byHand, `${r.method} ${r.path}`).toEqual([]);
     }
   });
@@ -229,20 +258,35 @@ describe('GET /openapi/v1.json', () => {
 describe('readiness failures', () => {
   function deps(over: Partial<HealthDeps>): HealthDeps {
     return {
-      nodeId: 'n', region: 'r', roles: ['api'], version: '0.0.0', checks: [],
-      activeRequests: () => 0, accepting: () => true, poolStats: () => null, queueDepth: async () => null, openapi: () => ({}),
+      nodeId: 'n',
+      region: 'r',
+      roles: ['api'],
+      version: '0.0.0',
+      checks: [],
+      activeRequests: () => 0,
+      accepting: () => true,
+      poolStats: () => null,
+      queueDepth: async () => null,
+      openapi: () => ({}),
       ...over,
     };
   }
 
   it('503 problem naming each failing check (errors and timeouts), 200 checks not named', async () => {
-    const h = healthRoutes(deps({
-      checks: [
-        { name: 'controlPlane', check: async () => {} },
-        { name: 'jobStore', check: async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379'); } },
-        { name: 'workerPool', check: () => new Promise<void>(() => {}) },
-      ],
-    }));
+    const h = healthRoutes(
+      deps({
+        checks: [
+          { name: 'controlPlane', check: async () => {} },
+          {
+            name: 'jobStore',
+            check: async () => {
+              throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+            },
+          },
+          { name: 'workerPool', check: () => new Promise<void>(() => {}) },
+        ],
+      }),
+    );
     const s = await startTestServer(h.routes);
     try {
       const res = await fetch(`${s.url}/health/ready`);

@@ -7,9 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-export const CORPUS_DIR = process.env.DOCPARSE_CORPUS_DIR
-  ? path.resolve(process.env.DOCPARSE_CORPUS_DIR)
-  : path.resolve(repoRoot, '..', 'shared', 'corpus');
+export const CORPUS_DIR = process.env.DOCPARSE_CORPUS_DIR ? path.resolve(process.env.DOCPARSE_CORPUS_DIR) : path.resolve(repoRoot, '..', 'shared', 'corpus');
 
 export const CORPUS_AVAILABLE = existsSync(CORPUS_DIR);
 

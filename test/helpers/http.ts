@@ -19,10 +19,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(
-  routes: RouteDef[],
-  opts: { logger?: Logger; maxHeaderBytes?: number; trustProxy?: boolean } = {},
-): Promise<TestServer> {
+export async function startTestServer(routes: RouteDef[], opts: { logger?: Logger; maxHeaderBytes?: number; trustProxy?: boolean } = {}): Promise<TestServer> {
   const server = new HttpServer({
     logger: opts.logger ?? pino({ level: 'silent' }),
     maxHeaderBytes: opts.maxHeaderBytes ?? 16 * 1024,
@@ -329,7 +326,10 @@ export async function spawnServe(env: Record<string, string>, args: string[] = [
     await waitFor(
       async () => {
         if (gone) throw new Error(`docparse exited during start:\n${err}\n${out}`);
-        return fetch(`${url}/health/live`).then((r) => r.ok, () => false);
+        return fetch(`${url}/health/live`).then(
+          (r) => r.ok,
+          () => false,
+        );
       },
       'the child node to serve /health/live',
       90_000,

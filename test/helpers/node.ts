@@ -83,13 +83,14 @@ export async function getToken(url: string, clientId: string, clientSecret: stri
 }
 
 /** Creates an active tenant with an app (and optionally a plan); returns its credentials. */
-export async function createApp(node: RunningNode, plan: Partial<NewPlan> | null): Promise<{ clientId: string; clientSecret: string; appId: string; tenantId: string }> {
+export async function createApp(
+  node: RunningNode,
+  plan: Partial<NewPlan> | null,
+): Promise<{ clientId: string; clientSecret: string; appId: string; tenantId: string }> {
   const store = node.controlPlane;
   const tenant = await store.createTenant({ name: `t-${randomUUID().slice(0, 6)}` });
   await store.setTenantState(tenant.id, 'Active');
-  const p = plan
-    ? await store.createPlan(planInput({ maxConcurrentJobs: 16, maxBytesPerSecond: 1024 * 1024 * 1024, ...plan }))
-    : null;
+  const p = plan ? await store.createPlan(planInput({ maxConcurrentJobs: 16, maxBytesPerSecond: 1024 * 1024 * 1024, ...plan })) : null;
   const clientId = `c-${randomUUID()}`;
   const clientSecret = generateClientSecret();
   const app = await store.createApp({

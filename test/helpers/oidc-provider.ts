@@ -98,7 +98,11 @@ export class CookieJar {
 const FORM = 'application/x-www-form-urlencoded';
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function startOidcProvider(opts: { clients: OidcTestClient[]; accounts?: OidcTestAccount[]; conformIdTokenClaims?: boolean }): Promise<TestOidcProvider> {
+export async function startOidcProvider(opts: {
+  clients: OidcTestClient[];
+  accounts?: OidcTestAccount[];
+  conformIdTokenClaims?: boolean;
+}): Promise<TestOidcProvider> {
   const accounts = new Map<string, Required<OidcTestAccount>>(); // by sub
   const addAccount = (a: OidcTestAccount): string => {
     const email = a.email.toLowerCase();
@@ -227,7 +231,8 @@ export async function startOidcProvider(opts: { clients: OidcTestClient[]; accou
         res = await jar.fetch(url, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams({ email }) });
       }
       const location = res.headers.get('location');
-      if (res.status < 300 || res.status >= 400 || !location) throw new Error(`the provider answered ${res.status} at ${url.pathname}: ${(await res.text()).slice(0, 500)}`);
+      if (res.status < 300 || res.status >= 400 || !location)
+        throw new Error(`the provider answered ${res.status} at ${url.pathname}: ${(await res.text()).slice(0, 500)}`);
       await res.arrayBuffer();
       url = new URL(location, url);
     }
@@ -254,7 +259,14 @@ export async function startOidcProvider(opts: { clients: OidcTestClient[]; accou
     const res = await fetch(`${issuer}/token`, {
       method: 'POST',
       headers: { 'content-type': FORM },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: o.client.clientId, client_secret: o.client.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: o.client.clientId,
+        client_secret: o.client.clientSecret,
+      }),
     });
     const body = (await res.json()) as TokenResponse;
     if (!res.ok) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`);

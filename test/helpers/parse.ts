@@ -26,15 +26,19 @@ export async function readManifest(family: string): Promise<Record<string, strin
   return rows.map((r) => Object.fromEntries(r.split('\t').map((v, i) => [cols[i], v])));
 }
 
-export type ParseResult =
-  | { ok: true; artifact: Record<string, any>; bytes: number }
-  | { ok: false; code: string; message: string; transient: boolean };
+export type ParseResult = { ok: true; artifact: Record<string, any>; bytes: number } | { ok: false; code: string; message: string; transient: boolean };
 
 /**
  * Parses a file with the registered parser for `format` and returns the artifact JSON.
  * `settings`: the node's parser settings (test/helpers/parser-settings.ts) the parse runs with.
  */
-export function parseFile(filePath: string, format: string, options: JobOptions = {}, fileName = path.basename(filePath), settings: ParserSettings = parserSettings()): Promise<ParseResult> {
+export function parseFile(
+  filePath: string,
+  format: string,
+  options: JobOptions = {},
+  fileName = path.basename(filePath),
+  settings: ParserSettings = parserSettings(),
+): Promise<ParseResult> {
   return run(filePath, format, options, fileName, (task) => parseTaskWith(task, settings));
 }
 
@@ -50,7 +54,13 @@ export function parseFileWith(
   return run(filePath, format, options, fileName, (task) => writeArtifact(task, async () => parser, settings));
 }
 
-async function run(filePath: string, format: string, options: JobOptions, fileName: string, exec: (t: ParseTask) => Promise<Awaited<ReturnType<typeof parseTaskWith>>>): Promise<ParseResult> {
+async function run(
+  filePath: string,
+  format: string,
+  options: JobOptions,
+  fileName: string,
+  exec: (t: ParseTask) => Promise<Awaited<ReturnType<typeof parseTaskWith>>>,
+): Promise<ParseResult> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-parse-'));
   try {
     const artifactPath = path.join(dir, 'artifact.json');

@@ -21,10 +21,7 @@ async function withAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>):
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(
-      `cannot reach PostgreSQL for tests at ${new URL(adminUrl).host} (set TEST_DATABASE_URL): ${(err as Error).message}`,
-      { cause: err },
-    );
+    throw new Error(`cannot reach PostgreSQL for tests at ${new URL(adminUrl).host} (set TEST_DATABASE_URL): ${(err as Error).message}`, { cause: err });
   }
   try {
     return await fn(client);

@@ -117,8 +117,19 @@ export async function startRedis(opts: RedisServerOptions = {}): Promise<TestSer
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'dp-redis-'));
   const log = { text: '' };
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', '--save', '',
-    '--appendonly', opts.persistent ? 'yes' : 'no', ...(opts.persistent ? ['--appendfsync', 'always'] : []),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--protected-mode',
+    'no',
+    '--save',
+    '',
+    '--appendonly',
+    opts.persistent ? 'yes' : 'no',
+    ...(opts.persistent ? ['--appendfsync', 'always'] : []),
     ...Object.entries(opts.config ?? {}).flatMap(([k, v]) => [`--${k}`, ...(Array.isArray(v) ? v : [v])]),
   ];
   let child: ChildProcess | null = null;
@@ -132,10 +143,15 @@ export async function startRedis(opts: RedisServerOptions = {}): Promise<TestSer
       if (child) return;
       const c = launch('redis-server', args, log);
       child = c;
-      await until(`redis-server on port ${port}`, 10_000, async () => {
-        if (c.exitCode !== null) throw new Error(`redis-server exited (${c.exitCode}):\n${log.text}`);
-        return (await ask(port, 'PING\r\n')).startsWith('+PONG');
-      }, () => log.text);
+      await until(
+        `redis-server on port ${port}`,
+        10_000,
+        async () => {
+          if (c.exitCode !== null) throw new Error(`redis-server exited (${c.exitCode}):\n${log.text}`);
+          return (await ask(port, 'PING\r\n')).startsWith('+PONG');
+        },
+        () => log.text,
+      );
     },
     async stop() {
       const c = child;
@@ -195,7 +211,24 @@ export async function startPostgres(): Promise<TestServer> {
 
   // Throw-away cluster: durability settings off for speed (a SIGKILL still loses nothing the
   // kernel already has, and the kernel is not what these tests crash).
-  const args = ['-D', data, '-p', String(port), '-k', sockets, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
+  const args = [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    sockets,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
+  ];
   let child: ChildProcess | null = null;
   const server: TestServer = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -207,10 +240,15 @@ export async function startPostgres(): Promise<TestServer> {
       if (child) return;
       const c = launch(path.join(bin, 'postgres'), args, log, user);
       child = c;
-      await until(`postgres on port ${port}`, 30_000, async () => {
-        if (c.exitCode !== null) throw new Error(`postgres exited (${c.exitCode}):\n${log.text}`);
-        return pgAccepts(bin, port);
-      }, () => log.text);
+      await until(
+        `postgres on port ${port}`,
+        30_000,
+        async () => {
+          if (c.exitCode !== null) throw new Error(`postgres exited (${c.exitCode}):\n${log.text}`);
+          return pgAccepts(bin, port);
+        },
+        () => log.text,
+      );
     },
     async stop() {
       const c = child;
@@ -219,7 +257,12 @@ export async function startPostgres(): Promise<TestServer> {
       signalCluster(c, 'SIGKILL');
       await exited(c);
       // Wait until nothing holds the port any more, so start() can take it again.
-      await until(`postgres on port ${port} to stop listening`, 10_000, async () => !(await canConnect(port)), () => log.text);
+      await until(
+        `postgres on port ${port} to stop listening`,
+        10_000,
+        async () => !(await canConnect(port)),
+        () => log.text,
+      );
     },
     freeze: () => void (child && signalCluster(child, 'SIGSTOP')),
     thaw: () => void (child && signalCluster(child, 'SIGCONT')),

@@ -12,7 +12,12 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 const seen = new Map<string, string>();
 
 const sink: RouteDef = {
-  method: 'POST', path: '/sink/:key', operationId: 'sink', summary: 'reads the raw body', tags: ['t'], auth: 'public',
+  method: 'POST',
+  path: '/sink/:key',
+  operationId: 'sink',
+  summary: 'reads the raw body',
+  tags: ['t'],
+  auth: 'public',
   params: Type.Object({ key: Type.String() }),
   body: { kind: 'raw', description: 'bytes' },
   responses: { 201: { description: 'read' } },
@@ -137,7 +142,10 @@ describe('Content-Length with Transfer-Encoding', () => {
   });
 
   it('both with a coding → the connection is closed (by uWS itself, before any handler)', async () => {
-    for (const [i, headers] of [['Content-Length: 3', 'Transfer-Encoding: chunked'], ['Transfer-Encoding: chunked', 'Content-Length: 0']].entries()) {
+    for (const [i, headers] of [
+      ['Content-Length: 3', 'Transfer-Encoding: chunked'],
+      ['Transfer-Encoding: chunked', 'Content-Length: 0'],
+    ].entries()) {
       const c = new RawConnection(srv.port);
       await c.connected;
       await c.write(post(`clte-uws${i}`, headers, chunked('abc')));
@@ -172,7 +180,9 @@ describe('Transfer-Encoding', () => {
   });
 
   it('chunked twice, or no coding at all → 400 invalid_framing', async () => {
-    expect(await refused(post('twice', ['Transfer-Encoding: chunked, chunked'], chunked('abc')), 400, 'invalid_framing')).toMatchObject({ header: 'Transfer-Encoding' });
+    expect(await refused(post('twice', ['Transfer-Encoding: chunked, chunked'], chunked('abc')), 400, 'invalid_framing')).toMatchObject({
+      header: 'Transfer-Encoding',
+    });
     expect(await refused(post('none', ['Transfer-Encoding: ,'], chunked('abc')), 400, 'invalid_framing')).toMatchObject({ header: 'Transfer-Encoding' });
     expect(seen.has('twice') || seen.has('none')).toBe(false);
   });

@@ -4,7 +4,20 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT, RawConnection, canConnect, cliEntry, freePort, filesUnder, rawRequest, sleep, spawnServe, tempDir, waitFor, type ChildNode } from '../helpers/http.js';
+import {
+  REPO_ROOT,
+  RawConnection,
+  canConnect,
+  cliEntry,
+  freePort,
+  filesUnder,
+  rawRequest,
+  sleep,
+  spawnServe,
+  tempDir,
+  waitFor,
+  type ChildNode,
+} from '../helpers/http.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -71,7 +84,9 @@ describe('docparse serve process', () => {
     for (let i = 0; i < 5; i++) {
       const c = new RawConnection(node.port);
       await c.connected;
-      await c.write(`POST /api/v1/documents/upload?fileName=x${i}.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Length: 5000000\r\n\r\n`);
+      await c.write(
+        `POST /api/v1/documents/upload?fileName=x${i}.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Length: 5000000\r\n\r\n`,
+      );
       await c.write(Buffer.from('a,b,c\n'.repeat(50_000)));
       await sleep(50);
       c.destroy();
@@ -97,7 +112,9 @@ describe('docparse serve process', () => {
     const half = Math.floor(body.length / 2);
     const up = new RawConnection(node.port);
     await up.connected;
-    await up.write(`POST /api/v1/documents/upload?fileName=shutdown.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Type: text/csv\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await up.write(
+      `POST /api/v1/documents/upload?fileName=shutdown.csv&csvRoute=Tabular HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Type: text/csv\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     await up.write(body.subarray(0, half));
     await waitFor(async () => {
       const s = (await (await fetch(`${node.url}/health/node-state`)).json()) as { activeRequests: number };

@@ -7,9 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { testRoutes, type TestHooks } from './routes.js';
-import {
-  RawConnection, canConnect, filesUnder, rawRequest, sleep, startTestServer, tempDir, waitFor, type TestServer,
-} from '../helpers/http.js';
+import { RawConnection, canConnect, filesUnder, rawRequest, sleep, startTestServer, tempDir, waitFor, type TestServer } from '../helpers/http.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });

@@ -58,7 +58,14 @@ describe('BodyStream', () => {
 
 describe('Router', () => {
   const r = (method: RouteDef['method'], path: string): RouteDef => ({
-    method, path, operationId: `${method}${path}`, summary: '', tags: [], auth: 'public', responses: {}, handler: async () => ({ status: 204, empty: true }),
+    method,
+    path,
+    operationId: `${method}${path}`,
+    summary: '',
+    tags: [],
+    auth: 'public',
+    responses: {},
+    handler: async () => ({ status: 204, empty: true }),
   });
   const router = new Router();
   router.add(r('GET', '/a/:id'));
@@ -118,7 +125,19 @@ describe('query parsing', () => {
   it('decodes form-urlencoded names and values as URLSearchParams does', () => {
     const text = Type.Object({ name: Type.Optional(Type.String()), 'a b': Type.Optional(Type.String()) }, { additionalProperties: false });
     const t = (s: string) => parseQuery<Record<string, unknown>>(text, s);
-    for (const s of ['name=a+b%20c', 'name=%E2%82%AC', 'name=100%', 'name=%zz%', 'name=%C3', 'a+b=1', 'a%20b=x&&name=y', 'name', 'name=', '&name=x&', 'name=a=b']) {
+    for (const s of [
+      'name=a+b%20c',
+      'name=%E2%82%AC',
+      'name=100%',
+      'name=%zz%',
+      'name=%C3',
+      'a+b=1',
+      'a%20b=x&&name=y',
+      'name',
+      'name=',
+      '&name=x&',
+      'name=a=b',
+    ]) {
       expect(t(s)).toEqual(Object.fromEntries(new URLSearchParams(s)));
     }
     expect(t('')).toEqual({});
@@ -131,7 +150,14 @@ describe('query parsing', () => {
   });
 
   it('names the parameter on every kind of error', () => {
-    for (const [s, p] of [['n=x', 'n'], ['x=abc', 'x'], ['x=', 'x'], ['b=2', 'b'], ['dialect=oracle', 'dialect'], ['zzz=1', 'zzz']]) {
+    for (const [s, p] of [
+      ['n=x', 'n'],
+      ['x=abc', 'x'],
+      ['x=', 'x'],
+      ['b=2', 'b'],
+      ['dialect=oracle', 'dialect'],
+      ['zzz=1', 'zzz'],
+    ]) {
       try {
         q(s);
         expect.unreachable(`?${s} should fail`);
@@ -148,7 +174,15 @@ describe('problem bodies', () => {
   it('are RFC 9457 with code, requestId and extras', () => {
     const b = toProblemBody(problems.invalidParameter('pdfMode', 'bad', ['Ocr']), '/x', 'rid');
     expect(b).toEqual({
-      type: 'https://docparse.dev/problems/invalid_parameter', title: 'Invalid parameter', status: 400, detail: 'bad', instance: '/x', code: 'invalid_parameter', requestId: 'rid', parameter: 'pdfMode', allowed: ['Ocr'],
+      type: 'https://docparse.dev/problems/invalid_parameter',
+      title: 'Invalid parameter',
+      status: 400,
+      detail: 'bad',
+      instance: '/x',
+      code: 'invalid_parameter',
+      requestId: 'rid',
+      parameter: 'pdfMode',
+      allowed: ['Ocr'],
     });
   });
 });

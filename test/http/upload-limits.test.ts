@@ -4,7 +4,16 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode,
+  createApp,
+  createTestEnv,
+  destroyTestEnv,
+  filesUnder,
+  getToken,
+  startTestNode,
+  waitFor,
+  type Mode,
+  type TestEnv,
+  type TestNode,
 } from '../helpers/node.js';
 import { RawConnection, type RawResponse } from '../helpers/http.js';
 import { monthOf } from '../../src/tenancy/month.js';
@@ -27,7 +36,10 @@ async function streamUntilAnswered(c: RawConnection, total: number, chunked: boo
   let sent = 0;
   while (response === undefined && !c.closed && sent < total) {
     const piece = CSV_CHUNK.slice(0, Math.min(CSV_CHUNK.length, total - sent));
-    const ok = await c.write(chunked ? `${piece.length.toString(16)}\r\n${piece}\r\n` : piece).then(() => true, () => false);
+    const ok = await c.write(chunked ? `${piece.length.toString(16)}\r\n${piece}\r\n` : piece).then(
+      () => true,
+      () => false,
+    );
     if (!ok) break;
     sent += piece.length;
     await new Promise((r) => setTimeout(r, 5));
@@ -93,7 +105,11 @@ function limitsSuite(mode: Mode) {
         const app = await appWithRate(100); // 1000 bytes per window
         const started = window();
         const chunked = new ReadableStream({ start: (ctl) => (ctl.enqueue(new TextEncoder().encode(csv)), ctl.close()) });
-        const first = await api('/api/v1/documents/upload?fileName=c1.csv&csvRoute=Tabular', app.token, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit);
+        const first = await api('/api/v1/documents/upload?fileName=c1.csv&csvRoute=Tabular', app.token, {
+          method: 'POST',
+          body: chunked,
+          duplex: 'half',
+        } as RequestInit);
         expect(first.status).toBe(202);
         const second = await api('/api/v1/documents/upload?fileName=c2.csv&csvRoute=Tabular', app.token, { method: 'POST', body: csv });
         if (window() !== started && attempt < 3) continue;
@@ -115,7 +131,9 @@ function limitsSuite(mode: Mode) {
         const app = await appWithRate(10 * 1024);
         const size = 2 * 1024 * 1024;
         const req = await api('/api/v1/documents/upload-request', app.token, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fileName: 'p.csv', sizeBytes: size }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ fileName: 'p.csv', sizeBytes: size }),
         });
         expect(req.status).toBe(201);
         const session = (await req.json()) as { uploadId: string; uploadUrl: string };
@@ -129,7 +147,9 @@ function limitsSuite(mode: Mode) {
         c.destroy();
         expect(await blobFiles(app.tenantId)).toEqual([]);
         const done = await api('/api/v1/documents/upload-complete', app.token, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uploadId: session.uploadId, csvRoute: 'Tabular' }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ uploadId: session.uploadId, csvRoute: 'Tabular' }),
         });
         expect(done.status).toBe(409);
         await nothingCharged(app.appId);

@@ -4,8 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, base64url, exportSPKI, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import {
-  type AppFixture, type TestNode, type TestStore,
-  TestClock, callApi, createAppFixture, decodePart, getToken, openTestStore, startNode,
+  type AppFixture,
+  type TestNode,
+  type TestStore,
+  TestClock,
+  callApi,
+  createAppFixture,
+  decodePart,
+  getToken,
+  openTestStore,
+  startNode,
 } from './harness.js';
 
 let ts: TestStore;

@@ -190,10 +190,7 @@ export async function getToken(authUrl: string, f: AppFixture): Promise<string> 
 }
 
 /** GET the protected route. */
-export async function callApi(
-  baseUrl: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+export async function callApi(baseUrl: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}/api/v1/whoami`, { headers });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };

@@ -7,8 +7,16 @@ import { SignJWT, generateKeyPair } from 'jose';
 import type { ControlPlaneStore } from '../../src/tenancy/types.js';
 import { listSigningKeys, rotateSigningKey } from '../../src/identity/admin-keys.js';
 import {
-  type AppFixture, type TestNode, type TestStore,
-  TestClock, callApi, createAppFixture, decodePart, getToken, openTestStore, startNode,
+  type AppFixture,
+  type TestNode,
+  type TestStore,
+  TestClock,
+  callApi,
+  createAppFixture,
+  decodePart,
+  getToken,
+  openTestStore,
+  startNode,
 } from './harness.js';
 
 const ISSUER = 'https://auth.test.example';

@@ -5,8 +5,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import {
-  type AppFixture, type TestNode, type TestStore,
-  ResettableCounters, TestClock, basic, createAppFixture, decodePart, getToken, openTestStore, postToken, startNode,
+  type AppFixture,
+  type TestNode,
+  type TestStore,
+  ResettableCounters,
+  TestClock,
+  basic,
+  createAppFixture,
+  decodePart,
+  getToken,
+  openTestStore,
+  postToken,
+  startNode,
 } from './harness.js';
 
 let ts: TestStore;
@@ -55,7 +65,20 @@ describe('successful issuance', () => {
     expect(header.kid).toEqual(expect.any(String));
     const claims = decodePart(token, 1);
     expect(Object.keys(claims).sort()).toEqual(
-      ['allowed_domain_1', 'allowed_domain_2', 'allowed_domain_3', 'appId', 'dbCode', 'exp', 'iat', 'iss', 'jti', 'licenseRegionCode', 'sub', 'tenantid'].sort(),
+      [
+        'allowed_domain_1',
+        'allowed_domain_2',
+        'allowed_domain_3',
+        'appId',
+        'dbCode',
+        'exp',
+        'iat',
+        'iss',
+        'jti',
+        'licenseRegionCode',
+        'sub',
+        'tenantid',
+      ].sort(),
     );
     expect(claims).toMatchObject({
       iss: node.authUrl,
@@ -75,7 +98,11 @@ describe('successful issuance', () => {
   });
 
   it('client_secret_basic works, and a usable plan puts entitlements in the token; unset domain slots are absent', async () => {
-    const r = await postToken(node.authUrl, { grant_type: 'client_credentials', scope: 'Service.API' }, { authorization: basic(withPlan.app.clientId, withPlan.secret) });
+    const r = await postToken(
+      node.authUrl,
+      { grant_type: 'client_credentials', scope: 'Service.API' },
+      { authorization: basic(withPlan.app.clientId, withPlan.secret) },
+    );
     expect(r.status).toBe(200);
     const claims = decodePart(r.body.access_token as string, 1);
     expect(claims.entitlements).toEqual({ maxDocumentUnitsPerMonth: 5000, advancedPdfExtraction: true, ocrPdfExtraction: false });
@@ -96,7 +123,11 @@ describe('successful issuance', () => {
   });
 
   it('Basic credentials with client_id repeated in the form are accepted', async () => {
-    const r = await postToken(node.authUrl, { grant_type: 'client_credentials', client_id: plain.app.clientId }, { authorization: basic(plain.app.clientId, plain.secret) });
+    const r = await postToken(
+      node.authUrl,
+      { grant_type: 'client_credentials', client_id: plain.app.clientId },
+      { authorization: basic(plain.app.clientId, plain.secret) },
+    );
     expect(r.status).toBe(200);
   });
 
@@ -340,7 +371,9 @@ describe('standard clients', () => {
   });
 
   it('openid-client surfaces a refusal as the RFC 6749 error', async () => {
-    const config = await oidc.discovery(new URL(node.authUrl), plain.app.clientId, undefined, oidc.ClientSecretPost('wrong'), { execute: [oidc.allowInsecureRequests] });
+    const config = await oidc.discovery(new URL(node.authUrl), plain.app.clientId, undefined, oidc.ClientSecretPost('wrong'), {
+      execute: [oidc.allowInsecureRequests],
+    });
     const err = (await oidc.clientCredentialsGrant(config, { scope: 'Service.API' }).catch((e: unknown) => e)) as { error?: string; status?: number };
     expect(err.error).toBe('invalid_client');
     expect(err.status).toBe(401);

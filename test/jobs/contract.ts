@@ -177,8 +177,28 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         const stored = await b.store.get(job.tenantId, job.documentId);
         expect(stored).toEqual(done);
         expect(Date.parse(stored!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(job.updatedAt));
-        const { statusInt: _s, updatedAt: _u, startedAt: _st, completedAt: _c, artifactKey: _a, artifactBytes: _ab, documentUnits: _d, attempts: _at, ...rest } = stored!;
-        const { statusInt: _s2, updatedAt: _u2, startedAt: _st2, completedAt: _c2, artifactKey: _a2, artifactBytes: _ab2, documentUnits: _d2, attempts: _at2, ...restOrig } = job;
+        const {
+          statusInt: _s,
+          updatedAt: _u,
+          startedAt: _st,
+          completedAt: _c,
+          artifactKey: _a,
+          artifactBytes: _ab,
+          documentUnits: _d,
+          attempts: _at,
+          ...rest
+        } = stored!;
+        const {
+          statusInt: _s2,
+          updatedAt: _u2,
+          startedAt: _st2,
+          completedAt: _c2,
+          artifactKey: _a2,
+          artifactBytes: _ab2,
+          documentUnits: _d2,
+          attempts: _at2,
+          ...restOrig
+        } = job;
         expect(rest).toEqual(restOrig);
       });
 
@@ -243,9 +263,7 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         const stores = [b.store];
         if (factory.openPeerStore) stores.push(await factory.openPeerStore(b));
         try {
-          const results = await Promise.allSettled(
-            Array.from({ length: 10 }, (_, i) => stores[i % stores.length].transition(job, JobState.Processing)),
-          );
+          const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => stores[i % stores.length].transition(job, JobState.Processing)));
           expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
           for (const r of results) {
             if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(IllegalTransitionError);
@@ -313,9 +331,7 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(await b.store.countUnfinished('app-none')).toBe(0);
 
         const unfinished = (await b.store.listUnfinished()).filter((j) => j.appId === appId || j.appId === other);
-        expect(unfinished.map((j) => j.documentId).sort()).toEqual(
-          [jobs.session, jobs.received, jobs.queued, jobs.otherApp].map((j) => j.documentId).sort(),
-        );
+        expect(unfinished.map((j) => j.documentId).sort()).toEqual([jobs.session, jobs.received, jobs.queued, jobs.otherApp].map((j) => j.documentId).sort());
 
         await b.store.transition(jobs.queued, JobState.Failed);
         expect(await b.store.countUnfinished(appId)).toBe(2);
@@ -451,10 +467,14 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
           if (d.attempt === 1 && started === 1) throw new RetryLater(60_000, 'later');
           await gate;
         });
-        await waitFor(async () => {
-          const d = await b.queue.depth();
-          return d.delayed === 1 && d.active === 1;
-        }, 15_000, 'one delayed, one active');
+        await waitFor(
+          async () => {
+            const d = await b.queue.depth();
+            return d.delayed === 1 && d.active === 1;
+          },
+          15_000,
+          'one delayed, one active',
+        );
         expect(await b.queue.depth()).toEqual({ waiting: 3, active: 1, delayed: 1 });
         release();
         await waitFor(async () => (await b.queue.depth()).active === 0, 15_000, 'idle heavy lane');
@@ -502,11 +522,33 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
       it('reserveInWindow takes one slot in every counter, or none when one is full', async () => {
         const a = 'rc-' + randomUUID();
         const c = 'rc-' + randomUUID();
-        const first = await b.counters.reserveInWindow([{ key: a, limit: 2 }, { key: c, limit: 5 }], 3600);
+        const first = await b.counters.reserveInWindow(
+          [
+            { key: a, limit: 2 },
+            { key: c, limit: 5 },
+          ],
+          3600,
+        );
         expect(first).toEqual({ taken: true, window: expect.any(Number) });
-        expect(await b.counters.reserveInWindow([{ key: a, limit: 2 }, { key: c, limit: 5 }], 3600)).toMatchObject({ taken: true });
+        expect(
+          await b.counters.reserveInWindow(
+            [
+              { key: a, limit: 2 },
+              { key: c, limit: 5 },
+            ],
+            3600,
+          ),
+        ).toMatchObject({ taken: true });
         // a is full: nothing is taken, not even in c.
-        expect(await b.counters.reserveInWindow([{ key: c, limit: 5 }, { key: a, limit: 2 }], 3600)).toEqual({ taken: false, fullKey: a });
+        expect(
+          await b.counters.reserveInWindow(
+            [
+              { key: c, limit: 5 },
+              { key: a, limit: 2 },
+            ],
+            3600,
+          ),
+        ).toEqual({ taken: false, fullKey: a });
         expect(await b.counters.addToWindow(a, 0, 3600)).toBe(2);
         expect(await b.counters.addToWindow(c, 0, 3600)).toBe(2);
         // Slots are the counters addToWindow adds to, per window size.
@@ -519,7 +561,15 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         const k = 'rc-' + randomUUID();
         const other = 'rc-' + randomUUID();
         const results = await Promise.all(
-          Array.from({ length: 60 }, () => b.counters.reserveInWindow([{ key: other, limit: 1000 }, { key: k, limit: 10 }], 3600)),
+          Array.from({ length: 60 }, () =>
+            b.counters.reserveInWindow(
+              [
+                { key: other, limit: 1000 },
+                { key: k, limit: 10 },
+              ],
+              3600,
+            ),
+          ),
         );
         expect(results.filter((r) => r.taken)).toHaveLength(10);
         expect(results.filter((r) => !r.taken).every((r) => !r.taken && r.fullKey === k)).toBe(true);

@@ -83,7 +83,10 @@ describe('retention sweep isolation', () => {
     const badExpiry = { ...expiredJob('tenant-d', 40), expiresAt: 'soon' };
     await writeFile(fileOf(badExpiry), JSON.stringify(badExpiry));
     const deep = await withBlobs(expiredJob('tenant-deep', 30));
-    const deepText = JSON.stringify({ ...deep, customMetadata: null }).replace('"customMetadata":null', `"customMetadata":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`);
+    const deepText = JSON.stringify({ ...deep, customMetadata: null }).replace(
+      '"customMetadata":null',
+      `"customMetadata":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`,
+    );
     await writeFile(fileOf(deep), deepText);
 
     store = await EmbeddedJobStore.open({ dataDir, log: storeLog, fsync: false });
@@ -96,10 +99,17 @@ describe('retention sweep isolation', () => {
     const removed = await sweeper.sweep();
     expect(removed).toBe(good.length + 1);
     for (const j of [...good, deep]) {
-      expect((await store.listExpired(new Date(), 100)).some((x) => x.documentId === j.documentId), j.tenantId).toBe(false);
+      expect(
+        (await store.listExpired(new Date(), 100)).some((x) => x.documentId === j.documentId),
+        j.tenantId,
+      ).toBe(false);
     }
     const left = (await filesUnder(blobRoot)).map((f) => path.relative(blobRoot, f));
-    for (const j of [...good, deep]) expect(left.some((f) => f.startsWith(`${newFolder(j).prefix}/`)), j.tenantId).toBe(false);
+    for (const j of [...good, deep])
+      expect(
+        left.some((f) => f.startsWith(`${newFolder(j).prefix}/`)),
+        j.tenantId,
+      ).toBe(false);
     expect(left.filter((f) => f.startsWith('jobs/tenant-flaky/'))).toHaveLength(2);
     expect(left.filter((f) => f.startsWith(`${newFolder(alive).prefix}/`))).toHaveLength(2); // not expired yet
     expect(await store.get('tenant-a', alive.documentId)).not.toBeNull();

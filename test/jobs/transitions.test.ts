@@ -16,14 +16,27 @@ import {
 
 // Written out independently of the table, from the design: the table must match it exactly.
 const EXPECTED: [number, number][] = [
-  [0, 1], [0, 9],
-  [1, 2], [1, 9],
-  [2, 3], [2, 6], [2, 9],
-  [6, 7], [6, 9],
-  [3, 4], [3, 5], [3, 9],
-  [7, 4], [7, 5], [7, 9],
-  [4, 8], [4, 5], [4, 9],
-  [5, 3], [5, 6], [5, 9],
+  [0, 1],
+  [0, 9],
+  [1, 2],
+  [1, 9],
+  [2, 3],
+  [2, 6],
+  [2, 9],
+  [6, 7],
+  [6, 9],
+  [3, 4],
+  [3, 5],
+  [3, 9],
+  [7, 4],
+  [7, 5],
+  [7, 9],
+  [4, 8],
+  [4, 5],
+  [4, 9],
+  [5, 3],
+  [5, 6],
+  [5, 9],
 ];
 
 describe('job transitions', () => {
@@ -41,7 +54,12 @@ describe('job transitions', () => {
   });
 
   it('rejects values that are not states', () => {
-    for (const [f, t] of [[-1, 1], [0, 10], [1.5, 2], [Number.NaN, 1]] as [number, number][]) {
+    for (const [f, t] of [
+      [-1, 1],
+      [0, 10],
+      [1.5, 2],
+      [Number.NaN, 1],
+    ] as [number, number][]) {
       expect(canTransition(f, t)).toBe(false);
       expect(() => assertTransition(f, t)).toThrow(IllegalTransitionError);
     }
@@ -70,10 +88,12 @@ describe('job transitions', () => {
     const reach = (starts: readonly number[], edges: (s: number) => readonly number[]) => {
       const seen = new Set<number>(starts);
       const todo = [...starts];
-      while (todo.length) for (const n of edges(todo.pop()!)) if (!seen.has(n)) {
-        seen.add(n);
-        todo.push(n);
-      }
+      while (todo.length)
+        for (const n of edges(todo.pop()!))
+          if (!seen.has(n)) {
+            seen.add(n);
+            todo.push(n);
+          }
       return seen;
     };
     expect([...reach(INITIAL_STATES, (s) => TRANSITIONS[s as 0])].sort()).toEqual([...ALL_STATES]);
@@ -86,12 +106,18 @@ describe('job transitions', () => {
 
   it('legalSources inverts the table', () => {
     for (const to of ALL_STATES) {
-      expect(legalSources(to)).toEqual(EXPECTED.filter(([, t]) => t === to).map(([f]) => f).sort((a, b) => a - b));
+      expect(legalSources(to)).toEqual(
+        EXPECTED.filter(([, t]) => t === to)
+          .map(([f]) => f)
+          .sort((a, b) => a - b),
+      );
     }
   });
 
   it('the Mermaid diagram is generated from the table', () => {
-    const lines = TRANSITIONS_MERMAID.trim().split('\n').map((l) => l.trim());
+    const lines = TRANSITIONS_MERMAID.trim()
+      .split('\n')
+      .map((l) => l.trim());
     expect(lines[0]).toBe('stateDiagram-v2');
     const edges = lines.filter((l) => /^s\d --> s\d$/.test(l));
     expect(edges.sort()).toEqual(EXPECTED.map(([f, t]) => `s${f} --> s${t}`).sort());

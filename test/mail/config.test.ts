@@ -23,10 +23,7 @@ describe('mail configuration', () => {
   });
 
   it('refuses a bad SMTP URL without repeating its password, and a sender that is not an address', () => {
-    const bad = [
-      ...problems({ DOCPARSE_SMTP_URL: 'http://u:hunter2@mail.example.com' }),
-      ...problems({ DOCPARSE_SMTP_URL: 'smtp://u:hunter2@[bad' }),
-    ];
+    const bad = [...problems({ DOCPARSE_SMTP_URL: 'http://u:hunter2@mail.example.com' }), ...problems({ DOCPARSE_SMTP_URL: 'smtp://u:hunter2@[bad' })];
     expect(bad).toHaveLength(2);
     expect(bad[0]).toMatch(/DOCPARSE_SMTP_URL must use smtp:\/\/ or smtps:\/\//);
     expect(bad[1]).toMatch(/DOCPARSE_SMTP_URL is not a valid URL/);

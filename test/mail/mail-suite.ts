@@ -234,7 +234,14 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       const list = await cli('mail', 'list', '--tenant', t.id, '--json');
       expect(list.code).toBe(0);
       const [item] = JSON.parse(list.lines[0]);
-      expect(item).toMatchObject({ status: 'kept', template: 'tenant-active', to: ['kept@acme.test'], subject: `Your DocParse organisation "${t.name}" is active`, sentAt: null, attempts: 0 });
+      expect(item).toMatchObject({
+        status: 'kept',
+        template: 'tenant-active',
+        to: ['kept@acme.test'],
+        subject: `Your DocParse organisation "${t.name}" is active`,
+        sentAt: null,
+        attempts: 0,
+      });
 
       const human = await cli('mail', 'list', '--tenant', t.id);
       expect(human.text).toContain(item.id);

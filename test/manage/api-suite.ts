@@ -27,7 +27,11 @@ const signedInUser = async (ctx: RequestContext) => {
 };
 
 type As = { key: string } | { user: string } | null;
-interface Answer { status: number; body: any; headers: Headers }
+interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
 
 export function manageApiSuite(mode: Mode): void {
   describe(`management API (${mode})`, () => {
@@ -64,7 +68,11 @@ export function manageApiSuite(mode: Mode): void {
         DOCPARSE_OPERATOR_EMAILS: 'Root@ops.test',
         DOCPARSE_SEED_DEMO: 'false',
       });
-      node = await startNode(loadConfig(t.env, ['api', 'auth']), { logger: pino({ level: 'silent' }), redisPrefix: t.redisPrefix, manageSessions: signedInUser });
+      node = await startNode(loadConfig(t.env, ['api', 'auth']), {
+        logger: pino({ level: 'silent' }),
+        redisPrefix: t.redisPrefix,
+        manageSessions: signedInUser,
+      });
       url = `http://127.0.0.1:${node.port}`;
       const db = (node.controlPlane as SqlControlPlaneStore).db;
       members = new MembersStore(db);
@@ -141,7 +149,15 @@ export function manageApiSuite(mode: Mode): void {
       const created = await m('POST', '/plans', op, { name: 'pro', maxDocumentUnitsPerMonth: 5000, ocrPdfExtraction: true, maxFileSizeBytes: 1024 ** 3 });
       expect(created.status).toBe(201);
       plan = created.body;
-      expect(plan).toMatchObject({ status: 'usable', maxDocumentUnitsPerMonth: 5000, ocrPdfExtraction: true, advancedPdfExtraction: false, maxFileSizeBytes: 1024 ** 3, maxConcurrentJobs: 8, maxBytesPerSecond: 64 * 1024 ** 2 });
+      expect(plan).toMatchObject({
+        status: 'usable',
+        maxDocumentUnitsPerMonth: 5000,
+        ocrPdfExtraction: true,
+        advancedPdfExtraction: false,
+        maxFileSizeBytes: 1024 ** 3,
+        maxConcurrentJobs: 8,
+        maxBytesPerSecond: 64 * 1024 ** 2,
+      });
       const old = (await m('POST', '/plans', op, { name: 'old', maxDocumentUnitsPerMonth: 10 })).body;
       const retired = await m('POST', `/plans/${old.id}/retire`, op);
       expect(retired.body).toEqual({ plan: expect.objectContaining({ id: old.id, status: 'retired' }), appsOnPlan: 0 });
@@ -162,17 +178,41 @@ export function manageApiSuite(mode: Mode): void {
       expect((await m('GET', '/regions', ALICE)).body.items).toEqual(['eu-west-1', 'us-east-1']);
       const badRegion = await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'mars-1' });
       expect(badRegion.body).toMatchObject({ status: 400, parameter: 'licenseRegion', allowed: ['eu-west-1', 'us-east-1'] });
-      expect((await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', allowedDomains: ['a.test', 'b.test', 'c.test', 'd.test'] })).body.parameter).toBe('allowedDomains');
-      expect((await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', allowedDomains: ['https://a.test'] })).body.parameter).toBe('allowedDomains');
-      expect((await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', dbCode: 'eu1' })).body.code).toBe('operator_required');
+      expect(
+        (
+          await m('POST', `/tenants/${acme.id}/apps`, ALICE, {
+            name: 'crm',
+            licenseRegion: 'eu-west-1',
+            allowedDomains: ['a.test', 'b.test', 'c.test', 'd.test'],
+          })
+        ).body.parameter,
+      ).toBe('allowedDomains');
+      expect(
+        (await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', allowedDomains: ['https://a.test'] })).body.parameter,
+      ).toBe('allowedDomains');
+      expect((await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', dbCode: 'eu1' })).body.code).toBe(
+        'operator_required',
+      );
       expect((await m('POST', `/tenants/${acme.id}/apps`, BOB, { name: 'crm', licenseRegion: 'eu-west-1' })).status).toBe(404);
 
-      const created = await m('POST', `/tenants/${acme.id}/apps`, ALICE, { name: 'crm', licenseRegion: 'eu-west-1', allowedDomains: ['App.Acme.test', 'admin.acme.test:8443'], planId: plan.id });
+      const created = await m('POST', `/tenants/${acme.id}/apps`, ALICE, {
+        name: 'crm',
+        licenseRegion: 'eu-west-1',
+        allowedDomains: ['App.Acme.test', 'admin.acme.test:8443'],
+        planId: plan.id,
+      });
       expect(created.status).toBe(201);
       app = created.body.app;
       secret = created.body.clientSecret;
       expect(created.body.clientId).toBe(app.clientId);
-      expect(app).toMatchObject({ tenantId: acme.id, licenseRegion: 'eu-west-1', dbCode: null, allowedDomains: ['app.acme.test', 'admin.acme.test:8443'], enabled: true, planId: plan.id });
+      expect(app).toMatchObject({
+        tenantId: acme.id,
+        licenseRegion: 'eu-west-1',
+        dbCode: null,
+        allowedDomains: ['app.acme.test', 'admin.acme.test:8443'],
+        enabled: true,
+        planId: plan.id,
+      });
       expect(JSON.stringify(app)).not.toContain('secretHash');
       const stored = await node.controlPlane.getApp(app.id);
       expect(stored!.secretHash).not.toContain(secret);
@@ -187,14 +227,21 @@ export function manageApiSuite(mode: Mode): void {
       const token = await requestToken(url, app.clientId, secret);
       expect(token.status).toBe(200);
       const claims = JSON.parse(Buffer.from(token.body.access_token.split('.')[1], 'base64url').toString());
-      expect(claims).toMatchObject({ tenantid: acme.id, appId: app.id, licenseRegionCode: 'eu-west-1', dbCode: 'eu1', allowed_domain_1: 'app.acme.test', entitlements: { maxDocumentUnitsPerMonth: 5000, ocrPdfExtraction: true } });
+      expect(claims).toMatchObject({
+        tenantid: acme.id,
+        appId: app.id,
+        licenseRegionCode: 'eu-west-1',
+        dbCode: 'eu1',
+        allowed_domain_1: 'app.acme.test',
+        entitlements: { maxDocumentUnitsPerMonth: 5000, ocrPdfExtraction: true },
+      });
 
       // An operator creates an app with everything: its secret works on the very next request.
       const full = await m('POST', `/tenants/${acme.id}/apps`, op, { name: 'etl', licenseRegion: 'us-east-1', dbCode: 'us1' });
       expect((await requestToken(url, full.body.clientId, full.body.clientSecret)).status).toBe(200);
     });
 
-    it('apps: a pending tenant\'s app gets no token; disable refuses the next token; enable, rotate, settings, delete', async () => {
+    it("apps: a pending tenant's app gets no token; disable refuses the next token; enable, rotate, settings, delete", async () => {
       const pending = (await m('POST', '/tenants', op, { name: 'Pending' })).body;
       const pendingApp = (await m('POST', `/tenants/${pending.id}/apps`, op, { name: 'p', licenseRegion: 'eu-west-1', dbCode: 'x' })).body;
       const refused = await requestToken(url, pendingApp.clientId, pendingApp.clientSecret);
@@ -203,7 +250,10 @@ export function manageApiSuite(mode: Mode): void {
       expect((await m('POST', `/apps/${app.id}/disable`, BOB)).status).toBe(404);
       const disabled = await m('POST', `/apps/${app.id}/disable`, ALICE);
       expect(disabled.body.enabled).toBe(false);
-      expect((await requestToken(url, app.clientId, secret)).body).toMatchObject({ error: 'unauthorized_client', error_description: expect.stringMatching(/disabled/) });
+      expect((await requestToken(url, app.clientId, secret)).body).toMatchObject({
+        error: 'unauthorized_client',
+        error_description: expect.stringMatching(/disabled/),
+      });
       expect((await m('POST', `/apps/${app.id}/enable`, ALICE)).body.enabled).toBe(true);
       expect((await requestToken(url, app.clientId, secret)).status).toBe(200);
 
@@ -226,7 +276,15 @@ export function manageApiSuite(mode: Mode): void {
       expect((await m('GET', `/apps?tenantId=${acme.id}`, ALICE)).body.items.map((a: any) => a.id)).toContain(app.id);
 
       const doomed = (await m('POST', `/tenants/${acme.id}/apps`, op, { name: 'doomed', licenseRegion: 'eu-west-1', dbCode: 'x' })).body;
-      await node.controlPlane.chargeUsage({ chargeKey: `k-${randomUUID()}`, tenantId: acme.id, appId: doomed.app.id, documentId: 'd', month: '2026-01', format: 'pdf', units: 7 });
+      await node.controlPlane.chargeUsage({
+        chargeKey: `k-${randomUUID()}`,
+        tenantId: acme.id,
+        appId: doomed.app.id,
+        documentId: 'd',
+        month: '2026-01',
+        format: 'pdf',
+        units: 7,
+      });
       expect((await m('DELETE', `/apps/${doomed.app.id}`, BOB)).status).toBe(404);
       expect((await m('DELETE', `/apps/${doomed.app.id}`, ALICE)).body.id).toBe(doomed.app.id);
       expect((await requestToken(url, doomed.clientId, doomed.clientSecret)).status).toBe(401);
@@ -249,7 +307,10 @@ export function manageApiSuite(mode: Mode): void {
       expect((await m('GET', `/tenants/${acme.id}`, CAROL)).status).toBe(404);
       await members.acceptInvitations('carol@acme.test', 'user:carol@acme.test');
       const listed = await m('GET', `/tenants/${acme.id}/members`, CAROL);
-      expect(listed.body.members.map((x: any) => [x.email, x.role])).toEqual([['alice@acme.test', 'owner'], ['carol@acme.test', 'member']]);
+      expect(listed.body.members.map((x: any) => [x.email, x.role])).toEqual([
+        ['alice@acme.test', 'owner'],
+        ['carol@acme.test', 'member'],
+      ]);
       expect(listed.body.invitations).toEqual([]);
 
       // A member reads, and is refused every change (403, since the tenant is theirs to see).
@@ -294,7 +355,14 @@ export function manageApiSuite(mode: Mode): void {
     });
 
     it('storage configs: saved only after a live bucket check, the secret never shown back; assigned to an app of the same tenant', async () => {
-      const good = { provider: 'minio', endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true };
+      const good = {
+        provider: 'minio',
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+        forcePathStyle: true,
+      };
       const missingBucket = await m('POST', `/tenants/${acme.id}/storage-configs`, ALICE, { ...good, bucket: 'no-such-bucket' });
       expect(missingBucket.status).toBe(422);
       expect(missingBucket.body.code).toBe('storage_unreachable');
@@ -318,11 +386,32 @@ export function manageApiSuite(mode: Mode): void {
     });
 
     it('usage: per app per month from the ledger, against the plan quota', async () => {
-      for (const [units, format] of [[3, 'pdf'], [4, 'csv'], [5, 'pdf']] as const) {
-        await node.controlPlane.chargeUsage({ chargeKey: `k-${randomUUID()}`, tenantId: acme.id, appId: app.id, documentId: randomUUID(), month: '2026-02', format, units });
+      for (const [units, format] of [
+        [3, 'pdf'],
+        [4, 'csv'],
+        [5, 'pdf'],
+      ] as const) {
+        await node.controlPlane.chargeUsage({
+          chargeKey: `k-${randomUUID()}`,
+          tenantId: acme.id,
+          appId: app.id,
+          documentId: randomUUID(),
+          month: '2026-02',
+          format,
+          units,
+        });
       }
       const u = await m('GET', `/apps/${app.id}/usage?month=2026-02`, ALICE);
-      expect(u.body).toEqual({ appId: app.id, tenantId: acme.id, month: '2026-02', unitsUsed: 12, quota: 5000, planId: plan.id, documents: 3, byFormat: { pdf: 8, csv: 4 } });
+      expect(u.body).toEqual({
+        appId: app.id,
+        tenantId: acme.id,
+        month: '2026-02',
+        unitsUsed: 12,
+        quota: 5000,
+        planId: plan.id,
+        documents: 3,
+        byFormat: { pdf: 8, csv: 4 },
+      });
       expect((await m('GET', `/apps/${app.id}/usage?month=2026-13`, ALICE)).body.parameter).toBe('month');
       expect((await m('GET', `/apps/${app.id}/usage`, BOB)).status).toBe(404);
       const tenantUsage = await m('GET', `/tenants/${acme.id}/usage?month=2026-02`, ALICE);
@@ -357,12 +446,30 @@ export function manageApiSuite(mode: Mode): void {
       const mine = await m('GET', `/audit?tenantId=${acme.id}&limit=500`, ALICE);
       expect(mine.status).toBe(200);
       const actions = mine.body.items.map((e: any) => e.action);
-      for (const a of ['tenant.create', 'tenant.activate', 'app.create', 'app.update', 'app.disable', 'app.enable', 'app.rotate-secret', 'app.delete', 'member.invite', 'member.remove', 'member.revoke-invitation', 'storage.create']) {
+      for (const a of [
+        'tenant.create',
+        'tenant.activate',
+        'app.create',
+        'app.update',
+        'app.disable',
+        'app.enable',
+        'app.rotate-secret',
+        'app.delete',
+        'member.invite',
+        'member.remove',
+        'member.revoke-invitation',
+        'storage.create',
+      ]) {
         expect(actions, a).toContain(a);
       }
       expect(mine.body.items.every((e: any) => e.tenantId === acme.id)).toBe(true);
       const create = mine.body.items.find((e: any) => e.action === 'app.create' && e.objectId === app.id);
-      expect(create).toMatchObject({ actor: { kind: 'user', id: 'user:alice@acme.test', email: 'alice@acme.test' }, objectType: 'app', clientAddress: expect.stringMatching(/127\.0\.0\.1/), requestId: expect.any(String) });
+      expect(create).toMatchObject({
+        actor: { kind: 'user', id: 'user:alice@acme.test', email: 'alice@acme.test' },
+        objectType: 'app',
+        clientAddress: expect.stringMatching(/127\.0\.0\.1/),
+        requestId: expect.any(String),
+      });
       const activation = mine.body.items.find((e: any) => e.action === 'tenant.activate');
       expect(activation.actor).toMatchObject({ kind: 'operator', id: expect.stringMatching(/^operator-key:/) });
       expect(activation.diff).toEqual({ state: { from: 'Pending Activation', to: 'Active' } });
@@ -401,13 +508,21 @@ export function manageApiSuite(mode: Mode): void {
       const r = await v.validate(structuredClone(doc));
       expect(r.errors ?? []).toEqual([]);
       expect(r.valid).toBe(true);
-      const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([p, ops]) => Object.keys(ops).map((k) => `${k.toUpperCase()} ${p}`)).sort();
-      const registered = node.http.router.routes.filter((x) => x.api === 'manage').map((x) => `${x.method} ${x.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`).sort();
+      const documented = Object.entries(doc.paths as Record<string, object>)
+        .flatMap(([p, ops]) => Object.keys(ops).map((k) => `${k.toUpperCase()} ${p}`))
+        .sort();
+      const registered = node.http.router.routes
+        .filter((x) => x.api === 'manage')
+        .map((x) => `${x.method} ${x.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
+        .sort();
       expect(documented).toEqual(registered);
       expect(doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.security).toEqual([{ operatorKey: [] }]);
       expect(doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.requestBody.content['application/json'].schema.required).toEqual(['name', 'licenseRegion']);
       // Error answers list the catalogue codes each route declares (and those its credentials and body imply).
-      const codes = (status: string) => [...doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.responses[status].content['application/problem+json'].schema.allOf[1].properties.code.enum].sort();
+      const codes = (status: string) =>
+        [
+          ...doc.paths['/manage/v1/tenants/{tenantId}/apps'].post.responses[status].content['application/problem+json'].schema.allOf[1].properties.code.enum,
+        ].sort();
       expect(codes('401')).toEqual(['invalid_credentials', 'missing_credentials']);
       expect(codes('403')).toEqual(['csrf_failed', 'operator_required', 'owner_required']);
       expect(codes('404')).toEqual(['tenant_not_found']);

@@ -71,11 +71,17 @@ export async function readLock(dataDir: string): Promise<Record<string, any>> {
 }
 
 export async function exists(p: string): Promise<boolean> {
-  return fs.stat(p).then(() => true, () => false);
+  return fs.stat(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Writes a lock file by hand, naming `pid` as a node of this machine serving at manageUrl. */
-export async function writeLock(dataDir: string, fields: { pid: number; startedAt?: string; manageUrl?: string | null; role?: string; scope?: string }): Promise<string> {
+export async function writeLock(
+  dataDir: string,
+  fields: { pid: number; startedAt?: string; manageUrl?: string | null; role?: string; scope?: string },
+): Promise<string> {
   const record = {
     pid: fields.pid,
     role: fields.role ?? 'node',

@@ -5,13 +5,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/http.js';
-import {
-  acquireDataDirLock,
-  DataDirLockedError,
-  readDataDirLock,
-  tryAcquireDataDirLock,
-  type DataDirLock,
-} from '../../src/manage/data-dir-lock.js';
+import { acquireDataDirLock, DataDirLockedError, readDataDirLock, tryAcquireDataDirLock, type DataDirLock } from '../../src/manage/data-dir-lock.js';
 import { deadPid, exists, lockFile, writeLock } from './cli.js';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -132,12 +126,16 @@ describe('data dir lock', () => {
         console.log('lock' in got ? 'won' : 'lost');
         if ('lock' in got) { await new Promise((r) => setTimeout(r, 1500)); await got.lock.release(); }`;
       const outcomes = await Promise.all(
-        Array.from({ length: 6 }, () => new Promise<string>((resolve) => {
-          const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-          let out = '';
-          c.stdout!.on('data', (d) => (out += d));
-          c.once('close', () => resolve(out.trim()));
-        })),
+        Array.from(
+          { length: 6 },
+          () =>
+            new Promise<string>((resolve) => {
+              const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+              let out = '';
+              c.stdout!.on('data', (d) => (out += d));
+              c.once('close', () => resolve(out.trim()));
+            }),
+        ),
       );
       expect(outcomes.sort(), `round ${round}`).toEqual(['lost', 'lost', 'lost', 'lost', 'lost', 'won']);
       expect(await exists(lockFile(dir))).toBe(false);

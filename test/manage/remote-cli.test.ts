@@ -19,7 +19,11 @@ import { randomUUID } from 'node:crypto';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-interface Run { code: number; out: string[]; err: string[] }
+interface Run {
+  code: number;
+  out: string[];
+  err: string[];
+}
 async function admin(config: Config, ...args: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
@@ -109,7 +113,10 @@ describe('docparse admin --url (the management API)', () => {
     ids.r.plan = p.r.out[1].match(UUID)![0];
     ids.l.plan = p.l.out[1].match(UUID)![0];
     // Created while the tenant is pending: the note says tokens are refused.
-    const a = await both((x) => ['app', 'create', '--tenant', x.tenant, '--name', 'crm', '--region', 'local', '--db-code', 'eu1', '--domains', 'app.acme.test', '--plan', 'pro'], ids);
+    const a = await both(
+      (x) => ['app', 'create', '--tenant', x.tenant, '--name', 'crm', '--region', 'local', '--db-code', 'eu1', '--domains', 'app.acme.test', '--plan', 'pro'],
+      ids,
+    );
     expect(a.r.out.at(-1)).toMatch(/tokens are refused until it is activated/);
     ids.r.app = a.r.out[1].match(UUID)![0];
     ids.l.app = a.l.out[1].match(UUID)![0];
@@ -120,7 +127,10 @@ describe('docparse admin --url (the management API)', () => {
     await both((x) => ['tenant', 'activate', x.tenant], ids);
     expect((await requestToken(url, clientId, secret)).status).toBe(200);
     await both((x) => ['app', 'disable', x.app], ids);
-    expect((await requestToken(url, clientId, secret)).body).toMatchObject({ error: 'unauthorized_client', error_description: expect.stringMatching(/disabled/) });
+    expect((await requestToken(url, clientId, secret)).body).toMatchObject({
+      error: 'unauthorized_client',
+      error_description: expect.stringMatching(/disabled/),
+    });
     await both((x) => ['app', 'enable', x.app], ids);
     expect((await requestToken(url, clientId, secret)).status).toBe(200);
     await both((x) => ['app', 'set-domains', x.app, 'a.test,b.test:8443'], ids);
@@ -164,7 +174,7 @@ describe('docparse admin --url (the management API)', () => {
     expect(unknown.out[0]).toMatch(/unknown command "nosuch thing"/);
   });
 
-  it('usage, statement and mail list|show print what runAdmin prints on the node\'s own database (--json and --csv too)', async () => {
+  it("usage, statement and mail list|show print what runAdmin prints on the node's own database (--json and --csv too)", async () => {
     const remote = (...a: string[]) => admin(localConfig, '--url', url, '--key', key, ...a);
     const store = node.controlPlane as SqlControlPlaneStore;
     const onNode = async (...a: string[]) => {
@@ -183,18 +193,34 @@ describe('docparse admin --url (the management API)', () => {
     };
     const tenant = await store.createTenant({ name: 'Billed, "Inc"', contactEmail: 'ops@billed.test' });
     const plan = await store.createPlan(planInput({ name: 'metered', maxDocumentUnitsPerMonth: 500 }));
-    const mk = (name: string, planId: string | null) => store.createApp({ tenantId: tenant.id, name, licenseRegion: 'local', dbCode: 'db', clientId: `c-${randomUUID()}`, secretHash: 'x', planId });
+    const mk = (name: string, planId: string | null) =>
+      store.createApp({ tenantId: tenant.id, name, licenseRegion: 'local', dbCode: 'db', clientId: `c-${randomUUID()}`, secretHash: 'x', planId });
     const apps = [await mk('ingest', plan.id), await mk('no plan', null), await mk('idle', plan.id)];
     const month = new Date().toISOString().slice(0, 7);
     for (const [app, format, units, m] of [
-      [apps[0], 'pdf', 3, month], [apps[0], 'csv', 1, month], [apps[0], 'sql', 5, month], [apps[0], 'docx', 2, month],
-      [apps[1], 'pdf', 3, month], [apps[1], 'xlsx', 4, month], [apps[0], 'pdf', 7, '2025-01'],
+      [apps[0], 'pdf', 3, month],
+      [apps[0], 'csv', 1, month],
+      [apps[0], 'sql', 5, month],
+      [apps[0], 'docx', 2, month],
+      [apps[1], 'pdf', 3, month],
+      [apps[1], 'xlsx', 4, month],
+      [apps[0], 'pdf', 7, '2025-01'],
     ] as const) {
       await store.chargeUsage({ chargeKey: randomUUID(), tenantId: tenant.id, appId: app.id, documentId: randomUUID(), month: m, format, units });
     }
     const nobody = '00000000-0000-4000-8000-000000000000';
 
-    for (const extra of [[], ['--by-day'], ['--csv'], ['--csv', '--by-day'], ['--json'], ['--json', '--by-day'], ['--month', '2025-01'], ['--month', '2025-01', '--csv'], ['--month', '2024-12']]) {
+    for (const extra of [
+      [],
+      ['--by-day'],
+      ['--csv'],
+      ['--csv', '--by-day'],
+      ['--json'],
+      ['--json', '--by-day'],
+      ['--month', '2025-01'],
+      ['--month', '2025-01', '--csv'],
+      ['--month', '2024-12'],
+    ]) {
       await same('usage', '--tenant', tenant.id, ...extra);
     }
     for (const app of apps) for (const extra of [[], ['--csv'], ['--json'], ['--month', '2025-01']]) await same('usage', '--app', app.id, ...extra);
@@ -218,11 +244,25 @@ describe('docparse admin --url (the management API)', () => {
     await same('statement', '--tenant', tenant.id, '--month', '25-01');
     await same('statement', '--tenant', tenant.id, '--csv', '--json');
 
-    const sent = await enqueueMail(store.db, { dedupeKey: `t-${randomUUID()}`, message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: tenant.name, reactivated: false } }, recipients: ['Owner@Billed.test', 'ops@billed.test'], tenantId: tenant.id });
-    const invite = await enqueueMail(store.db, { dedupeKey: `i-${randomUUID()}`, message: { template: 'tenant-invitation', params: { invitationId: randomUUID(), tenantId: tenant.id, tenantName: tenant.name, email: 'new@billed.test', role: 'member' } }, recipients: ['new@billed.test'], tenantId: tenant.id });
+    const sent = await enqueueMail(store.db, {
+      dedupeKey: `t-${randomUUID()}`,
+      message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: tenant.name, reactivated: false } },
+      recipients: ['Owner@Billed.test', 'ops@billed.test'],
+      tenantId: tenant.id,
+    });
+    const invite = await enqueueMail(store.db, {
+      dedupeKey: `i-${randomUUID()}`,
+      message: {
+        template: 'tenant-invitation',
+        params: { invitationId: randomUUID(), tenantId: tenant.id, tenantName: tenant.name, email: 'new@billed.test', role: 'member' },
+      },
+      recipients: ['new@billed.test'],
+      tenantId: tenant.id,
+    });
     await store.db.query("UPDATE mail_outbox SET sent_at = now(), message_id = '<m1@billed.test>' WHERE id = $1", [sent]);
     await store.db.query("UPDATE mail_outbox SET attempts = 2, last_error = 'connection refused' WHERE id = $1", [invite]);
-    for (const extra of [[], ['--json'], ['--tenant', tenant.id], ['--tenant', nobody], ['--pending'], ['--limit', '1'], ['--limit', '1', '--json']]) await same('mail', 'list', ...extra);
+    for (const extra of [[], ['--json'], ['--tenant', tenant.id], ['--tenant', nobody], ['--pending'], ['--limit', '1'], ['--limit', '1', '--json']])
+      await same('mail', 'list', ...extra);
     expect((await same('mail', 'list', '--tenant', tenant.id)).out).toHaveLength(3);
     await same('mail', 'list', '--limit', '0');
     for (const id of [sent!, invite!]) {
@@ -253,7 +293,26 @@ describe('docparse admin --url (the management API)', () => {
     const a = await both((x) => ['app', 'create', '--tenant', x.tenant, '--name', 'files', '--region', 'local', '--db-code', 'eu1']);
     ids.r.app = a.r.out[1].match(UUID)![0];
     ids.l.app = a.l.out[1].match(UUID)![0];
-    const create = (x: Ids) => ['storage', 'create', '--tenant', x.tenant, '--provider', 'minio', '--endpoint', 'http://127.0.0.1:9', '--bucket', 'docs', '--prefix', 'p', '--access-key-id', 'AK', '--secret-access-key', 'SK', '--path-style', '--no-verify'];
+    const create = (x: Ids) => [
+      'storage',
+      'create',
+      '--tenant',
+      x.tenant,
+      '--provider',
+      'minio',
+      '--endpoint',
+      'http://127.0.0.1:9',
+      '--bucket',
+      'docs',
+      '--prefix',
+      'p',
+      '--access-key-id',
+      'AK',
+      '--secret-access-key',
+      'SK',
+      '--path-style',
+      '--no-verify',
+    ];
     const c = await both(create);
     expect(c.r.out[0]).toMatch(/^storage config \S+ \(minio http:\/\/127\.0\.0\.1:9 bucket docs\)$/);
     ids.r.cfg = c.r.out[0].match(UUID)![0];

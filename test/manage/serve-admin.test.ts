@@ -126,7 +126,13 @@ describe('docparse admin while docparse serve runs (embedded default)', () => {
 
   it('the lock names the pid, the port it serves on and its start time; the credential file is 0600', async () => {
     const lock = await readLock(dataDir);
-    expect(lock).toMatchObject({ pid: node.child.pid, role: 'node', host: '127.0.0.1', port: node.port, manageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(lock).toMatchObject({
+      pid: node.child.pid,
+      role: 'node',
+      host: '127.0.0.1',
+      port: node.port,
+      manageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
     expect(Date.parse(lock.startedAt)).toBeLessThanOrEqual(Date.now());
     expect((await fs.stat(credentialFile(dataDir))).mode & 0o777).toBe(0o600);
     expect((await fs.stat(lockFile(dataDir))).mode & 0o777).toBe(0o600);
@@ -138,9 +144,16 @@ describe('docparse admin while docparse serve runs (embedded default)', () => {
     const credential = (await fs.readFile(credentialFile(dataDir), 'utf8')).trim();
     const appToken = (await requestToken(node.url, DEMO.clientId, DEMO.clientSecret)).body.access_token as string;
     const body = JSON.stringify({ args: ['tenant', 'list', '--json'] });
-    const post = (headers: Record<string, string>, b = body) => fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
+    const post = (headers: Record<string, string>, b = body) =>
+      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
 
-    for (const authorization of [undefined, `Bearer ${credential}x`, `Bearer ${appToken}`, `Basic ${Buffer.from(`op:${credential}`).toString('base64')}`, credential]) {
+    for (const authorization of [
+      undefined,
+      `Bearer ${credential}x`,
+      `Bearer ${appToken}`,
+      `Basic ${Buffer.from(`op:${credential}`).toString('base64')}`,
+      credential,
+    ]) {
       const res = await post(authorization === undefined ? {} : { authorization });
       expect(res.status, String(authorization)).toBe(401);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -160,7 +173,11 @@ describe('docparse admin while docparse serve runs (embedded default)', () => {
     expect(malformed.status).toBe(400);
 
     // Not on the public port, not in the public OpenAPI document.
-    const pub = await fetch(`${node.url}/manage/v1/local/admin`, { method: 'POST', headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' }, body });
+    const pub = await fetch(`${node.url}/manage/v1/local/admin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(pub.status).toBe(404);
     const doc = (await (await fetch(`${node.url}/openapi/v1.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/manage'))).toEqual([]);

@@ -51,10 +51,14 @@ describe('a parse that finishes during a PostgreSQL outage', () => {
     expect((await c.status('during-parse')).body?.statusInt).toBe(4);
 
     await pgServer.start();
-    const done = await waitFor(async () => {
-      const s = (await c.status('during-parse')).body;
-      return s?.statusInt === 8 || s?.statusInt === 9 ? s : null;
-    }, 'the job to finish after the outage', 90_000);
+    const done = await waitFor(
+      async () => {
+        const s = (await c.status('during-parse')).body;
+        return s?.statusInt === 8 || s?.statusInt === 9 ? s : null;
+      },
+      'the job to finish after the outage',
+      90_000,
+    );
     expect(done.statusInt).toBe(8);
     expect((await c.result('during-parse')).status).toBe(200);
     const charges = await node.node.controlPlane.listUsage({ month: monthOf(new Date()) });

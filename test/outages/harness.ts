@@ -92,10 +92,18 @@ export function client(url: string) {
         body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: DEMO.clientId, client_secret: DEMO.clientSecret }),
       }),
     upload: (documentId: string, body = CSV) =>
-      timed(`${url}/api/v1/documents/upload?${new URLSearchParams({ fileName: `${documentId}.csv`, csvRoute: 'Tabular', documentId })}`, { method: 'POST', headers: auth(), body }),
+      timed(`${url}/api/v1/documents/upload?${new URLSearchParams({ fileName: `${documentId}.csv`, csvRoute: 'Tabular', documentId })}`, {
+        method: 'POST',
+        headers: auth(),
+        body,
+      }),
     status: (documentId: string) => timed(`${url}/api/v1/documents/${encodeURIComponent(documentId)}/status`, { headers: auth() }),
     batch: (documentIds: string[]) =>
-      timed(`${url}/api/v1/documents/status/batch`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ documentIds }) }),
+      timed(`${url}/api/v1/documents/status/batch`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds }),
+      }),
     result: (documentId: string) => timed(`${url}/api/v1/documents/${encodeURIComponent(documentId)}/result`, { headers: auth() }),
   };
 }
@@ -176,7 +184,10 @@ export async function startOutageRig(opts: { persistentRedis?: boolean } = {}): 
   await waitFor(async () => (await c.ready()).status === 200, 'the node to be ready');
   await signIn(c);
   return {
-    redis, pg, node, c,
+    redis,
+    pg,
+    node,
+    c,
     close: async () => {
       await node.close();
       await Promise.all([redis.close(), pg.close()]);

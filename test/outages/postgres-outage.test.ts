@@ -6,8 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestServer } from '../helpers/servers.js';
 import {
-  expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
-  type Client, type OutageRig,
+  expectNotReady,
+  expectUnavailableOAuth,
+  expectUnavailableProblem,
+  readyAgain,
+  startOutageRig,
+  Timings,
+  uploadAndComplete,
+  type Client,
+  type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });

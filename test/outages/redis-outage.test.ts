@@ -6,8 +6,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
 import {
-  expectNotReady, expectUnavailableOAuth, expectUnavailableProblem, readyAgain, startOutageRig, Timings, uploadAndComplete,
-  type Client, type OutageRig,
+  expectNotReady,
+  expectUnavailableOAuth,
+  expectUnavailableProblem,
+  readyAgain,
+  startOutageRig,
+  Timings,
+  uploadAndComplete,
+  type Client,
+  type OutageRig,
 } from './harness.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -86,7 +93,11 @@ describe('Redis unreachable', () => {
 
 /** A CSV that takes the parser about a second: long enough to lose Redis in the middle. */
 function bigCsv(rows = 300_000): string {
-  return 'id,name,value,when\n' + Array.from({ length: rows }, (_, i) => `${i},name${i},${i * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`).join('\n') + '\n';
+  return (
+    'id,name,value,when\n' +
+    Array.from({ length: rows }, (_, i) => `${i},name${i},${i * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`).join('\n') +
+    '\n'
+  );
 }
 
 describe('Redis lost in the middle of a job', () => {
@@ -101,10 +112,14 @@ describe('Redis lost in the middle of a job', () => {
     await redis.start();
     const back = performance.now();
 
-    const done = await waitFor(async () => {
-      const s = await c.status('mid-job').catch(() => null);
-      return s?.status === 200 && (s.body.statusInt === 8 || s.body.statusInt === 9) ? s.body : null;
-    }, 'the job to finish after Redis returned', 60_000);
+    const done = await waitFor(
+      async () => {
+        const s = await c.status('mid-job').catch(() => null);
+        return s?.status === 200 && (s.body.statusInt === 8 || s.body.statusInt === 9) ? s.body : null;
+      },
+      'the job to finish after Redis returned',
+      60_000,
+    );
     timings.add('job interrupted by the outage: Redis back → completed', Math.round(performance.now() - back));
     expect(done.statusInt).toBe(8);
     expect(done.attempts).toBeGreaterThanOrEqual(2);

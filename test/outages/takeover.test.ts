@@ -76,11 +76,19 @@ afterAll(async () => {
 async function createApp(): Promise<{ clientId: string; clientSecret: string; tenantId: string; appId: string }> {
   const tenant = await control.createTenant({ name: `takeover-${randomUUID().slice(0, 6)}` });
   await control.setTenantState(tenant.id, 'Active');
-  const plan = await control.createPlan(planInput({ maxConcurrentJobs: 1000, maxBytesPerSecond: 1024 ** 3, maxFileSizeBytes: 1024 ** 3, maxDocumentUnitsPerMonth: 1_000_000 }));
+  const plan = await control.createPlan(
+    planInput({ maxConcurrentJobs: 1000, maxBytesPerSecond: 1024 ** 3, maxFileSizeBytes: 1024 ** 3, maxDocumentUnitsPerMonth: 1_000_000 }),
+  );
   const clientId = `c-${randomUUID()}`;
   const clientSecret = generateClientSecret();
   const app = await control.createApp({
-    tenantId: tenant.id, name: 'takeover', licenseRegion: 'local', dbCode: 'db1', clientId, secretHash: await hashSecret(clientSecret), planId: plan.id,
+    tenantId: tenant.id,
+    name: 'takeover',
+    licenseRegion: 'local',
+    dbCode: 'db1',
+    clientId,
+    secretHash: await hashSecret(clientSecret),
+    planId: plan.id,
   });
   return { clientId, clientSecret, tenantId: tenant.id, appId: app.id };
 }
@@ -106,7 +114,9 @@ describe('takeover after kill -9 of a worker node (Redis mode)', () => {
     const uploads = (async () => {
       for (const [i, id] of ids.entries()) {
         const res = await fetch(`${a.url}/api/v1/documents/upload?${new URLSearchParams({ fileName: `${id}.csv`, csvRoute: 'Tabular', documentId: id })}`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}` }, body: csv(i),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: csv(i),
         });
         expect(res.status, await res.text()).toBe(202);
         uploaded++;
@@ -124,22 +134,30 @@ describe('takeover after kill -9 of a worker node (Redis mode)', () => {
     // transitioned again). A's own moves on within its parse; B's only after the takeover.
     const pending = new Map(inFlight.map((r) => [r.documentId, `${r.statusInt}@${r.updatedAt}`]));
     const movedAfter = new Map<string, number>();
-    await waitFor(async () => {
-      const now = await store.getMany(app.tenantId, [...pending.keys()]);
-      now.forEach((r, i) => {
-        const id = [...pending.keys()][i];
-        if (r && `${r.statusInt}@${r.updatedAt}` !== pending.get(id) && !movedAfter.has(id)) movedAfter.set(id, performance.now() - killedAt);
-      });
-      return movedAfter.size === pending.size;
-    }, 'the deliveries in flight at the kill to move on', 60_000);
+    await waitFor(
+      async () => {
+        const now = await store.getMany(app.tenantId, [...pending.keys()]);
+        now.forEach((r, i) => {
+          const id = [...pending.keys()][i];
+          if (r && `${r.statusInt}@${r.updatedAt}` !== pending.get(id) && !movedAfter.has(id)) movedAfter.set(id, performance.now() - killedAt);
+        });
+        return movedAfter.size === pending.size;
+      },
+      'the deliveries in flight at the kill to move on',
+      60_000,
+    );
     const takeoverMs = Math.round(Math.max(...movedAfter.values()));
 
     await uploads;
     // 0 lost: every job completes on the surviving node.
-    const done = await waitFor(async () => {
-      const recs = await store.getMany(app.tenantId, ids);
-      return recs.every((r) => r?.statusInt === 8 || r?.statusInt === 9) ? recs : null;
-    }, 'every job to finish', 240_000);
+    const done = await waitFor(
+      async () => {
+        const recs = await store.getMany(app.tenantId, ids);
+        return recs.every((r) => r?.statusInt === 8 || r?.statusInt === 9) ? recs : null;
+      },
+      'every job to finish',
+      240_000,
+    );
     const completed = done.filter((r) => r?.statusInt === 8).length;
 
     // 0 charged twice: one usage row per document.
@@ -148,13 +166,15 @@ describe('takeover after kill -9 of a worker node (Redis mode)', () => {
     for (const u of usage) perDocument.set(u.documentId, (perDocument.get(u.documentId) ?? 0) + 1);
     const chargedTwice = [...perDocument.values()].filter((n) => n > 1).length;
 
-    console.log([
-      '\nTakeover after kill -9 (2 nodes, 1 parsing thread each, shared Redis/PostgreSQL/S3)',
-      `| jobs | in flight at kill | completed | failed | charged twice | takeover (kill → last in-flight delivery moved on) |`,
-      `|---:|---:|---:|---:|---:|---:|`,
-      `| ${JOBS} | ${inFlight.length} | ${completed} | ${JOBS - completed} | ${chargedTwice} | ${takeoverMs} ms |`,
-      `per delivery (ms after kill): ${[...movedAfter.entries()].map(([id, ms]) => `${id} ${Math.round(ms)}`).join(', ')}`,
-    ].join('\n'));
+    console.log(
+      [
+        '\nTakeover after kill -9 (2 nodes, 1 parsing thread each, shared Redis/PostgreSQL/S3)',
+        `| jobs | in flight at kill | completed | failed | charged twice | takeover (kill → last in-flight delivery moved on) |`,
+        `|---:|---:|---:|---:|---:|---:|`,
+        `| ${JOBS} | ${inFlight.length} | ${completed} | ${JOBS - completed} | ${chargedTwice} | ${takeoverMs} ms |`,
+        `per delivery (ms after kill): ${[...movedAfter.entries()].map(([id, ms]) => `${id} ${Math.round(ms)}`).join(', ')}`,
+      ].join('\n'),
+    );
 
     expect(inFlight.length).toBeGreaterThanOrEqual(1);
     expect(completed).toBe(JOBS);

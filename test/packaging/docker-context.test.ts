@@ -59,12 +59,27 @@ const rs = rules(readFileSync(path.join(REPO, '.dockerignore'), 'utf8'));
 
 describe('the Docker build context', () => {
   it('leaves out data/ and its master key, dependencies and builds of the host, .git and test output', () => {
-    for (const f of ['data/master.key', 'data/pglite/base/1', 'node_modules/pino/package.json', 'dist/bin.js', '.git/HEAD', 'test-artifacts/dashboard/home.png', 'coverage/index.html', 'bench/results/x.json', 'test/config/config.test.ts', 'README.md', 'src/data/master.key', 'src/x/node_modules/y.js']) {
+    for (const f of [
+      'data/master.key',
+      'data/pglite/base/1',
+      'node_modules/pino/package.json',
+      'dist/bin.js',
+      '.git/HEAD',
+      'test-artifacts/dashboard/home.png',
+      'coverage/index.html',
+      'bench/results/x.json',
+      'test/config/config.test.ts',
+      'README.md',
+      'src/data/master.key',
+      'src/x/node_modules/y.js',
+    ]) {
       expect(excluded(f, rs), f).toBe(true);
     }
     // And on this checkout as it is: nothing but what the Dockerfile copies.
     const sent = filesUnder(REPO).filter((f) => !f.startsWith('.git/') && !f.startsWith('node_modules/') && !excluded(f, rs));
-    expect(sent.filter((f) => !/^(src|wasm)\//.test(f) && !['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/install-engines.sh'].includes(f))).toEqual([]);
+    expect(
+      sent.filter((f) => !/^(src|wasm)\//.test(f) && !['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/install-engines.sh'].includes(f)),
+    ).toEqual([]);
   });
 
   it('holds every path the Dockerfile copies from it', () => {
@@ -73,7 +88,10 @@ describe('the Docker build context', () => {
     for (const c of copies) {
       const files = c === 'src' || c === 'wasm' ? filesUnder(REPO, c).map((f) => `${c}/${f}`) : [c];
       expect(files.length, c).toBeGreaterThan(0);
-      expect(files.filter((f) => excluded(f, rs)), c).toEqual([]);
+      expect(
+        files.filter((f) => excluded(f, rs)),
+        c,
+      ).toEqual([]);
     }
   });
 

@@ -21,8 +21,7 @@ describe('S3 blob store', () => {
   let s3: TestS3;
   let store: S3BlobStore;
   let client: S3Client;
-  const keys = async (prefix = '') =>
-    ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+  const keys = async (prefix = '') => ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
 
   beforeAll(async () => {
     s3 = await startS3();
@@ -42,14 +41,20 @@ describe('S3 blob store', () => {
     expect(r.bytes).toBe(data.length);
     expect(r.sha256).toBe(createHash('sha256').update(data).digest('hex'));
     const local = await store.localPath('jobs/x/upload');
-    expect(createHash('sha256').update(await fs.readFile(local.path)).digest('hex')).toBe(r.sha256);
+    expect(
+      createHash('sha256')
+        .update(await fs.readFile(local.path))
+        .digest('hex'),
+    ).toBe(r.sha256);
     await local.release();
     await expect(fs.access(local.path)).rejects.toThrow();
     expect(await keys('tenant-a/')).toContain('tenant-a/jobs/x/upload');
   });
 
   it('over the limit: nothing is left in the bucket', async () => {
-    await expect(store.write('jobs/big/upload', chunks(randomBytes(10 * 1024 * 1024)), { maxBytes: 9 * 1024 * 1024 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(store.write('jobs/big/upload', chunks(randomBytes(10 * 1024 * 1024)), { maxBytes: 9 * 1024 * 1024 })).rejects.toBeInstanceOf(
+      BlobTooLargeError,
+    );
     expect(await keys('tenant-a/jobs/big')).toEqual([]);
     expect(await store.read('jobs/big/upload')).toBeNull();
   });
@@ -82,9 +87,29 @@ describe('a tenant app with its own S3 storage', () => {
     const sealer = new Sealer(await resolveMasterKey(n.node.config));
     const out: string[] = [];
     const code = await runStorageAdmin(
-      ['storage', 'create', '--tenant', app.tenantId, '--provider', 'other-s3', '--endpoint', s3.endpoint, '--bucket', s3.bucket, '--prefix', 'docparse',
-        '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey, '--path-style', '--json'],
-      n.node.controlPlane, sealer, (l) => out.push(l),
+      [
+        'storage',
+        'create',
+        '--tenant',
+        app.tenantId,
+        '--provider',
+        'other-s3',
+        '--endpoint',
+        s3.endpoint,
+        '--bucket',
+        s3.bucket,
+        '--prefix',
+        'docparse',
+        '--access-key-id',
+        s3.accessKeyId,
+        '--secret-access-key',
+        s3.secretAccessKey,
+        '--path-style',
+        '--json',
+      ],
+      n.node.controlPlane,
+      sealer,
+      (l) => out.push(l),
     );
     expect(code).toBe(0);
     const cfg = JSON.parse(out.at(-1)!) as { id: string };
@@ -97,14 +122,28 @@ describe('a tenant app with its own S3 storage', () => {
     const before = await filesUnder(`${env.dataDir}/blobs`);
     // The app's limits are cached for a few seconds; wait for the new storage to apply.
     await new Promise((r) => setTimeout(r, 5100));
-    const res = await fetch(`${n.url}/api/v1/documents/upload?fileName=s.csv&csvRoute=Tabular&documentId=in-s3`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: 'a,b\n1,2\n3,4\n' });
+    const res = await fetch(`${n.url}/api/v1/documents/upload?fileName=s.csv&csvRoute=Tabular&documentId=in-s3`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: 'a,b\n1,2\n3,4\n',
+    });
     expect(res.status).toBe(202);
-    await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/in-s3/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number }).statusInt === 8, 'completion');
+    await waitFor(
+      async () =>
+        ((await (await fetch(`${n.url}/api/v1/documents/in-s3/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number })
+          .statusInt === 8,
+      'completion',
+    );
     const result = await fetch(`${n.url}/api/v1/documents/in-s3/result`, { headers: { authorization: `Bearer ${token}` } });
     expect(result.status).toBe(200);
     expect(((await result.json()) as { content: { rowCount: number } }).content.rowCount).toBe(2);
 
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     const objects = ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'docparse/' }))).Contents ?? []).map((o) => o.Key!);
     client.destroy();
     expect(objects.some((k) => k.endsWith('/upload'))).toBe(true);
@@ -128,12 +167,28 @@ describe('a node whose own storage is an S3 bucket (DOCPARSE_S3_BUCKET)', () => 
     const n = await startTestNode(env);
     try {
       const token = await getToken(n.url, 'demo-client', 'demo-secret-0123456789');
-      const res = await fetch(`${n.url}/api/v1/documents/upload?fileName=n.csv&csvRoute=Tabular&documentId=node-s3`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: 'x\n1\n2\n3\n' });
+      const res = await fetch(`${n.url}/api/v1/documents/upload?fileName=n.csv&csvRoute=Tabular&documentId=node-s3`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: 'x\n1\n2\n3\n',
+      });
       expect(res.status).toBe(202);
-      await waitFor(async () => ((await (await fetch(`${n.url}/api/v1/documents/node-s3/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number }).statusInt === 8, 'completion');
-      const artifact = (await (await fetch(`${n.url}/api/v1/documents/node-s3/result`, { headers: { authorization: `Bearer ${token}` } })).json()) as { content: { rowCount: number } };
+      await waitFor(
+        async () =>
+          ((await (await fetch(`${n.url}/api/v1/documents/node-s3/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number })
+            .statusInt === 8,
+        'completion',
+      );
+      const artifact = (await (await fetch(`${n.url}/api/v1/documents/node-s3/result`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        content: { rowCount: number };
+      };
       expect(artifact.content.rowCount).toBe(3);
-      const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+      const client = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      });
       const objects = ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'node-a/jobs/' }))).Contents ?? []).map((o) => o.Key!);
       client.destroy();
       expect(objects.filter((k) => k.endsWith('/upload') || k.endsWith('/artifact.json'))).toHaveLength(2);

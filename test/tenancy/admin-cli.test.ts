@@ -158,7 +158,22 @@ describe('app commands', () => {
 
 describe('plan commands', () => {
   it('creates plans with size suffixes and feature flags', async () => {
-    const p = await json<Plan>('plan', 'create', '--name', 'pro', '--units', '50_000', '--advanced', '--ocr', '--max-file-size', '10MB', '--max-concurrent', '12', '--max-bytes-per-second', '2GiB');
+    const p = await json<Plan>(
+      'plan',
+      'create',
+      '--name',
+      'pro',
+      '--units',
+      '50_000',
+      '--advanced',
+      '--ocr',
+      '--max-file-size',
+      '10MB',
+      '--max-concurrent',
+      '12',
+      '--max-bytes-per-second',
+      '2GiB',
+    );
     expect(p).toMatchObject({
       name: 'pro',
       status: 'usable',
@@ -226,7 +241,16 @@ describe('usage', () => {
     await store.chargeUsage({ ...base, month: '2025-07', chargeKey: 'job-3', documentId: 'd3', format: 'pdf', units: 99 });
 
     const u = await json('usage', '--app', app.id, '--month', '2025-06');
-    expect(u).toEqual({ appId: app.id, tenantId: t.id, month: '2025-06', unitsUsed: 42, quota: 1000, planId: p.id, documents: 2, byFormat: { pdf: 12, sql: 30 } });
+    expect(u).toEqual({
+      appId: app.id,
+      tenantId: t.id,
+      month: '2025-06',
+      unitsUsed: 42,
+      quota: 1000,
+      planId: p.id,
+      documents: 2,
+      byFormat: { pdf: 12, sql: 30 },
+    });
 
     const human = await run('usage', '--app', app.id, '--month', '2025-06');
     expect(human.text).toMatch(/used 42 Document Units in 2025-06 of 1000/);
@@ -306,10 +330,25 @@ describe('executeAdminCommand', () => {
   });
 
   it('an error the command does not handle becomes exit 1 with its message', async () => {
-    const broken: AdminDeps = { ...deps(), store: new Proxy(store, { get: (t, k) => (k === 'createTenant' ? async () => { throw new Error('disk on fire'); } : Reflect.get(t, k)) }) };
+    const broken: AdminDeps = {
+      ...deps(),
+      store: new Proxy(store, {
+        get: (t, k) =>
+          k === 'createTenant'
+            ? async () => {
+                throw new Error('disk on fire');
+              }
+            : Reflect.get(t, k),
+      }),
+    };
     const viaRunAdmin = await executeAdminCommand(['tenant', 'create', '--name', 'x'], broken);
     expect(viaRunAdmin).toMatchObject({ exitCode: 1, stdout: ['error: disk on fire'] });
-    const viaKeys = await executeAdminCommand(['keys', 'list'], { ...deps(), keyring: async () => { throw new Error('master key mismatch'); } });
+    const viaKeys = await executeAdminCommand(['keys', 'list'], {
+      ...deps(),
+      keyring: async () => {
+        throw new Error('master key mismatch');
+      },
+    });
     expect(viaKeys).toEqual({ exitCode: 1, stdout: [], stderr: ['error: master key mismatch'] });
   });
 });

@@ -200,19 +200,14 @@ export function controlPlaneStoreSuite(label: string, open: () => Promise<StoreH
         await expect(newApp({ allowedDomains: ['a.example', 'b.example', 'c.example', 'd.example'] })).rejects.toThrow(/at most 3/);
       });
 
-      it.each(['https://app.example.com', 'app.example.com/path', 'host:99999', 'bad host', 'a..b', ''])(
-        'rejects %j',
-        async (bad) => {
-          const app = await newApp();
-          await expect(store.setAppDomains(app.id, [bad])).rejects.toThrow(/invalid allowed domain/);
-        },
-      );
+      it.each(['https://app.example.com', 'app.example.com/path', 'host:99999', 'bad host', 'a..b', ''])('rejects %j', async (bad) => {
+        const app = await newApp();
+        await expect(store.setAppDomains(app.id, [bad])).rejects.toThrow(/invalid allowed domain/);
+      });
 
       it('the database itself refuses more than three domains', async () => {
         const app = await newApp();
-        await expect(
-          store.db.query('UPDATE apps SET allowed_domains = $2 WHERE id = $1', [app.id, ['a', 'b', 'c', 'd']]),
-        ).rejects.toThrow(/check constraint/);
+        await expect(store.db.query('UPDATE apps SET allowed_domains = $2 WHERE id = $1', [app.id, ['a', 'b', 'c', 'd']])).rejects.toThrow(/check constraint/);
       });
     });
 

@@ -48,10 +48,7 @@ describe('PostgreSQL migrations', () => {
   });
 
   it('a failing migration rolls back completely and is retried next time', async () => {
-    const extra = [
-      ...migrations,
-      { version: 9001, name: 'broken', sql: 'CREATE TABLE half_done (x int); SELECT no_such_function();' },
-    ];
+    const extra = [...migrations, { version: 9001, name: 'broken', sql: 'CREATE TABLE half_done (x int); SELECT no_such_function();' }];
     const client = PostgresSqlClient.open(db.url);
     try {
       await expect(migrate(client, extra)).rejects.toThrow(/no_such_function/);

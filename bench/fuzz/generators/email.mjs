@@ -66,17 +66,18 @@ const NESTED = [
 ].join('\n');
 
 function mbox() {
-  const msg = (i, body) => [
-    `From sender${i}@example.org Mon Jan  1 10:0${i}:00 2024`,
-    `From: sender${i}@example.org`,
-    'To: me@example.org',
-    `Subject: message ${i}`,
-    `Date: Mon, 01 Jan 2024 10:0${i}:00 +0000`,
-    `Message-ID: <mbox-${i}@example.org>`,
-    '',
-    body,
-    '',
-  ].join('\n');
+  const msg = (i, body) =>
+    [
+      `From sender${i}@example.org Mon Jan  1 10:0${i}:00 2024`,
+      `From: sender${i}@example.org`,
+      'To: me@example.org',
+      `Subject: message ${i}`,
+      `Date: Mon, 01 Jan 2024 10:0${i}:00 +0000`,
+      `Message-ID: <mbox-${i}@example.org>`,
+      '',
+      body,
+      '',
+    ].join('\n');
   return msg(1, 'First.\n>From the start, escaped.') + msg(2, 'Second.') + msg(3, 'Third\nwith two lines.');
 }
 
@@ -98,9 +99,14 @@ function msg() {
   const sender = u16('Gen Sender');
   const senderEmail = u16('gen@example.org');
   const top = Buffer.concat([
-    Buffer.alloc(8), Buffer.from([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]), Buffer.alloc(8),
-    prop(0x001a001f, cls.length), prop(0x0037001f, subject.length), prop(0x1000001f, body.length),
-    prop(0x0c1a001f, sender.length), prop(0x0c1f001f, senderEmail.length),
+    Buffer.alloc(8),
+    Buffer.from([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]),
+    Buffer.alloc(8),
+    prop(0x001a001f, cls.length),
+    prop(0x0037001f, subject.length),
+    prop(0x1000001f, body.length),
+    prop(0x0c1a001f, sender.length),
+    prop(0x0c1f001f, senderEmail.length),
   ]);
   const recipName = u16('Gen Recipient');
   const recipEmail = u16('to@example.org');

@@ -7,9 +7,52 @@ const FEATURES = {
   type: 'FeatureCollection',
   features: [
     { type: 'Feature', properties: { name: 'Point', n: 1, ok: true, when: '2024-01-01' }, geometry: { type: 'Point', coordinates: [2.35, 48.85] } },
-    { type: 'Feature', properties: { name: 'Line', n: 2.5, ok: false, when: null }, geometry: { type: 'LineString', coordinates: [[0, 0], [1, 1], [2, 0.5]] } },
-    { type: 'Feature', properties: { name: 'Holed', n: 3, ok: true, when: '2024-02-02' }, geometry: { type: 'Polygon', coordinates: [[[0, 0], [4, 0], [4, 4], [0, 4], [0, 0]], [[1, 1], [1, 2], [2, 2], [2, 1], [1, 1]]] } },
-    { type: 'Feature', properties: { name: 'Multi', n: 4, ok: false, when: null }, geometry: { type: 'MultiPoint', coordinates: [[10, 10], [11, 11]] } },
+    {
+      type: 'Feature',
+      properties: { name: 'Line', n: 2.5, ok: false, when: null },
+      geometry: {
+        type: 'LineString',
+        coordinates: [
+          [0, 0],
+          [1, 1],
+          [2, 0.5],
+        ],
+      },
+    },
+    {
+      type: 'Feature',
+      properties: { name: 'Holed', n: 3, ok: true, when: '2024-02-02' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [4, 0],
+            [4, 4],
+            [0, 4],
+            [0, 0],
+          ],
+          [
+            [1, 1],
+            [1, 2],
+            [2, 2],
+            [2, 1],
+            [1, 1],
+          ],
+        ],
+      },
+    },
+    {
+      type: 'Feature',
+      properties: { name: 'Multi', n: 4, ok: false, when: null },
+      geometry: {
+        type: 'MultiPoint',
+        coordinates: [
+          [10, 10],
+          [11, 11],
+        ],
+      },
+    },
   ],
 };
 
@@ -39,7 +82,8 @@ const GML = `<?xml version="1.0" encoding="utf-8"?>
 </ogr:FeatureCollection>
 `;
 
-const PRJ_4326 = 'GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]';
+const PRJ_4326 =
+  'GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]';
 
 /** .shp/.shx header: file code, length in 16-bit words, version, shape type, bounding box. */
 function shpHeader(lengthBytes, shapeType, box) {
@@ -128,28 +172,81 @@ function dbf(fields, rows) {
     d.writeUInt8(f.dec ?? 0, 17);
     return d;
   });
-  const recs = rows.map((row) => Buffer.concat([Buffer.from(' '), ...fields.map((f, i) => {
-    const v = String(row[i]);
-    return Buffer.from(f.type === 'N' ? v.padStart(f.len).slice(0, f.len) : v.padEnd(f.len).slice(0, f.len), 'latin1');
-  })]));
+  const recs = rows.map((row) =>
+    Buffer.concat([
+      Buffer.from(' '),
+      ...fields.map((f, i) => {
+        const v = String(row[i]);
+        return Buffer.from(f.type === 'N' ? v.padStart(f.len).slice(0, f.len) : v.padEnd(f.len).slice(0, f.len), 'latin1');
+      }),
+    ]),
+  );
   return Buffer.concat([h, ...descs, Buffer.from([0x0d]), ...recs, Buffer.from([0x1a])]);
 }
 
 function shpZip() {
-  const pts = [[2.35, 48.85], [4.83, 45.76], [-0.57, 44.84]];
-  const points = shapefile(1, pts.map(([x, y]) => pointContent(x, y)), [-0.57, 44.84, 4.83, 48.85, 0, 0, 0, 0]);
-  const lines = [[[0, 0], [1, 1], [2, 0]], [[5, 5], [6, 6]]];
-  const polylines = shapefile(3, [polylineContent([lines[0]]), polylineContent([lines[1], [[7, 7], [8, 9]]])], [0, 0, 8, 9, 0, 0, 0, 0]);
-  const fields = [{ name: 'NAME', type: 'C', len: 20 }, { name: 'POP', type: 'N', len: 10 }, { name: 'RATIO', type: 'N', len: 8, dec: 3 }];
+  const pts = [
+    [2.35, 48.85],
+    [4.83, 45.76],
+    [-0.57, 44.84],
+  ];
+  const points = shapefile(
+    1,
+    pts.map(([x, y]) => pointContent(x, y)),
+    [-0.57, 44.84, 4.83, 48.85, 0, 0, 0, 0],
+  );
+  const lines = [
+    [
+      [0, 0],
+      [1, 1],
+      [2, 0],
+    ],
+    [
+      [5, 5],
+      [6, 6],
+    ],
+  ];
+  const polylines = shapefile(
+    3,
+    [
+      polylineContent([lines[0]]),
+      polylineContent([
+        lines[1],
+        [
+          [7, 7],
+          [8, 9],
+        ],
+      ]),
+    ],
+    [0, 0, 8, 9, 0, 0, 0, 0],
+  );
+  const fields = [
+    { name: 'NAME', type: 'C', len: 20 },
+    { name: 'POP', type: 'N', len: 10 },
+    { name: 'RATIO', type: 'N', len: 8, dec: 3 },
+  ];
   return zipOf({
     'places.shp': points.shp,
     'places.shx': points.shx,
-    'places.dbf': dbf(fields, [['Paris', 2102650, 1.5], ['Lyon', 522250, 0.25], ['Bordeaux', 257000, 0]]),
+    'places.dbf': dbf(fields, [
+      ['Paris', 2102650, 1.5],
+      ['Lyon', 522250, 0.25],
+      ['Bordeaux', 257000, 0],
+    ]),
     'places.prj': PRJ_4326,
     'places.cpg': 'UTF-8',
     'roads/roads.shp': polylines.shp,
     'roads/roads.shx': polylines.shx,
-    'roads/roads.dbf': dbf([{ name: 'ID', type: 'N', len: 5 }, { name: 'KIND', type: 'C', len: 12 }], [[1, 'primary'], [2, 'multi']]),
+    'roads/roads.dbf': dbf(
+      [
+        { name: 'ID', type: 'N', len: 5 },
+        { name: 'KIND', type: 'C', len: 12 },
+      ],
+      [
+        [1, 'primary'],
+        [2, 'multi'],
+      ],
+    ),
     'roads/roads.prj': PRJ_4326,
   });
 }

@@ -15,7 +15,9 @@ export function buildPdf(pages, { compress = false, title = null, outline = [] }
     const raw = Buffer.from(content, 'latin1');
     const data = compress ? zlib.deflateSync(raw) : raw;
     const stream = add({ dict: `<< /Length ${data.length}${compress ? ' /Filter /FlateDecode' : ''} >>`, data });
-    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${f1} 0 R /F2 ${f2} 0 R >> >> /Contents ${stream} 0 R >>`));
+    kids.push(
+      add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${f1} 0 R /F2 ${f2} 0 R >> >> /Contents ${stream} 0 R >>`),
+    );
   }
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
   let outlines = '';
@@ -24,7 +26,8 @@ export function buildPdf(pages, { compress = false, title = null, outline = [] }
     const items = outline.map(() => add(null));
     items.forEach((id, i) => {
       const { title: t, page } = outline[i];
-      objects[id - 1] = `<< /Title (${t}) /Parent ${root} 0 R${i > 0 ? ` /Prev ${items[i - 1]} 0 R` : ''}${i < items.length - 1 ? ` /Next ${items[i + 1]} 0 R` : ''} /Dest [${kids[page]} 0 R /XYZ 0 792 0] >>`;
+      objects[id - 1] =
+        `<< /Title (${t}) /Parent ${root} 0 R${i > 0 ? ` /Prev ${items[i - 1]} 0 R` : ''}${i < items.length - 1 ? ` /Next ${items[i + 1]} 0 R` : ''} /Dest [${kids[page]} 0 R /XYZ 0 792 0] >>`;
     });
     objects[root - 1] = `<< /Type /Outlines /First ${items[0]} 0 R /Last ${items[items.length - 1]} 0 R /Count ${items.length} >>`;
     outlines = ` /Outlines ${root} 0 R`;
@@ -37,9 +40,10 @@ export function buildPdf(pages, { compress = false, title = null, outline = [] }
   const offsets = [];
   objects.forEach((body, i) => {
     offsets.push(size);
-    const chunk = typeof body === 'string'
-      ? Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`, 'latin1')
-      : Buffer.concat([Buffer.from(`${i + 1} 0 obj\n${body.dict}\nstream\n`, 'latin1'), body.data, Buffer.from('\nendstream\nendobj\n', 'latin1')]);
+    const chunk =
+      typeof body === 'string'
+        ? Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`, 'latin1')
+        : Buffer.concat([Buffer.from(`${i + 1} 0 obj\n${body.dict}\nstream\n`, 'latin1'), body.data, Buffer.from('\nendstream\nendobj\n', 'latin1')]);
     parts.push(chunk);
     size += chunk.length;
   });
@@ -57,8 +61,19 @@ function textPages() {
   for (let i = 0; i < 12; i++, y -= 16) p1.push(text('F1', 11, 72, y, `Paragraph line ${i + 1}: the quick brown fox jumps over the lazy dog.`));
   for (let i = 0; i < 4; i++, y -= 16) p1.push(text('F1', 11, 90, y, `\\225 List item ${i + 1}`));
   p1.push(text('F1', 9, 290, 40, 'Page 1'));
-  const p2 = [text('F2', 14, 72, 720, '2. Details'), text('F1', 11, 72, 700, 'Second page text with (escaped) parens and a hyphen-'), text('F1', 11, 72, 684, 'ated word.'), text('F1', 9, 290, 40, 'Page 2')];
-  return buildPdf([p1.join('\n'), p2.join('\n')], { title: 'Generated Report', outline: [{ title: 'Introduction', page: 0 }, { title: 'Details', page: 1 }] });
+  const p2 = [
+    text('F2', 14, 72, 720, '2. Details'),
+    text('F1', 11, 72, 700, 'Second page text with (escaped) parens and a hyphen-'),
+    text('F1', 11, 72, 684, 'ated word.'),
+    text('F1', 9, 290, 40, 'Page 2'),
+  ];
+  return buildPdf([p1.join('\n'), p2.join('\n')], {
+    title: 'Generated Report',
+    outline: [
+      { title: 'Introduction', page: 0 },
+      { title: 'Details', page: 1 },
+    ],
+  });
 }
 
 function twoColumns() {
@@ -71,11 +86,17 @@ function twoColumns() {
 
 function ruledTable() {
   const ops = ['0.5 w'];
-  const x0 = 72, y0 = 700, w = 120, h = 20, rows = 5, cols = 3;
+  const x0 = 72,
+    y0 = 700,
+    w = 120,
+    h = 20,
+    rows = 5,
+    cols = 3;
   for (let r = 0; r <= rows; r++) ops.push(`${x0} ${y0 - r * h} m ${x0 + cols * w} ${y0 - r * h} l S`);
   for (let c = 0; c <= cols; c++) ops.push(`${x0 + c * w} ${y0} m ${x0 + c * w} ${y0 - rows * h} l S`);
   for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) ops.push(text(r === 0 ? 'F2' : 'F1', 10, x0 + c * w + 4, y0 - r * h - 14, r === 0 ? `Head ${c + 1}` : `r${r}c${c + 1} ${(r * 3.5 + c).toFixed(2)}`));
+    for (let c = 0; c < cols; c++)
+      ops.push(text(r === 0 ? 'F2' : 'F1', 10, x0 + c * w + 4, y0 - r * h - 14, r === 0 ? `Head ${c + 1}` : `r${r}c${c + 1} ${(r * 3.5 + c).toFixed(2)}`));
   }
   return buildPdf([ops.join('\n')], { compress: true, title: 'Table' });
 }

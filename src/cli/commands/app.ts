@@ -45,7 +45,14 @@ export const appCommands: AdminCommand[] = [
       const tenant = await mustTenant(ctx.store, tenantId);
       const planRef = str(ctx.values, 'plan');
       const plan = planRef !== undefined && planRef !== 'none' ? await usablePlan(ctx.store, planRef) : null;
-      const created = await ctx.backend.createApp({ tenantId: tenant.id, name, licenseRegion: region, dbCode, allowedDomains: domains, planId: plan?.id ?? null });
+      const created = await ctx.backend.createApp({
+        tenantId: tenant.id,
+        name,
+        licenseRegion: region,
+        dbCode,
+        allowedDomains: domains,
+        planId: plan?.id ?? null,
+      });
       emitCredentials(ctx, created, 'Created app.');
       if (!ctx.json && tenant.state !== 'Active') {
         ctx.out(`Note: tenant ${tenant.id} is ${tenant.state}; tokens are refused until it is activated.`);
@@ -100,7 +107,10 @@ export const appCommands: AdminCommand[] = [
       await mustApp(ctx.store, appId);
       const plan = ref === 'none' ? null : await usablePlan(ctx.store, ref);
       const app = await ctx.store.assignPlan(appId, plan?.id ?? null);
-      emit(ctx, publicApp(app), [plan ? `Plan "${plan.name}" assigned.` : 'Plan removed; the app gets basic extraction without entitlements.', ...appLines(app)]);
+      emit(ctx, publicApp(app), [
+        plan ? `Plan "${plan.name}" assigned.` : 'Plan removed; the app gets basic extraction without entitlements.',
+        ...appLines(app),
+      ]);
     },
   },
   {

@@ -100,5 +100,8 @@ export const keysCommands: AdminCommand[] = [
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 function operatorKeyTable(items: OperatorKey[]): string[] {
-  return table([['ID', 'STATE', 'CREATED', 'LAST USED', 'NAME'], ...items.map((k) => [k.id, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.lastUsedAt ?? '-', k.name])]);
+  return table([
+    ['ID', 'STATE', 'CREATED', 'LAST USED', 'NAME'],
+    ...items.map((k) => [k.id, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.lastUsedAt ?? '-', k.name]),
+  ]);
 }

@@ -21,7 +21,10 @@ export const mailCommands: AdminCommand[] = [
         views,
         views.length === 0
           ? ['No e-mails.']
-          : table([['ID', 'CREATED', 'STATUS', 'TO', 'SUBJECT'], ...views.map((m) => [m.id, m.createdAt, mailStatus(m), m.to.join(', '), m.subject ?? `(${m.problem})`])]),
+          : table([
+              ['ID', 'CREATED', 'STATUS', 'TO', 'SUBJECT'],
+              ...views.map((m) => [m.id, m.createdAt, mailStatus(m), m.to.join(', '), m.subject ?? `(${m.problem})`]),
+            ]),
       );
     },
   },

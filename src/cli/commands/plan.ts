@@ -11,8 +11,7 @@ const DEFAULT_MAX_BYTES_PER_SECOND = '64MiB';
 export const planCommands: AdminCommand[] = [
   {
     name: 'plan create',
-    usage:
-      'plan create --name NAME --units UNITS_PER_MONTH [--advanced] [--ocr] [--max-file-size SIZE] [--max-concurrent N] [--max-bytes-per-second SIZE]',
+    usage: 'plan create --name NAME --units UNITS_PER_MONTH [--advanced] [--ocr] [--max-file-size SIZE] [--max-concurrent N] [--max-bytes-per-second SIZE]',
     summary: `create a usable plan (defaults: max file ${DEFAULT_MAX_FILE_SIZE}, ${DEFAULT_MAX_CONCURRENT} concurrent jobs, ${DEFAULT_MAX_BYTES_PER_SECOND}/s)`,
     options: {
       name: { type: 'string' },

@@ -18,12 +18,19 @@ export function storageUsage(out: Out): number {
 
 export const storageCreate: AdminCommand = {
   name: 'storage create',
-  usage: 'storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--endpoint URL] [--region R] [--prefix P] [--provider s3|minio|r2|…] [--path-style] [--no-verify]',
+  usage:
+    'storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--endpoint URL] [--region R] [--prefix P] [--provider s3|minio|r2|…] [--path-style] [--no-verify]',
   summary: "a tenant's own S3-compatible storage (the secret key is sealed with the master key; the bucket is checked unless --no-verify)",
   options: {
-    tenant: { type: 'string' }, provider: { type: 'string', default: 's3' }, endpoint: { type: 'string' },
-    region: { type: 'string', default: 'us-east-1' }, bucket: { type: 'string' }, prefix: { type: 'string', default: '' },
-    'access-key-id': { type: 'string' }, 'secret-access-key': { type: 'string' }, 'path-style': { type: 'boolean', default: false },
+    tenant: { type: 'string' },
+    provider: { type: 'string', default: 's3' },
+    endpoint: { type: 'string' },
+    region: { type: 'string', default: 'us-east-1' },
+    bucket: { type: 'string' },
+    prefix: { type: 'string', default: '' },
+    'access-key-id': { type: 'string' },
+    'secret-access-key': { type: 'string' },
+    'path-style': { type: 'boolean', default: false },
     'no-verify': { type: 'boolean', default: false },
   },
   positionals: 0,
@@ -90,6 +97,10 @@ export const appSetStorage: AdminCommand = {
       }
     }
     const updated = await store.setAppStorageConfig(appId, configId === 'none' ? null : configId);
-    out(json ? JSON.stringify({ appId: updated.id, storageConfigId: updated.storageConfigId }) : `app ${updated.id} now stores documents in ${updated.storageConfigId ?? 'the node storage'}`);
+    out(
+      json
+        ? JSON.stringify({ appId: updated.id, storageConfigId: updated.storageConfigId })
+        : `app ${updated.id} now stores documents in ${updated.storageConfigId ?? 'the node storage'}`,
+    );
   },
 };

@@ -52,9 +52,7 @@ export const tenantCommands: AdminCommand[] = [
       emit(
         ctx,
         list,
-        list.length === 0
-          ? ['No tenants.']
-          : table([['ID', 'STATE', 'NAME', 'EMAIL'], ...list.map((t) => [t.id, t.state, t.name, t.contactEmail ?? '-'])]),
+        list.length === 0 ? ['No tenants.'] : table([['ID', 'STATE', 'NAME', 'EMAIL'], ...list.map((t) => [t.id, t.state, t.name, t.contactEmail ?? '-'])]),
       );
     },
   },

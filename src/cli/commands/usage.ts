@@ -35,7 +35,15 @@ export const usageCommands: AdminCommand[] = [
               `  app ${q.appId}${q.appName === null ? ' (deleted)' : ` "${q.appName}"`}: ${q.unitsCharged}` +
               (q.plan ? ` of ${q.plan.quota} (${q.remaining} remaining)` : ' (no plan)'),
           ),
-          ...(u.items.length ? ['', ...table([['DAY', 'APP', 'FAMILY', 'UNITS', 'DOCUMENTS'], ...u.items.map((f) => [f.day ?? month, f.appId, f.family, String(f.units), String(f.documents)])])] : []),
+          ...(u.items.length
+            ? [
+                '',
+                ...table([
+                  ['DAY', 'APP', 'FAMILY', 'UNITS', 'DOCUMENTS'],
+                  ...u.items.map((f) => [f.day ?? month, f.appId, f.family, String(f.units), String(f.documents)]),
+                ]),
+              ]
+            : []),
         ]);
         return;
       }
@@ -48,7 +56,16 @@ export const usageCommands: AdminCommand[] = [
       const remaining = u.quota === null ? null : Math.max(0, u.quota - u.unitsUsed);
       emit(
         ctx,
-        { appId: app.id, tenantId: app.tenantId, month, unitsUsed: u.unitsUsed, quota: u.quota, planId: u.planId, documents: u.documents, byFormat: u.byFormat },
+        {
+          appId: app.id,
+          tenantId: app.tenantId,
+          month,
+          unitsUsed: u.unitsUsed,
+          quota: u.quota,
+          planId: u.planId,
+          documents: u.documents,
+          byFormat: u.byFormat,
+        },
         [
           `App ${app.id} used ${u.unitsUsed} Document Units in ${month}` +
             (u.quota === null ? ' (no plan assigned).' : ` of ${u.quota} (plan "${u.planName}"); ${remaining} remaining.`),

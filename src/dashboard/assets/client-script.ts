@@ -18,7 +18,10 @@ export function dashboardClient(): void {
         if (status) status.textContent = message;
       };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(text).then(() => done('Copied to the clipboard.'), () => done('Could not copy: select the text and copy it by hand.'));
+        navigator.clipboard.writeText(text).then(
+          () => done('Copied to the clipboard.'),
+          () => done('Could not copy: select the text and copy it by hand.'),
+        );
       } else {
         const range = document.createRange();
         range.selectNodeContents(target);
@@ -59,7 +62,11 @@ export function dashboardClient(): void {
       const name = row.dataset.series ?? '';
       const i = days.indexOf(row.dataset.day ?? '');
       if (i < 0) return;
-      if (!series.has(name)) series.set(name, days.map(() => 0));
+      if (!series.has(name))
+        series.set(
+          name,
+          days.map(() => 0),
+        );
       series.get(name)![i] += Number(row.dataset.units ?? 0);
     });
     const palette = ['#0b4f94', '#c25e00', '#146c2e', '#7b2d8e', '#a1121b', '#00707a', '#5c5c00', '#3d3d3d'];
@@ -72,7 +79,10 @@ export function dashboardClient(): void {
       options: {
         maintainAspectRatio: false,
         animation: false,
-        scales: { x: { stacked: true, title: { display: true, text: 'Day of month (UTC)' } }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'Document Units' } } },
+        scales: {
+          x: { stacked: true, title: { display: true, text: 'Day of month (UTC)' } },
+          y: { stacked: true, beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'Document Units' } },
+        },
         plugins: { legend: { position: 'bottom' } },
       },
     });

@@ -52,11 +52,28 @@ export function createDashboardAuth(o: DashboardAuthOptions): DashboardAuthServi
   const maxMs = config.sessionMaxHours * 3_600_000;
   const users = new DashboardSessionsStore(o.db);
   const signIns = new SignInStore(o.db);
-  const sessions = new Sessions({ store: users, members: o.members, operatorEmails: config.operatorEmails, cookies, idleMs, maxMs, csrfKey: o.csrfKey, now: o.now });
+  const sessions = new Sessions({
+    store: users,
+    members: o.members,
+    operatorEmails: config.operatorEmails,
+    cookies,
+    idleMs,
+    maxMs,
+    csrfKey: o.csrfKey,
+    now: o.now,
+  });
   const local = new LocalOperatorSignIn({ store: signIns, operatorKeys: o.operatorKeys, counters: o.counters, failureLimits: o.failureLimits, now: o.now });
   const redirectUri = `${config.dashboardUrl}/auth/callback`;
   const flow = config.oidc
-    ? new OidcFlow({ oidc: new OidcSignIn({ ...config.oidc, redirectUri }, o.logger), requests: signIns, users, members: o.members, cookies, redirectUri, now: o.now })
+    ? new OidcFlow({
+        oidc: new OidcSignIn({ ...config.oidc, redirectUri }, o.logger),
+        requests: signIns,
+        users,
+        members: o.members,
+        cookies,
+        redirectUri,
+        now: o.now,
+      })
     : null;
 
   return {

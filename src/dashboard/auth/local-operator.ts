@@ -28,7 +28,10 @@ export interface LocalOperatorOptions {
 
 export const localProblems = {
   deadLink: () =>
-    problem('sign_in_link_invalid', 'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). Restart the node for a new one, or sign in with an operator key.'),
+    problem(
+      'sign_in_link_invalid',
+      'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). Restart the node for a new one, or sign in with an operator key.',
+    ),
   wrongKey: () => problem('invalid_credentials', 'That is not a live operator key (unknown or revoked).'),
   tooManyFailures: (retryAfter: string) =>
     problem('rate_limited', `Too many wrong operator keys from this address; retry after ${retryAfter} s.`, {}, { 'Retry-After': retryAfter }),

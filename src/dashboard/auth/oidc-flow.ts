@@ -17,12 +17,27 @@ export const SIGN_IN_TTL_MS = 10 * 60_000;
 const BROWSER_BINDING = /^[A-Za-z0-9_-]{43}$/;
 
 /** What the provider may append to the redirect URI (RFC 6749, RFC 9207, and what Google, Keycloak and Entra add). */
-export const CALLBACK_PARAMETERS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'scope', 'authuser', 'prompt', 'hd', 'session_state'] as const;
+export const CALLBACK_PARAMETERS = [
+  'code',
+  'state',
+  'iss',
+  'error',
+  'error_description',
+  'error_uri',
+  'scope',
+  'authuser',
+  'prompt',
+  'hd',
+  'session_state',
+] as const;
 export type CallbackQuery = Partial<Record<(typeof CALLBACK_PARAMETERS)[number], string>>;
 
 export const flowProblems = {
   unknownRequest: () =>
-    problem('sign_in_request_invalid', 'This sign-in is unknown, was finished already or took too long (its state is used once, within 10 minutes). Start the sign-in again.'),
+    problem(
+      'sign_in_request_invalid',
+      'This sign-in is unknown, was finished already or took too long (its state is used once, within 10 minutes). Start the sign-in again.',
+    ),
   otherBrowser: () =>
     problem('sign_in_request_invalid', 'This sign-in was started in another browser (or its sign-in cookie is gone). Start the sign-in again in this browser.'),
 };

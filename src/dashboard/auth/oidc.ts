@@ -35,10 +35,14 @@ const SCOPE = 'openid email profile';
 const HTTP_TIMEOUT_SECONDS = 10;
 
 export const oidcProblems = {
-  unavailable: () => problem('identity_provider_unavailable', 'The identity provider could not be reached; try signing in again shortly.', {}, { 'Retry-After': '5' }),
+  unavailable: () =>
+    problem('identity_provider_unavailable', 'The identity provider could not be reached; try signing in again shortly.', {}, { 'Retry-After': '5' }),
   failed: (reason: string) => problem('sign_in_failed', `The identity provider's answer was refused: ${reason}. Start the sign-in again.`),
   emailUnverified: () =>
-    problem('email_not_verified', 'The identity provider does not vouch for an e-mail address of this account (email_verified is not true), and tenants are joined by e-mail address.'),
+    problem(
+      'email_not_verified',
+      'The identity provider does not vouch for an e-mail address of this account (email_verified is not true), and tenants are joined by e-mail address.',
+    ),
 };
 
 export class OidcSignIn {
@@ -133,7 +137,8 @@ export class OidcSignIn {
 /** The error's message and its cause's, which says which check failed (e.g. the "aud" claim). */
 function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  if (err instanceof client.AuthorizationResponseError) return `the provider answered ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`;
+  if (err instanceof client.AuthorizationResponseError)
+    return `the provider answered ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`;
   const cause = err.cause instanceof Error && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
   return `${err.message}${cause}`;
 }

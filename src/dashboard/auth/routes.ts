@@ -160,7 +160,9 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
       operationId: 'dashboardOperatorSignInPage',
       summary: 'Sign-in page for operators with an operator key',
       query: NextQuery,
-      handler: forBrowsers<{ next?: string }>(async (ctx) => operatorForm(nextOf(ctx.query.next), '<p>Platform operators can sign in with an operator key.</p>')),
+      handler: forBrowsers<{ next?: string }>(async (ctx) =>
+        operatorForm(nextOf(ctx.query.next), '<p>Platform operators can sign in with an operator key.</p>'),
+      ),
     }),
     route({
       method: 'POST',
@@ -263,7 +265,12 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
       operationId: 'dashboardSignInStyles',
       summary: 'Stylesheet of the sign-in pages',
       responses: { 200: { description: 'CSS' } },
-      handler: async () => ({ status: 200, headers: { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, text: SIGN_IN_CSS, contentType: 'text/css; charset=utf-8' }),
+      handler: async () => ({
+        status: 200,
+        headers: { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
+        text: SIGN_IN_CSS,
+        contentType: 'text/css; charset=utf-8',
+      }),
     }),
   ];
 }

@@ -36,7 +36,8 @@ async function appOf(page: Page, tenantId: string, appId: string): Promise<App> 
   return app;
 }
 
-const planLabel = (p: Plan) => `${p.name} — ${p.maxDocumentUnitsPerMonth.toLocaleString('en-US')} units a month${p.ocrPdfExtraction ? ', OCR' : ''}${p.advancedPdfExtraction ? ', advanced PDF' : ''}`;
+const planLabel = (p: Plan) =>
+  `${p.name} — ${p.maxDocumentUnitsPerMonth.toLocaleString('en-US')} units a month${p.ocrPdfExtraction ? ', OCR' : ''}${p.advancedPdfExtraction ? ', advanced PDF' : ''}`;
 
 interface AppFormValues {
   name: string;
@@ -72,16 +73,30 @@ function appBody(page: Page, form: FormFields, forCreate: boolean): Record<strin
     planId: form.optional('planId') ?? null,
   };
   if (!forCreate) body.storageConfigId = form.optional('storageConfigId') ?? null;
-  if (page.user.principal.isOperator && (form.optional('dbCode') !== undefined || !forCreate)) body.dbCode = form.optional('dbCode') ?? (forCreate ? undefined : null);
+  if (page.user.principal.isOperator && (form.optional('dbCode') !== undefined || !forCreate))
+    body.dbCode = form.optional('dbCode') ?? (forCreate ? undefined : null);
   return body;
 }
 
 function valuesOf(form: FormFields): AppFormValues {
-  return { name: form.get('name'), licenseRegion: form.get('licenseRegion'), allowedDomains: form.lines('allowedDomains').join('\n'), planId: form.get('planId'), storageConfigId: form.get('storageConfigId'), dbCode: form.get('dbCode') };
+  return {
+    name: form.get('name'),
+    licenseRegion: form.get('licenseRegion'),
+    allowedDomains: form.lines('allowedDomains').join('\n'),
+    planId: form.get('planId'),
+    storageConfigId: form.get('storageConfigId'),
+    dbCode: form.get('dbCode'),
+  };
 }
 
 /** The page that shows a new secret: the only time anyone sees it. */
-function secretView(page: Page, tenant: Tenant, app: App, secret: { clientId: string; clientSecret: string; notice: string }, heading: string): Parameters<Page['view']>[0] {
+function secretView(
+  page: Page,
+  tenant: Tenant,
+  app: App,
+  secret: { clientId: string; clientSecret: string; notice: string },
+  heading: string,
+): Parameters<Page['view']>[0] {
   return {
     title: heading,
     tenant,
@@ -102,7 +117,8 @@ export function appPages(d: Dashboard): RouteDef[] {
     const planName = new Map(c.plans.map((p) => [p.id, p.name]));
     const owner = canManageTenant(page, tenant.id);
     const rows = items.map(
-      (a) => html`<tr><td><a href="${page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(a.id)}`))}">${a.name}</a></td><td><code>${a.clientId}</code></td><td>${a.licenseRegion ?? '—'}</td><td>${a.planId ? (planName.get(a.planId) ?? 'a retired plan') : 'none'}</td><td>${a.enabled ? 'enabled' : 'disabled'}</td></tr>`,
+      (a) =>
+        html`<tr><td><a href="${page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(a.id)}`))}">${a.name}</a></td><td><code>${a.clientId}</code></td><td>${a.licenseRegion ?? '—'}</td><td>${a.planId ? (planName.get(a.planId) ?? 'a retired plan') : 'none'}</td><td>${a.enabled ? 'enabled' : 'disabled'}</td></tr>`,
     );
     return page.view({
       title: 'Apps',
@@ -111,12 +127,21 @@ export function appPages(d: Dashboard): RouteDef[] {
       status,
       body: html`${page.ctx.query.done === 'deleted' ? notice('ok', 'App deleted.') : ''}
 ${items.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Apps of ${tenant.name}"><table><caption>Apps of ${tenant.name}</caption><thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Region</th><th scope="col">Plan</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No apps yet.</p>`}
-${owner
-  ? html`<h2 id="create-app">Create an app</h2>${errors?.summary()}<form method="post" action="${page.url(tenantPath(tenant.id, '/apps'))}" class="stack card" aria-labelledby="create-app">${csrfField(page.user)}${appFields(page, c, values, errors, false)}<div class="actions"><button type="submit">Create app</button></div></form>`
-  : html`<p>Only the organisation's owners create and change apps.</p>`}`,
+${
+  owner
+    ? html`<h2 id="create-app">Create an app</h2>${errors?.summary()}<form method="post" action="${page.url(tenantPath(tenant.id, '/apps'))}" class="stack card" aria-labelledby="create-app">${csrfField(page.user)}${appFields(page, c, values, errors, false)}<div class="actions"><button type="submit">Create app</button></div></form>`
+    : html`<p>Only the organisation's owners create and change apps.</p>`
+}`,
     });
   };
-  const empty = (c: Choices): AppFormValues => ({ name: '', licenseRegion: c.regions[0] ?? '', allowedDomains: '', planId: '', storageConfigId: '', dbCode: '' });
+  const empty = (c: Choices): AppFormValues => ({
+    name: '',
+    licenseRegion: c.regions[0] ?? '',
+    allowedDomains: '',
+    planId: '',
+    storageConfigId: '',
+    dbCode: '',
+  });
 
   return [
     getPage(d, '/t/:tenantId/apps', { params: TenantParams, summary: "An organisation's apps" }, async (page) => {
@@ -127,7 +152,10 @@ ${owner
     postForm(d, '/t/:tenantId/apps', { params: TenantParams, summary: 'Create an app' }, async (page, form) => {
       const tenant = await page.tenant();
       try {
-        const created = await page.api.call<{ app: App; clientId: string; clientSecret: string; notice: string }>('createApp', { params: { tenantId: tenant.id }, body: appBody(page, form, true) });
+        const created = await page.api.call<{ app: App; clientId: string; clientSecret: string; notice: string }>('createApp', {
+          params: { tenantId: tenant.id },
+          body: appBody(page, form, true),
+        });
         return page.view(secretView(page, tenant, created.app, created, `App “${created.app.name}” created`));
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
@@ -148,7 +176,11 @@ ${owner
         return redirect(page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}?done=saved`)));
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return appView(page, tenant, app, await choices(page, tenant.id), { values: valuesOf(form), errors: FormErrors.fromProblem(err, APP_FIELDS), status: err.status });
+        return appView(page, tenant, app, await choices(page, tenant.id), {
+          values: valuesOf(form),
+          errors: FormErrors.fromProblem(err, APP_FIELDS),
+          status: err.status,
+        });
       }
     }),
     ...(['enable', 'disable'] as const).map((verb) =>
@@ -162,13 +194,19 @@ ${owner
     postForm(d, '/t/:tenantId/apps/:appId/rotate-secret', { params: AppParams, summary: "Replace an app's client secret" }, async (page) => {
       const tenant = await page.tenant();
       const app = await appOf(page, tenant.id, page.ctx.params.appId);
-      const rotated = await page.api.call<{ app: App; clientId: string; clientSecret: string; notice: string }>('rotateAppSecret', { params: { appId: app.id } });
+      const rotated = await page.api.call<{ app: App; clientId: string; clientSecret: string; notice: string }>('rotateAppSecret', {
+        params: { appId: app.id },
+      });
       return page.view(secretView(page, tenant, rotated.app, rotated, `New secret for “${rotated.app.name}”`));
     }),
   ];
 }
 
-const DONE: Record<string, string> = { saved: 'Settings saved.', enabled: 'App enabled: it can get access tokens again.', disabled: 'App disabled: its next token request is refused.' };
+const DONE: Record<string, string> = {
+  saved: 'Settings saved.',
+  enabled: 'App enabled: it can get access tokens again.',
+  disabled: 'App disabled: its next token request is refused.',
+};
 
 function appView(page: Page, tenant: Tenant, app: App, c: Choices, failed: { values: AppFormValues; errors: FormErrors; status: number } | null) {
   const owner = canManageTenant(page, tenant.id);
@@ -198,14 +236,20 @@ ${tenant.state !== 'Active' ? notice('warn', html`<p>The organisation is ${tenan
 <dt>Plan</dt><dd>${plan ? planLabel(plan) : app.planId ? 'a retired plan: choose another' : 'none'}</dd>
 <dt>Created</dt><dd>${formatDate(app.createdAt)}</dd>
 </dl>
-${owner ? html`<div class="actions">
+${
+  owner
+    ? html`<div class="actions">
 ${app.enabled ? actionButton(page.user, page.url(`${base}/disable`), 'Disable app', { secondary: true }) : actionButton(page.user, page.url(`${base}/enable`), 'Enable app')}
 ${actionButton(page.user, page.url(`${base}/rotate-secret`), 'Rotate secret', { danger: true, describedBy: 'rotate-hint' })}
-</div><p class="hint" id="rotate-hint">Rotating replaces the secret at once: the old one stops working.</p>` : ''}
+</div><p class="hint" id="rotate-hint">Rotating replaces the secret at once: the old one stops working.</p>`
+    : ''
+}
 </div>
-${owner
-  ? html`<h2 id="settings">Settings</h2>${failed?.errors.summary()}<form method="post" action="${page.url(base)}" class="stack card" aria-labelledby="settings">${csrfField(page.user)}${appFields(page, c, values, failed?.errors, true)}<div class="actions"><button type="submit">Save settings</button></div></form>`
-  : html`<p>Only the organisation's owners change apps.</p>`}
+${
+  owner
+    ? html`<h2 id="settings">Settings</h2>${failed?.errors.summary()}<form method="post" action="${page.url(base)}" class="stack card" aria-labelledby="settings">${csrfField(page.user)}${appFields(page, c, values, failed?.errors, true)}<div class="actions"><button type="submit">Save settings</button></div></form>`
+    : html`<p>Only the organisation's owners change apps.</p>`
+}
 <p><a href="${page.url(tenantPath(tenant.id, '/apps'))}">All apps</a></p>`,
   });
 }

@@ -14,7 +14,8 @@ const PAGE_SIZE = 50;
 function describeDiff(diff: Record<string, unknown>): string {
   return Object.entries(diff)
     .map(([k, v]) => {
-      if (v && typeof v === 'object' && 'from' in v && 'to' in v) return `${k}: ${JSON.stringify((v as { from: unknown }).from)} → ${JSON.stringify((v as { to: unknown }).to)}`;
+      if (v && typeof v === 'object' && 'from' in v && 'to' in v)
+        return `${k}: ${JSON.stringify((v as { from: unknown }).from)} → ${JSON.stringify((v as { to: unknown }).to)}`;
       return `${k}: ${JSON.stringify(v)}`;
     })
     .join('; ');
@@ -22,25 +23,33 @@ function describeDiff(diff: Record<string, unknown>): string {
 
 export function auditPages(d: Dashboard): RouteDef[] {
   return [
-    getPage<{ before?: string }>(d, '/t/:tenantId/audit', { params: TenantParams, query: { before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })) }, summary: "An organisation's audit log" }, async (page) => {
-      const tenant = await page.tenant();
-      const { items, next } = await page.api.call<{ items: AuditEntry[]; next: string | null }>('listAuditEntries', {
-        query: { tenantId: tenant.id, limit: PAGE_SIZE, before: page.ctx.query.before },
-      });
-      return {
-        title: 'Audit log',
-        tenant,
-        section: 'audit',
-        body: html`<p>Who changed what in ${tenant.name}, when and from where, newest first.</p>
-${items.length
-  ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Audit log of ${tenant.name}"><table id="audit-table"><caption class="visually-hidden">Audit log of ${tenant.name}</caption>
+    getPage<{ before?: string }>(
+      d,
+      '/t/:tenantId/audit',
+      { params: TenantParams, query: { before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })) }, summary: "An organisation's audit log" },
+      async (page) => {
+        const tenant = await page.tenant();
+        const { items, next } = await page.api.call<{ items: AuditEntry[]; next: string | null }>('listAuditEntries', {
+          query: { tenantId: tenant.id, limit: PAGE_SIZE, before: page.ctx.query.before },
+        });
+        return {
+          title: 'Audit log',
+          tenant,
+          section: 'audit',
+          body: html`<p>Who changed what in ${tenant.name}, when and from where, newest first.</p>
+${
+  items.length
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Audit log of ${tenant.name}"><table id="audit-table"><caption class="visually-hidden">Audit log of ${tenant.name}</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Object</th><th scope="col">Change</th><th scope="col">From</th></tr></thead>
 <tbody>${items.map(
-      (e) => html`<tr><td>${formatDate(e.at)}</td><td>${e.actor.email ?? e.actor.id}</td><td><code>${e.action}</code></td><td>${e.objectType}${e.objectId ? html` <code>${e.objectId}</code>` : ''}</td><td>${describeDiff(e.diff)}</td><td>${e.clientAddress ?? '—'}</td></tr>`,
-    )}</tbody></table></div>`
-  : html`<p>No entries${page.ctx.query.before ? ' before these' : ''}.</p>`}
+        (e) =>
+          html`<tr><td>${formatDate(e.at)}</td><td>${e.actor.email ?? e.actor.id}</td><td><code>${e.action}</code></td><td>${e.objectType}${e.objectId ? html` <code>${e.objectId}</code>` : ''}</td><td>${describeDiff(e.diff)}</td><td>${e.clientAddress ?? '—'}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p>No entries${page.ctx.query.before ? ' before these' : ''}.</p>`
+}
 <p class="actions">${page.ctx.query.before ? html`<a href="${page.url(tenantPath(tenant.id, '/audit'))}">Newest entries</a>` : ''}${next ? html`<a href="${page.url(tenantPath(tenant.id, `/audit?before=${next}`))}">Older entries</a>` : ''}</p>`,
-      };
-    }),
+        };
+      },
+    ),
   ];
 }

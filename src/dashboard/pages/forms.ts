@@ -22,7 +22,11 @@ export class FormFields {
   }
   /** Lines of a textarea (or repeated fields), blank ones dropped. */
   lines(name: string): string[] {
-    return this.params.getAll(name).flatMap((v) => v.split(/[\r\n,]+/)).map((v) => v.trim()).filter(Boolean);
+    return this.params
+      .getAll(name)
+      .flatMap((v) => v.split(/[\r\n,]+/))
+      .map((v) => v.trim())
+      .filter(Boolean);
   }
 }
 
@@ -46,7 +50,8 @@ export class FormErrors {
     const named: { name: string; reason: string }[] = [];
     const invalid = err.extras.invalid_params;
     if (Array.isArray(invalid)) {
-      for (const p of invalid as { name?: unknown; reason?: unknown }[]) if (typeof p.name === 'string') named.push({ name: p.name, reason: String(p.reason ?? err.detail ?? err.title) });
+      for (const p of invalid as { name?: unknown; reason?: unknown }[])
+        if (typeof p.name === 'string') named.push({ name: p.name, reason: String(p.reason ?? err.detail ?? err.title) });
     }
     if (typeof err.extras.parameter === 'string') named.push({ name: err.extras.parameter, reason: err.detail ?? err.title });
     for (const { name, reason } of named) {
@@ -106,12 +111,21 @@ export function field(o: FieldOptions): Html {
   return html`<div class="field"><label for="${id}">${o.label}</label>${control}${messages(o.name, o.hint, error)}</div>`;
 }
 
-export function select(o: { name: string; label: string; options: { value: string; label: string; data?: Record<string, string> }[]; value?: string; hint?: string; errors?: FormErrors; attrs?: Record<string, string> }): Html {
+export function select(o: {
+  name: string;
+  label: string;
+  options: { value: string; label: string; data?: Record<string, string> }[];
+  value?: string;
+  hint?: string;
+  errors?: FormErrors;
+  attrs?: Record<string, string>;
+}): Html {
   const id = idOf(o.name);
   const error = o.errors?.fields.get(o.name);
   const attrs = Object.entries(o.attrs ?? {}).map(([k, v]) => html` ${k}="${v}"`);
   return html`<div class="field"><label for="${id}">${o.label}</label><select id="${id}" name="${o.name}"${described(o.name, o.hint, error)}${attrs}>${o.options.map(
-    (opt) => html`<option value="${opt.value}"${opt.value === o.value ? html` selected` : ''}${Object.entries(opt.data ?? {}).map(([k, v]) => html` data-${k}="${v}"`)}>${opt.label}</option>`,
+    (opt) =>
+      html`<option value="${opt.value}"${opt.value === o.value ? html` selected` : ''}${Object.entries(opt.data ?? {}).map(([k, v]) => html` data-${k}="${v}"`)}>${opt.label}</option>`,
   )}</select>${messages(o.name, o.hint, error)}</div>`;
 }
 

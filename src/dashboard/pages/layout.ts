@@ -106,7 +106,12 @@ export const redirect = (location: string): Reply => ({ status: 303, headers: { 
 export const csrfField = (user: SignedIn) => html`<input type="hidden" name="_csrf" value="${user.csrfToken}">`;
 
 /** A one-button form (activate, disable, rotate…). */
-export function actionButton(user: SignedIn, action: string, label: string, opts: { danger?: boolean; secondary?: boolean; fields?: Record<string, string>; describedBy?: string } = {}): Html {
+export function actionButton(
+  user: SignedIn,
+  action: string,
+  label: string,
+  opts: { danger?: boolean; secondary?: boolean; fields?: Record<string, string>; describedBy?: string } = {},
+): Html {
   const cls = opts.danger ? 'danger' : opts.secondary ? 'secondary' : '';
   return html`<form method="post" action="${action}" class="inline">${csrfField(user)}${Object.entries(opts.fields ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}<button type="submit"${cls ? html` class="${cls}"` : ''}${opts.describedBy ? html` aria-describedby="${opts.describedBy}"` : ''}>${label}</button></form>`;
 }

@@ -18,7 +18,9 @@ const DONE: Record<string, string> = {
 };
 
 async function membersView(page: Page, tenant: Tenant, invite: { email: string; role: string }, errors?: FormErrors, status?: number) {
-  const { members, invitations } = await page.api.call<{ members: TenantMember[]; invitations: TenantInvitation[] }>('listMembers', { params: { tenantId: tenant.id } });
+  const { members, invitations } = await page.api.call<{ members: TenantMember[]; invitations: TenantInvitation[] }>('listMembers', {
+    params: { tenantId: tenant.id },
+  });
   const owner = canManageTenant(page, tenant.id);
   const base = tenantPath(tenant.id, '/members');
   const done = DONE[page.ctx.query.done ?? ''];
@@ -31,28 +33,46 @@ async function membersView(page: Page, tenant: Tenant, invite: { email: string; 
 <div class="table-wrap" tabindex="0" role="region" aria-label="Members of ${tenant.name}"><table><caption>Members of ${tenant.name}</caption>
 <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
 <tbody>${members.map(
-      (m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${formatDate(m.addedAt)}</td>${owner ? html`<td>${actionButton(page.user, page.url(`${base}/remove`), `Remove ${m.email}`, { secondary: true, fields: { email: m.email } })}</td>` : ''}</tr>`,
+      (m) =>
+        html`<tr><td>${m.email}</td><td>${m.role}</td><td>${formatDate(m.addedAt)}</td>${owner ? html`<td>${actionButton(page.user, page.url(`${base}/remove`), `Remove ${m.email}`, { secondary: true, fields: { email: m.email } })}</td>` : ''}</tr>`,
     )}</tbody></table></div>
 <h2>Open invitations</h2>
-${invitations.length
-  ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Open invitations"><table><caption class="visually-hidden">Open invitations</caption><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">E-mail sent</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+${
+  invitations.length
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Open invitations"><table><caption class="visually-hidden">Open invitations</caption><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">E-mail sent</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
 <tbody>${invitations.map(
-      (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${formatDate(i.createdAt)}</td><td>${i.mailedAt ? formatDate(i.mailedAt) : 'not yet'}</td>${owner ? html`<td>${actionButton(page.user, page.url(`${base}/revoke`), `Revoke invitation of ${i.email}`, { secondary: true, fields: { invitationId: i.id } })}</td>` : ''}</tr>`,
-    )}</tbody></table></div>`
-  : html`<p>None.</p>`}
-${owner
-  ? html`<h2 id="invite">Invite someone</h2>${errors?.summary()}<form method="post" action="${page.url(`${base}/invite`)}" class="stack card" aria-labelledby="invite">${csrfField(page.user)}
+        (i) =>
+          html`<tr><td>${i.email}</td><td>${i.role}</td><td>${formatDate(i.createdAt)}</td><td>${i.mailedAt ? formatDate(i.mailedAt) : 'not yet'}</td>${owner ? html`<td>${actionButton(page.user, page.url(`${base}/revoke`), `Revoke invitation of ${i.email}`, { secondary: true, fields: { invitationId: i.id } })}</td>` : ''}</tr>`,
+      )}</tbody></table></div>`
+    : html`<p>None.</p>`
+}
+${
+  owner
+    ? html`<h2 id="invite">Invite someone</h2>${errors?.summary()}<form method="post" action="${page.url(`${base}/invite`)}" class="stack card" aria-labelledby="invite">${csrfField(page.user)}
 ${field({ name: 'email', label: 'E-mail address', type: 'email', value: invite.email, required: true, errors, autocomplete: 'off' })}
-${select({ name: 'role', label: 'Role', value: invite.role, errors, options: [{ value: 'member', label: 'Member: sees apps, usage and billing' }, { value: 'owner', label: 'Owner: also manages apps, storage and members' }], hint: "To change someone's role, invite them again with the other role." })}
+${select({
+  name: 'role',
+  label: 'Role',
+  value: invite.role,
+  errors,
+  options: [
+    { value: 'member', label: 'Member: sees apps, usage and billing' },
+    { value: 'owner', label: 'Owner: also manages apps, storage and members' },
+  ],
+  hint: "To change someone's role, invite them again with the other role.",
+})}
 <div class="actions"><button type="submit">Send invitation</button></div></form>`
-  : html`<p>Only the organisation's owners invite and remove members.</p>`}`,
+    : html`<p>Only the organisation's owners invite and remove members.</p>`
+}`,
   });
 }
 
 export function memberPages(d: Dashboard): RouteDef[] {
   const back = (tenantId: string, done: string) => `${d.base}${tenantPath(tenantId, `/members?done=${done}`)}`;
   return [
-    getPage(d, '/t/:tenantId/members', { params: TenantParams, summary: "An organisation's members" }, async (page) => membersView(page, await page.tenant(), { email: '', role: 'member' })),
+    getPage(d, '/t/:tenantId/members', { params: TenantParams, summary: "An organisation's members" }, async (page) =>
+      membersView(page, await page.tenant(), { email: '', role: 'member' }),
+    ),
     postForm(d, '/t/:tenantId/members/invite', { params: TenantParams, summary: 'Invite someone' }, async (page, form) => {
       const tenant = await page.tenant();
       try {

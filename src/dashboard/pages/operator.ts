@@ -9,7 +9,10 @@ import { TenantParams, tenantPath } from './params.js';
 import { problem } from '../../http/problem.js';
 
 const ACTIONS: Record<Tenant['state'], { verb: 'activate' | 'deactivate' | 'reactivate'; label: string; danger?: boolean }[]> = {
-  'Pending Activation': [{ verb: 'activate', label: 'Activate' }, { verb: 'deactivate', label: 'Deactivate', danger: true }],
+  'Pending Activation': [
+    { verb: 'activate', label: 'Activate' },
+    { verb: 'deactivate', label: 'Deactivate', danger: true },
+  ],
   Active: [{ verb: 'deactivate', label: 'Deactivate', danger: true }],
   Deactivated: [{ verb: 'reactivate', label: 'Reactivate' }],
 };
@@ -35,19 +38,30 @@ export function operatorPages(d: Dashboard): RouteDef[] {
 <p>${pending.length ? `${pending.length} waiting for activation, listed first.` : 'No tenant is waiting for activation.'}</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Tenants (${items.length})"><table><caption>Tenants (${items.length})</caption><thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Contact</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
 <tbody>${sorted.map(
-          (t) => html`<tr><td><a href="${page.url(tenantPath(t.id))}">${t.name}</a></td><td>${tenantStateBadge(t.state)}</td><td>${t.contactEmail ?? '—'}</td><td>${formatDate(t.createdAt)}</td><td><div class="actions">${ACTIONS[t.state].map((a) =>
-            actionButton(page.user, page.url(`/operator/tenants/${encodeURIComponent(t.id)}/${a.verb}`), `${a.label} ${t.name}`, { danger: a.danger, secondary: !a.danger && a.verb !== 'activate' }),
-          )}</div></td></tr>`,
+          (t) =>
+            html`<tr><td><a href="${page.url(tenantPath(t.id))}">${t.name}</a></td><td>${tenantStateBadge(t.state)}</td><td>${t.contactEmail ?? '—'}</td><td>${formatDate(t.createdAt)}</td><td><div class="actions">${ACTIONS[
+              t.state
+            ].map((a) =>
+              actionButton(page.user, page.url(`/operator/tenants/${encodeURIComponent(t.id)}/${a.verb}`), `${a.label} ${t.name}`, {
+                danger: a.danger,
+                secondary: !a.danger && a.verb !== 'activate',
+              }),
+            )}</div></td></tr>`,
         )}</tbody></table></div>`,
       };
     }),
   ];
   for (const verb of ['activate', 'deactivate', 'reactivate'] as const) {
     routes.push(
-      postForm(d, `/operator/tenants/:tenantId/${verb}`, { params: TenantParams, summary: `${verb} a tenant`, back: () => `${d.base}/operator/tenants` }, async (page) => {
-        await page.api.call(`${verb}Tenant`, { params: { tenantId: page.ctx.params.tenantId } });
-        return redirect(page.url(`/operator/tenants?done=${verb}`));
-      }),
+      postForm(
+        d,
+        `/operator/tenants/:tenantId/${verb}`,
+        { params: TenantParams, summary: `${verb} a tenant`, back: () => `${d.base}/operator/tenants` },
+        async (page) => {
+          await page.api.call(`${verb}Tenant`, { params: { tenantId: page.ctx.params.tenantId } });
+          return redirect(page.url(`/operator/tenants?done=${verb}`));
+        },
+      ),
     );
   }
   return routes;

@@ -68,10 +68,10 @@ function problemPage(page: Page<unknown>, err: ProblemError): Reply {
     err.code === 'csrf_failed'
       ? 'The form did not carry this session’s security token (it may be from an older page or another site). Nothing was changed. Go back, reload the page and try again.'
       : err.status === 404
-      ? 'It does not exist, or it belongs to an organisation you are not a member of.'
-      : err.status === 403
-        ? 'Your role does not allow this. Ask an owner of the organisation (or an operator).'
-        : '';
+        ? 'It does not exist, or it belongs to an organisation you are not a member of.'
+        : err.status === 403
+          ? 'Your role does not allow this. Ask an owner of the organisation (or an operator).'
+          : '';
   return page.view({
     title: err.title,
     status: err.status,
@@ -137,7 +137,11 @@ export function postForm(
     auth: 'public',
     api: 'dashboard',
     ...(opts.params ? { params: opts.params } : {}),
-    body: { kind: 'raw', description: 'The form, application/x-www-form-urlencoded, with its `_csrf` token.', contentTypes: ['application/x-www-form-urlencoded'] },
+    body: {
+      kind: 'raw',
+      description: 'The form, application/x-www-form-urlencoded, with its `_csrf` token.',
+      contentTypes: ['application/x-www-form-urlencoded'],
+    },
     responses: { 303: { description: 'Done: to the page that shows the outcome (or to sign-in).' }, 403: { description: 'Missing or wrong CSRF token.' } },
     handler: async (ctx) => {
       const user = await d.deps.auth.signedIn(ctx);
@@ -151,4 +155,3 @@ export function postForm(
     },
   };
 }
-

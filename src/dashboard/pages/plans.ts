@@ -11,7 +11,15 @@ import { getPage, postForm, type Dashboard, type Page } from './page-kit.js';
 import { PlanParams } from './params.js';
 
 const MiB = 1024 * 1024;
-const PLAN_FIELDS = ['name', 'maxDocumentUnitsPerMonth', 'maxFileSizeBytes', 'maxConcurrentJobs', 'maxBytesPerSecond', 'advancedPdfExtraction', 'ocrPdfExtraction'] as const;
+const PLAN_FIELDS = [
+  'name',
+  'maxDocumentUnitsPerMonth',
+  'maxFileSizeBytes',
+  'maxConcurrentJobs',
+  'maxBytesPerSecond',
+  'advancedPdfExtraction',
+  'ocrPdfExtraction',
+] as const;
 const FORM_NAMES: Record<string, string> = { maxFileSizeBytes: 'maxFileSizeMiB', maxBytesPerSecond: 'maxMiBPerSecond' };
 
 interface PlanForm {
@@ -44,11 +52,19 @@ function planBody(form: FormFields) {
 async function plansView(page: Page, v: PlanForm, errors?: FormErrors, status?: number) {
   const op = page.user.principal.isOperator;
   const { items } = await page.api.call<{ items: Plan[] }>('listPlans');
-  const done = page.ctx.query.done === 'created' ? 'Plan created.' : page.ctx.query.done === 'retired' ? 'Plan retired: apps on it get no tokens until given another.' : '';
+  const done =
+    page.ctx.query.done === 'created'
+      ? 'Plan created.'
+      : page.ctx.query.done === 'retired'
+        ? 'Plan retired: apps on it get no tokens until given another.'
+        : '';
   const rows = items.map(
-    (p) => html`<tr><td>${p.name}</td><td>${p.status}</td><td class="num">${formatNumber(p.maxDocumentUnitsPerMonth)}</td><td class="num">${formatNumber(Math.round(p.maxFileSizeBytes / MiB))} MiB</td><td class="num">${p.maxConcurrentJobs}</td><td class="num">${formatNumber(Math.round(p.maxBytesPerSecond / MiB))} MiB/s</td><td>${[p.ocrPdfExtraction ? 'OCR' : '', p.advancedPdfExtraction ? 'advanced PDF' : ''].filter(Boolean).join(', ') || '—'}</td>${
-      op ? html`<td>${p.status === 'usable' ? actionButton(page.user, page.url(`/plans/${encodeURIComponent(p.id)}/retire`), `Retire ${p.name}`, { secondary: true }) : ''}</td>` : ''
-    }</tr>`,
+    (p) =>
+      html`<tr><td>${p.name}</td><td>${p.status}</td><td class="num">${formatNumber(p.maxDocumentUnitsPerMonth)}</td><td class="num">${formatNumber(Math.round(p.maxFileSizeBytes / MiB))} MiB</td><td class="num">${p.maxConcurrentJobs}</td><td class="num">${formatNumber(Math.round(p.maxBytesPerSecond / MiB))} MiB/s</td><td>${[p.ocrPdfExtraction ? 'OCR' : '', p.advancedPdfExtraction ? 'advanced PDF' : ''].filter(Boolean).join(', ') || '—'}</td>${
+        op
+          ? html`<td>${p.status === 'usable' ? actionButton(page.user, page.url(`/plans/${encodeURIComponent(p.id)}/retire`), `Retire ${p.name}`, { secondary: true }) : ''}</td>`
+          : ''
+      }</tr>`,
   );
   // Field errors carry the API's names; the form shows MiB where the API counts bytes.
   if (errors) for (const [api, form] of Object.entries(FORM_NAMES)) if (errors.fields.has(api)) errors.fields.set(form, errors.fields.get(api)!);
@@ -59,8 +75,9 @@ async function plansView(page: Page, v: PlanForm, errors?: FormErrors, status?: 
     body: html`${done ? notice('ok', done) : ''}
 <p>${op ? 'Plans set each app’s monthly quota and limits. Owners choose among the usable plans on an app’s page.' : 'Choose one of these plans for an app on the app’s page.'}</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${op ? 'All plans' : 'Usable plans'}"><table><caption>${op ? 'All plans' : 'Usable plans'}</caption><thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col" class="num">Units a month</th><th scope="col" class="num">Largest file</th><th scope="col" class="num">Unfinished jobs</th><th scope="col" class="num">Upload rate</th><th scope="col">PDF features</th>${op ? html`<th scope="col">Actions</th>` : ''}</tr></thead><tbody>${rows}</tbody></table></div>
-${op
-  ? html`<h2 id="new-plan">Define a plan</h2>${errors?.summary()}<form method="post" action="${page.url('/plans')}" class="stack card" aria-labelledby="new-plan">${csrfField(page.user)}
+${
+  op
+    ? html`<h2 id="new-plan">Define a plan</h2>${errors?.summary()}<form method="post" action="${page.url('/plans')}" class="stack card" aria-labelledby="new-plan">${csrfField(page.user)}
 ${field({ name: 'name', label: 'Name', value: v.name, required: true, errors, attrs: { maxlength: '200' } })}
 ${field({ name: 'maxDocumentUnitsPerMonth', label: 'Document Units a month', type: 'number', value: v.units, required: true, errors, attrs: { min: '0', step: '1', inputmode: 'numeric' } })}
 ${field({ name: 'maxFileSizeMiB', label: 'Largest file (MiB)', type: 'number', value: v.fileMiB, errors, attrs: { min: '1', step: '1' } })}
@@ -69,7 +86,8 @@ ${field({ name: 'maxMiBPerSecond', label: 'Upload rate (MiB per second)', type: 
 ${checkbox({ name: 'ocrPdfExtraction', label: 'OCR for scanned PDFs', checked: v.ocr, errors })}
 ${checkbox({ name: 'advancedPdfExtraction', label: 'Advanced PDF extraction', checked: v.advanced, errors })}
 <div class="actions"><button type="submit">Create plan</button></div></form>`
-  : ''}`,
+    : ''
+}`,
   });
 }
 
@@ -83,8 +101,13 @@ export function planPages(d: Dashboard): RouteDef[] {
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
         const v: PlanForm = {
-          name: form.get('name'), units: form.get('maxDocumentUnitsPerMonth'), fileMiB: form.get('maxFileSizeMiB'), jobs: form.get('maxConcurrentJobs'),
-          rateMiB: form.get('maxMiBPerSecond'), advanced: form.get('advancedPdfExtraction') === 'true', ocr: form.get('ocrPdfExtraction') === 'true',
+          name: form.get('name'),
+          units: form.get('maxDocumentUnitsPerMonth'),
+          fileMiB: form.get('maxFileSizeMiB'),
+          jobs: form.get('maxConcurrentJobs'),
+          rateMiB: form.get('maxMiBPerSecond'),
+          advanced: form.get('advancedPdfExtraction') === 'true',
+          ocr: form.get('ocrPdfExtraction') === 'true',
         };
         return plansView(page, v, FormErrors.fromProblem(err, [...PLAN_FIELDS, ...Object.values(FORM_NAMES)]), err.status);
       }

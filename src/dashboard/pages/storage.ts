@@ -25,11 +25,37 @@ interface Preset {
 
 export const STORAGE_PRESETS: Preset[] = [
   { id: 's3', label: 'Amazon S3', endpoint: '', pathStyle: false, hint: 'Leave the endpoint empty; give the bucket’s region (e.g. eu-west-1).' },
-  { id: 'r2', label: 'Cloudflare R2', endpoint: 'https://ACCOUNT_ID.r2.cloudflarestorage.com', pathStyle: false, hint: 'Endpoint https://ACCOUNT_ID.r2.cloudflarestorage.com; region auto.' },
-  { id: 'wasabi', label: 'Wasabi', endpoint: 'https://s3.REGION.wasabisys.com', pathStyle: false, hint: 'Endpoint https://s3.REGION.wasabisys.com (filled from the region when left empty).', fixedEndpoint: (r) => `https://s3.${r}.wasabisys.com` },
-  { id: 'gcs-s3', label: 'Google Cloud Storage (S3 interoperability)', endpoint: 'https://storage.googleapis.com', pathStyle: true, hint: 'Endpoint https://storage.googleapis.com with an HMAC key; region auto.', fixedEndpoint: () => 'https://storage.googleapis.com' },
+  {
+    id: 'r2',
+    label: 'Cloudflare R2',
+    endpoint: 'https://ACCOUNT_ID.r2.cloudflarestorage.com',
+    pathStyle: false,
+    hint: 'Endpoint https://ACCOUNT_ID.r2.cloudflarestorage.com; region auto.',
+  },
+  {
+    id: 'wasabi',
+    label: 'Wasabi',
+    endpoint: 'https://s3.REGION.wasabisys.com',
+    pathStyle: false,
+    hint: 'Endpoint https://s3.REGION.wasabisys.com (filled from the region when left empty).',
+    fixedEndpoint: (r) => `https://s3.${r}.wasabisys.com`,
+  },
+  {
+    id: 'gcs-s3',
+    label: 'Google Cloud Storage (S3 interoperability)',
+    endpoint: 'https://storage.googleapis.com',
+    pathStyle: true,
+    hint: 'Endpoint https://storage.googleapis.com with an HMAC key; region auto.',
+    fixedEndpoint: () => 'https://storage.googleapis.com',
+  },
   { id: 'minio', label: 'MinIO', endpoint: 'https://minio.example.com:9000', pathStyle: true, hint: 'Your MinIO server’s address; path-style addressing.' },
-  { id: 'other-s3', label: 'Another S3-compatible service', endpoint: 'https://s3.example.com', pathStyle: true, hint: 'The service’s S3 endpoint; most need path-style addressing.' },
+  {
+    id: 'other-s3',
+    label: 'Another S3-compatible service',
+    endpoint: 'https://s3.example.com',
+    pathStyle: true,
+    hint: 'The service’s S3 endpoint; most need path-style addressing.',
+  },
 ];
 
 const FIELDS = ['provider', 'endpoint', 'region', 'bucket', 'prefix', 'accessKeyId', 'secretAccessKey', 'forcePathStyle'] as const;
@@ -77,12 +103,15 @@ async function storageView(page: Page, tenant: Tenant, v: StorageForm, errors?: 
     status,
     body: html`${page.ctx.query.done === 'created' ? notice('ok', 'Storage checked and saved. Choose it for an app on the app’s page.') : ''}
 <p>Documents and results are kept in the service’s own storage unless an app is given one of these.</p>
-${items.length
-  ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Storage of ${tenant.name}"><table><caption>Storage of ${tenant.name}</caption><thead><tr><th scope="col">Provider</th><th scope="col">Bucket</th><th scope="col">Endpoint</th><th scope="col">Region</th><th scope="col">Access key</th><th scope="col">Added</th></tr></thead>
+${
+  items.length
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Storage of ${tenant.name}"><table><caption>Storage of ${tenant.name}</caption><thead><tr><th scope="col">Provider</th><th scope="col">Bucket</th><th scope="col">Endpoint</th><th scope="col">Region</th><th scope="col">Access key</th><th scope="col">Added</th></tr></thead>
 <tbody>${items.map((s) => html`<tr><td>${STORAGE_PRESETS.find((p) => p.id === s.provider)?.label ?? s.provider}</td><td>${s.bucket}${s.prefix ? html`/<wbr>${s.prefix}` : ''}</td><td>${s.endpoint ?? 'AWS'}</td><td>${s.region}</td><td><span aria-label="ending in ${s.accessKeyId.slice(-4)}">${maskedKey(s.accessKeyId)}</span></td><td>${formatDate(s.createdAt)}</td></tr>`)}</tbody></table></div>`
-  : html`<p>No storage of your own yet.</p>`}
-${owner
-  ? html`<h2 id="add-storage">Add storage</h2>${errors?.summary()}
+    : html`<p>No storage of your own yet.</p>`
+}
+${
+  owner
+    ? html`<h2 id="add-storage">Add storage</h2>${errors?.summary()}
 <form method="post" action="${page.url(tenantPath(tenant.id, '/storage'))}" class="stack card" aria-labelledby="add-storage">${csrfField(page.user)}
 ${select({ name: 'provider', label: 'Provider', value: v.provider, errors, attrs: { 'data-presets': 'preset-hint' }, options: STORAGE_PRESETS.map((p) => ({ value: p.id, label: p.label, data: { endpoint: p.endpoint, 'path-style': String(p.pathStyle), hint: p.hint } })) })}
 <p class="hint" id="preset-hint" aria-live="polite">${preset.hint}</p>
@@ -95,13 +124,16 @@ ${field({ name: 'secretAccessKey', label: 'Secret access key', type: 'password',
 ${checkbox({ name: 'forcePathStyle', label: 'Path-style addressing (bucket in the path)', checked: v.forcePathStyle, errors })}
 <p class="hint">Saving first checks the bucket with these credentials; nothing is saved when the check fails.</p>
 <div class="actions"><button type="submit">Check and save</button></div></form>`
-  : html`<p>Only the organisation's owners add storage.</p>`}`,
+    : html`<p>Only the organisation's owners add storage.</p>`
+}`,
   });
 }
 
 export function storagePages(d: Dashboard): RouteDef[] {
   return [
-    getPage(d, '/t/:tenantId/storage', { params: TenantParams, summary: "An organisation's storage" }, async (page) => storageView(page, await page.tenant(), EMPTY)),
+    getPage(d, '/t/:tenantId/storage', { params: TenantParams, summary: "An organisation's storage" }, async (page) =>
+      storageView(page, await page.tenant(), EMPTY),
+    ),
     postForm(d, '/t/:tenantId/storage', { params: TenantParams, summary: 'Check and save storage' }, async (page, form) => {
       const tenant = await page.tenant();
       try {
@@ -115,7 +147,14 @@ export function storagePages(d: Dashboard): RouteDef[] {
           errors.general.length = 0;
           errors.fields.set('bucket', err.detail ?? err.title);
         }
-        const v: StorageForm = { provider: form.get('provider'), endpoint: form.get('endpoint'), region: form.get('region'), bucket: form.get('bucket'), prefix: form.get('prefix'), forcePathStyle: form.get('forcePathStyle') === 'true' };
+        const v: StorageForm = {
+          provider: form.get('provider'),
+          endpoint: form.get('endpoint'),
+          region: form.get('region'),
+          bucket: form.get('bucket'),
+          prefix: form.get('prefix'),
+          forcePathStyle: form.get('forcePathStyle') === 'true',
+        };
         return storageView(page, tenant, v, errors, err.status);
       }
     }),

@@ -40,13 +40,18 @@ export function tenantPages(d: Dashboard): RouteDef[] {
       const { items } = await page.api.call<{ items: Tenant[] }>('listTenants');
       if (items.length === 0 && !page.user.principal.isOperator) return redirect(page.url('/onboarding'));
       const rows = items.map(
-        (t) => html`<tr><td><a href="${page.url(tenantPath(t.id))}">${t.name}</a></td><td>${tenantStateBadge(t.state)}</td><td>${roleOf(page, t.id)}</td><td>${formatDate(t.createdAt)}</td></tr>`,
+        (t) =>
+          html`<tr><td><a href="${page.url(tenantPath(t.id))}">${t.name}</a></td><td>${tenantStateBadge(t.state)}</td><td>${roleOf(page, t.id)}</td><td>${formatDate(t.createdAt)}</td></tr>`,
       );
       return {
         title: 'Your organisations',
         section: 'home',
-        body: html`${items.length === 0 ? html`<p>You are not a member of any organisation yet.</p>` : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Organisations you can see"><table><caption>Organisations you can see</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Your role</th><th scope="col">Created</th></tr></thead><tbody>${rows}</tbody></table></div>`}
+        body: html`${
+          items.length === 0
+            ? html`<p>You are not a member of any organisation yet.</p>`
+            : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Organisations you can see"><table><caption>Organisations you can see</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Your role</th><th scope="col">Created</th></tr></thead><tbody>${rows}</tbody></table></div>`
+        }
 <p><a class="button" href="${page.url('/onboarding')}">Create an organisation</a></p>`,
       };
     }),
@@ -61,7 +66,12 @@ export function tenantPages(d: Dashboard): RouteDef[] {
         return redirect(page.url(tenantPath(tenant.id, '?done=created')));
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return { title: 'Create an organisation', section: 'onboarding', status: err.status, body: onboardingForm(page, form.get('name'), FormErrors.fromProblem(err, ['name'])) };
+        return {
+          title: 'Create an organisation',
+          section: 'onboarding',
+          status: err.status,
+          body: onboardingForm(page, form.get('name'), FormErrors.fromProblem(err, ['name'])),
+        };
       }
     }),
     getPage<{ done?: string }>(d, '/t/:tenantId', { params: TenantParams, summary: "An organisation's overview" }, async (page) => {

@@ -48,7 +48,9 @@ async function usageView(page: Page<{ month?: string }>) {
   ]);
   const appName = new Map(usage.quotas.map((q) => [q.appId, q.appName ?? `deleted app ${q.appId}`]));
   const name = (id: string) => appName.get(id) ?? id;
-  const items = [...usage.items].sort((a, b) => (a.day ?? '').localeCompare(b.day ?? '') || name(a.appId).localeCompare(name(b.appId)) || a.family.localeCompare(b.family));
+  const items = [...usage.items].sort(
+    (a, b) => (a.day ?? '').localeCompare(b.day ?? '') || name(a.appId).localeCompare(name(b.appId)) || a.family.localeCompare(b.family),
+  );
   const days = daysOf(month);
   for (const i of items) if (i.day && !days.includes(i.day)) days.push(i.day);
   const csv = (path: string) => page.url(tenantPath(tenant.id, `/usage/${path}?month=${month}`));
@@ -65,25 +67,30 @@ async function usageView(page: Page<{ month?: string }>) {
 <div class="tile"><span class="figure">${formatNumber(usage.totals.documents)}</span> documents charged</div>
 </div>
 <h2 id="daily">Daily units per app and family</h2>
-${items.length
-  ? html`<div class="chart-box"><canvas id="usage-chart" data-chart-table="usage-table" data-days="${JSON.stringify(days)}" role="img" aria-label="Bar chart of the Document Units per day in ${month}, by app and family; the table below holds the same figures." hidden></canvas></div>`
-  : html`<p>No units were charged in ${month}.</p>`}
+${
+  items.length
+    ? html`<div class="chart-box"><canvas id="usage-chart" data-chart-table="usage-table" data-days="${JSON.stringify(days)}" role="img" aria-label="Bar chart of the Document Units per day in ${month}, by app and family; the table below holds the same figures." hidden></canvas></div>`
+    : html`<p>No units were charged in ${month}.</p>`
+}
 <div class="table-wrap" tabindex="0" role="region" aria-label="Document Units per day, app and family, ${month}"><table id="usage-table"><caption>Document Units per day, app and family, ${month}</caption>
 <thead><tr><th scope="col">Day</th><th scope="col">App</th><th scope="col">Family</th><th scope="col" class="num">Units</th><th scope="col" class="num">Documents</th></tr></thead>
 <tbody>${items.map(
-      (i) => html`<tr data-day="${i.day}" data-series="${name(i.appId)} · ${i.family}" data-units="${i.units}"><td>${i.day}</td><td>${name(i.appId)}</td><td>${i.family}</td><td class="num">${formatNumber(i.units)}</td><td class="num">${formatNumber(i.documents)}</td></tr>`,
+      (i) =>
+        html`<tr data-day="${i.day}" data-series="${name(i.appId)} · ${i.family}" data-units="${i.units}"><td>${i.day}</td><td>${name(i.appId)}</td><td>${i.family}</td><td class="num">${formatNumber(i.units)}</td><td class="num">${formatNumber(i.documents)}</td></tr>`,
     )}</tbody></table></div>
 <h2>Quota remaining</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Quota remaining per app, ${month}"><table id="quota-table"><caption class="visually-hidden">Quota remaining per app, ${month}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Plan</th><th scope="col" class="num">Monthly quota</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Remaining</th></tr></thead>
 <tbody>${usage.quotas.map(
-      (q) => html`<tr><td>${name(q.appId)}</td><td>${q.plan?.name ?? 'none'}</td><td class="num">${q.plan ? formatNumber(q.plan.quota) : 'unlimited'}</td><td class="num">${formatNumber(q.unitsCharged)}</td><td class="num">${q.remaining === null ? '—' : formatNumber(q.remaining)}</td></tr>`,
+      (q) =>
+        html`<tr><td>${name(q.appId)}</td><td>${q.plan?.name ?? 'none'}</td><td class="num">${q.plan ? formatNumber(q.plan.quota) : 'unlimited'}</td><td class="num">${formatNumber(q.unitsCharged)}</td><td class="num">${q.remaining === null ? '—' : formatNumber(q.remaining)}</td></tr>`,
     )}</tbody></table></div>
 <h2 id="statement">Statement for ${month}</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Statement of ${tenant.name} for ${month}"><table id="statement-table"><caption class="visually-hidden">Statement of ${tenant.name} for ${month}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Plan</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Units</th><th scope="col">By family</th></tr></thead>
 <tbody>${statement.apps.map(
-      (a) => html`<tr><td>${name(a.appId)}</td><td>${a.plan?.name ?? 'none'}</td><td class="num">${formatNumber(a.documents)}</td><td class="num">${formatNumber(a.unitsCharged)}</td><td>${families(a.byFamily)}</td></tr>`,
+      (a) =>
+        html`<tr><td>${name(a.appId)}</td><td>${a.plan?.name ?? 'none'}</td><td class="num">${formatNumber(a.documents)}</td><td class="num">${formatNumber(a.unitsCharged)}</td><td>${families(a.byFamily)}</td></tr>`,
     )}</tbody>
 <tfoot><tr><th scope="row" colspan="2">Total</th><td class="num">${formatNumber(statement.totals.documents)}</td><td class="num" id="statement-total">${formatNumber(statement.totals.units)}</td><td>${families(statement.totals.byFamily)}</td></tr></tfoot></table></div>
 <p class="hint">Overage: ${statement.overage.note}. Generated ${formatDate(statement.generatedAt)}.</p>
@@ -94,7 +101,9 @@ ${items.length
 <li><a href="${csv('lines.csv')}" download>Every charge of ${month} (CSV)</a></li>
 </ul>
 <h2>Earlier statements</h2>
-<ul>${recentMonths(month).slice(1).map((m) => html`<li><a href="${page.url(tenantPath(tenant.id, `/usage?month=${m}`))}">${m}</a></li>`)}</ul>`,
+<ul>${recentMonths(month)
+      .slice(1)
+      .map((m) => html`<li><a href="${page.url(tenantPath(tenant.id, `/usage?month=${m}`))}">${m}</a></li>`)}</ul>`,
   };
 }
 
@@ -103,11 +112,19 @@ const relay = (reply: Reply): Reply => ({ ...reply, headers: { ...PAGE_HEADERS, 
 
 export function usagePages(d: Dashboard): RouteDef[] {
   const csvRoute = (file: string, summary: string, call: (page: Page<{ month?: string }>, tenantId: string, month: string) => Promise<Reply>) =>
-    getPage<{ month?: string }>(d, `/t/:tenantId/usage/${file}`, { params: TenantParams, query: MonthQuery, summary }, async (page) => relay(await call(page, page.ctx.params.tenantId, page.ctx.query.month ?? thisMonth())));
+    getPage<{ month?: string }>(d, `/t/:tenantId/usage/${file}`, { params: TenantParams, query: MonthQuery, summary }, async (page) =>
+      relay(await call(page, page.ctx.params.tenantId, page.ctx.query.month ?? thisMonth())),
+    );
   return [
     getPage<{ month?: string }>(d, '/t/:tenantId/usage', { params: TenantParams, query: MonthQuery, summary: 'Usage and billing' }, usageView),
-    csvRoute('statement.csv', 'A monthly statement as CSV', (page, tenantId, month) => page.api.reply('getStatement', { params: { tenantId, month }, query: { format: 'csv' } })),
-    csvRoute('daily.csv', 'Units per day, app and family as CSV', (page, tenantId, month) => page.api.reply('getTenantUsageByFamily', { params: { tenantId }, query: { month, granularity: 'day', format: 'csv' } })),
-    csvRoute('lines.csv', "A month's charges as CSV", (page, tenantId, month) => page.api.reply('exportTenantUsageLines', { params: { tenantId }, query: { month } })),
+    csvRoute('statement.csv', 'A monthly statement as CSV', (page, tenantId, month) =>
+      page.api.reply('getStatement', { params: { tenantId, month }, query: { format: 'csv' } }),
+    ),
+    csvRoute('daily.csv', 'Units per day, app and family as CSV', (page, tenantId, month) =>
+      page.api.reply('getTenantUsageByFamily', { params: { tenantId }, query: { month, granularity: 'day', format: 'csv' } }),
+    ),
+    csvRoute('lines.csv', "A month's charges as CSV", (page, tenantId, month) =>
+      page.api.reply('exportTenantUsageLines', { params: { tenantId }, query: { month } }),
+    ),
   ];
 }

@@ -13,7 +13,10 @@ import { AppIdParams, AppSchema, AppWithSecretSchema, Id, list, TenantIdParams }
 export const SECRET_NOTICE = 'Store the client secret now: it will not be shown again.';
 
 // The limit of three is checked with the store's own message ("an app allows at most 3 domains, got 4").
-const Domains = Type.Array(Type.String({ maxLength: 300 }), { maxItems: 16, description: 'At most three host[:port] entries, e.g. app.example.com or localhost:8080.' });
+const Domains = Type.Array(Type.String({ maxLength: 300 }), {
+  maxItems: 16,
+  description: 'At most three host[:port] entries, e.g. app.example.com or localhost:8080.',
+});
 const NullableId = (d: string) => Type.Union([Id(d), Type.Null()]);
 
 const CreateApp = Type.Object(
@@ -32,7 +35,9 @@ const UpdateApp = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
     licenseRegion: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    dbCode: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'Operators only; null clears it (no tokens then).' })),
+    dbCode: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'Operators only; null clears it (no tokens then).' }),
+    ),
     allowedDomains: Type.Optional(Domains),
     planId: Type.Optional(NullableId('A usable plan; null removes the plan.')),
     storageConfigId: Type.Optional(NullableId("One of the tenant's storage configs; null: the node's storage.")),
@@ -59,7 +64,8 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
   };
   const usablePlan = async (planId: string): Promise<Plan> => {
     const plan = await deps.store.getPlan(planId);
-    if (!plan || plan.status !== 'usable') throw manageErrors.invalid('planId', `No usable plan ${JSON.stringify(planId)} (apps on a retired plan get no tokens).`);
+    if (!plan || plan.status !== 'usable')
+      throw manageErrors.invalid('planId', `No usable plan ${JSON.stringify(planId)} (apps on a retired plan get no tokens).`);
     return plan;
   };
   const tenantStorage = async (tenantId: string, configId: string) => {
@@ -102,8 +108,19 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
         });
         if (body.storageConfigId) app = await deps.store.setAppStorageConfig(app.id, body.storageConfigId);
         await audit({
-          action: 'app.create', tenantId: tenant.id, objectType: 'app', objectId: app.id,
-          diff: { name: app.name, clientId: app.clientId, licenseRegion: app.licenseRegion, dbCode: app.dbCode, allowedDomains: app.allowedDomains, planId: app.planId, storageConfigId: app.storageConfigId },
+          action: 'app.create',
+          tenantId: tenant.id,
+          objectType: 'app',
+          objectId: app.id,
+          diff: {
+            name: app.name,
+            clientId: app.clientId,
+            licenseRegion: app.licenseRegion,
+            dbCode: app.dbCode,
+            allowedDomains: app.allowedDomains,
+            planId: app.planId,
+            storageConfigId: app.storageConfigId,
+          },
         });
         return ok(withSecret(app, clientSecret), 201);
       },
@@ -181,7 +198,13 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
           const before = await ownedApp(deps, principal, params.appId, `${verb} apps`);
           const app = await deps.store.setAppEnabled(before.id, verb === 'enable');
           if (before.enabled !== app.enabled) {
-            await audit({ action: `app.${verb}`, tenantId: app.tenantId, objectType: 'app', objectId: app.id, diff: { enabled: { from: before.enabled, to: app.enabled } } });
+            await audit({
+              action: `app.${verb}`,
+              tenantId: app.tenantId,
+              objectType: 'app',
+              objectId: app.id,
+              diff: { enabled: { from: before.enabled, to: app.enabled } },
+            });
           }
           return ok(publicApp(app));
         },
@@ -221,7 +244,13 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
         const before = await ownedApp(deps, principal, params.appId, 'delete apps');
         const gone = await deps.appSettings.deleteApp(before.id);
         if (!gone) throw manageErrors.notFound('app', before.id);
-        await audit({ action: 'app.delete', tenantId: gone.tenantId, objectType: 'app', objectId: gone.id, diff: { name: gone.name, clientId: gone.clientId } });
+        await audit({
+          action: 'app.delete',
+          tenantId: gone.tenantId,
+          objectType: 'app',
+          objectId: gone.id,
+          diff: { name: gone.name, clientId: gone.clientId },
+        });
         return ok(publicApp(gone));
       },
     }),

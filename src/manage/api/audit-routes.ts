@@ -22,7 +22,10 @@ export function auditRoutes(deps: ManageDeps): RouteDef[] {
         { additionalProperties: false },
       ),
       responses: {
-        200: { description: 'A page of entries.', schema: Type.Object({ items: Type.Array(AuditEntrySchema), next: Type.Union([Type.String(), Type.Null()]) }) },
+        200: {
+          description: 'A page of entries.',
+          schema: Type.Object({ items: Type.Array(AuditEntrySchema), next: Type.Union([Type.String(), Type.Null()]) }),
+        },
       },
       errors: ['owner_required', 'tenant_not_found'],
       handler: async ({ principal, query }) => {

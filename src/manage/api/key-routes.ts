@@ -6,7 +6,6 @@ import { listSigningKeys, rotateSigningKey } from '../../identity/admin-keys.js'
 import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
 import { Id, list, OperatorKeySchema, SigningKeySchema } from './schemas.js';
 
-
 export function keyRoutes(deps: ManageDeps): RouteDef[] {
   return [
     manageRoute(deps, {
@@ -28,7 +27,9 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       operationId: 'rotateSigningKey',
       summary: 'Create a signing key that signs from now on and retire the previous ones (operators only)',
       tags: ['keys'],
-      responses: { 200: { description: 'The new key id and the retired ones.', schema: Type.Object({ kid: Type.String(), retired: Type.Array(Type.String()) }) } },
+      responses: {
+        200: { description: 'The new key id and the retired ones.', schema: Type.Object({ kid: Type.String(), retired: Type.Array(Type.String()) }) },
+      },
       errors: ['operator_required'],
       handler: async ({ principal, audit }) => {
         requireOperator(principal, 'rotate signing keys');
@@ -45,7 +46,10 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       tags: ['keys'],
       body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
       responses: {
-        201: { description: 'The key (only here) and its record.', schema: Type.Object({ key: Type.String(), operatorKey: OperatorKeySchema, notice: Type.String() }) },
+        201: {
+          description: 'The key (only here) and its record.',
+          schema: Type.Object({ key: Type.String(), operatorKey: OperatorKeySchema, notice: Type.String() }),
+        },
       },
       errors: ['operator_required'],
       handler: async ({ principal, body, audit }) => {
@@ -82,7 +86,8 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
         const before = await deps.operatorKeys.get(params.keyId);
         if (!before) throw manageErrors.notFound('operator key', params.keyId);
         const key = (await deps.operatorKeys.revoke(before.id))!;
-        if (!before.revokedAt) await audit({ action: 'operator-key.revoke', tenantId: null, objectType: 'operator-key', objectId: key.id, diff: { name: key.name } });
+        if (!before.revokedAt)
+          await audit({ action: 'operator-key.revoke', tenantId: null, objectType: 'operator-key', objectId: key.id, diff: { name: key.name } });
         return ok(key);
       },
     }),

@@ -14,7 +14,9 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union(
 
 const MailSummarySchema = Type.Object({
   id: Type.String(),
-  status: Type.Union([Type.Literal('sent'), Type.Literal('pending'), Type.Literal('kept')], { description: 'kept: no DOCPARSE_SMTP_URL, the e-mail stays in the outbox.' }),
+  status: Type.Union([Type.Literal('sent'), Type.Literal('pending'), Type.Literal('kept')], {
+    description: 'kept: no DOCPARSE_SMTP_URL, the e-mail stays in the outbox.',
+  }),
   template: Type.String(),
   tenantId: Nullable(Type.String()),
   from: Type.String(),
@@ -63,7 +65,12 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
           if (!canManage(principal, query.tenantId)) throw manageErrors.ownerOnly('read e-mails');
         }
         const list = await outbox().list({ pendingOnly: query.pending === 'true', tenantId: query.tenantId, limit: query.limit ?? 50 });
-        return ok({ items: list.map((m) => { const { text: _t, html: _h, ...rest } = mailView(m, mail()); return rest; }) });
+        return ok({
+          items: list.map((m) => {
+            const { text: _t, html: _h, ...rest } = mailView(m, mail());
+            return rest;
+          }),
+        });
       },
     }),
     manageRoute<{ mailId: string }>(deps, {

@@ -9,10 +9,7 @@ import type { TenantRole } from '../../tenancy/types.js';
 import { manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
 import { Id, InvitationSchema, MemberSchema, RoleSchema, TenantIdParams } from './schemas.js';
 
-const Invite = Type.Object(
-  { email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema },
-  { additionalProperties: false },
-);
+const Invite = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
 
 const MembersList = Type.Object({ members: Type.Array(MemberSchema), invitations: Type.Array(InvitationSchema) });
 
@@ -50,7 +47,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
         const email = normalizeEmail(body.email);
         const existing = await deps.members.getMember(tenant.id, email);
-        if (existing && existing.role === body.role) throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
+        if (existing && existing.role === body.role)
+          throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
         let invitation;
         try {
           invitation = await deps.members.createInvitation({ tenantId: tenant.id, email, role: body.role, invitedBy: principal.id });
@@ -104,7 +102,13 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'revoke invitations');
         const revoked = await deps.members.revokeInvitation(tenant.id, params.invitationId);
         if (!revoked) throw manageErrors.notFound('invitation', params.invitationId);
-        await audit({ action: 'member.revoke-invitation', tenantId: tenant.id, objectType: 'invitation', objectId: revoked.id, diff: { email: revoked.email } });
+        await audit({
+          action: 'member.revoke-invitation',
+          tenantId: tenant.id,
+          objectType: 'invitation',
+          objectId: revoked.id,
+          diff: { email: revoked.email },
+        });
         return ok(revoked);
       },
     }),

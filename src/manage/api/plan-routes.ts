@@ -16,8 +16,12 @@ const CreatePlan = Type.Object(
     advancedPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
     ocrPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
     maxFileSizeBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Default ${PLAN_DEFAULTS.maxFileSizeBytes}.` })),
-    maxConcurrentJobs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: `Unfinished jobs an app may have; default ${PLAN_DEFAULTS.maxConcurrentJobs}.` })),
-    maxBytesPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Upload bytes per second; default ${PLAN_DEFAULTS.maxBytesPerSecond}.` })),
+    maxConcurrentJobs: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1_000_000, description: `Unfinished jobs an app may have; default ${PLAN_DEFAULTS.maxConcurrentJobs}.` }),
+    ),
+    maxBytesPerSecond: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Upload bytes per second; default ${PLAN_DEFAULTS.maxBytesPerSecond}.` }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -97,7 +101,14 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
         if (!before) throw manageErrors.notFound('plan', params.planId);
         const plan = await deps.store.retirePlan(before.id);
         const appsOnPlan = (await deps.store.listApps()).filter((a) => a.planId === plan.id).length;
-        if (before.status !== plan.status) await audit({ action: 'plan.retire', tenantId: null, objectType: 'plan', objectId: plan.id, diff: { status: { from: before.status, to: plan.status } } });
+        if (before.status !== plan.status)
+          await audit({
+            action: 'plan.retire',
+            tenantId: null,
+            objectType: 'plan',
+            objectId: plan.id,
+            diff: { status: { from: before.status, to: plan.status } },
+          });
         return ok({ plan, appsOnPlan });
       },
     }),

@@ -16,7 +16,9 @@ export const TenantSchema = Type.Object({
   activatedAt: Nullable(Timestamp),
 });
 
-export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')], { description: 'owner: manages apps, storage and members; member: reads.' });
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
+  description: 'owner: manages apps, storage and members; member: reads.',
+});
 
 export const MemberSchema = Type.Object({
   tenantId: Type.String(),

@@ -14,7 +14,12 @@ export const STORAGE_PROVIDERS = ['s3', 'minio', 'r2', 'wasabi', 'gcs-s3', 'othe
 
 const CreateStorage = Type.Object(
   {
-    provider: Type.Optional(Type.Union(STORAGE_PROVIDERS.map((p) => Type.Literal(p)), { default: 's3' })),
+    provider: Type.Optional(
+      Type.Union(
+        STORAGE_PROVIDERS.map((p) => Type.Literal(p)),
+        { default: 's3' },
+      ),
+    ),
     endpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 500, description: 'S3-compatible endpoint; omit for AWS.' })),
     region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'us-east-1' })),
     bucket: Type.String({ minLength: 1, maxLength: 255 }),
@@ -28,8 +33,15 @@ const CreateStorage = Type.Object(
 );
 
 type CreateBody = {
-  provider?: string; endpoint?: string; region?: string; bucket: string; prefix?: string;
-  accessKeyId: string; secretAccessKey: string; forcePathStyle?: boolean; verify?: boolean;
+  provider?: string;
+  endpoint?: string;
+  region?: string;
+  bucket: string;
+  prefix?: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle?: boolean;
+  verify?: boolean;
 };
 
 /** A storage config as the API shows it: never the sealed secret. */
@@ -70,12 +82,21 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
           try {
             await Promise.race([
               s3.ping(),
-              new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error(`no answer within ${BUCKET_CHECK_MS / 1000} s`), { name: 'Timeout' })), BUCKET_CHECK_MS).unref()),
+              new Promise((_, reject) =>
+                setTimeout(
+                  () => reject(Object.assign(new Error(`no answer within ${BUCKET_CHECK_MS / 1000} s`), { name: 'Timeout' })),
+                  BUCKET_CHECK_MS,
+                ).unref(),
+              ),
             ]);
           } catch (err) {
             const e = err as Error & { $metadata?: { httpStatusCode?: number } };
             const status = e.$metadata?.httpStatusCode;
-            throw problem('storage_unreachable', `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`, { bucket: settings.bucket });
+            throw problem(
+              'storage_unreachable',
+              `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`,
+              { bucket: settings.bucket },
+            );
           } finally {
             s3.close();
           }
@@ -87,8 +108,19 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
           secretAccessKeySealed: deps.sealer.seal(body.secretAccessKey, storageSecretContext(tenant.id)),
         });
         await audit({
-          action: 'storage.create', tenantId: tenant.id, objectType: 'storage-config', objectId: cfg.id,
-          diff: { provider: cfg.provider, endpoint: cfg.endpoint, region: cfg.region, bucket: cfg.bucket, prefix: cfg.prefix, accessKeyId: cfg.accessKeyId, verified: body.verify !== false },
+          action: 'storage.create',
+          tenantId: tenant.id,
+          objectType: 'storage-config',
+          objectId: cfg.id,
+          diff: {
+            provider: cfg.provider,
+            endpoint: cfg.endpoint,
+            region: cfg.region,
+            bucket: cfg.bucket,
+            prefix: cfg.prefix,
+            accessKeyId: cfg.accessKeyId,
+            verified: body.verify !== false,
+          },
         });
         return ok(publicStorageConfig(cfg), 201);
       },

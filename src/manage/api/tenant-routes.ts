@@ -11,7 +11,9 @@ import { list, TenantIdParams, TenantSchema } from './schemas.js';
 const CreateTenant = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-    contactEmail: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Invited as the tenant\'s first owner when an operator creates it.' })),
+    contactEmail: Type.Optional(
+      Type.String({ format: 'email', maxLength: 320, description: "Invited as the tenant's first owner when an operator creates it." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,7 +43,13 @@ export function tenantRoutes(deps: ManageDeps): RouteDef[] {
           const invitation = await deps.members.createInvitation({ tenantId: tenant.id, email: body.contactEmail, role: 'owner', invitedBy: principal.id });
           await deps.events?.invitationCreated?.(invitation);
         }
-        await audit({ action: 'tenant.create', tenantId: tenant.id, objectType: 'tenant', objectId: tenant.id, diff: { name: tenant.name, contactEmail: tenant.contactEmail } });
+        await audit({
+          action: 'tenant.create',
+          tenantId: tenant.id,
+          objectType: 'tenant',
+          objectId: tenant.id,
+          diff: { name: tenant.name, contactEmail: tenant.contactEmail },
+        });
         return ok(tenant, 201);
       },
     }),
@@ -91,7 +99,13 @@ export function tenantRoutes(deps: ManageDeps): RouteDef[] {
             throw problem('invalid_state', `Tenant ${before.id} is ${before.state}; ${t.action} applies to a tenant that is ${t.from.join(' or ')}.${hint}`);
           }
           const after: Tenant = await deps.store.setTenantState(before.id, t.to);
-          await audit({ action: `tenant.${t.action}`, tenantId: after.id, objectType: 'tenant', objectId: after.id, diff: { state: { from: before.state, to: after.state } } });
+          await audit({
+            action: `tenant.${t.action}`,
+            tenantId: after.id,
+            objectType: 'tenant',
+            objectId: after.id,
+            diff: { state: { from: before.state, to: after.state } },
+          });
           if (t.action === 'activate') await deps.events?.tenantActivated?.(after);
           return ok(after);
         },

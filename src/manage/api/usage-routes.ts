@@ -24,7 +24,14 @@ export interface UsageReport {
 }
 
 /** One app's month from its ledger lines (the app may be deleted: then no plan). */
-export async function usageReport(store: ControlPlaneStore, appId: string, tenantId: string, app: App | null, month: string, charges: UsageCharge[]): Promise<UsageReport> {
+export async function usageReport(
+  store: ControlPlaneStore,
+  appId: string,
+  tenantId: string,
+  app: App | null,
+  month: string,
+  charges: UsageCharge[],
+): Promise<UsageReport> {
   const plan = app?.planId ? await store.getPlan(app.planId) : null;
   const byFormat: Record<string, number> = {};
   let unitsUsed = 0;
@@ -32,7 +39,16 @@ export async function usageReport(store: ControlPlaneStore, appId: string, tenan
     byFormat[c.format] = (byFormat[c.format] ?? 0) + c.units;
     unitsUsed += c.units;
   }
-  return { appId, tenantId, month, unitsUsed, quota: plan ? plan.maxDocumentUnitsPerMonth : null, planId: plan?.id ?? null, documents: charges.length, byFormat };
+  return {
+    appId,
+    tenantId,
+    month,
+    unitsUsed,
+    quota: plan ? plan.maxDocumentUnitsPerMonth : null,
+    planId: plan?.id ?? null,
+    documents: charges.length,
+    byFormat,
+  };
 }
 
 export function usageRoutes(deps: ManageDeps): RouteDef[] {
@@ -62,7 +78,10 @@ export function usageRoutes(deps: ManageDeps): RouteDef[] {
       params: TenantIdParams,
       query: MonthQuery,
       responses: {
-        200: { description: 'The month per app.', schema: Type.Object({ tenantId: Type.String(), month: Type.String(), unitsUsed: Type.Integer(), apps: Type.Array(UsageSchema) }) },
+        200: {
+          description: 'The month per app.',
+          schema: Type.Object({ tenantId: Type.String(), month: Type.String(), unitsUsed: Type.Integer(), apps: Type.Array(UsageSchema) }),
+        },
       },
       errors: ['tenant_not_found'],
       handler: async ({ principal, params, query }) => {
@@ -71,7 +90,16 @@ export function usageRoutes(deps: ManageDeps): RouteDef[] {
         const [apps, charges] = await Promise.all([deps.store.listApps(tenant.id), deps.store.listUsage({ tenantId: tenant.id, month })]);
         const ids = [...new Set([...apps.map((a) => a.id), ...charges.map((c) => c.appId)])];
         const lines = await Promise.all(
-          ids.map((id) => usageReport(deps.store, id, tenant.id, apps.find((a) => a.id === id) ?? null, month, charges.filter((c) => c.appId === id))),
+          ids.map((id) =>
+            usageReport(
+              deps.store,
+              id,
+              tenant.id,
+              apps.find((a) => a.id === id) ?? null,
+              month,
+              charges.filter((c) => c.appId === id),
+            ),
+          ),
         );
         return ok({ tenantId: tenant.id, month, unitsUsed: lines.reduce((n, l) => n + l.unitsUsed, 0), apps: lines });
       },

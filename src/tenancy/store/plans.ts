@@ -66,10 +66,7 @@ export async function listPlans(db: SqlClient): Promise<Plan[]> {
 }
 
 export async function retirePlan(db: SqlClient, id: string): Promise<Plan> {
-  const { rows } = await db.query<PlanRow>(
-    `UPDATE plans SET status = 'retired', retired_at = COALESCE(retired_at, now()) WHERE id = $1 RETURNING *`,
-    [id],
-  );
+  const { rows } = await db.query<PlanRow>(`UPDATE plans SET status = 'retired', retired_at = COALESCE(retired_at, now()) WHERE id = $1 RETURNING *`, [id]);
   if (!rows[0]) throw new NotFoundError('plan', id);
   return toPlan(rows[0]);
 }

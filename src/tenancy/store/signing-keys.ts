@@ -41,9 +41,9 @@ export async function listSigningKeys(db: SqlClient): Promise<SigningKey[]> {
 
 /** Retiring an already retired key keeps its first retirement time. */
 export async function retireSigningKey(db: SqlClient, kid: string, at: string): Promise<void> {
-  const { rows } = await db.query<{ kid: string }>(
-    'UPDATE signing_keys SET retired_at = COALESCE(retired_at, $2::timestamptz) WHERE kid = $1 RETURNING kid',
-    [kid, at],
-  );
+  const { rows } = await db.query<{ kid: string }>('UPDATE signing_keys SET retired_at = COALESCE(retired_at, $2::timestamptz) WHERE kid = $1 RETURNING kid', [
+    kid,
+    at,
+  ]);
   if (!rows[0]) throw new NotFoundError('signing key', kid);
 }

@@ -30,10 +30,11 @@ export async function createTenant(db: SqlClient, t: NewTenant): Promise<Tenant>
   const id = t.id ?? randomUUID();
   const name = requireText(t.name, 'tenant name');
   try {
-    const { rows } = await db.query<TenantRow>(
-      'INSERT INTO tenants (id, name, contact_email) VALUES ($1, $2, $3) RETURNING *',
-      [id, name, t.contactEmail?.trim() || null],
-    );
+    const { rows } = await db.query<TenantRow>('INSERT INTO tenants (id, name, contact_email) VALUES ($1, $2, $3) RETURNING *', [
+      id,
+      name,
+      t.contactEmail?.trim() || null,
+    ]);
     return toTenant(rows[0]);
   } catch (err) {
     rethrow(err, {}, { tenants_pkey: `tenant ${id} already exists` });

@@ -30,7 +30,14 @@ const toUsage = (r: UsageRow): UsageCharge => ({
  * by an advisory lock), then tells whether `units` more for `chargeKey` fit, counting what is
  * charged and what other live holds keep. `charged`: the key is in the ledger already.
  */
-async function quotaFit(tx: SqlClient, appId: string, month: string, chargeKey: string, units: number, quota: number): Promise<{ charged: boolean; check: QuotaCheck }> {
+async function quotaFit(
+  tx: SqlClient,
+  appId: string,
+  month: string,
+  chargeKey: string,
+  units: number,
+  quota: number,
+): Promise<{ charged: boolean; check: QuotaCheck }> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`docparse usage ${appId} ${month}`]);
   const { rows } = await tx.query<{ used: number | string; held: number | string; charged: boolean }>(
     `SELECT (SELECT COALESCE(SUM(units), 0) FROM usage_ledger WHERE app_id = $1 AND month = $2) AS used,
@@ -63,10 +70,10 @@ export async function chargeUsage(db: SqlClient, c: UsageCharge): Promise<boolea
 }
 
 export async function unitsUsed(db: SqlClient, appId: string, month: string): Promise<number> {
-  const { rows } = await db.query<{ units: number | string }>(
-    'SELECT COALESCE(SUM(units), 0) AS units FROM usage_ledger WHERE app_id = $1 AND month = $2',
-    [appId, month],
-  );
+  const { rows } = await db.query<{ units: number | string }>('SELECT COALESCE(SUM(units), 0) AS units FROM usage_ledger WHERE app_id = $1 AND month = $2', [
+    appId,
+    month,
+  ]);
   return Number(rows[0]?.units ?? 0);
 }
 

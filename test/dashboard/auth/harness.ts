@@ -41,15 +41,28 @@ export interface SignInRig {
 }
 
 export async function startSignInRig(
-  opts: { mode?: Mode; env?: Record<string, string>; roles?: Role[]; /** The provider gives email claims at UserInfo only. */ conformIdTokenClaims?: boolean } = {},
+  opts: {
+    mode?: Mode;
+    env?: Record<string, string>;
+    roles?: Role[];
+    /** The provider gives email claims at UserInfo only. */ conformIdTokenClaims?: boolean;
+  } = {},
 ): Promise<SignInRig> {
   const t = await createTestEnv(opts.mode ?? 'embedded', { DOCPARSE_OPERATOR_EMAILS: OPERATOR_EMAIL, DOCPARSE_SEED_DEMO: 'false', ...opts.env });
   // The redirect URI names the node's port: chosen just before the node takes it.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dashboardUrl = `${url}${BASE}`;
-  const client: OidcTestClient = { clientId: 'docparse-dashboard', clientSecret: randomBytes(16).toString('hex'), redirectUris: [`${dashboardUrl}/auth/callback`] };
-  const otherClient: OidcTestClient = { clientId: 'another-app', clientSecret: randomBytes(16).toString('hex'), redirectUris: ['http://127.0.0.1:9/elsewhere/callback'] };
+  const client: OidcTestClient = {
+    clientId: 'docparse-dashboard',
+    clientSecret: randomBytes(16).toString('hex'),
+    redirectUris: [`${dashboardUrl}/auth/callback`],
+  };
+  const otherClient: OidcTestClient = {
+    clientId: 'another-app',
+    clientSecret: randomBytes(16).toString('hex'),
+    redirectUris: ['http://127.0.0.1:9/elsewhere/callback'],
+  };
   const idp = await startOidcProvider({ clients: [client, otherClient], conformIdTokenClaims: opts.conformIdTokenClaims });
   Object.assign(t.env, {
     PORT: String(port),
@@ -71,7 +84,14 @@ export async function startSignInRig(
   const openCallback = (jar: CookieJar, callbackUrl: string) => jar.fetch(callbackUrl, { headers: { accept: 'application/json' } });
 
   const rig: SignInRig = {
-    t, node, idp, url, dashboardUrl, client, otherClient, db,
+    t,
+    node,
+    idp,
+    url,
+    dashboardUrl,
+    client,
+    otherClient,
+    db,
     startSignIn,
     openCallback,
     async signIn(email, jar = new CookieJar(), next) {

@@ -9,7 +9,9 @@ import { freePort } from '../../helpers/http.js';
 import { createTestEnv, destroyTestEnv, startTestNode, type TestEnv, type TestNode } from '../../helpers/node.js';
 import { BASE, CookieJar, FORM, SESSION_COOKIE } from './harness.js';
 
-async function startLocalNode(env: Record<string, string> = {}): Promise<{ t: TestEnv; n: TestNode; url: string; dashboardUrl: string; keys: OperatorKeysStore }> {
+async function startLocalNode(
+  env: Record<string, string> = {},
+): Promise<{ t: TestEnv; n: TestNode; url: string; dashboardUrl: string; keys: OperatorKeysStore }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t = await createTestEnv('embedded', { PORT: String(port), DOCPARSE_BASE_URL: url, DOCPARSE_SEED_DEMO: 'false', ...env });
@@ -43,7 +45,9 @@ describe('local operator sign-in (no identity provider configured)', () => {
   it('the sign-in page offers the operator key (and names the printed link) under a strict CSP', async () => {
     const res = await fetch(`${dashboardUrl}/auth/login?next=${encodeURIComponent(`${BASE}/plans`)}`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await res.text();
     expect(html).toContain(`action="${BASE}/auth/operator"`);

@@ -13,13 +13,33 @@ describe('safeNextPath', () => {
   });
 
   it('refuses other sites, in every spelling a browser would follow', () => {
-    for (const next of ['https://evil.test/', 'http:evil.test', '//evil.test', '///evil.test', '/\\evil.test', '\\\\evil.test', '/\t/evil.test', '/dashboard\n//evil.test', 'javascript:alert(1)', 'evil.test/dashboard', '']) {
+    for (const next of [
+      'https://evil.test/',
+      'http:evil.test',
+      '//evil.test',
+      '///evil.test',
+      '/\\evil.test',
+      '\\\\evil.test',
+      '/\t/evil.test',
+      '/dashboard\n//evil.test',
+      'javascript:alert(1)',
+      'evil.test/dashboard',
+      '',
+    ]) {
       expect(safeNextPath(next, '/dashboard'), JSON.stringify(next)).toBeNull();
     }
   });
 
   it('refuses paths outside the dashboard, also after dot segments, and the sign-in routes themselves', () => {
-    for (const next of ['/manage/v1/tenants', '/dashboard/../manage/v1/tenants', '/dashboard/%2e%2e/manage', '/dashboardx', '/dashboard-evil/', '/dashboard/auth/logout', '/dashboard/auth/login?next=/x']) {
+    for (const next of [
+      '/manage/v1/tenants',
+      '/dashboard/../manage/v1/tenants',
+      '/dashboard/%2e%2e/manage',
+      '/dashboardx',
+      '/dashboard-evil/',
+      '/dashboard/auth/logout',
+      '/dashboard/auth/login?next=/x',
+    ]) {
       expect(safeNextPath(next, '/dashboard'), next).toBeNull();
     }
   });

@@ -79,7 +79,9 @@ describe('dashboard sign-in through OpenID Connect', () => {
     const listed = await rig.manage(jar, 'GET', '/tenants');
     expect(listed.body.items.map((t: any) => t.id)).toEqual([tenant.id]);
     const members = await rig.manage(jar, 'GET', `/tenants/${tenant.id}/members`);
-    expect(members.body.members).toEqual([expect.objectContaining({ email: 'erin@invited.test', role: 'owner', userId: (await rig.session(jar)).body.userId })]);
+    expect(members.body.members).toEqual([
+      expect.objectContaining({ email: 'erin@invited.test', role: 'owner', userId: (await rig.session(jar)).body.userId }),
+    ]);
     expect(members.body.invitations).toEqual([]);
   });
 
@@ -167,7 +169,16 @@ describe('dashboard sign-in through OpenID Connect', () => {
   });
 
   it('refuses a `next` that leads out of the dashboard (no open redirect)', async () => {
-    for (const next of ['https://evil.test/', '//evil.test/x', '/\\evil.test', `${BASE}/../manage/v1/tenants`, '/manage/v1/tenants', `${BASE}-evil/`, `${BASE}/auth/logout`, 'javascript:alert(1)']) {
+    for (const next of [
+      'https://evil.test/',
+      '//evil.test/x',
+      '/\\evil.test',
+      `${BASE}/../manage/v1/tenants`,
+      '/manage/v1/tenants',
+      `${BASE}-evil/`,
+      `${BASE}/auth/logout`,
+      'javascript:alert(1)',
+    ]) {
       const res = await fetch(`${rig.dashboardUrl}/auth/login?next=${encodeURIComponent(next)}`, { redirect: 'manual' });
       expect(res.status, next).toBe(400);
       expect(res.headers.get('location'), next).toBeNull();

@@ -36,7 +36,13 @@ describe('dashboard sessions', () => {
     const without = await rig.manage(jar, 'POST', '/tenants', { name: 'No token' });
     expect(without.status).toBe(403);
     expect(without.body.code).toBe('csrf_failed');
-    const wrong = await rig.manage(jar, 'POST', '/tenants', { name: 'Wrong token' }, { 'x-csrf-token': csrf.slice(0, -2) + (csrf.endsWith('AA') ? 'BB' : 'AA') });
+    const wrong = await rig.manage(
+      jar,
+      'POST',
+      '/tenants',
+      { name: 'Wrong token' },
+      { 'x-csrf-token': csrf.slice(0, -2) + (csrf.endsWith('AA') ? 'BB' : 'AA') },
+    );
     expect(wrong.body.code).toBe('csrf_failed');
     // Another session's token is no good either.
     const other = await rig.signIn('alice@acme.test');
@@ -50,7 +56,7 @@ describe('dashboard sessions', () => {
     expect((await rig.manage(new CookieJar(), 'POST', '/tenants', { name: 'By key' }, op)).status).toBe(201);
   });
 
-  it("a member of tenant A can neither see nor change tenant B through the session", async () => {
+  it('a member of tenant A can neither see nor change tenant B through the session', async () => {
     const anon = new CookieJar();
     const a = (await rig.manage(anon, 'POST', '/tenants', { name: 'Tenant A' }, op)).body;
     const b = (await rig.manage(anon, 'POST', '/tenants', { name: 'Tenant B' }, op)).body;
@@ -137,7 +143,10 @@ describe('dashboard sessions', () => {
     const { jar } = await rig.signIn('grace@acme.test');
     await age(jar, 'last_seen_at', 50);
     expect((await rig.manage(jar, 'GET', '/tenants')).status).toBe(200);
-    const { rows } = await rig.db.query<{ idle: number }>('SELECT extract(epoch FROM now() - last_seen_at) AS idle FROM dashboard_sessions WHERE id_sha256 = $1', [sessionRow(jar)]);
+    const { rows } = await rig.db.query<{ idle: number }>(
+      'SELECT extract(epoch FROM now() - last_seen_at) AS idle FROM dashboard_sessions WHERE id_sha256 = $1',
+      [sessionRow(jar)],
+    );
     expect(Number(rows[0].idle)).toBeLessThan(10);
     await age(jar, 'last_seen_at', 50);
     expect((await rig.session(jar)).status).toBe(200);

@@ -53,7 +53,9 @@ describe('what `docparse serve` tells the person who started it', () => {
       const clientId = /client_id:\s+(\S+)/.exec(text())![1];
       expect(await getToken(node.url, clientId, secret)).toMatch(/^ey/);
       // The JSON log lines around them carry neither.
-      const logLines = text().split('\n').filter((l) => l.startsWith('{'));
+      const logLines = text()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       expect(logLines.length).toBeGreaterThan(0);
       for (const l of logLines) {
         expect(l).not.toContain(secret);

@@ -140,7 +140,10 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     expect(upload.status).toBe(202);
     const { documentId } = (await upload.json()) as { documentId: string };
     const done = await waitFor(async () => {
-      const s = (await (await fetch(`${base}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as { statusInt: number; documentUnits: number };
+      const s = (await (await fetch(`${base}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        statusInt: number;
+        documentUnits: number;
+      };
       return s.statusInt === 8 || s.statusInt === 9 ? s : null;
     }, 'the CSV to be parsed');
     expect(done.statusInt).toBe(8);
@@ -154,14 +157,29 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     await expect.poll(() => page.locator('#usage-chart').isVisible()).toBe(true);
     expect(await page.locator('#statement-total').textContent()).toBe(String(done.documentUnits));
     const quota = page.locator('#quota-table tbody tr').filter({ hasText: 'Importer' });
-    expect(await quota.locator('td').allTextContents()).toEqual(['Importer', 'Starter', '5,000', String(done.documentUnits), (5000 - done.documentUnits).toLocaleString('en-US')]);
+    expect(await quota.locator('td').allTextContents()).toEqual([
+      'Importer',
+      'Starter',
+      '5,000',
+      String(done.documentUnits),
+      (5000 - done.documentUnits).toLocaleString('en-US'),
+    ]);
     await checkPage(page, owner.errors, 'usage');
-    const csv = await page.request.get(await page.getByRole('link', { name: /^Statement for .* \(CSV\)$/ }).getAttribute('href').then((h) => `${base}${h}`));
+    const csv = await page.request.get(
+      await page
+        .getByRole('link', { name: /^Statement for .* \(CSV\)$/ })
+        .getAttribute('href')
+        .then((h) => `${base}${h}`),
+    );
     expect(csv.headers()['content-type']).toContain('text/csv');
     expect(await csv.text()).toContain('Importer');
 
     // The other pages, each checked and saved.
-    for (const [link, name] of [['Members', 'members'], ['Storage', 'storage'], ['Audit log', 'audit']] as const) {
+    for (const [link, name] of [
+      ['Members', 'members'],
+      ['Storage', 'storage'],
+      ['Audit log', 'audit'],
+    ] as const) {
       await page.getByRole('navigation', { name: 'Acme Analytics' }).getByRole('link', { name: link }).click();
       await checkPage(page, owner.errors, name);
     }
@@ -179,7 +197,8 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     const smallErrors = collectPageErrors(small);
     await small.goto(`${base}${tenantPath}/usage`);
     const nav = small.getByRole('navigation', { name: 'Acme Analytics' });
-    for (const link of ['Overview', 'Apps', 'Members', 'Storage', 'Usage and billing', 'Audit log']) expect(await nav.getByRole('link', { name: link }).isVisible()).toBe(true);
+    for (const link of ['Overview', 'Apps', 'Members', 'Storage', 'Usage and billing', 'Audit log'])
+      expect(await nav.getByRole('link', { name: link }).isVisible()).toBe(true);
     expect(await small.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await checkPage(small, smallErrors, 'phone-usage');
     await phone.close();

@@ -17,7 +17,12 @@ const D = '/dashboard';
 
 const get = (s: SignedInClient, path: string) => fetch(rig.base + path, { redirect: 'manual', headers: { cookie: s.cookie } });
 const post = (s: SignedInClient, path: string, form: Record<string, string>) =>
-  fetch(rig.base + path, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  fetch(rig.base + path, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
 async function csrf(s: SignedInClient): Promise<string> {
   return /name="_csrf" value="([^"]+)"/.exec(await (await get(s, `${D}/plans`)).text())![1];
 }
@@ -52,7 +57,9 @@ describe('storage', () => {
     });
     expect(res.status).toBe(422);
     const html = await res.text();
-    expect(html).toMatch(/<p class="error" id="f-bucket-error">Bucket &quot;nowhere&quot; could not be reached with these credentials[^<]*nothing was saved\.<\/p>/);
+    expect(html).toMatch(
+      /<p class="error" id="f-bucket-error">Bucket &quot;nowhere&quot; could not be reached with these credentials[^<]*nothing was saved\.<\/p>/,
+    );
     expect(html).toContain('value="nowhere"');
     expect(html).not.toContain('very-secret-value-123');
     expect(html).not.toContain('AKIAUNREACHABLE');
@@ -120,9 +127,22 @@ describe('apps', () => {
     const app = (await store().listApps(tenant.id)).find((a) => a.name === 'Rotated')!;
     // Tokens need an active tenant and a database code: the operator sees to both.
     expect((await post(operator, `${D}/operator/tenants/${tenant.id}/activate`, { _csrf: await csrf(operator) })).status).toBe(303);
-    expect((await post(operator, `${D}/t/${tenant.id}/apps/${app.id}`, { _csrf: await csrf(operator), name: 'Rotated', licenseRegion: app.licenseRegion!, dbCode: 'db-1' })).status).toBe(303);
+    expect(
+      (
+        await post(operator, `${D}/t/${tenant.id}/apps/${app.id}`, {
+          _csrf: await csrf(operator),
+          name: 'Rotated',
+          licenseRegion: app.licenseRegion!,
+          dbCode: 'db-1',
+        })
+      ).status,
+    ).toBe(303);
     const token = (secret: string) =>
-      fetch(`${rig.base}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) });
+      fetch(`${rig.base}/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+      });
     expect((await token(oldSecret)).status).toBe(200);
 
     const rotated = await post(owner, `${D}/t/${tenant.id}/apps/${app.id}/rotate-secret`, { _csrf: await csrf(owner) });
@@ -140,20 +160,49 @@ describe('apps', () => {
 
 describe('plans', () => {
   it('operators define plans; a refused one keeps its values and names the field', async () => {
-    const bad = await post(operator, `${D}/plans`, { _csrf: await csrf(operator), name: 'Broken', maxDocumentUnitsPerMonth: '12.5', maxFileSizeMiB: '10', maxConcurrentJobs: '2', maxMiBPerSecond: '1' });
+    const bad = await post(operator, `${D}/plans`, {
+      _csrf: await csrf(operator),
+      name: 'Broken',
+      maxDocumentUnitsPerMonth: '12.5',
+      maxFileSizeMiB: '10',
+      maxConcurrentJobs: '2',
+      maxMiBPerSecond: '1',
+    });
     expect(bad.status).toBe(400);
     const html = await bad.text();
     expect(html).toMatch(/<p class="error" id="f-maxDocumentUnitsPerMonth-error">[^<]+<\/p>/);
     expect(html).toContain('value="Broken"');
-    const good = await post(operator, `${D}/plans`, { _csrf: await csrf(operator), name: 'Team', maxDocumentUnitsPerMonth: '2000', maxFileSizeMiB: '10', maxConcurrentJobs: '2', maxMiBPerSecond: '1', ocrPdfExtraction: 'true' });
+    const good = await post(operator, `${D}/plans`, {
+      _csrf: await csrf(operator),
+      name: 'Team',
+      maxDocumentUnitsPerMonth: '2000',
+      maxFileSizeMiB: '10',
+      maxConcurrentJobs: '2',
+      maxMiBPerSecond: '1',
+      ocrPdfExtraction: 'true',
+    });
     expect(good.status).toBe(303);
     const plan = (await store().listPlans()).find((p) => p.name === 'Team')!;
-    expect(plan).toMatchObject({ maxDocumentUnitsPerMonth: 2000, maxFileSizeBytes: 10 * 1024 * 1024, maxConcurrentJobs: 2, maxBytesPerSecond: 1024 * 1024, ocrPdfExtraction: true, advancedPdfExtraction: false });
+    expect(plan).toMatchObject({
+      maxDocumentUnitsPerMonth: 2000,
+      maxFileSizeBytes: 10 * 1024 * 1024,
+      maxConcurrentJobs: 2,
+      maxBytesPerSecond: 1024 * 1024,
+      ocrPdfExtraction: true,
+      advancedPdfExtraction: false,
+    });
     // Owners choose among the usable plans, and are offered no plan form.
     const ownerView = await (await get(owner, `${D}/plans`)).text();
     expect(ownerView).toContain('Team');
     expect(ownerView).not.toContain('Define a plan');
-    const refused = await post(owner, `${D}/plans`, { _csrf: await csrf(owner), name: 'Mine', maxDocumentUnitsPerMonth: '1', maxFileSizeMiB: '1', maxConcurrentJobs: '1', maxMiBPerSecond: '1' });
+    const refused = await post(owner, `${D}/plans`, {
+      _csrf: await csrf(owner),
+      name: 'Mine',
+      maxDocumentUnitsPerMonth: '1',
+      maxFileSizeMiB: '1',
+      maxConcurrentJobs: '1',
+      maxMiBPerSecond: '1',
+    });
     expect(refused.status).toBe(403);
     expect((await store().listPlans()).map((p) => p.name)).not.toContain('Mine');
   });

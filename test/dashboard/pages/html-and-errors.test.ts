@@ -27,7 +27,12 @@ describe('form errors from problems', () => {
   });
 
   it('read RFC 9457 style invalid_params too', () => {
-    const p = new ProblemError(400, 'invalid_parameter', 'Invalid parameter', 'Two fields are wrong.', { invalid_params: [{ name: 'email', reason: 'not an address' }, { name: 'zip', reason: 'unknown' }] });
+    const p = new ProblemError(400, 'invalid_parameter', 'Invalid parameter', 'Two fields are wrong.', {
+      invalid_params: [
+        { name: 'email', reason: 'not an address' },
+        { name: 'zip', reason: 'unknown' },
+      ],
+    });
     const e = FormErrors.fromProblem(p, ['email']);
     expect(e.fields.get('email')).toBe('not an address');
     expect(e.general).toEqual(['unknown']);

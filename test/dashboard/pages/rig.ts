@@ -60,6 +60,10 @@ export async function signIn(rig: DashboardRig, email: string): Promise<SignedIn
   const done = await jar.fetch(back);
   if (done.status !== 303 && done.status !== 302) throw new Error(`sign-in callback: ${done.status} ${await done.text()}`);
   const cookie = jar.header(rig.base);
-  const [name, value] = cookie.split(';').map((c) => c.trim()).find((c) => c.includes('session'))!.split('=');
+  const [name, value] = cookie
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.includes('session'))!
+    .split('=');
   return { email, cookie, sessionCookie: { name, value } };
 }

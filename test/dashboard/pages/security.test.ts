@@ -48,7 +48,10 @@ beforeAll(async () => {
   bob = await signIn(rig, 'bob@b.test');
   carol = await signIn(rig, 'carol@a.test');
   // Each owner creates their organisation through the dashboard itself.
-  for (const [s, name] of [[alice, 'Alpha Works'], [bob, 'Beta Labs']] as const) {
+  for (const [s, name] of [
+    [alice, 'Alpha Works'],
+    [bob, 'Beta Labs'],
+  ] as const) {
     const res = await post(s, `${D}/onboarding`, { _csrf: await csrfOf(s), name });
     expect(res.status).toBe(303);
   }
@@ -56,7 +59,12 @@ beforeAll(async () => {
   tenantA = tenants.find((t) => t.name === 'Alpha Works')!;
   tenantB = tenants.find((t) => t.name === 'Beta Labs')!;
   await new MembersStore(store().db).upsertMember({ tenantId: tenantA.id, email: carol.email, role: 'member', userId: null });
-  const created = await post(alice, `${D}/t/${tenantA.id}/apps`, { _csrf: await csrfOf(alice), name: 'Alpha importer', licenseRegion: n.node.config.regions[0], allowedDomains: 'alpha.test' });
+  const created = await post(alice, `${D}/t/${tenantA.id}/apps`, {
+    _csrf: await csrfOf(alice),
+    name: 'Alpha importer',
+    licenseRegion: n.node.config.regions[0],
+    allowedDomains: 'alpha.test',
+  });
   expect(created.status).toBe(200);
   appA = (await store().listApps(tenantA.id))[0];
 }, 120_000);
@@ -233,7 +241,9 @@ describe('pages', () => {
     });
     expect(res.status).toBe(400);
     const html = await res.text();
-    expect(html).toMatch(/<textarea id="f-allowedDomains" name="allowedDomains" aria-describedby="f-allowedDomains-hint f-allowedDomains-error" aria-invalid="true">a\.test\nb\.test\nc\.test\nd\.test<\/textarea>/);
+    expect(html).toMatch(
+      /<textarea id="f-allowedDomains" name="allowedDomains" aria-describedby="f-allowedDomains-hint f-allowedDomains-error" aria-invalid="true">a\.test\nb\.test\nc\.test\nd\.test<\/textarea>/,
+    );
     expect(html).toMatch(/<p class="error" id="f-allowedDomains-error">[^<]*at most 3[^<]*<\/p>/);
     expect(html).toContain('value="Four domains"');
     expect((await store().listApps(tenantA.id)).map((a) => a.name)).toEqual(['Alpha importer']);
