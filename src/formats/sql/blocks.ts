@@ -4,7 +4,7 @@
 // CASE … END CASE, and of a procedure, function, trigger or EXECUTE IMMEDIATE / DO body,
 // also inside a $$ … $$ body. The compound statement is the unit; these are listed beneath it.
 import { LEX, Lexer, type GenericDialect } from './lexer.js';
-import type { InnerStatement } from './split.js';
+import type { InnerStatement } from './statements.js';
 
 interface Tok {
   s: number;

@@ -12,7 +12,7 @@ import { classifyStatement } from './classify.js';
 import { ParseFailure, offsetOf, type Engine } from './engine.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
 import { sqlparserFacts } from './sqlparser-ast.js';
-import type { Dialect } from './split.js';
+import type { Dialect } from './statements.js';
 
 const require = createRequire(import.meta.url);
 

@@ -13,10 +13,12 @@ import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/ty
 import { classifyStatement } from './classify.js';
 import { SqlEngines, type ParsedStatement } from './engines.js';
 import type { SqlStatementT } from './schema.js';
-import { DIALECTS, normalizeDialect, type Dialect } from './split.js';
+import { DIALECTS, normalizeDialect } from './split.js';
+import type { Dialect } from './statements.js';
 import { detectEncoding, streamStatements, type Directive, type StreamedStatement } from './stream.js';
 
-export { normalizeDialect, splitGeneric, type Dialect } from './split.js';
+export { normalizeDialect, splitGeneric } from './split.js';
+export type { Dialect } from './statements.js';
 export { splitPostgres, loadPostgres } from './postgres.js';
 export { splitTsql } from './tsql.js';
 

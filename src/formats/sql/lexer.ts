@@ -2,7 +2,7 @@
 // bodies per dialect, so a ';' (or a keyword) inside any of them is never read as syntax.
 // It never fails: an unterminated string or comment runs to the end of the text and is noted.
 
-import type { Dialect } from './split.js';
+import type { Dialect } from './statements.js';
 
 export interface LexConfig {
   backslashEscapes: boolean;

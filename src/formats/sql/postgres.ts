@@ -5,7 +5,8 @@
 // are reported, never counted.
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
-import { pgPrepass, splitGeneric, type RawStatement, type SplitResult } from './split.js';
+import { pgPrepass, splitGeneric, type SplitResult } from './split.js';
+import type { RawStatement } from './statements.js';
 
 let loading: Promise<void> | null = null;
 

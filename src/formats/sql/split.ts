@@ -18,10 +18,9 @@
 
 import { LEX, Lexer, type GenericDialect, type Token } from './lexer.js';
 import { splitTsql } from './tsql.js';
+import type { Dialect, InnerStatement, RawStatement } from './statements.js';
 
 export type { GenericDialect } from './lexer.js';
-
-export type Dialect = 'PostgreSql' | 'MsSql' | 'Snowflake' | 'MySql' | 'BigQuery' | 'Sqlite' | 'Oracle';
 
 export const DIALECTS: readonly Dialect[] = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'];
 
@@ -36,34 +35,6 @@ const DIALECT_ALIASES: Record<string, Dialect> = {
 export function normalizeDialect(v: string | undefined): Dialect | null {
   if (!v) return null;
   return DIALECT_ALIASES[v.toLowerCase().replace(/[-_\s]/g, '')] ?? null;
-}
-
-export interface RawStatement {
-  /** String offset of the statement's first token (leading comments excluded). */
-  start: number;
-  /** String offset just after its last token (terminator excluded). */
-  end: number;
-  /** What ended it: ';', 'GO', '/', a custom MySQL delimiter, or null at end of file. */
-  terminator: string | null;
-  /** Offset just after the terminator. */
-  termEnd: number;
-  /** T-SQL: 0-based index of the GO batch. */
-  batch?: number;
-  /** T-SQL `GO n`: how many times the batch is executed. */
-  repeat?: number;
-  /** Statements inside a compound statement (procedure, function, trigger, block, IF, loop), in order. */
-  inner?: InnerStatement[];
-  /** T-SQL: the batch's ';'-terminated statements (outside BEGIN … END and CASE … END), when more than one. */
-  parts?: [number, number][];
-  /** PostgreSQL: a psql `\copy` line (client-side COPY), counted as a statement. */
-  psqlCopy?: boolean;
-}
-
-export interface InnerStatement {
-  start: number;
-  end: number;
-  /** 1 = directly inside the top-level statement. */
-  depth: number;
 }
 
 export interface SplitResult {

@@ -10,7 +10,8 @@ import iconv from 'iconv-lite';
 import { ExtractionError } from '../kit/types.js';
 import { innerStatements } from './blocks.js';
 import { copyDataEnd, splitPostgresPart } from './postgres.js';
-import { INITIAL_STATE, splitGenericPart, type Dialect, type GenericState, type RawStatement } from './split.js';
+import { INITIAL_STATE, splitGenericPart, type GenericState } from './split.js';
+import type { Dialect, RawStatement } from './statements.js';
 
 /** Decoded text split per pass, at least (chars). PostgreSQL's scanner returns its tokens as
  *  JSON, some 30 bytes per source char held at once: its pieces are smaller. */

@@ -8,7 +8,7 @@
 // BEGIN TRY … END TRY BEGIN CATCH … END CATCH, IF … ELSE, WHILE, and a procedure or trigger
 // (its body runs to the end of the batch, as SQL Server reads it) or function (AS BEGIN … END,
 // AS RETURN …). A label (`name:`) is a statement, as in ScriptDom; empty `;` are not.
-import type { InnerStatement, RawStatement } from './split.js';
+import type { InnerStatement, RawStatement } from './statements.js';
 import { TokKind, TsqlTokens } from './tsql-tokens.js';
 
 /** Words after which a DDL `IF [NOT] EXISTS` belongs to the statement (DROP TABLE IF EXISTS t). */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../../src/formats/sql/index.js';
 import { detectEncoding, streamStatements, type Directive } from '../../../src/formats/sql/stream.js';
-import type { Dialect } from '../../../src/formats/sql/split.js';
+import type { Dialect } from '../../../src/formats/sql/statements.js';
 import { ExtractionError } from '../../../src/formats/kit/types.js';
 import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
 import { hasSqlCorpus, sqlCorpusFile, sqlManifest } from './corpus-dir.js';
