@@ -9,9 +9,9 @@ import { problem, problems, type ProblemError } from '../http/problem.js';
 import { validateBody } from '../http/validation.js';
 import type { AdminResult } from '../cli/admin-command.js';
 import type { OperatorCredential } from './operator-credential.js';
+import { MANAGE_REALM } from './principal.js';
 
 export const LOCAL_ADMIN_PATH = '/manage/v1/local/admin';
-export const MANAGE_REALM = 'docparse-manage';
 
 const MAX_BODY_BYTES = 64 * 1024;
 

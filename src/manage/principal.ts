@@ -9,7 +9,9 @@ import type { RequestContext } from '../http/route.js';
 import type { MembersStore } from '../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
 import type { TenantRole } from '../tenancy/types.js';
-import { MANAGE_REALM } from './local-admin-routes.js';
+
+/** The `realm` of the management API's Bearer challenges (operator keys, the local operator credential). */
+export const MANAGE_REALM = 'docparse-manage';
 
 export interface ManagePrincipal {
   kind: 'operator' | 'user';
