@@ -213,7 +213,13 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     { name: 'blobStore', check: () => blobs.nodeStore.ping() },
   ];
   if (has('auth')) checks.push({ name: 'signingKeys', check: () => identity.ready() });
-  if (pool) checks.push({ name: 'workerPool', check: async () => { if (!pool.ready()) throw new Error('the parsing process is not up'); } });
+  if (pool)
+    checks.push({
+      name: 'workerPool',
+      check: async () => {
+        if (!pool.ready()) throw new Error('the parsing process is not up');
+      },
+    });
 
   let openapiDoc: Record<string, unknown> | null = null;
   const health = healthRoutes({
@@ -227,7 +233,14 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     poolStats: () => pool?.stats() ?? null,
     queueDepth: () => jobs.queue.depth(),
     openapi: () =>
-      (openapiDoc ??= buildOpenApi({ routes: http.router.routes, api: 'v1', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION, components: CONTENT_SCHEMAS })),
+      (openapiDoc ??= buildOpenApi({
+        routes: http.router.routes,
+        api: 'v1',
+        baseUrl: config.baseUrl,
+        authUrl: config.authUrl,
+        version: VERSION,
+        components: CONTENT_SCHEMAS,
+      })),
   });
   for (const r of health.routes) http.add(r);
   // Dashboard sessions are the management API's session cookies too.
@@ -266,8 +279,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       // The outbox is filled in the same transaction; the sender need not wait for its next pass.
       events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
     };
-    const manageRoutes = manageApiRoutes(manageDeps, () =>
-      (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
+    const manageRoutes = manageApiRoutes(
+      manageDeps,
+      () => (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
     );
     for (const r of manageRoutes) http.add(r);
     mountDashboard({ http, auth: dashboardAuth!, manage: manageDeps, manageRoutes, logger });
@@ -328,7 +342,14 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         logger,
         maxHeaderBytes: config.maxHeaderBytes,
         run: (args) =>
-          executeAdminCommand(args, { store: controlPlane, sealer: async () => sealer, keyring: async () => identity.keyring, operatorKeys, audit, mail: mailSettingsOf(config) }),
+          executeAdminCommand(args, {
+            store: controlPlane,
+            sealer: async () => sealer,
+            keyring: async () => identity.keyring,
+            operatorKeys,
+            audit,
+            mail: mailSettingsOf(config),
+          }),
       })
     : null;
   if (management) undo.push(() => management.close(0));
@@ -337,11 +358,24 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
   const binary = pool ? pdfiumBinary(config.parsers.pdf.optimizedPdfium) : null;
   const pdfium = binary ? (binary.optimized ? 'optimized' : `package binary: ${binary.reason}`) : undefined;
-  logger.info({ port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind, pdfium }, 'docparse listening');
+  logger.info(
+    { port, host: config.host, roles: config.roles, controlPlane: config.databaseUrl ? 'postgresql' : 'pglite', jobs: jobs.kind, pdfium },
+    'docparse listening',
+  );
 
   let closing: Promise<void> | null = null;
   return {
-    config, port, logger, controlPlane, jobs, blobs, identity, http, pool, retention, demoCredentials,
+    config,
+    port,
+    logger,
+    controlPlane,
+    jobs,
+    blobs,
+    identity,
+    http,
+    pool,
+    retention,
+    demoCredentials,
     management: management ? { url: management.url } : null,
     dashboard: dashboardAuth ? { url: config.dashboardUrl, oidc: config.oidc !== null, createSignInLink: () => dashboardAuth.createSignInLink() } : null,
     close: () =>

@@ -12,7 +12,7 @@ for (const { page, linkPrefix } of FAMILIES_TABLE_PAGES) {
   try {
     fs.writeFileSync(file, withFamiliesTable(fs.readFileSync(file, 'utf8'), familiesTableLines(linkPrefix)));
   } catch (e) {
-    throw new Error(`${page}: ${e.message}`);
+    throw new Error(`${page}: ${e.message}`, { cause: e });
   }
   console.log(`${page}: families table written`);
 }

@@ -35,7 +35,6 @@ export type RoutingParams = Omit<Static<typeof UploadQuery>, 'documentId'>;
 
 export const HEAD_BYTES = 8192;
 
-
 export const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
@@ -52,7 +51,12 @@ export function routingOptions(format: string, q: RoutingParams, principal: Prin
   for (const p of family?.routing ?? []) {
     const given = q[p.name];
     if (given === undefined) {
-      if (p.required) throw problems.invalidParameter(p.name, `${family!.title} uploads need ${p.name}.`, p.values.map((v) => v.value));
+      if (p.required)
+        throw problems.invalidParameter(
+          p.name,
+          `${family!.title} uploads need ${p.name}.`,
+          p.values.map((v) => v.value),
+        );
       if (p.default !== undefined) chosen[p.name] = p.default;
       continue;
     }
@@ -122,9 +126,12 @@ function isReplayOf(
   upload: { written: WriteResult; format: string; options: JobOptions; fileName: string | null; customMetadata: Record<string, unknown> | null },
 ): boolean {
   return (
-    existing.statusInt !== JobState.NotQueued && existing.statusInt !== JobState.Failed &&
-    existing.sha256 === upload.written.sha256 && existing.format === upload.format &&
-    isDeepStrictEqual(existing.options, upload.options) && existing.fileName === upload.fileName &&
+    existing.statusInt !== JobState.NotQueued &&
+    existing.statusInt !== JobState.Failed &&
+    existing.sha256 === upload.written.sha256 &&
+    existing.format === upload.format &&
+    isDeepStrictEqual(existing.options, upload.options) &&
+    existing.fileName === upload.fileName &&
     isDeepStrictEqual(existing.customMetadata, upload.customMetadata)
   );
 }
@@ -150,11 +157,19 @@ export class Intake {
     // Units held by this app's jobs in progress count too: they are spoken for.
     const used = await d.controlPlane.unitsCommitted(p.appId, monthOf(new Date()));
     if (used >= quota) {
-      throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, { used, quota });
+      throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, {
+        used,
+        quota,
+      });
     }
     const unfinished = (await d.jobs.countUnfinished(p.appId)) - heldSlots;
     if (unfinished >= limits.maxConcurrentJobs) {
-      throw problem('rate_limited', `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`, { limit: limits.maxConcurrentJobs }, { 'Retry-After': '5' });
+      throw problem(
+        'rate_limited',
+        `This app has ${unfinished} unfinished jobs; its plan allows ${limits.maxConcurrentJobs} at once.`,
+        { limit: limits.maxConcurrentJobs },
+        { 'Retry-After': '5' },
+      );
     }
     // A declared length is counted here, whole; a body without one is counted as it streams
     // (UploadByteRate.meter), never both.
@@ -169,7 +184,10 @@ export class Intake {
     try {
       await (await this.d.blobs.for(job.storageConfigId)).deletePrefix(jobFolder(job));
     } catch (err) {
-      this.d.logger.error({ err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation }, 'could not delete the blobs of a replaced job');
+      this.d.logger.error(
+        { err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation },
+        'could not delete the blobs of a replaced job',
+      );
     }
   }
 
@@ -179,7 +197,10 @@ export class Intake {
     const detection = detect(head, q);
     const options = routingOptions(detection.format, q, p);
     if (!isSupported(detection.format)) {
-      throw problem('unsupported_format', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, { format: detection.format, supported: supportedFormats() });
+      throw problem('unsupported_format', `${detection.format} documents are not supported by this version. Supported: ${supportedFormats().join(', ')}.`, {
+        format: detection.format,
+        supported: supportedFormats(),
+      });
     }
     // A document this node has no engine for is refused before a byte is stored (503 engine_unavailable).
     requireEngines(detection.format, options);
@@ -211,7 +232,13 @@ export class Intake {
     // Only a caller-chosen id can replay an earlier job: skip the read for the others.
     const existing = a.idSuppliedByCaller ? await d.jobs.get(p.tenantId, a.documentId) : null;
     if (existing && existing.generation !== a.generation && isReplayOf(existing, a)) {
-      await this.deleteBlobs({ tenantId: p.tenantId, documentId: a.documentId, generation: a.generation, uploadKey: a.uploadKey, storageConfigId: a.storageConfigId });
+      await this.deleteBlobs({
+        tenantId: p.tenantId,
+        documentId: a.documentId,
+        generation: a.generation,
+        uploadKey: a.uploadKey,
+        storageConfigId: a.storageConfigId,
+      });
       return {
         status: 202,
         headers: { 'Idempotent-Replayed': 'true' },
@@ -259,7 +286,10 @@ export class Intake {
       await d.queue.enqueue({ ...ref, lane });
     } catch (err) {
       d.logger.error({ err, documentId: a.documentId }, 'enqueue failed');
-      await d.jobs.transition(ref, JobState.Failed, { error: { code: 'queue_unavailable', message: 'the job queue is unavailable', stage: 'upload' }, completedAt: new Date().toISOString() });
+      await d.jobs.transition(ref, JobState.Failed, {
+        error: { code: 'queue_unavailable', message: 'the job queue is unavailable', stage: 'upload' },
+        completedAt: new Date().toISOString(),
+      });
       throw problems.unavailable('The job queue is unavailable; retry shortly.');
     }
     return {

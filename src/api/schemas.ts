@@ -10,7 +10,12 @@ function routingProperty(p: RoutingParameter, family: FamilyDescriptor) {
   const description = p.required
     ? `Required for ${family.title}.${entitled.length ? ` ${entitled.join(', ')}.` : ''}`
     : `${family.title} only; default ${p.default}.`;
-  return Type.Optional(StringEnum(p.values.map((v) => v.value), { description }));
+  return Type.Optional(
+    StringEnum(
+      p.values.map((v) => v.value),
+      { description },
+    ),
+  );
 }
 
 const routingProperties = Object.fromEntries(ROUTING_PARAMETERS.map(({ parameter, family }) => [parameter.name, routingProperty(parameter, family)])) as Record<
@@ -23,16 +28,23 @@ const DocumentId = Type.String({
   minLength: 1,
   maxLength: 200,
   pattern: '^[A-Za-z0-9][A-Za-z0-9._:\\-]*$',
-  description: 'Caller-chosen id (letters, digits, ".", "_", ":", "-"; ≤ 200 chars). Re-uploading the same id inside the retention window returns the existing job for the same bytes and options, and overwrites it otherwise.',
+  description:
+    'Caller-chosen id (letters, digits, ".", "_", ":", "-"; ≤ 200 chars). Re-uploading the same id inside the retention window returns the existing job for the same bytes and options, and overwrites it otherwise.',
 });
 
 export const UploadQuery = Type.Object(
   {
     fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Original file name; its extension helps detection.' })),
     documentId: Type.Optional(DocumentId),
-    documentType: Type.Optional(StringEnum(DOCUMENT_TYPES, { description: 'Format name; required for ZIP-based uploads (ShpZip, MapInfo, FileGdb). Also accepts PDF, DWG, SHP_ZIP spellings.' })),
+    documentType: Type.Optional(
+      StringEnum(DOCUMENT_TYPES, {
+        description: 'Format name; required for ZIP-based uploads (ShpZip, MapInfo, FileGdb). Also accepts PDF, DWG, SHP_ZIP spellings.',
+      }),
+    ),
     ...routingProperties,
-    customMetadataJson: Type.Optional(Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB of UTF-8, nested ≤ 32 levels) carried to the artifact as customMetadata.' })),
+    customMetadataJson: Type.Optional(
+      Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB of UTF-8, nested ≤ 32 levels) carried to the artifact as customMetadata.' }),
+    ),
     chunkHints: Type.Optional(Type.Boolean({ description: `Produce retrieval chunks (${chunkFamilies.join(', ')}).` })),
   },
   { additionalProperties: false },
@@ -54,7 +66,18 @@ export const UploadAccepted = Type.Object({
 
 export const JobStatusSchema = Type.Object({
   documentId: Type.String(),
-  status: StringEnum(['job not yet queued', 'received', 'queued', 'processing', 'materializing', 'retrying', 'waiting-for-provider', 'provider-processing', 'completed', 'failed'] as const),
+  status: StringEnum([
+    'job not yet queued',
+    'received',
+    'queued',
+    'processing',
+    'materializing',
+    'retrying',
+    'waiting-for-provider',
+    'provider-processing',
+    'completed',
+    'failed',
+  ] as const),
   statusInt: Type.Integer({ minimum: 0, maximum: 9 }),
   startedAt: Timestamp,
   completedAt: Timestamp,
@@ -70,7 +93,11 @@ export const JobStatusSchema = Type.Object({
 
 export const BatchStatusBody = Type.Object(
   {
-    documentIds: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, description: 'Up to 100 ids; results come back in the same order.' }),
+    documentIds: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Up to 100 ids; results come back in the same order.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -63,7 +63,11 @@ function tesseract(locations: EngineLocations): EngineStatus {
   const models = tesseractModels(locations);
   const hasEnglish = models.languages.includes('eng');
   const where = locations.tessdataDir ? 'in DOCPARSE_TESSDATA_DIR' : 'in TESSDATA_PREFIX or the Debian folders (package tesseract-ocr-eng)';
-  const reason = !wasmPresent ? "tesseract-wasm's .wasm files are missing (reinstall the package)" : !hasEnglish ? `the English model eng.traineddata was not found ${where}` : undefined;
+  const reason = !wasmPresent
+    ? "tesseract-wasm's .wasm files are missing (reinstall the package)"
+    : !hasEnglish
+      ? `the English model eng.traineddata was not found ${where}`
+      : undefined;
   return status('Tesseract', {
     available: wasmPresent && hasEnglish,
     version: label(p),
@@ -93,7 +97,13 @@ function gdal(): EngineStatus {
     const dir = gdalAssetDir(); // throws when the .wasm or .data file is missing
     return status('GDAL', { available: true, version: label(p), packages: [p], location: dir });
   } catch {
-    return status('GDAL', { available: false, version: label(p), packages: [p], location: null, reason: p.version ? "gdal3.js's .wasm or .data file is missing (reinstall the package)" : 'the gdal3.js package is not installed' });
+    return status('GDAL', {
+      available: false,
+      version: label(p),
+      packages: [p],
+      location: null,
+      reason: p.version ? "gdal3.js's .wasm or .data file is missing (reinstall the package)" : 'the gdal3.js package is not installed',
+    });
   }
 }
 

@@ -8,7 +8,11 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 /** 'LibreOffice 7.4.7.2 40(Build:2)' → 'LibreOffice 7.4.7.2'; null when it says no version. */
 export function parseSofficeVersion(output: string): string | null {
-  const line = output.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const line =
+    output
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
   const m = /^(.*?\d+(?:\.\d+)+)/.exec(line);
   return m ? m[1] : null;
 }

@@ -5,10 +5,15 @@ import type { EngineInventory } from './inventory.js';
 
 export function logEngineInventory(inventory: EngineInventory, logger: Logger): void {
   for (const e of inventory.engines.filter((x) => !x.available)) {
-    logger.warn({ engine: e.name, reason: e.reason, usedFor: e.usedFor }, `${e.name} is not installed: uploads that need it are refused (503 engine_unavailable)`);
+    logger.warn(
+      { engine: e.name, reason: e.reason, usedFor: e.usedFor },
+      `${e.name} is not installed: uploads that need it are refused (503 engine_unavailable)`,
+    );
   }
   void inventory.versionsRead.then(() => {
-    const found = inventory.engines.filter((e) => e.available).map((e) => [e.name, { version: e.version, location: e.location, ...(e.languages ? { languages: e.languages } : {}) }]);
+    const found = inventory.engines
+      .filter((e) => e.available)
+      .map((e) => [e.name, { version: e.version, location: e.location, ...(e.languages ? { languages: e.languages } : {}) }]);
     logger.info({ engines: Object.fromEntries(found) }, 'engines found');
   });
 }

@@ -10,10 +10,10 @@ export function requireEngines(format: string, options: JobOptions, inventory: E
   for (const need of enginesNeeded(format, options, inventory.officeRender)) {
     if (findEngine(inventory, need.engine)?.available) continue;
     // Why it is missing is the operator's business (the node's log and /health say it).
-    throw problem(
-      'engine_unavailable',
-      `${need.engine} is needed ${need.why} and is not installed on this node. Nothing was stored or charged.`,
-      { engine: need.engine, format, ...(format === 'pdf' && options.pdfMode ? { pdfMode: options.pdfMode } : {}) },
-    );
+    throw problem('engine_unavailable', `${need.engine} is needed ${need.why} and is not installed on this node. Nothing was stored or charged.`, {
+      engine: need.engine,
+      format,
+      ...(format === 'pdf' && options.pdfMode ? { pdfMode: options.pdfMode } : {}),
+    });
   }
 }

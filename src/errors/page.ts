@@ -27,7 +27,7 @@ export function renderErrorsPage(): string {
     '<!-- Generated from src/errors/catalogue.ts by `npm run docs:errors`; edit the catalogue, not this page. -->',
     '',
     'Every error code a client can meet, from one table in the code (`src/errors/catalogue.ts`): the',
-    'problems the API answers with, the reasons a job fails, and the token endpoint\'s OAuth errors.',
+    "problems the API answers with, the reasons a job fails, and the token endpoint's OAuth errors.",
     'A code always has the same HTTP status and title; the OpenAPI documents (`/openapi/v1.json`,',
     '`/openapi/manage-v1.json`) list, per operation, the codes it answers with.',
     '',
@@ -35,7 +35,7 @@ export function renderErrorsPage(): string {
     '',
     'Errors are RFC 9457 `application/problem+json` bodies: `type` (`https://docparse.dev/problems/<code>`),',
     '`title`, `status`, `detail` (what went wrong this time, in a sentence), `instance` (the path), `code`,',
-    '`requestId` (also in `X-Request-Id`, and in the node\'s log), and for some codes the extra members',
+    "`requestId` (also in `X-Request-Id`, and in the node's log), and for some codes the extra members",
     'named below (`parameter`, `allowed`, `maxBytes`, `limit` …). Match on `code`, not on `title` or `detail`.',
   ];
   for (const [group, { heading, intro }] of Object.entries(GROUPS) as [ProblemGroup, (typeof GROUPS)[ProblemGroup]][]) {

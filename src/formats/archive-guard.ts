@@ -55,9 +55,13 @@ const quoted = (name: string) => JSON.stringify(name.length > 200 ? `${name.slic
 
 const refuse = {
   overBudget: (limits: ArchiveLimits, why: string) =>
-    new ExtractionError(`The archive expands to more than ${size(limits.maxBytes)}, the limit for one upload (archives inside it included): ${why}; refused as a possible zip bomb.`),
+    new ExtractionError(
+      `The archive expands to more than ${size(limits.maxBytes)}, the limit for one upload (archives inside it included): ${why}; refused as a possible zip bomb.`,
+    ),
   lyingMember: (m: ArchiveMember) =>
-    new ExtractionError(`The archive's member ${quoted(m.name)} inflates to more than the ${m.declaredBytes} bytes its header declares; refused as a possible zip bomb.`),
+    new ExtractionError(
+      `The archive's member ${quoted(m.name)} inflates to more than the ${m.declaredBytes} bytes its header declares; refused as a possible zip bomb.`,
+    ),
   ratio: (m: ArchiveMember, limits: ArchiveLimits) =>
     new ExtractionError(
       `The archive's member ${quoted(m.name)} has a compression ratio of ${Math.round(m.declaredBytes / m.compressedBytes)}:1, above the ${limits.maxRatio}:1 limit; refused as a possible zip bomb.`,
@@ -222,7 +226,9 @@ export class GuardedZip {
     // Deflated members are inflated here, not by yauzl, so the chunk size is ours and the
     // count happens as the bytes come out of zlib.
     const raw = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-      this.zip.openReadStream(m.entry, method === 8 ? { decodeFileData: false } : {}, (err, s) => (err || !s ? reject(err ?? new Error('no stream')) : resolve(s))),
+      this.zip.openReadStream(m.entry, method === 8 ? { decodeFileData: false } : {}, (err, s) =>
+        err || !s ? reject(err ?? new Error('no stream')) : resolve(s),
+      ),
     ).catch((err: Error) => {
       throw refuse.damagedMember(m, err.message);
     });

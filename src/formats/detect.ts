@@ -37,7 +37,11 @@ const zipLayouts = FAMILIES.flatMap((f) => (f.formatOfZip ? [f.formatOfZip] : []
 const sniffed = formats.filter((d): d is FormatDescriptor & { sniff: (h: Buffer) => boolean } => d.sniff !== undefined);
 
 function signaturesOf<K extends 'nearStart' | 'prefix' | 'test' | 'text'>(kind: K): [Extract<Signature, Record<K, unknown>>, string][] {
-  return formats.flatMap((d) => (d.signatures ?? []).filter((s): s is Extract<Signature, Record<K, unknown>> => kind in s).map((s) => [s, d.format] as [Extract<Signature, Record<K, unknown>>, string]));
+  return formats.flatMap((d) =>
+    (d.signatures ?? [])
+      .filter((s): s is Extract<Signature, Record<K, unknown>> => kind in s)
+      .map((s) => [s, d.format] as [Extract<Signature, Record<K, unknown>>, string]),
+  );
 }
 const nearStart = signaturesOf('nearStart');
 const binary: [(head: Buffer) => boolean, string][] = [
@@ -46,7 +50,10 @@ const binary: [(head: Buffer) => boolean, string][] = [
 ];
 const textual = signaturesOf('text');
 
-const ZIP = [[0x50, 0x4b, 0x03, 0x04], [0x50, 0x4b, 0x05, 0x06]];
+const ZIP = [
+  [0x50, 0x4b, 0x03, 0x04],
+  [0x50, 0x4b, 0x05, 0x06],
+];
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 function extOf(fileName: string | undefined): string | null {
@@ -66,7 +73,10 @@ function magic(head: Buffer): string | null {
   if (ZIP.some((sig) => startsWith(head, sig))) return 'zip';
   if (startsWith(head, OLE)) return 'ole';
   for (const [matches, format] of binary) if (matches(head)) return format;
-  const text = head.subarray(0, 4096).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '');
+  const text = head
+    .subarray(0, 4096)
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '');
   for (const [s, format] of textual) if (s.text.test(text)) return format;
   return null;
 }

@@ -113,7 +113,7 @@ function readHeader(h: Buffer, fileSize: number): Header {
 /** Reads the listed sectors in order, one read per run of consecutive sector numbers. */
 async function readSectors(src: ByteSource, hd: Header, sectors: number[]): Promise<Buffer[]> {
   const out: Buffer[] = [];
-  for (let i = 0; i < sectors.length; ) {
+  for (let i = 0; i < sectors.length;) {
     let run = 1;
     while (i + run < sectors.length && sectors[i + run] === sectors[i] + run) run++;
     const bytes = await src.read((sectors[i] + 1) * hd.sectorSize, run * hd.sectorSize);
@@ -134,7 +134,8 @@ async function fatSectorList(src: ByteSource, hd: Header): Promise<number[]> {
   const seen = new Set<number>();
   let next = hd.firstDifatSector;
   for (let step = 0; list.length < wanted && step < hd.difatSectorCount && next <= MAX_REGULAR_SECTOR; step++) {
-    if (next >= hd.sectorCount) throw damaged(`its DIFAT chain (the list of FAT sectors) points to sector ${next}, past the file's last sector (${hd.sectorCount - 1})`);
+    if (next >= hd.sectorCount)
+      throw damaged(`its DIFAT chain (the list of FAT sectors) points to sector ${next}, past the file's last sector (${hd.sectorCount - 1})`);
     if (seen.has(next)) throw damaged(`its DIFAT chain (the list of FAT sectors) loops back on itself at sector ${next}`);
     seen.add(next);
     const [sector] = await readSectors(src, hd, [next]);
@@ -161,10 +162,15 @@ async function loadFat(src: ByteSource, hd: Header): Promise<Table> {
   const entriesPerSector = hd.sectorSize / 4;
   const list = await fatSectorList(src, hd);
   list.forEach((s, k) => {
-    if (s <= MAX_REGULAR_SECTOR && s >= hd.sectorCount) throw damaged(`its FAT sector #${k} is sector ${s}, past the file's last sector (${hd.sectorCount - 1})`);
+    if (s <= MAX_REGULAR_SECTOR && s >= hd.sectorCount)
+      throw damaged(`its FAT sector #${k} is sector ${s}, past the file's last sector (${hd.sectorCount - 1})`);
   });
   const present = list.map((s, k) => ({ s, k })).filter(({ s }) => s <= MAX_REGULAR_SECTOR);
-  const sectors = await readSectors(src, hd, present.map(({ s }) => s));
+  const sectors = await readSectors(
+    src,
+    hd,
+    present.map(({ s }) => s),
+  );
   const described = new Uint8Array(list.length);
   present.forEach(({ k }, i) => {
     const sector = sectors[i];
@@ -375,7 +381,12 @@ async function checkContainer(src: ByteSource): Promise<void> {
     const n = Math.min(miniSectorCount, Math.floor(table.length / 4));
     for (let i = 0; i < n; i++) miniFat[i] = table.readUInt32LE(i * 4);
   }
-  const miniChains = new ChainWalker({ next: miniFat, describes: () => true }, 'mini-FAT', 'mini sector', `the end of the mini stream (${miniSectorCount} mini sectors)`);
+  const miniChains = new ChainWalker(
+    { next: miniFat, describes: () => true },
+    'mini-FAT',
+    'mini sector',
+    `the end of the mini stream (${miniSectorCount} mini sectors)`,
+  );
 
   for (let i = 1; i < dir.count; i++) {
     const size = dir.size(i);

@@ -114,10 +114,13 @@ export class EmbeddedJobQueue implements JobQueue {
       this.pending.delete(item.id);
     } catch (err) {
       if (isRetryLater(err) && !this.closing) {
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          this.push({ ...item, attempt: item.attempt + 1 });
-        }, Math.max(0, err.delayMs));
+        const t = setTimeout(
+          () => {
+            this.timers.delete(t);
+            this.push({ ...item, attempt: item.attempt + 1 });
+          },
+          Math.max(0, err.delayMs),
+        );
         this.timers.add(t);
         return;
       }

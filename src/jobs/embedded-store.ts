@@ -191,11 +191,7 @@ export class EmbeddedJobStore implements JobStore {
     });
   }
 
-  async transition(
-    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
-    to: JobStateInt,
-    patch?: TransitionPatch,
-  ): Promise<JobRecord | null> {
+  async transition(ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>, to: JobStateInt, patch?: TransitionPatch): Promise<JobRecord | null> {
     this.assertOpen();
     const key = recordKey(ref.tenantId, ref.documentId);
     const cur = this.visible(key);

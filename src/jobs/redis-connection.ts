@@ -106,7 +106,10 @@ export async function waitForRedis(redis: Redis, role: string, timeoutMs = FIRST
   redis.on('error', onError);
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DependencyUnavailableError('Redis', role, lastError ?? new Error(`no connection within ${timeoutMs} ms`))), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new DependencyUnavailableError('Redis', role, lastError ?? new Error(`no connection within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       redis.once('ready', () => {
         clearTimeout(timer);
         resolve();

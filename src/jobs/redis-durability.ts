@@ -48,7 +48,9 @@ export function durabilityProblems(s: { appendonly: string | null; save: string 
     );
   }
   if (s.maxmemoryPolicy !== null && s.maxmemoryPolicy !== 'noeviction') {
-    problems.push(`Redis evicts keys under memory pressure (maxmemory-policy ${s.maxmemoryPolicy}): jobs and queue entries can disappear; set maxmemory-policy noeviction`);
+    problems.push(
+      `Redis evicts keys under memory pressure (maxmemory-policy ${s.maxmemoryPolicy}): jobs and queue entries can disappear; set maxmemory-policy noeviction`,
+    );
   }
   return problems;
 }
@@ -66,7 +68,11 @@ export async function checkRedisDurability(target: string | Redis, log: Durabili
   try {
     const read = async () => {
       if (own) await redis.connect();
-      const [appendonly, save, maxmemoryPolicy] = await Promise.all([configGet(redis, 'appendonly'), configGet(redis, 'save'), configGet(redis, 'maxmemory-policy')]);
+      const [appendonly, save, maxmemoryPolicy] = await Promise.all([
+        configGet(redis, 'appendonly'),
+        configGet(redis, 'save'),
+        configGet(redis, 'maxmemory-policy'),
+      ]);
       return { appendonly, save, maxmemoryPolicy };
     };
     const settings = await Promise.race([

@@ -181,22 +181,24 @@ export class RedisJobStore implements JobStore {
   private async putRecord(job: JobRecord, session: boolean): Promise<string[]> {
     const exp = expiresAtMs(job);
     const member = recordKey(job.tenantId, job.documentId);
-    const prev = await failFast(ROLE, () => this.scripts.jobPut(
-      this.recKey(member),
-      this.expKey,
-      this.unfKey,
-      this.appKey(job.appId),
-      member,
-      JSON.stringify(job),
-      job.generation,
-      job.statusInt,
-      job.updatedAt,
-      exp,
-      exp + this.graceMs,
-      isUnfinished(job.statusInt) ? '1' : '0',
-      session ? '1' : '0',
-      this.now(),
-    ));
+    const prev = await failFast(ROLE, () =>
+      this.scripts.jobPut(
+        this.recKey(member),
+        this.expKey,
+        this.unfKey,
+        this.appKey(job.appId),
+        member,
+        JSON.stringify(job),
+        job.generation,
+        job.statusInt,
+        job.updatedAt,
+        exp,
+        exp + this.graceMs,
+        isUnfinished(job.statusInt) ? '1' : '0',
+        session ? '1' : '0',
+        this.now(),
+      ),
+    );
     return prev;
   }
 
@@ -246,11 +248,7 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  async transition(
-    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
-    to: JobStateInt,
-    patch?: TransitionPatch,
-  ): Promise<JobRecord | null> {
+  async transition(ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>, to: JobStateInt, patch?: TransitionPatch): Promise<JobRecord | null> {
     const sources = legalSources(to);
     const member = recordKey(ref.tenantId, ref.documentId);
     const fields: string[] = [];
@@ -329,9 +327,7 @@ export class RedisJobStore implements JobStore {
     const now = this.now();
     const members = await failFast(ROLE, () => this.redis.zrangebyscore(this.unfKey, now, '+inf'));
     const records = await this.visibleMany(members);
-    return records
-      .filter((r): r is JobRecord => r !== null && isUnfinished(r.statusInt))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return records.filter((r): r is JobRecord => r !== null && isUnfinished(r.statusInt)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Fails at once while the connection is down (readiness must not wait for a reconnection). */

@@ -50,11 +50,7 @@ export function cloneRecord(job: JobRecord): JobRecord {
 }
 
 export function isRetryLater(err: unknown): err is { delayMs: number; message: string } {
-  return (
-    err instanceof Error &&
-    err.name === 'RetryLater' &&
-    typeof (err as { delayMs?: unknown }).delayMs === 'number'
-  );
+  return err instanceof Error && err.name === 'RetryLater' && typeof (err as { delayMs?: unknown }).delayMs === 'number';
 }
 
 export function errorInfo(err: unknown): object {
@@ -71,7 +67,13 @@ export function definedOnly<T extends object>(obj: T | undefined): Partial<T> {
 
 /** Fields JobStore.transition() may patch. */
 export const PATCHABLE_FIELDS: ReadonlySet<string> = new Set([
-  'startedAt', 'completedAt', 'error', 'artifactKey', 'artifactBytes', 'documentUnits', 'attempts',
+  'startedAt',
+  'completedAt',
+  'error',
+  'artifactKey',
+  'artifactBytes',
+  'documentUnits',
+  'attempts',
 ]);
 
 /** The patch without undefined values; throws on a field transition() may not set. */

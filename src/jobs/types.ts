@@ -152,7 +152,10 @@ export interface JobQueue {
 }
 
 export class RetryLater extends Error {
-  constructor(public readonly delayMs: number, reason: string) {
+  constructor(
+    public readonly delayMs: number,
+    reason: string,
+  ) {
     super(reason);
     this.name = 'RetryLater';
   }

@@ -4,20 +4,27 @@
 
 /** How the format is named in a sentence: 'PDF', 'DOCX', 'GeoPackage' … */
 export function formatName(format: string): string {
-  const names: Record<string, string> = { geopackage: 'GeoPackage', geojson: 'GeoJSON', filegdb: 'File Geodatabase', mapinfo: 'MapInfo', shapefile: 'Shapefile', flatgeobuf: 'FlatGeobuf', parquet: 'Parquet', mbox: 'mbox' };
+  const names: Record<string, string> = {
+    geopackage: 'GeoPackage',
+    geojson: 'GeoJSON',
+    filegdb: 'File Geodatabase',
+    mapinfo: 'MapInfo',
+    shapefile: 'Shapefile',
+    flatgeobuf: 'FlatGeobuf',
+    parquet: 'Parquet',
+    mbox: 'mbox',
+  };
   return names[format] ?? format.toUpperCase();
 }
 
 export const failureReasons = {
   /** The parser threw something that is not an ExtractionError. */
-  unreadable: (format: string) =>
-    `The ${formatName(format)} file could not be read: its structure is damaged or uses a feature the parser does not support.`,
+  unreadable: (format: string) => `The ${formatName(format)} file could not be read: its structure is damaged or uses a feature the parser does not support.`,
   timeout: (seconds: number) => `Parsing this document took longer than ${seconds} s and was stopped.`,
   /** `limit` names the ceiling, e.g. 'the per-thread heap limit of 2048 MB'. */
   memory: (limit: string) => `Parsing this document needed more memory than a parse may use (${limit}), so it was stopped.`,
   crashedWillRetry: () => 'Parsing this document stopped the parsing process; it will be tried again.',
-  crashed: (times: number) =>
-    `Parsing this document stopped the parsing process ${times === 1 ? 'once' : `${times} times`}; it is not retried again.`,
+  crashed: (times: number) => `Parsing this document stopped the parsing process ${times === 1 ? 'once' : `${times} times`}; it is not retried again.`,
   storing: () => 'The result could not be stored after parsing, and retries ran out.',
   machine: () => 'The parsing process failed for a reason unrelated to the document, and retries ran out.',
 };

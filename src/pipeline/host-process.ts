@@ -107,7 +107,12 @@ process.on('message', (message: ToHost) => {
     void run(message.id, message);
   } else if (message.type === 'reserved') {
     const { outcome } = message;
-    units.postMessage({ op: 'reserved', reqId: message.reqId, ok: outcome.ok, ...(outcome.ok ? {} : { message: outcome.message, transient: outcome.transient }) } satisfies UnitsMessage);
+    units.postMessage({
+      op: 'reserved',
+      reqId: message.reqId,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { message: outcome.message, transient: outcome.transient }),
+    } satisfies UnitsMessage);
   } else if (message.type === 'close') {
     void close().finally(() => process.exit(0));
   }

@@ -53,14 +53,25 @@ export class JobUsage {
    */
   async settle(job: JobRecord, quota: number, format: string, units: number, at: Date): Promise<ReserveOutcome> {
     const check = await this.untilReachable(job, 'record usage', () =>
-      this.o.controlPlane.settleUsage({ chargeKey: job.generation, tenantId: job.tenantId, appId: job.appId, documentId: job.documentId, month: monthOf(at), format, units, quota }),
+      this.o.controlPlane.settleUsage({
+        chargeKey: job.generation,
+        tenantId: job.tenantId,
+        appId: job.appId,
+        documentId: job.documentId,
+        month: monthOf(at),
+        format,
+        units,
+        quota,
+      }),
     );
     return outcome(check, units);
   }
 
   /** Frees the job's hold; a failure is only logged (the hold lapses by itself). */
   async release(job: JobRecord): Promise<void> {
-    await this.o.controlPlane.releaseUnits(job.generation).catch((err) => this.o.logger.warn({ err, documentId: job.documentId }, 'could not release held Document Units'));
+    await this.o.controlPlane
+      .releaseUnits(job.generation)
+      .catch((err) => this.o.logger.warn({ err, documentId: job.documentId }, 'could not release held Document Units'));
   }
 
   /** Runs fn until the control plane answers, with back-off; rethrows once the job has expired. */
@@ -71,7 +82,10 @@ export class JobUsage {
         return await fn();
       } catch (err) {
         if (Date.now() + wait > Date.parse(job.expiresAt)) throw err;
-        this.o.logger.warn({ documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait }, `could not ${what}; the job waits for the control plane`);
+        this.o.logger.warn(
+          { documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait },
+          `could not ${what}; the job waits for the control plane`,
+        );
         await new Promise((r) => setTimeout(r, wait));
       }
     }
@@ -82,5 +96,8 @@ function outcome(check: QuotaCheck, units: number): ReserveOutcome {
   if (check.ok) return { ok: true };
   const left = Math.max(0, check.quota - check.used - check.held);
   const held = check.held ? ` (${check.held} more are held by documents in progress)` : '';
-  return { ok: false, message: `This document needs ${units} Document Units, but the app has ${left} of its ${check.quota} left this month${held}; nothing was charged.` };
+  return {
+    ok: false,
+    message: `This document needs ${units} Document Units, but the app has ${left} of its ${check.quota} left this month${held}; nothing was charged.`,
+  };
 }

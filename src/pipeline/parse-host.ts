@@ -267,7 +267,10 @@ export class ParseHost implements TaskRunner {
     const kill = this.kill;
     const failure = this.classifyExit(kill, code, signal);
     this.restarts++;
-    this.opts.logger.error({ code, signal, tasks: held.map((p) => p.task.documentId), kill, stderr: this.stderrTail.slice(-600) }, 'the parsing process died; starting a new one');
+    this.opts.logger.error(
+      { code, signal, tasks: held.map((p) => p.task.documentId), kill, stderr: this.stderrTail.slice(-600) },
+      'the parsing process died; starting a new one',
+    );
 
     const culprit = kill?.why === 'deadline' ? held.find((p) => p.id === kill.taskId) : held.length === 1 ? held[0] : undefined;
     if (culprit) culprit.reject(new PoolTaskError(failure.message, kill?.why === 'deadline' ? 'timeout' : failure.kind));

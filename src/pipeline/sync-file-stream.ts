@@ -54,7 +54,7 @@ export class SyncFileStream extends Writable {
   private writeAll(chunk: Buffer): void {
     if (this.fd === null) throw new Error('write after the file was closed');
     // writeSync may write less than asked (a full disk, a signal): go on from where it stopped.
-    for (let off = 0; off < chunk.length; ) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
+    for (let off = 0; off < chunk.length;) off += fs.writeSync(this.fd, chunk, off, chunk.length - off);
   }
 
   private closeFd(): void {

@@ -124,7 +124,8 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
     const e = err as NodeJS.ErrnoException;
     const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);
     const raw = e?.stack ?? e?.message ?? String(err);
-    if (writing) return { ok: false, code: 'extraction_failed', message: `The result file could not be written (${e?.code ?? 'I/O error'}).`, transient, internal: raw };
+    if (writing)
+      return { ok: false, code: 'extraction_failed', message: `The result file could not be written (${e?.code ?? 'I/O error'}).`, transient, internal: raw };
     if (transient) return { ok: false, code: 'extraction_failed', message: `The parser ran out of a machine resource (${e.code}).`, transient, internal: raw };
     return { ok: false, code: 'extraction_failed', message: failureReasons.unreadable(task.format), transient: false, internal: raw };
   }

@@ -9,8 +9,7 @@ import { ExtractionError, type UnitMeter } from '../formats/kit/types.js';
 export const UNITS_CHANNEL = 'docparse:units';
 
 export type UnitsMessage =
-  | { op: 'reserve'; taskId: string; reqId: string; total: number }
-  | { op: 'reserved'; reqId: string; ok: boolean; message?: string; transient?: boolean };
+  { op: 'reserve'; taskId: string; reqId: string; total: number } | { op: 'reserved'; reqId: string; ok: boolean; message?: string; transient?: boolean };
 
 /** What the node answers to a reservation. */
 export type ReserveOutcome = { ok: true } | { ok: false; message: string; transient?: boolean };
@@ -37,7 +36,14 @@ function open(): BroadcastChannel {
     waiting.delete(m.reqId);
     clearTimeout(w.timer);
     if (m.ok) w.resolve();
-    else w.reject(new ExtractionError(m.message ?? 'The Document Units for this document could not be reserved.', m.transient ? 'extraction_failed' : 'quota_exceeded', !!m.transient));
+    else
+      w.reject(
+        new ExtractionError(
+          m.message ?? 'The Document Units for this document could not be reserved.',
+          m.transient ? 'extraction_failed' : 'quota_exceeded',
+          !!m.transient,
+        ),
+      );
   };
   return channel;
 }

@@ -35,7 +35,6 @@ export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
 }
 
-
 export class WorkerLoop {
   private readonly scratch: string;
 
@@ -73,7 +72,11 @@ export class WorkerLoop {
     if (attempt > this.d.maxAttempts) {
       const error: JobError = midFlight
         ? { code: 'extraction_failed', message: failureReasons.crashed(job.attempts), stage: 'worker' }
-        : { code: job.error?.code ?? 'extraction_failed', message: job.error ? `${job.error.message} (after ${job.attempts} attempts)` : failureReasons.machine(), stage: job.error?.stage ?? 'worker' };
+        : {
+            code: job.error?.code ?? 'extraction_failed',
+            message: job.error ? `${job.error.message} (after ${job.attempts} attempts)` : failureReasons.machine(),
+            stage: job.error?.stage ?? 'worker',
+          };
       logger.warn({ documentId: job.documentId, tenantId: job.tenantId, attempts: job.attempts }, 'job out of attempts before it started: retired');
       await this.fail(job, error);
       return;
@@ -106,18 +109,32 @@ export class WorkerLoop {
       const blobStore = await this.d.blobs.for(job.storageConfigId);
       input = await blobStore.localPath(job.uploadKey);
       const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
-      const result = await this.d.pool.run({
-        documentId: job.documentId,
-        fileName: job.fileName,
-        format: job.format,
-        options: job.options,
-        customMetadata: job.customMetadata,
-        inputPath: input.path,
-        artifactPath,
-        tempDir: work,
-      }, hooks);
+      const result = await this.d.pool.run(
+        {
+          documentId: job.documentId,
+          fileName: job.fileName,
+          format: job.format,
+          options: job.options,
+          customMetadata: job.customMetadata,
+          inputPath: input.path,
+          artifactPath,
+          tempDir: work,
+        },
+        hooks,
+      );
       if (!result.ok) {
-        if (result.internal) logger.warn({ documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId, format: job.format, err: result.internal }, 'parser failed unexpectedly');
+        if (result.internal)
+          logger.warn(
+            {
+              documentId: job.documentId,
+              tenantId: job.tenantId,
+              generation: job.generation,
+              requestId: job.requestId,
+              format: job.format,
+              err: result.internal,
+            },
+            'parser failed unexpectedly',
+          );
         if (result.transient) return await this.retryOrFail(job, attempt, { code: result.code, message: result.message, stage: 'extract' });
         await this.fail(job, { code: result.code, message: result.message, stage: 'extract' });
         return;
@@ -148,11 +165,17 @@ export class WorkerLoop {
         await blobStore.delete(artifactKey); // overwritten or expired meanwhile
         return;
       }
-      logger.info({ documentId: job.documentId, tenantId: job.tenantId, format: job.format, units: result.documentUnits, bytes: artifactBytes }, 'job completed');
+      logger.info(
+        { documentId: job.documentId, tenantId: job.tenantId, format: job.format, units: result.documentUnits, bytes: artifactBytes },
+        'job completed',
+      );
     } catch (err) {
       if (err instanceof RetryLater) throw err;
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
-      logger.error({ err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId }, 'job failed unexpectedly');
+      logger.error(
+        { err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId },
+        'job failed unexpectedly',
+      );
       await this.retryOrFail(job, attempt, { code: 'extraction_failed', message: failureReasons.storing(), stage: 'materialize' });
     } finally {
       await input?.release();

@@ -25,13 +25,21 @@ afterAll(async () => {
 
 async function run(file: string, query: Record<string, string>): Promise<{ status: any; artifact: any }> {
   const body = await fs.readFile(file);
-  const res = await fetch(`${n.url}/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body });
+  const res = await fetch(`${n.url}/api/v1/documents/upload?${new URLSearchParams(query)}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body,
+  });
   expect(res.status, await res.clone().text()).toBe(202);
   const { documentId } = (await res.json()) as { documentId: string };
-  const status = await waitFor(async () => {
-    const s = (await (await fetch(`${n.url}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
-    return s.statusInt === 8 || s.statusInt === 9 ? s : null;
-  }, `${file} to finish`, 120_000);
+  const status = await waitFor(
+    async () => {
+      const s = (await (await fetch(`${n.url}/api/v1/documents/${documentId}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+      return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+    },
+    `${file} to finish`,
+    120_000,
+  );
   const r = await fetch(`${n.url}/api/v1/documents/${documentId}/result`, { headers: { authorization: `Bearer ${token}` } });
   return { status, artifact: await r.json() };
 }
@@ -151,25 +159,38 @@ describe('heavy and light lanes', () => {
       const scan = await fs.readFile(corpusPath('pdf', 'generated__scanned-3p.pdf'));
       const ocrIds: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const r = await fetch(`${node.url}/api/v1/documents/upload?fileName=scan.pdf&pdfMode=Ocr&documentId=ocr-${i}`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: scan });
+        const r = await fetch(`${node.url}/api/v1/documents/upload?fileName=scan.pdf&pdfMode=Ocr&documentId=ocr-${i}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tok}` },
+          body: scan,
+        });
         expect(r.status).toBe(202);
         ocrIds.push(`ocr-${i}`);
       }
-      const statusOf = async (id: string) => (await (await fetch(`${node.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as any;
+      const statusOf = async (id: string) =>
+        (await (await fetch(`${node.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${tok}` } })).json()) as any;
       // Heavy jobs are visible as waiting-for-provider (6) or provider-processing (7).
       const heavyStates = await Promise.all(ocrIds.map(statusOf));
       expect(heavyStates.every((s) => s.statusInt === 6 || s.statusInt === 7)).toBe(true);
-      const csv = await fetch(`${node.url}/api/v1/documents/upload?fileName=x.csv&csvRoute=Tabular&documentId=light-1`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body: 'a,b\n1,2\n' });
+      const csv = await fetch(`${node.url}/api/v1/documents/upload?fileName=x.csv&csvRoute=Tabular&documentId=light-1`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tok}` },
+        body: 'a,b\n1,2\n',
+      });
       expect(csv.status).toBe(202);
       await waitFor(async () => (await statusOf('light-1')).statusInt === 8, 'the light job', 60_000);
       const stillHeavy = await Promise.all(ocrIds.map(statusOf));
       // With one heavy slot, at most one OCR job runs at a time; the light job did not queue behind them.
       expect(stillHeavy.filter((s) => s.statusInt === 7).length).toBeLessThanOrEqual(1);
       expect(stillHeavy.some((s) => s.statusInt === 6 || s.statusInt === 7)).toBe(true);
-      const done = await waitFor(async () => {
-        const all = await Promise.all(ocrIds.map(statusOf));
-        return all.every((s) => s.statusInt === 8) ? all : null;
-      }, 'the OCR jobs', 240_000);
+      const done = await waitFor(
+        async () => {
+          const all = await Promise.all(ocrIds.map(statusOf));
+          return all.every((s) => s.statusInt === 8) ? all : null;
+        },
+        'the OCR jobs',
+        240_000,
+      );
       expect(done.map((s) => s.documentUnits)).toEqual([3, 3, 3]);
     } finally {
       await node.close();
@@ -186,7 +207,11 @@ describe('GIS features past the inline cap', { timeout: 300_000 }, () => {
     try {
       const tok = await getToken(node.url, 'demo-client', 'demo-secret-0123456789');
       const body = await fs.readFile(corpusPath('gis', 'shp_poly.zip'));
-      const r = await fetch(`${node.url}/api/v1/documents/upload?documentType=ShpZip&documentId=capped`, { method: 'POST', headers: { authorization: `Bearer ${tok}` }, body });
+      const r = await fetch(`${node.url}/api/v1/documents/upload?documentType=ShpZip&documentId=capped`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tok}` },
+        body,
+      });
       expect(r.status).toBe(202);
       const auth = { headers: { authorization: `Bearer ${tok}` } };
       await waitFor(async () => ((await (await fetch(`${node.url}/api/v1/documents/capped/status`, auth)).json()) as any).statusInt === 8, 'completion');

@@ -8,7 +8,8 @@ import { createTestEnv, destroyTestEnv, startTestNode, waitFor, type TestEnv, ty
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 const ENGINES = ['PDFium', 'Tesseract', 'LibreOffice', 'GDAL', 'LibreDWG', 'hyparquet'];
-const version = async (name: string) => (JSON.parse(await fs.readFile(new URL(`../../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+const version = async (name: string) =>
+  (JSON.parse(await fs.readFile(new URL(`../../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
 
 let env: TestEnv;
 let n: TestNode;
@@ -21,16 +22,27 @@ afterAll(async () => {
   await destroyTestEnv(env);
 });
 
-type Engine = { name: string; available: boolean; version: string | null; languages?: string[]; packages: { name: string; version: string }[]; usedFor: string };
+type Engine = {
+  name: string;
+  available: boolean;
+  version: string | null;
+  languages?: string[];
+  packages: { name: string; version: string }[];
+  usedFor: string;
+};
 type Engines = { available: Engine[]; missing: Engine[] };
 
 describe('engines in the health endpoints (every engine installed)', () => {
   it('/health/ready lists every engine as available, with versions; none missing', async () => {
     // LibreOffice's version is read in the background at start: it fills in shortly.
-    const body = await waitFor(async () => {
-      const r = (await (await fetch(`${n.url}/health/ready`)).json()) as { status: string; engines?: Engines };
-      return r.engines?.available.find((e) => e.name === 'LibreOffice')?.version ? r : null;
-    }, "LibreOffice's version", 20_000);
+    const body = await waitFor(
+      async () => {
+        const r = (await (await fetch(`${n.url}/health/ready`)).json()) as { status: string; engines?: Engines };
+        return r.engines?.available.find((e) => e.name === 'LibreOffice')?.version ? r : null;
+      },
+      "LibreOffice's version",
+      20_000,
+    );
     expect(body.status).toBe('ready');
     const engines = body.engines!;
     expect(engines.missing).toEqual([]);

@@ -138,7 +138,9 @@ describe('requireEngines: refused at upload when the node lacks the engine', () 
   });
 
   it('a DOCX needs LibreOffice for its page count, unless DOCPARSE_OFFICE_RENDER is off or auto', () => {
-    expect(refusal('docx', {}, none)?.detail).toBe('LibreOffice is needed to count the pages of DOCX documents and is not installed on this node. Nothing was stored or charged.');
+    expect(refusal('docx', {}, none)?.detail).toBe(
+      'LibreOffice is needed to count the pages of DOCX documents and is not installed on this node. Nothing was stored or charged.',
+    );
     const render = (mode: string) => settingsWith({ DOCPARSE_OFFICE_RENDER: mode }).office.render;
     expect(enginesNeeded('docx', {}, render('always'))).toEqual([{ engine: 'LibreOffice', why: 'to count the pages of DOCX documents' }]);
     for (const mode of ['off', '0', 'false', 'auto', 'AUTO']) expect(enginesNeeded('docx', {}, render(mode)), mode).toEqual([]);

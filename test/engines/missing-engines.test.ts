@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${n.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
-const upload = (query: Record<string, string>, body: Buffer | string) => api(`/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', body });
+const upload = (query: Record<string, string>, body: Buffer | string) =>
+  api(`/api/v1/documents/upload?${new URLSearchParams(query)}`, { method: 'POST', body });
 const blobFiles = async () => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => f.includes(`/${app.tenantId}/`));
 const committed = () => n.node.controlPlane.unitsCommitted(app.appId, monthOf(new Date()));
 
@@ -70,7 +71,12 @@ describe('a node without LibreOffice and without the OCR model', () => {
     const body = (await res.json()) as { status: string; engines: { available: Engine[]; missing: Engine[] } };
     expect(body.status).toBe('ready');
     expect(body.engines.missing).toEqual([
-      expect.objectContaining({ name: 'Tesseract', available: false, languages: [], reason: 'the English model eng.traineddata was not found in DOCPARSE_TESSDATA_DIR' }),
+      expect.objectContaining({
+        name: 'Tesseract',
+        available: false,
+        languages: [],
+        reason: 'the English model eng.traineddata was not found in DOCPARSE_TESSDATA_DIR',
+      }),
       expect.objectContaining({ name: 'LibreOffice', available: false, version: null, reason: 'DOCPARSE_SOFFICE names no executable file' }),
     ]);
     expect(body.engines.available.map((e) => e.name)).toEqual(['PDFium', 'GDAL', 'LibreDWG', 'hyparquet']);
@@ -87,12 +93,19 @@ describe('a node without LibreOffice and without the OCR model', () => {
 
   it('a DOCX upload → 503 (its pages are counted by rendering)', async () => {
     const docx = fs.readFileSync(corpusPath('office', 'tika__testWORD_2006ml.docx'));
-    expect(await refused(() => upload({ fileName: 'report.docx', documentId: 'docx-1' }, docx), 'docx-1')).toMatchObject({ engine: 'LibreOffice', format: 'docx' });
+    expect(await refused(() => upload({ fileName: 'report.docx', documentId: 'docx-1' }, docx), 'docx-1')).toMatchObject({
+      engine: 'LibreOffice',
+      format: 'docx',
+    });
   });
 
   it('pdfMode=Ocr → 503 naming Tesseract and the mode; the same PDF in SingleColumn is taken and completes', async () => {
     const pdf = fs.readFileSync(corpusPath('pdf', 'generated__scanned-3p.pdf'));
-    expect(await refused(() => upload({ fileName: 'scan.pdf', pdfMode: 'Ocr', documentId: 'ocr-1' }, pdf), 'ocr-1')).toMatchObject({ engine: 'Tesseract', format: 'pdf', pdfMode: 'Ocr' });
+    expect(await refused(() => upload({ fileName: 'scan.pdf', pdfMode: 'Ocr', documentId: 'ocr-1' }, pdf), 'ocr-1')).toMatchObject({
+      engine: 'Tesseract',
+      format: 'pdf',
+      pdfMode: 'Ocr',
+    });
     const ok = await upload({ fileName: 'scan.pdf', pdfMode: 'SingleColumn', documentId: 'single-1' }, pdf);
     expect(ok.status).toBe(202);
     expect(await finished('single-1')).toMatchObject({ statusInt: 8, documentUnits: 3 });
@@ -110,13 +123,22 @@ describe('a node without LibreOffice and without the OCR model', () => {
     const opened = await api('/api/v1/documents/upload-request', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fileName: 'big.doc', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), documentId: 'doc-presigned' }),
+      body: JSON.stringify({
+        fileName: 'big.doc',
+        sizeBytes: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        documentId: 'doc-presigned',
+      }),
     });
     expect(opened.status).toBe(201);
     const session = (await opened.json()) as { uploadId: string; uploadUrl: string };
     const u = new URL(session.uploadUrl);
     expect((await fetch(`${n.url}${u.pathname}${u.search}`, { method: 'PUT', body: bytes })).status).toBe(204);
-    const done = await api('/api/v1/documents/upload-complete', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uploadId: session.uploadId }) });
+    const done = await api('/api/v1/documents/upload-complete', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ uploadId: session.uploadId }),
+    });
     expect(done.status).toBe(503);
     expect(await done.json()).toMatchObject({ code: 'engine_unavailable', engine: 'LibreOffice', format: 'doc' });
     const st = (await (await api('/api/v1/documents/doc-presigned/status')).json()) as { statusInt: number };

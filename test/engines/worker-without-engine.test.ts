@@ -42,24 +42,33 @@ interface Status {
   error?: { code: string; message: string; stage: string } | null;
 }
 
-const api = (p: string, init: RequestInit = {}) => fetch(`${apiNode.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+const api = (p: string, init: RequestInit = {}) =>
+  fetch(`${apiNode.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
 const finished = (id: string) =>
-  waitFor(async () => {
-    const s = (await (await api(`/api/v1/documents/${id}/status`)).json()) as Status;
-    return s.statusInt === 8 || s.statusInt === 9 ? s : null;
-  }, `job ${id} to finish`, 120_000);
+  waitFor(
+    async () => {
+      const s = (await (await api(`/api/v1/documents/${id}/status`)).json()) as Status;
+      return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+    },
+    `job ${id} to finish`,
+    120_000,
+  );
 const month = () => monthOf(new Date());
 
 describe('a job that reaches a worker without its engine', () => {
   it('pdfMode=Ocr: fails engine_unavailable after its retries; no pages charged, no result served', async () => {
-    const r = await api('/api/v1/documents/upload?fileName=scan.pdf&pdfMode=Ocr&documentId=ocr-w', { method: 'POST', body: fs.readFileSync(corpusPath('pdf', 'generated__scanned-3p.pdf')) });
+    const r = await api('/api/v1/documents/upload?fileName=scan.pdf&pdfMode=Ocr&documentId=ocr-w', {
+      method: 'POST',
+      body: fs.readFileSync(corpusPath('pdf', 'generated__scanned-3p.pdf')),
+    });
     expect(r.status).toBe(202);
     const s = await finished('ocr-w');
     expect(s.statusInt).toBe(9);
     expect(s.error).toEqual({
       code: 'engine_unavailable',
       stage: 'extract',
-      message: "Tesseract's English model (eng.traineddata) is not installed on the worker node that took this job; it is needed for pdfMode=Ocr. (after 2 attempts)",
+      message:
+        "Tesseract's English model (eng.traineddata) is not installed on the worker node that took this job; it is needed for pdfMode=Ocr. (after 2 attempts)",
     });
     expect((await api('/api/v1/documents/ocr-w/result')).status).toBe(422);
     expect(await apiNode.node.controlPlane.unitsUsed(app.appId, month())).toBe(0);
@@ -67,11 +76,16 @@ describe('a job that reaches a worker without its engine', () => {
   });
 
   it('DOCX: fails engine_unavailable instead of billing its stale stored count (7 of 9 pages)', async () => {
-    const r = await api('/api/v1/documents/upload?fileName=report.docx&documentId=docx-w', { method: 'POST', body: fs.readFileSync(corpusPath('office', 'tika__testWORD_2006ml.docx')) });
+    const r = await api('/api/v1/documents/upload?fileName=report.docx&documentId=docx-w', {
+      method: 'POST',
+      body: fs.readFileSync(corpusPath('office', 'tika__testWORD_2006ml.docx')),
+    });
     expect(r.status).toBe(202);
     const s = await finished('docx-w');
     expect(s).toMatchObject({ statusInt: 9, error: { code: 'engine_unavailable', stage: 'extract' } });
-    expect(s.error!.message).toBe('LibreOffice is not installed on the worker node that took this job; it is needed to count the pages of DOCX documents. (after 2 attempts)');
+    expect(s.error!.message).toBe(
+      'LibreOffice is not installed on the worker node that took this job; it is needed to count the pages of DOCX documents. (after 2 attempts)',
+    );
     expect(await apiNode.node.controlPlane.unitsUsed(app.appId, month())).toBe(0);
     expect(await apiNode.node.controlPlane.unitsCommitted(app.appId, month())).toBe(0);
   });

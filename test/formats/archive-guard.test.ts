@@ -50,9 +50,12 @@ function textOf(bytes: number, seed: number): Buffer {
   return Buffer.from(s.slice(0, bytes));
 }
 
-const CONTENT_TYPES = '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
-const ROOT_RELS = '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
-const DOCUMENT = '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Quarterly memo</w:t></w:r></w:p></w:body></w:document>';
+const CONTENT_TYPES =
+  '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+const ROOT_RELS =
+  '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+const DOCUMENT =
+  '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Quarterly memo</w:t></w:r></w:p></w:body></w:document>';
 
 /** A DOCX whose media part (never read by the DOCX reader, but by LibreOffice) lies about its size. */
 const lyingDocx = () =>
@@ -104,7 +107,8 @@ async function parseUpload(file: string, format: string, archive: Partial<Archiv
 // ---- (a) a member whose headers declare 100 bytes ------------------------------------------
 
 describe('a member that inflates past its declared size', () => {
-  const sentence = (member: string) => new RegExp(`member "${member.replace(/[.[\]/]/g, '\\$&')}" inflates to more than the 100 bytes its header declares; refused as a possible zip bomb`);
+  const sentence = (member: string) =>
+    new RegExp(`member "${member.replace(/[.[\]/]/g, '\\$&')}" inflates to more than the 100 bytes its header declares; refused as a possible zip bomb`);
 
   it('ShpZip: refused at the first chunk, nothing of it written to disk', async () => {
     const upload = await writeUpload('lying.zip', zipOf([{ name: 'roads.prj', data: Buffer.from('GEOGCS["WGS 84"]') }, lyingMember('roads.shp')]));
@@ -138,10 +142,24 @@ describe('a member that inflates past its declared size', () => {
   it('e-mail: a lying DOCX attachment keeps the refusal as its note; the message itself is parsed', async () => {
     const b64 = lyingDocx().toString('base64').replace(/.{76}/g, '$&\r\n');
     const eml = [
-      'From: a@example.com', 'To: b@example.com', 'Subject: memo', 'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="B"', '', '--B', 'Content-Type: text/plain', '', 'see attached', '--B',
+      'From: a@example.com',
+      'To: b@example.com',
+      'Subject: memo',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="B"',
+      '',
+      '--B',
+      'Content-Type: text/plain',
+      '',
+      'see attached',
+      '--B',
       'Content-Type: application/vnd.openxmlformats-officedocument.wordprocessingml.document; name="memo.docx"',
-      'Content-Disposition: attachment; filename="memo.docx"', 'Content-Transfer-Encoding: base64', '', b64, '--B--', '',
+      'Content-Disposition: attachment; filename="memo.docx"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      b64,
+      '--B--',
+      '',
     ].join('\r\n');
     const upload = await writeUpload('memo.eml', Buffer.from(eml));
     const { result, artifact, budget } = await parseUpload(upload, 'eml');

@@ -15,13 +15,18 @@ function head(file: string): Buffer {
 }
 
 const files = (family: string) =>
-  fs.readdirSync(path.join(CORPUS_ROOT, family)).filter((f) => f !== 'MANIFEST.tsv').map((f) => path.join(CORPUS_ROOT, family, f));
+  fs
+    .readdirSync(path.join(CORPUS_ROOT, family))
+    .filter((f) => f !== 'MANIFEST.tsv')
+    .map((f) => path.join(CORPUS_ROOT, family, f));
 
 describe('detectFormat', () => {
   it('recognises every PDF, Parquet and DWG of the corpus by its bytes alone', () => {
     for (const f of files('pdf')) expect(detectFormat(head(f), undefined, undefined), f).toEqual({ format: 'pdf', by: 'magic' });
-    for (const f of files('parquet').filter((f) => !path.basename(f).startsWith('bad_'))) expect(detectFormat(head(f), undefined, undefined).format, f).toBe('parquet');
-    for (const f of files('cad').filter((f) => f.endsWith('.dwg') && !path.basename(f).startsWith('bad_'))) expect(detectFormat(head(f), undefined, undefined).format, f).toBe('dwg');
+    for (const f of files('parquet').filter((f) => !path.basename(f).startsWith('bad_')))
+      expect(detectFormat(head(f), undefined, undefined).format, f).toBe('parquet');
+    for (const f of files('cad').filter((f) => f.endsWith('.dwg') && !path.basename(f).startsWith('bad_')))
+      expect(detectFormat(head(f), undefined, undefined).format, f).toBe('dwg');
   });
 
   it('tells DOCX, XLSX, PPTX and ODF packages apart from their first ZIP entries, without a name', () => {
@@ -45,9 +50,7 @@ describe('detectFormat', () => {
   it('needs documentType for a GIS ZIP and honours SHP_ZIP / MapInfo / FileGdb spellings', () => {
     const shp = head(path.join(CORPUS_ROOT, 'gis', 'shp_poly.zip'));
     expect(() => detectFormat(shp, 'shp_poly.zip', undefined)).toThrow(UndecidedFormat);
-    expect(() => detectFormat(shp, undefined, undefined)).toThrow(
-      expect.objectContaining({ parameter: 'documentType' }),
-    );
+    expect(() => detectFormat(shp, undefined, undefined)).toThrow(expect.objectContaining({ parameter: 'documentType' }));
     expect(detectFormat(shp, undefined, 'ShpZip').format).toBe('shapefile');
     expect(detectFormat(head(path.join(CORPUS_ROOT, 'gis', 'mapinfo_all_geoms_tab.zip')), undefined, 'MapInfo').format).toBe('mapinfo');
     expect(detectFormat(head(path.join(CORPUS_ROOT, 'gis', 'fgdb_curves.gdb.zip')), undefined, 'FileGdb').format).toBe('filegdb');

@@ -42,7 +42,11 @@ describe('the families’ declarations', () => {
     for (const f of FAMILIES) {
       for (const p of f.routing) {
         if (p.required) expect(p.default, `${f.family} ${p.name}`).toBeUndefined();
-        else expect(p.values.map((v) => v.value), `${f.family} ${p.name}`).toContain(p.default);
+        else
+          expect(
+            p.values.map((v) => v.value),
+            `${f.family} ${p.name}`,
+          ).toContain(p.default);
       }
     }
   });

@@ -17,7 +17,9 @@ import { CORPUS_ROOT, parseFileWith } from '../helpers/parse.js';
 
 const CORPUS = CORPUS_ROOT;
 const hasCorpus = fs.existsSync(path.join(CORPUS, 'office')) && fs.existsSync(path.join(CORPUS, 'email'));
-const MsgReader = ((MsgReaderModule as unknown as { default?: unknown }).default ?? MsgReaderModule) as new (buf: Buffer) => { getFileData(): { error?: string } };
+const MsgReader = ((MsgReaderModule as unknown as { default?: unknown }).default ?? MsgReaderModule) as new (buf: Buffer) => {
+  getFileData(): { error?: string };
+};
 
 /** A damaged container must be refused this fast (the unguarded readers run for ~10 s, then abort the process). */
 const FAST_MS = 500;
@@ -233,7 +235,10 @@ describe('OLE2 guard: valid compound files pass', () => {
       const p = new Ole2Patch(sample);
       const dirSectors = p.directorySectors;
       await fsp.writeFile(bad, p.setNext(dirSectors.at(-1)!, dirSectors[0]).bytes);
-      await expect(assertSoundOle2File(bad)).rejects.toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/chain for the directory loops/) });
+      await expect(assertSoundOle2File(bad)).rejects.toMatchObject({
+        code: 'corrupt_document',
+        message: expect.stringMatching(/chain for the directory loops/),
+      });
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
     }
@@ -245,7 +250,12 @@ describe('OLE2 guard: damaged compound files fail fast as corrupt_document', () 
     const p = new Ole2Patch(sample);
     const chain = p.streamChain('Big');
     p.setNext(chain[15], chain[3]);
-    await expectRefused(p.bytes, new RegExp(`its sector allocation table \\(FAT\\) chain for the stream in directory entry \\d+ \\("Big"\\) loops back on itself at sector ${chain[3]}\\.$`));
+    await expectRefused(
+      p.bytes,
+      new RegExp(
+        `its sector allocation table \\(FAT\\) chain for the stream in directory entry \\d+ \\("Big"\\) loops back on itself at sector ${chain[3]}\\.$`,
+      ),
+    );
   });
 
   it('the directory chain that loops', async () => {
@@ -259,7 +269,10 @@ describe('OLE2 guard: damaged compound files fail fast as corrupt_document', () 
     const p = new Ole2Patch(sample);
     const mini = p.miniStreamChain('Small');
     p.setMiniNext(mini[4], mini[1]);
-    await expectRefused(p.bytes, new RegExp(`its mini-FAT chain for the stream in directory entry \\d+ \\("Small"\\) loops back on itself at mini sector ${mini[1]}\\.$`));
+    await expectRefused(
+      p.bytes,
+      new RegExp(`its mini-FAT chain for the stream in directory entry \\d+ \\("Small"\\) loops back on itself at mini sector ${mini[1]}\\.$`),
+    );
   });
 
   it("the mini-FAT's own sector chain that loops", async () => {
@@ -293,16 +306,25 @@ describe('OLE2 guard: damaged compound files fail fast as corrupt_document', () 
     const p = new Ole2Patch(sample);
     const lastSector = sample.length / 512 - 2;
     p.setNext(p.streamChain('Big')[1], 999_999);
-    await expectRefused(p.bytes, new RegExp(`chain for the stream in directory entry \\d+ \\("Big"\\) points to sector 999999, past the file's last sector \\(${lastSector}\\)\\.$`));
+    await expectRefused(
+      p.bytes,
+      new RegExp(`chain for the stream in directory entry \\d+ \\("Big"\\) points to sector 999999, past the file's last sector \\(${lastSector}\\)\\.$`),
+    );
     const q = new Ole2Patch(sample);
     q.setMiniNext(q.miniStreamChain('Mid1')[0], 70_000);
-    await expectRefused(q.bytes, /its mini-FAT chain for the stream in directory entry \d+ \("Mid1"\) points to mini sector 70000, past the end of the mini stream \(\d+ mini sectors\)\.$/);
+    await expectRefused(
+      q.bytes,
+      /its mini-FAT chain for the stream in directory entry \d+ \("Mid1"\) points to mini sector 70000, past the end of the mini stream \(\d+ mini sectors\)\.$/,
+    );
   });
 
   it('a stream declaring more bytes than the whole file holds', async () => {
     const p = new Ole2Patch(sample);
     p.setField(p.entry('Big'), 'size', 50_000_000);
-    await expectRefused(p.bytes, /the stream in directory entry \d+ \("Big"\) declares 50000000 bytes, more than the file's sectors \(\d+ bytes\) could hold\.$/);
+    await expectRefused(
+      p.bytes,
+      /the stream in directory entry \d+ \("Big"\) declares 50000000 bytes, more than the file's sectors \(\d+ bytes\) could hold\.$/,
+    );
   });
 
   it('a directory tree that loops, reaches an entry twice, or links outside the directory', async () => {
@@ -345,7 +367,10 @@ describe('OLE2 guard: damaged compound files fail fast as corrupt_document', () 
     const p = new Ole2Patch(sample);
     const firstDir = p.directorySectors[0];
     p.bytes.writeUInt32LE(FREE_SECTOR, 76); // the only FAT sector, unlisted
-    await expectRefused(p.bytes, new RegExp(`its sector allocation table \\(FAT\\) has no entry for sector ${firstDir}, which the chain for the directory runs through\\.$`));
+    await expectRefused(
+      p.bytes,
+      new RegExp(`its sector allocation table \\(FAT\\) has no entry for sector ${firstDir}, which the chain for the directory runs through\\.$`),
+    );
   });
 });
 
@@ -403,7 +428,10 @@ describe.skipIf(!hasCorpus)('OLE2 guard on the corpus', () => {
 
   it('the two crashers are refused in milliseconds', async () => {
     await expectRefused(fs.readFileSync(crasher('cyclic-fat.doc')), /chain for the directory loops back on itself at sector 0\.$/);
-    await expectRefused(fs.readFileSync(crasher('cyclic-minifat.msg')), /its mini-FAT chain for the stream in directory entry \d+ \("__properties_version1\.0"\) loops back on itself at mini sector \d+\.$/);
+    await expectRefused(
+      fs.readFileSync(crasher('cyclic-minifat.msg')),
+      /its mini-FAT chain for the stream in directory entry \d+ \("__properties_version1\.0"\) loops back on itself at mini sector \d+\.$/,
+    );
   });
 
   it('cyclic-fat.doc through the office parser: corrupt_document, not a dead process', async () => {
@@ -429,9 +457,9 @@ describe.skipIf(!hasCorpus)('OLE2 guard on the corpus', () => {
   });
 
   it('accepts every OLE2 file of the office and email corpus that cfb or msgreader opens', async () => {
-    const files = ['office', 'email'].flatMap((family) =>
-      fs.readdirSync(path.join(CORPUS, family)).map((f) => path.join(CORPUS, family, f)),
-    ).filter(startsLikeOle2);
+    const files = ['office', 'email']
+      .flatMap((family) => fs.readdirSync(path.join(CORPUS, family)).map((f) => path.join(CORPUS, family, f)))
+      .filter(startsLikeOle2);
     expect(files.length).toBeGreaterThan(40);
     const wronglyRefused: string[] = [];
     for (const file of files) {

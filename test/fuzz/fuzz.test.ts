@@ -6,7 +6,18 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain .mjs module shared with the fuzz CLI
-import { FAMILIES, FuzzRun, buildCase, caseIndices, findingsOf, loadSeedPool, readRegressions, regressionRefs, replayCommand, summaryMarkdown } from '../../bench/fuzz/lib.mjs';
+import {
+  FAMILIES,
+  FuzzRun,
+  buildCase,
+  caseIndices,
+  findingsOf,
+  loadSeedPool,
+  readRegressions,
+  regressionRefs,
+  replayCommand,
+  summaryMarkdown,
+} from '../../bench/fuzz/lib.mjs';
 
 const SEED = 20261126;
 const CASES = 152; // 19 per family
@@ -48,32 +59,43 @@ async function replayableRegressions(): Promise<object[]> {
 }
 
 describe('fuzz run against a node', () => {
-  it('152 mutated files and the regression cases: no crash, no stuck job, no 5xx, every failure with a reason written for a person', async () => {
-    const main = caseIndices({ count: CASES }).map((index: number) => ({ seed: SEED, index, maxSeedBytes: MAX_SEED_BYTES }));
-    const regressions = await replayableRegressions();
-    const run = await new FuzzRun({ seed: SEED, refs: [...main, ...regressions], concurrency: 4, maxSeedBytes: MAX_SEED_BYTES, isolate: 8, progressEvery: 25 }).run();
-    console.log(summaryMarkdown(run, { title: `fuzz test, seed ${SEED}, ${main.length} cases + ${regressions.length} regressions` }));
+  it(
+    '152 mutated files and the regression cases: no crash, no stuck job, no 5xx, every failure with a reason written for a person',
+    async () => {
+      const main = caseIndices({ count: CASES }).map((index: number) => ({ seed: SEED, index, maxSeedBytes: MAX_SEED_BYTES }));
+      const regressions = await replayableRegressions();
+      const run = await new FuzzRun({
+        seed: SEED,
+        refs: [...main, ...regressions],
+        concurrency: 4,
+        maxSeedBytes: MAX_SEED_BYTES,
+        isolate: 8,
+        progressEvery: 25,
+      }).run();
+      console.log(summaryMarkdown(run, { title: `fuzz test, seed ${SEED}, ${main.length} cases + ${regressions.length} regressions` }));
 
-    const records = [...run.records, ...run.isolation];
-    const describeCase = (r: any, what: string) => `${replayCommand(r)} (${r.family} ${r.seedFile}; ${r.mutation}): ${what}`;
-    const crashes = run.crashes.map((c: any) => `crash #${c.id}: ${c.reason}; in flight: ${c.inFlight.map((r: any) => replayCommand(r)).join(', ')}`);
-    const stuck = records.filter((r: any) => r.outcome === 'stuck').map((r: any) => describeCase(r, `stuck ${r.stuckFor} s`));
-    const server5xx = records.filter((r: any) => r.server5xx.length).map((r: any) => describeCase(r, JSON.stringify(r.server5xx)));
-    const noReason = records.filter((r: any) => r.noReason).map((r: any) => describeCase(r, 'failed without a reason'));
-    const rawReasons = records.filter((r: any) => r.rawReason).map((r: any) => describeCase(r, `raw reason: ${r.rawReason}`));
-    const otherEnds = records
-      .filter((r: any) => !['completed', 'failed', 'rejected', 'crash', 'stuck'].includes(r.outcome) || r.anomaly)
-      .map((r: any) => describeCase(r, findingsOf(r).join('; ')));
+      const records = [...run.records, ...run.isolation];
+      const describeCase = (r: any, what: string) => `${replayCommand(r)} (${r.family} ${r.seedFile}; ${r.mutation}): ${what}`;
+      const crashes = run.crashes.map((c: any) => `crash #${c.id}: ${c.reason}; in flight: ${c.inFlight.map((r: any) => replayCommand(r)).join(', ')}`);
+      const stuck = records.filter((r: any) => r.outcome === 'stuck').map((r: any) => describeCase(r, `stuck ${r.stuckFor} s`));
+      const server5xx = records.filter((r: any) => r.server5xx.length).map((r: any) => describeCase(r, JSON.stringify(r.server5xx)));
+      const noReason = records.filter((r: any) => r.noReason).map((r: any) => describeCase(r, 'failed without a reason'));
+      const rawReasons = records.filter((r: any) => r.rawReason).map((r: any) => describeCase(r, `raw reason: ${r.rawReason}`));
+      const otherEnds = records
+        .filter((r: any) => !['completed', 'failed', 'rejected', 'crash', 'stuck'].includes(r.outcome) || r.anomaly)
+        .map((r: any) => describeCase(r, findingsOf(r).join('; ')));
 
-    expect(crashes, 'node crashes').toEqual([]);
-    expect(stuck, 'stuck jobs').toEqual([]);
-    expect(server5xx, '5xx responses').toEqual([]);
-    expect(run.orphan5xx, '5xx outside cases').toEqual([]);
-    expect(noReason, 'failures without a reason').toEqual([]);
-    // A reason is a sentence about the document; the library's own error goes to the log.
-    expect(rawReasons, 'failure reasons that are raw JavaScript errors').toEqual([]);
-    expect(otherEnds, 'jobs that did not end completed or failed').toEqual([]);
-    expect(run.records.length).toBe(main.length + regressions.length);
-    fs.rmSync(run.o.outDir, { recursive: true, force: true }); // kept (cases.jsonl, node logs) when an assertion fails
-  }, 40 * 60_000);
+      expect(crashes, 'node crashes').toEqual([]);
+      expect(stuck, 'stuck jobs').toEqual([]);
+      expect(server5xx, '5xx responses').toEqual([]);
+      expect(run.orphan5xx, '5xx outside cases').toEqual([]);
+      expect(noReason, 'failures without a reason').toEqual([]);
+      // A reason is a sentence about the document; the library's own error goes to the log.
+      expect(rawReasons, 'failure reasons that are raw JavaScript errors').toEqual([]);
+      expect(otherEnds, 'jobs that did not end completed or failed').toEqual([]);
+      expect(run.records.length).toBe(main.length + regressions.length);
+      fs.rmSync(run.o.outDir, { recursive: true, force: true }); // kept (cases.jsonl, node logs) when an assertion fails
+    },
+    40 * 60_000,
+  );
 });

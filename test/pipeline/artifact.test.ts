@@ -53,7 +53,11 @@ describe('artifact file', () => {
 
   it("a failure while parsing is reported as the parser's, not retried", async () => {
     // The upload is gone (ENOENT on the input, not on the result file).
-    const r = await writeArtifact({ ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') }, async () => parsePdf, parserSettings());
+    const r = await writeArtifact(
+      { ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') },
+      async () => parsePdf,
+      parserSettings(),
+    );
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
     if (!r.ok) {
       // The client reads a sentence about the document; the raw error is kept for the log.

@@ -38,17 +38,39 @@ afterAll(async () => {
 let seq = 0;
 const task = (input: string, format = 'csv', options: ParseTask['options'] = { csvRoute: 'Tabular' }): ParseTask => {
   const name = `t${++seq}`;
-  return { documentId: name, fileName: path.basename(input), format, options, customMetadata: null, inputPath: input, artifactPath: path.join(dir, `${name}.json`), tempDir: dir };
+  return {
+    documentId: name,
+    fileName: path.basename(input),
+    format,
+    options,
+    customMetadata: null,
+    inputPath: input,
+    artifactPath: path.join(dir, `${name}.json`),
+    tempDir: dir,
+  };
 };
 
 async function startHost(over: Partial<ParseHostOptions> = {}): Promise<ParseHost> {
-  const host = new ParseHost({ threads: 1, taskTimeoutMs: 120_000, maxHeapMb: 2048, recycleAboveMb: 4096, maxProcessRssMb: 16_384, parsers: parserSettings(), logger: pino({ level: 'silent' }), ...over });
+  const host = new ParseHost({
+    threads: 1,
+    taskTimeoutMs: 120_000,
+    maxHeapMb: 2048,
+    recycleAboveMb: 4096,
+    maxProcessRssMb: 16_384,
+    parsers: parserSettings(),
+    logger: pino({ level: 'silent' }),
+    ...over,
+  });
   hosts.push(host);
   expect(await host.whenReady(60_000)).toBe(true);
   return host;
 }
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as PoolTaskError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as PoolTaskError,
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitUntil(cond: () => boolean, what: string, ms = 60_000): Promise<void> {

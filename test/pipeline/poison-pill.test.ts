@@ -71,7 +71,11 @@ class Cluster {
 
 async function uploadAndCrashMidParse(c: Cluster, id: string): Promise<void> {
   const t = await c.token();
-  const r = await fetch(`${c.node!.url}/api/v1/documents/upload?fileName=${id}.csv&csvRoute=Tabular&documentId=${id}`, { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: csv });
+  const r = await fetch(`${c.node!.url}/api/v1/documents/upload?fileName=${id}.csv&csvRoute=Tabular&documentId=${id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t}` },
+    body: csv,
+  });
   expect(r.status).toBe(202);
   await waitFor(async () => (await c.status(t, id)).statusInt === 3, 'the parse to start', 60_000);
   await c.crash(PARSE_UNDER_WAY_MS);
@@ -98,23 +102,38 @@ describe('poison pills', () => {
     // The first restart resumes it: one attempt is left.
     await cluster.start();
     let t = await cluster.token();
-    await waitFor(async () => {
-      const s = await cluster.status(t, 'pill');
-      return s.statusInt === 3 && s.attempts === 2;
-    }, 'the second attempt to start', 60_000);
+    await waitFor(
+      async () => {
+        const s = await cluster.status(t, 'pill');
+        return s.statusInt === 3 && s.attempts === 2;
+      },
+      'the second attempt to start',
+      60_000,
+    );
     await cluster.crash(PARSE_UNDER_WAY_MS);
 
     // The second restart retires it before any parse starts.
     await cluster.start();
     t = await cluster.token();
-    const s = await waitFor(async () => {
-      const st = await cluster.status(t, 'pill');
-      return st.statusInt === 9 ? st : null;
-    }, 'the job to be retired', 30_000);
+    const s = await waitFor(
+      async () => {
+        const st = await cluster.status(t, 'pill');
+        return st.statusInt === 9 ? st : null;
+      },
+      'the job to be retired',
+      30_000,
+    );
     expect(s.attempts).toBe(2);
-    expect(s.error).toMatchObject({ code: 'extraction_failed', message: 'Parsing this document stopped the parsing process 2 times; it is not retried again.' });
+    expect(s.error).toMatchObject({
+      code: 'extraction_failed',
+      message: 'Parsing this document stopped the parsing process 2 times; it is not retried again.',
+    });
     // The node is healthy and keeps serving other work.
-    const r = await fetch(`${cluster.node!.url}/api/v1/documents/upload?fileName=ok.csv&csvRoute=Tabular&documentId=ok`, { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: 'a,b\n1,2\n' });
+    const r = await fetch(`${cluster.node!.url}/api/v1/documents/upload?fileName=ok.csv&csvRoute=Tabular&documentId=ok`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t}` },
+      body: 'a,b\n1,2\n',
+    });
     expect(r.status).toBe(202);
     await waitFor(async () => (await cluster.status(t, 'ok')).statusInt === 8, 'the next job', 30_000);
     await cluster.crash();
@@ -139,10 +158,14 @@ describe('poison pills', () => {
       await cluster.start();
       const t = await cluster.token();
       // The dead node's delivery is taken over once its lock expires.
-      const s = await waitFor(async () => {
-        const st = await cluster.status(t, 'pill-r');
-        return st.statusInt === 9 ? st : null;
-      }, 'the job to be retired', 120_000);
+      const s = await waitFor(
+        async () => {
+          const st = await cluster.status(t, 'pill-r');
+          return st.statusInt === 9 ? st : null;
+        },
+        'the job to be retired',
+        120_000,
+      );
       expect(s.attempts).toBe(1);
       expect(s.error?.message).toBe('Parsing this document stopped the parsing process once; it is not retried again.');
       await cluster.crash();

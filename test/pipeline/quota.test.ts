@@ -14,9 +14,18 @@ async function threePageDocx(): Promise<Buffer> {
   const page = (t: string) => `<w:p><w:r><w:t>${t}</w:t></w:r></w:p>`;
   const brk = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
   const zip = new JSZip();
-  zip.file('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
-  zip.file('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${page('One')}${brk}${page('Two')}${brk}${page('Three')}</w:body></w:document>`);
+  zip.file(
+    '[Content_Types].xml',
+    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+  );
+  zip.file(
+    '_rels/.rels',
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+  );
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${page('One')}${brk}${page('Two')}${brk}${page('Three')}</w:body></w:document>`,
+  );
   return zip.generateAsync({ type: 'nodebuffer' });
 }
 
@@ -45,14 +54,22 @@ for (const mode of ['embedded', 'distributed'] as Mode[]) {
       const app = await createApp(n.node, { maxDocumentUnitsPerMonth: units, maxConcurrentJobs: 16 });
       const token = await getToken(n.url, app.clientId, app.clientSecret);
       const upload = async (id: string, query: string, body: Buffer | string) => {
-        const r = await fetch(`${n.url}/api/v1/documents/upload?documentId=${id}&${query}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body });
+        const r = await fetch(`${n.url}/api/v1/documents/upload?documentId=${id}&${query}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body,
+        });
         expect(r.status).toBe(202);
       };
       const finished = (id: string) =>
-        waitFor(async () => {
-          const s = (await (await fetch(`${n.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as Status;
-          return s.statusInt === 8 || s.statusInt === 9 ? s : null;
-        }, `${id} to finish`, 120_000);
+        waitFor(
+          async () => {
+            const s = (await (await fetch(`${n.url}/api/v1/documents/${id}/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as Status;
+            return s.statusInt === 8 || s.statusInt === 9 ? s : null;
+          },
+          `${id} to finish`,
+          120_000,
+        );
       const used = () => n.node.controlPlane.unitsUsed(app.appId, monthOf(new Date()));
       return { ...app, token, upload, finished, used };
     }
@@ -87,7 +104,10 @@ for (const mode of ['embedded', 'distributed'] as Mode[]) {
 
     it('a mailbox is stopped at the message that would cross the quota, charged nothing', async () => {
       const app = await appWithQuota(5);
-      const mbox = Array.from({ length: 20 }, (_, i) => `From sender@example.test Mon Jan  1 00:00:00 2024\nFrom: sender@example.test\nTo: r@example.test\nSubject: message ${i}\n\nBody ${i}\n`).join('\n');
+      const mbox = Array.from(
+        { length: 20 },
+        (_, i) => `From sender@example.test Mon Jan  1 00:00:00 2024\nFrom: sender@example.test\nTo: r@example.test\nSubject: message ${i}\n\nBody ${i}\n`,
+      ).join('\n');
       await app.upload('mbox', 'fileName=box.mbox', mbox);
       const s = await app.finished('mbox');
       expect(s.statusInt).toBe(9);

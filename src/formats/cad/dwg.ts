@@ -19,20 +19,57 @@ import { dimensionOf, textsOf, toCadEntity } from './normalize.js';
 
 /** Dwg_Error bits (libredwg's dwg.h). Codes ≥ 128 (DWG_ERR_CRITICAL) mean the read failed. */
 const DWG_ERRORS: [number, string][] = [
-  [1, 'wrong handle'], [2, 'unhandled class'], [4, 'invalid type'], [8, 'invalid handle'], [16, 'invalid extended entity data'],
-  [32, 'undefined entity data'], [64, 'value out of bounds'], [128, 'class not found'], [256, 'section not found'],
-  [512, 'page not found'], [1024, 'internal error'], [2048, 'invalid DWG'], [4096, 'I/O error'], [8192, 'out of memory'],
+  [1, 'wrong handle'],
+  [2, 'unhandled class'],
+  [4, 'invalid type'],
+  [8, 'invalid handle'],
+  [16, 'invalid extended entity data'],
+  [32, 'undefined entity data'],
+  [64, 'value out of bounds'],
+  [128, 'class not found'],
+  [256, 'section not found'],
+  [512, 'page not found'],
+  [1024, 'internal error'],
+  [2048, 'invalid DWG'],
+  [4096, 'I/O error'],
+  [8192, 'out of memory'],
 ];
 const DWG_ERR_CRITICAL = 128;
 
 export function describeDwgError(code: number): string {
-  return DWG_ERRORS.filter(([bit]) => code & bit).map(([, name]) => name).join(', ') || `code ${code}`;
+  return (
+    DWG_ERRORS.filter(([bit]) => code & bit)
+      .map(([, name]) => name)
+      .join(', ') || `code ${code}`
+  );
 }
 
 const HEADER_KEEP = [
-  'INSBASE', 'EXTMIN', 'EXTMAX', 'LIMMIN', 'LIMMAX', 'INSUNITS', 'MEASUREMENT', 'LUNITS', 'LUPREC', 'AUNITS', 'AUPREC',
-  'ANGBASE', 'ANGDIR', 'DIMSCALE', 'LTSCALE', 'TEXTSIZE', 'TEXTSTYLE', 'CLAYER', 'PDMODE', 'TDCREATE', 'TDUPDATE',
-  'FINGERPRINTGUID', 'VERSIONGUID', 'PROJECTNAME', 'HANDSEED',
+  'INSBASE',
+  'EXTMIN',
+  'EXTMAX',
+  'LIMMIN',
+  'LIMMAX',
+  'INSUNITS',
+  'MEASUREMENT',
+  'LUNITS',
+  'LUPREC',
+  'AUNITS',
+  'AUPREC',
+  'ANGBASE',
+  'ANGDIR',
+  'DIMSCALE',
+  'LTSCALE',
+  'TEXTSIZE',
+  'TEXTSTYLE',
+  'CLAYER',
+  'PDMODE',
+  'TDCREATE',
+  'TDUPDATE',
+  'FINGERPRINTGUID',
+  'VERSIONGUID',
+  'PROJECTNAME',
+  'HANDSEED',
 ];
 
 function headerSubset(h: Record<string, unknown>): Record<string, unknown> {
@@ -49,12 +86,51 @@ function headerSubset(h: Record<string, unknown>): Record<string, unknown> {
 }
 
 const CODEPAGES: Record<number, string> = {
-  0: 'utf-8', 1: 'us-ascii', 2: 'iso-8859-1', 3: 'iso-8859-2', 4: 'iso-8859-3', 5: 'iso-8859-4', 6: 'iso-8859-5', 7: 'iso-8859-6',
-  8: 'iso-8859-7', 9: 'iso-8859-8', 10: 'iso-8859-9', 11: 'cp437', 12: 'cp850', 13: 'cp852', 14: 'cp855', 15: 'cp857', 16: 'cp860',
-  17: 'cp861', 18: 'cp863', 19: 'cp864', 20: 'cp865', 21: 'cp869', 22: 'cp932', 23: 'macintosh', 24: 'big5', 25: 'cp949', 26: 'johab',
-  27: 'cp866', 28: 'ansi_1250', 29: 'ansi_1251', 30: 'ansi_1252', 31: 'gb2312', 32: 'ansi_1253', 33: 'ansi_1254', 34: 'ansi_1255',
-  35: 'ansi_1256', 36: 'ansi_1257', 37: 'ansi_874', 38: 'ansi_932', 39: 'ansi_936', 40: 'ansi_949', 41: 'ansi_950', 42: 'ansi_1361',
-  43: 'utf-16', 44: 'ansi_1258',
+  0: 'utf-8',
+  1: 'us-ascii',
+  2: 'iso-8859-1',
+  3: 'iso-8859-2',
+  4: 'iso-8859-3',
+  5: 'iso-8859-4',
+  6: 'iso-8859-5',
+  7: 'iso-8859-6',
+  8: 'iso-8859-7',
+  9: 'iso-8859-8',
+  10: 'iso-8859-9',
+  11: 'cp437',
+  12: 'cp850',
+  13: 'cp852',
+  14: 'cp855',
+  15: 'cp857',
+  16: 'cp860',
+  17: 'cp861',
+  18: 'cp863',
+  19: 'cp864',
+  20: 'cp865',
+  21: 'cp869',
+  22: 'cp932',
+  23: 'macintosh',
+  24: 'big5',
+  25: 'cp949',
+  26: 'johab',
+  27: 'cp866',
+  28: 'ansi_1250',
+  29: 'ansi_1251',
+  30: 'ansi_1252',
+  31: 'gb2312',
+  32: 'ansi_1253',
+  33: 'ansi_1254',
+  34: 'ansi_1255',
+  35: 'ansi_1256',
+  36: 'ansi_1257',
+  37: 'ansi_874',
+  38: 'ansi_932',
+  39: 'ansi_936',
+  40: 'ansi_949',
+  41: 'ansi_950',
+  42: 'ansi_1361',
+  43: 'utf-16',
+  44: 'ansi_1258',
 };
 
 export async function readDwg(filePath: string, maxBytes: number): Promise<CadDocument> {
@@ -76,12 +152,16 @@ export async function readDwg(filePath: string, maxBytes: number): Promise<CadDo
     try {
       result = raw.dwg_read_file('/drawing.dwg');
     } catch (err) {
-      throw new ExtractionError(`LibreDWG could not read this ${signature} drawing: the file is damaged, truncated or not a DWG.`, 'extraction_failed', false, { cause: err });
+      throw new ExtractionError(`LibreDWG could not read this ${signature} drawing: the file is damaged, truncated or not a DWG.`, 'extraction_failed', false, {
+        cause: err,
+      });
     }
     data = result.data;
     const code = result.error >>> 0;
     if (code >= DWG_ERR_CRITICAL) {
-      throw new ExtractionError(`LibreDWG could not read this ${signature} drawing (error ${code}: ${describeDwgError(code)}); the file is damaged, truncated or not a DWG`);
+      throw new ExtractionError(
+        `LibreDWG could not read this ${signature} drawing (error ${code}: ${describeDwgError(code)}); the file is damaged, truncated or not a DWG`,
+      );
     }
     const warnings: string[] = [];
     if (code) warnings.push(`LibreDWG reported recoverable problems (error ${code}: ${describeDwgError(code)}); the drawing was read anyway`);
@@ -102,13 +182,20 @@ export async function readDwg(filePath: string, maxBytes: number): Promise<CadDo
     try {
       conv = lib.convertEx(data);
     } catch (err) {
-      throw new ExtractionError(`LibreDWG read the ${signature} drawing but could not convert it: some of its objects are damaged or unsupported.`, 'extraction_failed', false, { cause: err });
+      throw new ExtractionError(
+        `LibreDWG read the ${signature} drawing but could not convert it: some of its objects are damaged or unsupported.`,
+        'extraction_failed',
+        false,
+        { cause: err },
+      );
     }
     const doc = fromDatabase(conv.database, signature, version, codepage);
     doc.fileEntityCounts = entityCensus(lib, data);
     const notConverted = notConvertedTypes(doc);
     if (notConverted.length) {
-      warnings.push(`entities in the file that LibreDWG's converter does not turn into entities (counted in fileEntityCounts only): ${notConverted.join(', ')}`);
+      warnings.push(
+        `entities in the file that LibreDWG's converter does not turn into entities (counted in fileEntityCounts only): ${notConverted.join(', ')}`,
+      );
     }
     if (conv.stats.unknownEntityCount) {
       warnings.push(`${conv.stats.unknownEntityCount} entities of classes LibreDWG cannot decode were skipped`);

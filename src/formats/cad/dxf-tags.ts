@@ -47,11 +47,31 @@ export function readBinaryTags(buf: Buffer): Tags {
     const code = buf.readUInt16LE(i);
     i += 2;
     switch (valueKind(code)) {
-      case 'dbl': need(8); values.push(buf.readDoubleLE(i)); i += 8; break;
-      case 'i16': need(2); values.push(buf.readInt16LE(i)); i += 2; break;
-      case 'i32': need(4); values.push(buf.readInt32LE(i)); i += 4; break;
-      case 'i64': need(8); values.push(Number(buf.readBigInt64LE(i))); i += 8; break;
-      case 'bool': need(1); values.push(buf[i] !== 0); i += 1; break;
+      case 'dbl':
+        need(8);
+        values.push(buf.readDoubleLE(i));
+        i += 8;
+        break;
+      case 'i16':
+        need(2);
+        values.push(buf.readInt16LE(i));
+        i += 2;
+        break;
+      case 'i32':
+        need(4);
+        values.push(buf.readInt32LE(i));
+        i += 4;
+        break;
+      case 'i64':
+        need(8);
+        values.push(Number(buf.readBigInt64LE(i)));
+        i += 8;
+        break;
+      case 'bool':
+        need(1);
+        values.push(buf[i] !== 0);
+        i += 1;
+        break;
       case 'bin': {
         need(1);
         const n = buf[i];
@@ -137,7 +157,9 @@ export function readAsciiTags(text: string): { tags: Tags; warnings: string[] } 
         if (Number.isFinite(num)) lenient++;
       }
       if (!Number.isFinite(num)) {
-        throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a number for group code ${code} but holds ${JSON.stringify(v.trim().slice(0, 40))}`);
+        throw new ExtractionError(
+          `malformed DXF: line ${lineNo} should hold a number for group code ${code} but holds ${JSON.stringify(v.trim().slice(0, 40))}`,
+        );
       }
       values.push(num);
     }

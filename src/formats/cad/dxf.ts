@@ -94,7 +94,9 @@ function sections(tags: Tags): Map<string, [number, number]> {
   const { codes, values } = tags;
   for (let i = 0; i < codes.length; i++) {
     if (codes[i] === 0 && String(values[i]).trim() === 'SECTION' && codes[i + 1] === 2) {
-      const name = String(values[i + 1]).trim().toUpperCase();
+      const name = String(values[i + 1])
+        .trim()
+        .toUpperCase();
       let j = i + 2;
       while (j < codes.length && !(codes[j] === 0 && String(values[j]).trim() === 'ENDSEC')) j++;
       out.set(name, [i + 2, j]);
@@ -599,12 +601,44 @@ export async function readDxf(filePath: string, maxBytes: number): Promise<{ doc
 }
 
 const RELEASES: Record<string, string> = {
-  AC1006: 'AutoCAD Release 10', AC1009: 'AutoCAD Release 11/12', AC1012: 'AutoCAD Release 13', AC1014: 'AutoCAD Release 14',
-  AC1015: 'AutoCAD 2000', AC1018: 'AutoCAD 2004', AC1021: 'AutoCAD 2007', AC1024: 'AutoCAD 2010', AC1027: 'AutoCAD 2013',
+  AC1006: 'AutoCAD Release 10',
+  AC1009: 'AutoCAD Release 11/12',
+  AC1012: 'AutoCAD Release 13',
+  AC1014: 'AutoCAD Release 14',
+  AC1015: 'AutoCAD 2000',
+  AC1018: 'AutoCAD 2004',
+  AC1021: 'AutoCAD 2007',
+  AC1024: 'AutoCAD 2010',
+  AC1027: 'AutoCAD 2013',
   AC1032: 'AutoCAD 2018',
 };
 
-const HEADER_KEEP = ['ACADVER', 'INSBASE', 'EXTMIN', 'EXTMAX', 'LIMMIN', 'LIMMAX', 'INSUNITS', 'MEASUREMENT', 'LUNITS', 'LUPREC', 'AUNITS', 'ANGBASE', 'ANGDIR', 'DIMSCALE', 'LTSCALE', 'TEXTSIZE', 'TEXTSTYLE', 'CLAYER', 'DWGCODEPAGE', 'TDCREATE', 'TDUPDATE', 'FINGERPRINTGUID', 'VERSIONGUID', 'HANDSEED'];
+const HEADER_KEEP = [
+  'ACADVER',
+  'INSBASE',
+  'EXTMIN',
+  'EXTMAX',
+  'LIMMIN',
+  'LIMMAX',
+  'INSUNITS',
+  'MEASUREMENT',
+  'LUNITS',
+  'LUPREC',
+  'AUNITS',
+  'ANGBASE',
+  'ANGDIR',
+  'DIMSCALE',
+  'LTSCALE',
+  'TEXTSIZE',
+  'TEXTSTYLE',
+  'CLAYER',
+  'DWGCODEPAGE',
+  'TDCREATE',
+  'TDUPDATE',
+  'FINGERPRINTGUID',
+  'VERSIONGUID',
+  'HANDSEED',
+];
 
 function headerSubset(h: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

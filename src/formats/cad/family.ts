@@ -5,7 +5,10 @@ import { CadContent } from './schema.js';
 const cad = async () => import('./index.js');
 
 /** DWG's version string: AC1012 … AC1032, and the early AC1.x / AC2.x releases. */
-const isDwg = (head: Buffer) => /^AC1\d{3}/.test(head.subarray(0, 6).toString('latin1')) || head.subarray(0, 4).toString('latin1') === 'AC2.' || head.subarray(0, 4).toString('latin1') === 'AC1.';
+const isDwg = (head: Buffer) =>
+  /^AC1\d{3}/.test(head.subarray(0, 6).toString('latin1')) ||
+  head.subarray(0, 4).toString('latin1') === 'AC2.' ||
+  head.subarray(0, 4).toString('latin1') === 'AC1.';
 
 export const cadFamily: FamilyDescriptor = {
   family: 'cad',

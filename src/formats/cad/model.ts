@@ -119,9 +119,31 @@ export interface CadDocument {
 
 /** $INSUNITS codes (DXF reference). */
 const INSUNITS = [
-  'Unitless', 'Inches', 'Feet', 'Miles', 'Millimeters', 'Centimeters', 'Meters', 'Kilometers', 'Microinches', 'Mils',
-  'Yards', 'Angstroms', 'Nanometers', 'Microns', 'Decimeters', 'Decameters', 'Hectometers', 'Gigameters',
-  'Astronomical units', 'Light years', 'Parsecs', 'US Survey Feet', 'US Survey Inch', 'US Survey Yard', 'US Survey Mile',
+  'Unitless',
+  'Inches',
+  'Feet',
+  'Miles',
+  'Millimeters',
+  'Centimeters',
+  'Meters',
+  'Kilometers',
+  'Microinches',
+  'Mils',
+  'Yards',
+  'Angstroms',
+  'Nanometers',
+  'Microns',
+  'Decimeters',
+  'Decameters',
+  'Hectometers',
+  'Gigameters',
+  'Astronomical units',
+  'Light years',
+  'Parsecs',
+  'US Survey Feet',
+  'US Survey Inch',
+  'US Survey Yard',
+  'US Survey Mile',
 ];
 
 export function unitsOf(insUnits: unknown, measurement: unknown): CadDocument['units'] {
@@ -182,9 +204,7 @@ export function validExtent(min: Pt | null, max: Pt | null): { min: Pt; max: Pt 
 
 /** \U+XXXX escapes used by DXF/DWG for characters outside the code page. */
 export function decodeUnicodeEscapes(s: string): string {
-  return s.indexOf('\\U+') < 0 && s.indexOf('\\M+') < 0
-    ? s
-    : s.replace(/\\U\+([0-9A-Fa-f]{4})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+  return s.indexOf('\\U+') < 0 && s.indexOf('\\M+') < 0 ? s : s.replace(/\\U\+([0-9A-Fa-f]{4})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
 }
 
 const PERCENT_CODES: Record<string, string> = { d: '°', p: '±', c: 'Ø', '%': '%' };
@@ -229,13 +249,23 @@ export function mtextToPlain(s: string): string {
           out += n;
           i++;
           break;
-        case 'L': case 'l': case 'O': case 'o': case 'K': case 'k':
+        case 'L':
+        case 'l':
+        case 'O':
+        case 'o':
+        case 'K':
+        case 'k':
           i++;
           break;
         case 'S': {
           const end = s.indexOf(';', i + 2);
           const body = end < 0 ? s.slice(i + 2) : s.slice(i + 2, end);
-          out += body.replace(/\\([#^/])/g, '$1').split(/[\^#/]/).map((x) => x.trim()).filter((x) => x).join('/');
+          out += body
+            .replace(/\\([#^/])/g, '$1')
+            .split(/[\^#/]/)
+            .map((x) => x.trim())
+            .filter((x) => x)
+            .join('/');
           i = end < 0 ? s.length : end;
           break;
         }
@@ -270,7 +300,11 @@ export function countInto(map: Record<string, number>, key: string): void {
 }
 
 /** Bulge-free polyline vertices plus the bulges when any is non-zero. */
-export function polylineGeometry(vertices: { x: number; y: number; z?: number; bulge?: number }[], closed: boolean, extra: Record<string, unknown> = {}): CadGeometry {
+export function polylineGeometry(
+  vertices: { x: number; y: number; z?: number; bulge?: number }[],
+  closed: boolean,
+  extra: Record<string, unknown> = {},
+): CadGeometry {
   const pts: Pt[] = [];
   const bulges: number[] = [];
   let anyBulge = false;

@@ -91,8 +91,12 @@ export function entityGeometry(e: Any): CadGeometry {
       return { kind: 'arc', center: pt(e.center), radius: finite(e.radius), startAngle: finite(e.startAngle), endAngle: finite(e.endAngle) };
     case 'ELLIPSE':
       return {
-        kind: 'ellipse', center: pt(e.center), majorAxis: pt(e.majorAxisEndPoint), ratio: finite(e.axisRatio),
-        startAngle: finite(e.startAngle), endAngle: finite(e.endAngle),
+        kind: 'ellipse',
+        center: pt(e.center),
+        majorAxis: pt(e.majorAxisEndPoint),
+        ratio: finite(e.axisRatio),
+        startAngle: finite(e.startAngle),
+        endAngle: finite(e.endAngle),
       };
     case 'LWPOLYLINE':
       return polylineGeometry(
@@ -122,15 +126,25 @@ export function entityGeometry(e: Any): CadGeometry {
       return { kind: 'text', at: pt(e.text?.startPoint), height: finite(e.text?.textHeight), rotation: finite(e.text?.rotation), tag: e.tag ?? null };
     case 'INSERT': {
       const g: CadGeometry = {
-        kind: 'insert', block: e.name ?? null, at: pt(e.insertionPoint),
-        scale: [e.xScale ?? 1, e.yScale ?? 1, e.zScale ?? 1], rotation: finite(e.rotation) ?? 0,
+        kind: 'insert',
+        block: e.name ?? null,
+        at: pt(e.insertionPoint),
+        scale: [e.xScale ?? 1, e.yScale ?? 1, e.zScale ?? 1],
+        rotation: finite(e.rotation) ?? 0,
       };
-      if ((e.columnCount ?? 0) > 1 || (e.rowCount ?? 0) > 1) g.array = { columns: e.columnCount, rows: e.rowCount, columnSpacing: e.columnSpacing, rowSpacing: e.rowSpacing };
+      if ((e.columnCount ?? 0) > 1 || (e.rowCount ?? 0) > 1)
+        g.array = { columns: e.columnCount, rows: e.rowCount, columnSpacing: e.columnSpacing, rowSpacing: e.rowSpacing };
       if (Array.isArray(e.attribs) && e.attribs.length) g.attributes = e.attribs.length;
       return g;
     }
     case 'DIMENSION':
-      return { kind: 'dimension', block: e.name || null, definitionPoint: pt(e.definitionPoint), textPosition: pt(e.textPoint), measurement: finite(e.measurement) };
+      return {
+        kind: 'dimension',
+        block: e.name || null,
+        definitionPoint: pt(e.definitionPoint),
+        textPosition: pt(e.textPoint),
+        measurement: finite(e.measurement),
+      };
     case 'HATCH':
     case 'MPOLYGON':
       return { kind: 'hatch', pattern: e.patternName ?? null, solid: e.solidFill === 1, loops: hatchLoops(e.boundaryPaths) };
@@ -167,7 +181,16 @@ export function entityGeometry(e: Any): CadGeometry {
   }
 }
 
-function textEntry(e: Any, block: string, kind: CadText['kind'], raw: unknown, position: Pt | null, height: unknown, rotation: unknown, extra: Partial<CadText> = {}): CadText | null {
+function textEntry(
+  e: Any,
+  block: string,
+  kind: CadText['kind'],
+  raw: unknown,
+  position: Pt | null,
+  height: unknown,
+  rotation: unknown,
+  extra: Partial<CadText> = {},
+): CadText | null {
   if (typeof raw !== 'string') return null;
   const isMtext = kind === 'MTEXT' || kind === 'MULTILEADER' || kind === 'TOLERANCE' || kind === 'DIMENSION' || kind === 'ACAD_TABLE' || (extra as Any).mtext;
   delete (extra as Any).mtext;
@@ -219,7 +242,8 @@ export function textsOf(e: Any, block: string, insertHandle: string | null = nul
       if (e.text) out.push(textEntry(e, block, 'TOLERANCE', e.text, pt(e.insertionPoint), null, null));
       break;
     case 'ACAD_TABLE':
-      for (const c of e.cells ?? []) if (c && typeof c.text === 'string' && c.text) out.push(textEntry(e, block, 'ACAD_TABLE', c.text, pt(e.startPoint), c.textHeight, c.rotation));
+      for (const c of e.cells ?? [])
+        if (c && typeof c.text === 'string' && c.text) out.push(textEntry(e, block, 'ACAD_TABLE', c.text, pt(e.startPoint), c.textHeight, c.rotation));
       break;
   }
   return out.filter((t): t is CadText => t !== null);

@@ -126,7 +126,8 @@ export const CadContent = Type.Object({
   entityCounts: Counts,
   fileEntityCounts: Type.Optional(
     Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
-      description: 'DWG only: every entity object in the file by LibreDWG object name (e.g. DIMENSION_LINEAR, POLYLINE_PFACE; all blocks, VERTEX/SEQEND included); names with no converted counterpart are listed in warnings',
+      description:
+        'DWG only: every entity object in the file by LibreDWG object name (e.g. DIMENSION_LINEAR, POLYLINE_PFACE; all blocks, VERTEX/SEQEND included); names with no converted counterpart are listed in warnings',
     }),
   ),
   texts: Type.Array(CadTextSchema),

@@ -3,9 +3,7 @@ import type { JsonWriter } from '../kit/json-writer.js';
 import type { CadDocument } from './model.js';
 
 export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { binary: boolean; encoding: string }): Promise<void> {
-  w.beginObject()
-    .field('engine', doc.engine)
-    .field('fileVersion', doc.fileVersion);
+  w.beginObject().field('engine', doc.engine).field('fileVersion', doc.fileVersion);
   if (dxf) w.field('dxf', dxf);
   w.field('codepage', doc.codepage)
     .field('units', doc.units)
@@ -22,7 +20,10 @@ export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { b
     })
     .field('layers', doc.layers);
   await w.maybeFlush();
-  for (const [key, list] of [['blocks', doc.blocks], ['layouts', doc.layouts]] as const) {
+  for (const [key, list] of [
+    ['blocks', doc.blocks],
+    ['layouts', doc.layouts],
+  ] as const) {
     w.key(key).beginArray();
     for (const item of list) {
       w.value(item);
@@ -32,7 +33,11 @@ export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { b
   }
   w.field('entityCounts', doc.entityCounts);
   if (doc.fileEntityCounts) w.field('fileEntityCounts', doc.fileEntityCounts);
-  for (const [key, list] of [['texts', doc.texts], ['dimensions', doc.dimensions], ['entities', doc.entities]] as const) {
+  for (const [key, list] of [
+    ['texts', doc.texts],
+    ['dimensions', doc.dimensions],
+    ['entities', doc.entities],
+  ] as const) {
     w.key(key).beginArray();
     for (const item of list as unknown[]) {
       w.value(item);

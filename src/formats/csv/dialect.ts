@@ -49,9 +49,7 @@ export function sniffDialect(text: string, complete: boolean, fileName: string |
     const consistency = Math.round((f / recs.length) * 20) / 20;
     const rank = (delimiter === '\t' && tabName ? 10 : 0) - order;
     const better =
-      !best ||
-      consistency > best.consistency ||
-      (consistency === best.consistency && (mode > best.mode || (mode === best.mode && rank > best.rank)));
+      !best || consistency > best.consistency || (consistency === best.consistency && (mode > best.mode || (mode === best.mode && rank > best.rank)));
     if (better) best = { delimiter, consistency, mode, rank };
   });
   const chosen = best as { delimiter: string } | null;

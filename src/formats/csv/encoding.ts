@@ -70,9 +70,7 @@ function rejectBinary(sample: Buffer): void {
   const n = sample.length;
   // Text has almost no control bytes besides whitespace; a stray NUL is tolerated.
   if ((ctrl > 2 && ctrl / n > 0.02) || (nul > 2 && nul / n > 0.3)) {
-    throw new ExtractionError(
-      `The file is not a text CSV: it looks binary (${nul} NUL and ${ctrl} other control bytes in the first ${n} bytes).`,
-    );
+    throw new ExtractionError(`The file is not a text CSV: it looks binary (${nul} NUL and ${ctrl} other control bytes in the first ${n} bytes).`);
   }
 }
 
@@ -203,7 +201,7 @@ function makeDecoder(enc: EncodingChoice): Decoder {
     };
   }
   if (enc.name === 'iso-8859-1') return { write: (b) => b.toString('latin1'), end: () => '' };
-  let td: InstanceType<typeof TextDecoder> | null = null;
+  let td: InstanceType<typeof TextDecoder> | null;
   try {
     td = new TextDecoder(enc.name, { ignoreBOM: true });
   } catch {

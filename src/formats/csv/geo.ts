@@ -4,10 +4,10 @@
 import type { ColumnProfile } from './columns.js';
 
 export type GeometrySource =
-  | { kind: 'lonlat'; lonColumn: string; latColumn: string; lonIndex: number; latIndex: number }
-  | { kind: 'wkt' | 'geojson'; column: string; index: number };
+  { kind: 'lonlat'; lonColumn: string; latColumn: string; lonIndex: number; latIndex: number } | { kind: 'wkt' | 'geojson'; column: string; index: number };
 
-const PREFIXES = '(?:intpt|decimal|geo|gps|cent|center|centre|centroid|pt|point|loc|location|wgs|wgs84|start|end|from|to|src|dst|pickup|dropoff|origin|dest|home|site|stop|station|y|x)';
+const PREFIXES =
+  '(?:intpt|decimal|geo|gps|cent|center|centre|centroid|pt|point|loc|location|wgs|wgs84|start|end|from|to|src|dst|pickup|dropoff|origin|dest|home|site|stop|station|y|x)';
 const LAT_TOKEN = [
   [/^(?:lat|latitude)$/, 3],
   [/^(?:lat|latitude)(?:\d+|dd|deg|degrees|wgs84|y)$/, 2],

@@ -16,15 +16,7 @@ import {
   type Dialect,
   type EurostatLayout,
 } from './dialect.js';
-import {
-  decodeSample,
-  detectEncoding,
-  legacyEncoding,
-  NotUtf8Error,
-  readSample,
-  streamText,
-  type EncodingChoice,
-} from './encoding.js';
+import { decodeSample, detectEncoding, legacyEncoding, NotUtf8Error, readSample, streamText, type EncodingChoice } from './encoding.js';
 import { findGeometry, type GeometrySource } from './geo.js';
 import { CsvTokenizer, type RecordSink } from './tokenizer.js';
 import { Bounds, parseGeoJsonGeometry, parseWkt, type Geometry } from './wkt.js';
@@ -190,9 +182,7 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
       if (!(err instanceof NotUtf8Error) || !plan.enc.strictUtf8) throw err;
       const legacy = legacyEncoding(err.chunk.length ? err.chunk : sample);
       plan.enc = { ...legacy, bomLength: 0, strictUtf8: false };
-      warnings.push(
-        `The file starts as UTF-8 but is not valid UTF-8 near byte ${err.offset}; it was decoded as ${legacy.name} instead.`,
-      );
+      warnings.push(`The file starts as UTF-8 but is not valid UTF-8 near byte ${err.offset}; it was decoded as ${legacy.name} instead.`);
     }
   }
 
@@ -350,9 +340,7 @@ async function writeSpatial(
   const cc = plans.length;
   const geomCols = new Set(source.kind === 'lonlat' ? [source.lonIndex, source.latIndex] : [source.index]);
   const publicSource =
-    source.kind === 'lonlat'
-      ? { kind: source.kind, lonColumn: source.lonColumn, latColumn: source.latColumn }
-      : { kind: source.kind, column: source.column };
+    source.kind === 'lonlat' ? { kind: source.kind, lonColumn: source.lonColumn, latColumn: source.latColumn } : { kind: source.kind, column: source.column };
 
   content.beginObject();
   content.field('geometrySource', publicSource);
@@ -360,13 +348,7 @@ async function writeSpatial(
   content.field('featureCount', rowCount);
   content.key('columns').beginArray();
   for (const p of plans) {
-    const role = !geomCols.has(p.info.index)
-      ? undefined
-      : source.kind !== 'lonlat'
-        ? 'geometry'
-        : p.info.index === source.lonIndex
-          ? 'longitude'
-          : 'latitude';
+    const role = !geomCols.has(p.info.index) ? undefined : source.kind !== 'lonlat' ? 'geometry' : p.info.index === source.lonIndex ? 'longitude' : 'latitude';
     content.value(role ? { ...p.info, role } : p.info);
   }
   if (source.kind !== 'lonlat' && source.index >= cc) {
@@ -465,7 +447,9 @@ async function writeSpatial(
       invalid && `${invalid} invalid${firstError ? ` (first error: ${firstError})` : ''}`,
       outOfRange && `${outOfRange} outside longitude/latitude range`,
     ].filter(Boolean);
-    warnings.push(`${plural(nulls, 'row')} of ${row} ${nulls === 1 ? 'has' : 'have'} no usable geometry (${parts.join(', ')}); their features have geometry null.`);
+    warnings.push(
+      `${plural(nulls, 'row')} of ${row} ${nulls === 1 ? 'has' : 'have'} no usable geometry (${parts.join(', ')}); their features have geometry null.`,
+    );
   }
   const foreign = [...srids].filter((s) => s !== 4326);
   if (foreign.length) {

@@ -118,7 +118,6 @@ export class CsvTokenizer {
         }
         if (j === len) {
           this.append(s.slice(i, j));
-          i = len;
           break;
         }
         const v = this.partial.length ? this.partial + s.slice(i, j) : s.slice(i, j);
@@ -136,7 +135,6 @@ export class CsvTokenizer {
         const k = s.indexOf(this.quoteStr, i);
         if (k === -1) {
           this.append(s.slice(i));
-          i = len;
           break;
         }
         if (k > i) this.append(s.slice(i, k));

@@ -386,9 +386,7 @@ export function toIsoDate(raw: string, order: number, asDatetime: boolean): stri
   }
   const date = pad4(y) + '-' + pad2(m) + '-' + pad2(d);
   if (!parts.hasTime) return asDatetime ? date + 'T00:00:00' : date;
-  return (
-    date + 'T' + pad2(parts.hh) + ':' + pad2(parts.mi) + ':' + pad2(parts.ss) + (parts.frac ? '.' + parts.frac : '') + parts.tz
-  );
+  return date + 'T' + pad2(parts.hh) + ':' + pad2(parts.mi) + ':' + pad2(parts.ss) + (parts.frac ? '.' + parts.frac : '') + parts.tz;
 }
 
 /**

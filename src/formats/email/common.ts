@@ -36,7 +36,10 @@ export function htmlToText(html: string | null | undefined): string | null {
   try {
     return converter(src).trim();
   } catch {
-    return src.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    return src
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   }
 }
 
@@ -60,7 +63,10 @@ export function decodeText(buf: Uint8Array, charset?: string | null): string {
 
 /** Charset labels seen in mail that iconv-lite spells differently. */
 export function normalizeCharset(cs: string): string | null {
-  const c = cs.trim().toLowerCase().replace(/^["']|["']$/g, '');
+  const c = cs
+    .trim()
+    .toLowerCase()
+    .replace(/^["']|["']$/g, '');
   if (!c) return null;
   if (c === 'ks_c_5601-1987' || c === 'ks_c_5601' || c === 'ksc5601' || c === 'euc-kr') return 'cp949';
   if (c === 'x-sjis' || c === 'shift-jis' || c === 'sjis') return 'shift_jis';
@@ -74,11 +80,33 @@ export function normalizeCharset(cs: string): string | null {
 export function codePageEncoding(cp: number | undefined | null): string | null {
   if (!cp) return null;
   const map: Record<number, string> = {
-    20127: 'windows-1252', 28591: 'windows-1252', 1252: 'windows-1252', 65001: 'utf-8', 65000: 'utf-7',
-    50220: 'cp932', 50221: 'cp932', 50222: 'cp932', 51932: 'cp932', 932: 'cp932',
-    936: 'gbk', 52936: 'gbk', 54936: 'gb18030', 20936: 'gbk', 950: 'cp950', 51950: 'cp950',
-    949: 'cp949', 51949: 'cp949', 50225: 'cp949', 874: 'windows-874', 20866: 'koi8-r', 21866: 'koi8-u',
-    28592: 'windows-1250', 28595: 'iso-8859-5', 28597: 'iso-8859-7', 28599: 'windows-1254', 28605: 'iso-8859-15',
+    20127: 'windows-1252',
+    28591: 'windows-1252',
+    1252: 'windows-1252',
+    65001: 'utf-8',
+    65000: 'utf-7',
+    50220: 'cp932',
+    50221: 'cp932',
+    50222: 'cp932',
+    51932: 'cp932',
+    932: 'cp932',
+    936: 'gbk',
+    52936: 'gbk',
+    54936: 'gb18030',
+    20936: 'gbk',
+    950: 'cp950',
+    51950: 'cp950',
+    949: 'cp949',
+    51949: 'cp949',
+    50225: 'cp949',
+    874: 'windows-874',
+    20866: 'koi8-r',
+    21866: 'koi8-u',
+    28592: 'windows-1250',
+    28595: 'iso-8859-5',
+    28597: 'iso-8859-7',
+    28599: 'windows-1254',
+    28605: 'iso-8859-15',
   };
   if (map[cp]) return map[cp];
   if (cp >= 1250 && cp <= 1258) return `windows-${cp}`;
@@ -219,7 +247,8 @@ export function countTree(m: EmailMessageT): EmailMessageT {
 /** Plain text of an RTF body (control words dropped, \'hh and \uN decoded). */
 export function rtfToText(rtf: string | null | undefined, codepage = 'windows-1252'): string | null {
   if (!rtf) return null;
-  const skipDest = /^(fonttbl|colortbl|stylesheet|info|pict|object|header|footer|themedata|colorschememapping|latentstyles|datastore|xmlnstbl|listtable|listoverridetable|rsidtbl|generator|mmathPr|filetbl|revtbl)$/;
+  const skipDest =
+    /^(fonttbl|colortbl|stylesheet|info|pict|object|header|footer|themedata|colorschememapping|latentstyles|datastore|xmlnstbl|listtable|listoverridetable|rsidtbl|generator|mmathPr|filetbl|revtbl)$/;
   let out = '';
   let i = 0;
   const stack: { skip: boolean; uc: number }[] = [];
@@ -298,16 +327,48 @@ export function rtfToText(rtf: string | null | undefined, codepage = 'windows-12
 }
 
 const EXT_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff',
-  webp: 'image/webp', svg: 'image/svg+xml', pdf: 'application/pdf', txt: 'text/plain', htm: 'text/html', html: 'text/html', csv: 'text/csv',
-  xml: 'application/xml', json: 'application/json', ics: 'text/calendar', vcf: 'text/vcard', eml: 'message/rfc822', msg: 'application/vnd.ms-outlook',
-  doc: 'application/msword', dot: 'application/msword', xls: 'application/vnd.ms-excel', ppt: 'application/vnd.ms-powerpoint', rtf: 'application/rtf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  htm: 'text/html',
+  html: 'text/html',
+  csv: 'text/csv',
+  xml: 'application/xml',
+  json: 'application/json',
+  ics: 'text/calendar',
+  vcf: 'text/vcard',
+  eml: 'message/rfc822',
+  msg: 'application/vnd.ms-outlook',
+  doc: 'application/msword',
+  dot: 'application/msword',
+  xls: 'application/vnd.ms-excel',
+  ppt: 'application/vnd.ms-powerpoint',
+  rtf: 'application/rtf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet', odp: 'application/vnd.oasis.opendocument.presentation',
-  zip: 'application/zip', gz: 'application/gzip', '7z': 'application/x-7z-compressed', sql: 'application/sql', parquet: 'application/vnd.apache.parquet',
-  dwg: 'image/vnd.dwg', dxf: 'image/vnd.dxf', mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4', bin: 'application/octet-stream',
+  odt: 'application/vnd.oasis.opendocument.text',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  '7z': 'application/x-7z-compressed',
+  sql: 'application/sql',
+  parquet: 'application/vnd.apache.parquet',
+  dwg: 'image/vnd.dwg',
+  dxf: 'image/vnd.dxf',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  bin: 'application/octet-stream',
 };
 
 /** Content type from a file name, for containers (MSG, PST) that often store none. */

@@ -4,7 +4,19 @@ import { EmailContent } from './schema.js';
 
 const email = async () => import('./index.js');
 
-const MAIL_HEADERS = new Set(['from', 'to', 'subject', 'date', 'message-id', 'mime-version', 'received', 'return-path', 'delivered-to', 'reply-to', 'x-mailer']);
+const MAIL_HEADERS = new Set([
+  'from',
+  'to',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'received',
+  'return-path',
+  'delivered-to',
+  'reply-to',
+  'x-mailer',
+]);
 
 /** An RFC 5322 header block: every line a header or a folded continuation, mail headers among them. */
 function looksLikeEmail(head: Buffer): boolean {
@@ -19,7 +31,7 @@ function looksLikeEmail(head: Buffer): boolean {
     if (m) names.push(m[1].toLowerCase());
     else if (!/^[ \t]/.test(line)) return false;
   }
-  return names.length >= 2 && names.includes('from') && names.some((n) => MAIL_HEADERS.has(n) && n !== 'from' || n === 'content-type');
+  return names.length >= 2 && names.includes('from') && names.some((n) => (MAIL_HEADERS.has(n) && n !== 'from') || n === 'content-type');
 }
 
 export const emailFamily: FamilyDescriptor = {
@@ -29,7 +41,13 @@ export const emailFamily: FamilyDescriptor = {
   formats: [
     { format: 'eml', documentType: 'Eml', extensions: ['eml'], sniff: looksLikeEmail, load: async () => (await email()).parseEml },
     { format: 'msg', documentType: 'Msg', extensions: ['msg'], container: 'ole', load: async () => (await email()).parseMsg },
-    { format: 'mbox', documentType: 'Mbox', extensions: ['mbox', 'mbx'], signatures: [{ text: /^From \S+.*\d{4}\s*\r?\n/ }], load: async () => (await email()).parseMbox },
+    {
+      format: 'mbox',
+      documentType: 'Mbox',
+      extensions: ['mbox', 'mbx'],
+      signatures: [{ text: /^From \S+.*\d{4}\s*\r?\n/ }],
+      load: async () => (await email()).parseMbox,
+    },
     { format: 'pst', documentType: 'Pst', extensions: ['pst'], signatures: [{ prefix: '!BDN' }], load: async () => (await email()).parsePst },
   ],
   routing: [],

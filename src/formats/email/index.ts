@@ -60,7 +60,10 @@ class MessageSink {
   }
 
   end(extra: Record<string, unknown> = {}): void {
-    this.w.endArray().field('messageCount', this.count).field('attachmentCount', this.attachments)
+    this.w
+      .endArray()
+      .field('messageCount', this.count)
+      .field('attachmentCount', this.attachments)
       .field('totalAttachmentCount', this.totalAttachments)
       .field('nestedMessageCount', this.nested);
     for (const [k, v] of Object.entries(extra)) this.w.field(k, v);
@@ -143,14 +146,34 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
             // Too large to parse whole: keep the header block, count the message, say so.
             const end = headerEnd(m.raw);
             msg = await parseMime(Buffer.concat([m.raw.subarray(0, end), Buffer.from('\r\n\r\n')]));
-            msg.warnings = [...(msg.warnings ?? []), `message of ${m.truncatedFrom} bytes is larger than ${MAX_MBOX_MESSAGE_BYTES}: headers only, body and attachments not parsed`];
+            msg.warnings = [
+              ...(msg.warnings ?? []),
+              `message of ${m.truncatedFrom} bytes is larger than ${MAX_MBOX_MESSAGE_BYTES}: headers only, body and attachments not parsed`,
+            ];
           } else msg = await parseMime(m.raw);
         } catch (e) {
           failed++;
           msg = {
-            messageId: null, subject: null, from: [], to: [], cc: [], bcc: [], replyTo: [], date: null, dateRaw: null, inReplyTo: null,
-            references: [], headers: [], text: m.raw.toString('utf8').slice(0, 1024 * 1024) || null, html: null, htmlText: null,
-            attachments: [], attachmentCount: 0, totalAttachmentCount: 0, nestedMessageCount: 0, warnings: [`not parsed as MIME: ${(e as Error).message}`],
+            messageId: null,
+            subject: null,
+            from: [],
+            to: [],
+            cc: [],
+            bcc: [],
+            replyTo: [],
+            date: null,
+            dateRaw: null,
+            inReplyTo: null,
+            references: [],
+            headers: [],
+            text: m.raw.toString('utf8').slice(0, 1024 * 1024) || null,
+            html: null,
+            htmlText: null,
+            attachments: [],
+            attachmentCount: 0,
+            totalAttachmentCount: 0,
+            nestedMessageCount: 0,
+            warnings: [`not parsed as MIME: ${(e as Error).message}`],
           };
         }
         const labels = headerValue(msg.headers, 'x-gmail-labels');

@@ -26,7 +26,10 @@ function rawHeaders(m: ParsedMail): { name: string; value: string }[] {
     const i = h.line.indexOf(':');
     const name = i > 0 ? h.line.slice(0, i).trim() : '';
     if (!/^[\x21-\x39\x3b-\x7e]+$/.test(name)) continue; // not a header field (RFC 5322 field-name)
-    const value = h.line.slice(i + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    const value = h.line
+      .slice(i + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
     out.push({ name, value: decodeWords(value) });
     if (out.length >= 1000) break;
   }
@@ -70,7 +73,10 @@ async function attachment(a: Attachment, depth: number, warnings: string[]): Pro
 /** Parses one MIME message (bytes) into the artifact's message shape. */
 export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessageT> {
   // skipHtmlToText: `text` is only a real text part; the HTML's text is computed once, below.
-  const m = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true, keepCidLinks: true } as Record<string, unknown>);
+  const m = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true, keepCidLinks: true } as Record<
+    string,
+    unknown
+  >);
   const warnings: string[] = [];
   const headers = rawHeaders(m);
   const dateRaw = headerValue(headers, 'date');

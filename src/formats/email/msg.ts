@@ -33,9 +33,28 @@ export const MAX_MSG_BYTES = 512 * 1024 * 1024;
 
 /** Fields mapped into the common message shape; the rest of a non-mail item goes to `item`. */
 const MAPPED = new Set([
-  'dataType', 'attachments', 'recipients', 'subject', 'senderName', 'senderEmail', 'senderSmtpAddress', 'body', 'bodyHtml', 'html',
-  'headers', 'compressedRtf', 'messageClass', 'messageId', 'clientSubmitTime', 'messageDeliveryTime', 'rawProps', 'error',
-  'innerMsgContentFields', 'innerMsgContent', 'normalizedSubject', 'conversationTopic',
+  'dataType',
+  'attachments',
+  'recipients',
+  'subject',
+  'senderName',
+  'senderEmail',
+  'senderSmtpAddress',
+  'body',
+  'bodyHtml',
+  'html',
+  'headers',
+  'compressedRtf',
+  'messageClass',
+  'messageId',
+  'clientSubmitTime',
+  'messageDeliveryTime',
+  'rawProps',
+  'error',
+  'innerMsgContentFields',
+  'innerMsgContent',
+  'normalizedSubject',
+  'conversationTopic',
 ]);
 
 function sender(d: Fields, headers: { name: string; value: string }[]): EmailAddressT[] {
@@ -83,7 +102,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
   const attachments: EmailAttachmentT[] = [];
   for (const a of d.attachments ?? []) {
     if (a.innerMsgContent) {
-      let bytes: Uint8Array | null = null;
+      let bytes: Uint8Array | null;
       try {
         bytes = reader.getAttachment(a).content;
       } catch {
@@ -113,15 +132,20 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
     }
     const fileName = a.fileName ?? a.fileNameShort ?? a.name ?? null;
     const contentType = a.attachMimeTag ? String(a.attachMimeTag).toLowerCase() : guessContentType(fileName);
-    attachments.push(rememberContent({
-      fileName,
-      contentType,
-      size: content?.length ?? a.contentLength ?? 0,
-      sha256: content ? sha256(content) : null,
-      disposition: a.attachmentHidden || a.pidContentId ? 'inline' : 'attachment',
-      contentId: a.pidContentId ?? null,
-      ...extractAttachment(contentType, fileName, content),
-    }, content));
+    attachments.push(
+      rememberContent(
+        {
+          fileName,
+          contentType,
+          size: content?.length ?? a.contentLength ?? 0,
+          sha256: content ? sha256(content) : null,
+          disposition: a.attachmentHidden || a.pidContentId ? 'inline' : 'attachment',
+          contentId: a.pidContentId ?? null,
+          ...extractAttachment(contentType, fileName, content),
+        },
+        content,
+      ),
+    );
   }
   const item = itemFields(d);
   const msg: EmailMessageT = {
@@ -150,10 +174,11 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
     ...(warnings.length ? { warnings } : {}),
   };
   const replyTo = headerValue(headers, 'reply-to');
-  if (replyTo) msg.replyTo = replyTo.split(',').map((s) => {
-    const m = /^\s*"?([^"<]*)"?\s*<([^>]+)>\s*$/.exec(s);
-    return m ? address(m[1], m[2]) : address(null, s);
-  });
+  if (replyTo)
+    msg.replyTo = replyTo.split(',').map((s) => {
+      const m = /^\s*"?([^"<]*)"?\s*<([^>]+)>\s*$/.exec(s);
+      return m ? address(m[1], m[2]) : address(null, s);
+    });
   return countTree(msg);
 }
 

@@ -6,7 +6,20 @@
 import { PSTFile } from 'pst-extractor';
 import { ExtractionError } from '../kit/types.js';
 import { rememberContent } from './service-attachments.js';
-import { MAX_NESTING, address, countTree, extractAttachment, guessContentType, headerValue, htmlToText, isoDate, messageIds, parseHeaderBlock, rtfToText, sha256 } from './common.js';
+import {
+  MAX_NESTING,
+  address,
+  countTree,
+  extractAttachment,
+  guessContentType,
+  headerValue,
+  htmlToText,
+  isoDate,
+  messageIds,
+  parseHeaderBlock,
+  rtfToText,
+  sha256,
+} from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -65,7 +78,13 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
     const method = a.attachMethod;
     const base = { fileName, contentType, disposition: a.contentId ? 'inline' : 'attachment', contentId: a.contentId || null };
     if (method === ATTACH_EMBEDDED_MSG) {
-      const head = { ...base, contentType: contentType ?? 'application/vnd.ms-outlook', size: Number(a.attachSize ?? 0), sha256: null, extraction: 'message' as const };
+      const head = {
+        ...base,
+        contentType: contentType ?? 'application/vnd.ms-outlook',
+        size: Number(a.attachSize ?? 0),
+        sha256: null,
+        extraction: 'message' as const,
+      };
       if (depth + 1 > MAX_NESTING) {
         warnings.push(`embedded message deeper than ${MAX_NESTING} levels not opened`);
         out.push({ ...head, message: null, note: `not opened: nesting deeper than ${MAX_NESTING}` });
@@ -78,7 +97,12 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
       } catch (e) {
         warnings.push(`embedded message ${fileName ?? i} unreadable: ${(e as Error).message}`);
       }
-      if (embedded) out.push({ ...head, fileName: fileName ?? `${safe(() => embedded.subject as string, '') || 'embedded'}.msg`, message: mapMessage(embedded, folderPath, depth + 1) });
+      if (embedded)
+        out.push({
+          ...head,
+          fileName: fileName ?? `${safe(() => embedded.subject as string, '') || 'embedded'}.msg`,
+          message: mapMessage(embedded, folderPath, depth + 1),
+        });
       else out.push({ ...head, message: null, note: 'embedded message could not be read from the PST' });
       continue;
     }
@@ -88,13 +112,20 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
     } catch (e) {
       warnings.push(`attachment ${fileName ?? i} unreadable: ${(e as Error).message}`);
     }
-    out.push(rememberContent({
-      ...base,
-      size: content?.length ?? Number(a.attachSize ?? a.filesize ?? 0),
-      sha256: content ? sha256(content) : null,
-      ...extractAttachment(contentType, fileName, content),
-      ...(content === null && method !== undefined && method !== ATTACH_BY_VALUE ? { note: `attachment by reference (method ${method}): no content in the file` } : {}),
-    }, content));
+    out.push(
+      rememberContent(
+        {
+          ...base,
+          size: content?.length ?? Number(a.attachSize ?? a.filesize ?? 0),
+          sha256: content ? sha256(content) : null,
+          ...extractAttachment(contentType, fileName, content),
+          ...(content === null && method !== undefined && method !== ATTACH_BY_VALUE
+            ? { note: `attachment by reference (method ${method}): no content in the file` }
+            : {}),
+        },
+        content,
+      ),
+    );
   }
   return out;
 }
@@ -128,7 +159,7 @@ function mapMessage(m: Any, folderPath: string, depth = 0): EmailMessageT {
   const when: Date | null = safe(() => m.clientSubmitTime as Date | null, null) ?? safe(() => m.messageDeliveryTime as Date | null, null);
   const senderAddr = safe(() => m.senderEmailAddress as string, '');
   const senderType = safe(() => m.senderAddrtype as string, '');
-  const from = senderAddr || m.senderName ? [address(m.senderName, senderType === 'EX' ? headerFromAddress(headers) ?? senderAddr : senderAddr)] : [];
+  const from = senderAddr || m.senderName ? [address(m.senderName, senderType === 'EX' ? (headerFromAddress(headers) ?? senderAddr) : senderAddr)] : [];
   const item = itemFields(m);
   const msg: EmailMessageT = {
     ...(depth === 0 ? { folderPath } : {}),

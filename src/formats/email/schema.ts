@@ -42,14 +42,10 @@ export const EmailMessage = Type.Recursive(
           sha256: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()]),
           disposition: Type.Union([Type.String(), Type.Null()]),
           contentId: Type.Union([Type.String(), Type.Null()]),
-          extraction: Type.Union([
-            Type.Literal('text'),
-            Type.Literal('html'),
-            Type.Literal('csv'),
-            Type.Literal('message'),
-            Type.Literal('parsed'),
-            Type.Literal('none'),
-          ], { description: "'parsed': a PDF or Office/OpenDocument attachment read by that family's parser; its text is in `text`." }),
+          extraction: Type.Union(
+            [Type.Literal('text'), Type.Literal('html'), Type.Literal('csv'), Type.Literal('message'), Type.Literal('parsed'), Type.Literal('none')],
+            { description: "'parsed': a PDF or Office/OpenDocument attachment read by that family's parser; its text is in `text`." },
+          ),
           format: Type.Optional(Type.String({ description: "For 'parsed': the attachment's format (pdf, docx, …)." })),
           text: Type.Optional(Type.String()),
           textTruncated: Type.Optional(Type.Boolean()),

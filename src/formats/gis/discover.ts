@@ -5,17 +5,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readFileHead } from '../kit/file-head.js';
 
-export type GisFormat =
-  | 'shapefile'
-  | 'mapinfo'
-  | 'filegdb'
-  | 'geopackage'
-  | 'geojson'
-  | 'kml'
-  | 'kmz'
-  | 'gml'
-  | 'gpx'
-  | 'flatgeobuf';
+export type GisFormat = 'shapefile' | 'mapinfo' | 'filegdb' | 'geopackage' | 'geojson' | 'kml' | 'kmz' | 'gml' | 'gpx' | 'flatgeobuf';
 
 export interface DatasetSource {
   /** Path relative to the scan root, with '/' separators (a folder for a .gdb). */

@@ -327,7 +327,13 @@ export class GdalSession {
     const { message } = this.lastError();
     const msgs = this.drainLog();
     this.resetError();
-    const detail = message || msgs.filter((m) => /^ERROR/i.test(m)).map((m) => m.replace(/^ERROR \d+:\s*/i, '')).join('; ') || 'no message from GDAL';
+    const detail =
+      message ||
+      msgs
+        .filter((m) => /^ERROR/i.test(m))
+        .map((m) => m.replace(/^ERROR \d+:\s*/i, ''))
+        .join('; ') ||
+      'no message from GDAL';
     throw new GdalError(`${what}: ${detail}`, msgs);
   }
 

@@ -10,8 +10,21 @@ const formats: FormatDescriptor[] = [
   { format: 'mapinfo', documentType: 'MapInfo', extensions: [], container: 'zip', zippedNames: [/\.(tab|mif)\.zip$/i], load },
   { format: 'filegdb', documentType: 'FileGdb', extensions: [], container: 'zip', zippedNames: [/\.gdb\.zip$/i], load },
   // Any SQLite database starts so; a documentType naming another format wins.
-  { format: 'geopackage', documentType: 'GeoPackage', extensions: ['gpkg'], signatures: [{ prefix: 'SQLite format 3\0', weak: true }], zippedNames: [/\.gpkg\.zip$/i], load },
-  { format: 'geojson', documentType: 'GeoJson', extensions: ['geojson'], signatures: [{ text: /^\s*\{[\s\S]*"type"\s*:\s*"(FeatureCollection|Feature)"/ }], load },
+  {
+    format: 'geopackage',
+    documentType: 'GeoPackage',
+    extensions: ['gpkg'],
+    signatures: [{ prefix: 'SQLite format 3\0', weak: true }],
+    zippedNames: [/\.gpkg\.zip$/i],
+    load,
+  },
+  {
+    format: 'geojson',
+    documentType: 'GeoJson',
+    extensions: ['geojson'],
+    signatures: [{ text: /^\s*\{[\s\S]*"type"\s*:\s*"(FeatureCollection|Feature)"/ }],
+    load,
+  },
   {
     format: 'kml',
     documentType: 'Kml',

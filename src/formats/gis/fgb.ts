@@ -21,7 +21,7 @@ import { Feature } from 'flatgeobuf/lib/mjs/flat-geobuf/feature.js';
 import { GeometryType } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry-type.js';
 import { Geometry } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry.js';
 import { Header } from 'flatgeobuf/lib/mjs/flat-geobuf/header.js';
-import { formatCoord, formatReal, intelliround } from './geojson-numbers.js';
+import { formatCoord, formatReal } from './geojson-numbers.js';
 
 const MAGIC = [0x66, 0x67, 0x62, 0x03, 0x66, 0x67, 0x62];
 const CHUNK = 1024 * 1024;
@@ -65,7 +65,9 @@ export function fgbIneligible(layer: any, driver: string): string | null {
 /** `-nlt` for the FlatGeobuf export: a layer of any type (each feature keeps its own), with the layer's dimension. */
 export function fgbLayerType(layer: any): string {
   const gf = Array.isArray(layer.geometryFields) ? layer.geometryFields[0] : undefined;
-  const flat = String(gf?.type ?? '').replace(/\s+/g, '').toLowerCase();
+  const flat = String(gf?.type ?? '')
+    .replace(/\s+/g, '')
+    .toLowerCase();
   return /^3d|z$|25d$/.test(flat) ? 'GEOMETRY25D' : 'GEOMETRY';
 }
 
@@ -294,7 +296,9 @@ class Renderer {
           parts.push(this.polygonBody(p));
         } else parts.push(this.geometry(p, GeometryType.Unknown));
       }
-      return t === GeometryType.MultiPolygon ? `{"type":"MultiPolygon","coordinates":[${parts.join(',')}]}` : `{"type":"GeometryCollection","geometries":[${parts.join(',')}]}`;
+      return t === GeometryType.MultiPolygon
+        ? `{"type":"MultiPolygon","coordinates":[${parts.join(',')}]}`
+        : `{"type":"GeometryCollection","geometries":[${parts.join(',')}]}`;
     }
     if (g.partsLength()) throw new FgbUnsupported('unexpected parts');
     if (t === GeometryType.Polygon) return `{"type":"Polygon","coordinates":${this.polygonBody(g)}}`;

@@ -137,7 +137,10 @@ class BBox {
 }
 
 function cleanGdalMessage(m: string): string {
-  return m.replace(/^(ERROR|Warning) \d+:\s*/i, '').replace(/\/dp\/gis-in\//g, '').trim();
+  return m
+    .replace(/^(ERROR|Warning) \d+:\s*/i, '')
+    .replace(/\/dp\/gis-in\//g, '')
+    .trim();
 }
 
 /** GDAL messages that are artefacts of our own export step, not facts about the data. */
@@ -242,12 +245,7 @@ interface StreamedFeatures {
  * to check it and to take the WGS 84 extent, and copied as is when it is complete. Memory
  * stays bounded by one chunk plus the writer's buffer.
  */
-async function streamFeatures(
-  file: string,
-  content: JsonWriter,
-  job: JobState,
-  reprojected: boolean,
-): Promise<StreamedFeatures> {
+async function streamFeatures(file: string, content: JsonWriter, job: JobState, reprojected: boolean): Promise<StreamedFeatures> {
   const bbox = new BBox();
   let inlined = 0;
   let omitted = 0;
@@ -315,13 +313,7 @@ async function streamFeatures(
  * `renderFgb`) into the artifact as GeoJSON text, with the same cap and result-part
  * behaviour as `streamFeatures`. The extent is taken from the written coordinates.
  */
-async function streamFgbFeatures(
-  file: string,
-  noGeometry: boolean,
-  content: JsonWriter,
-  job: JobState,
-  reprojected: boolean,
-): Promise<StreamedFeatures> {
+async function streamFgbFeatures(file: string, noGeometry: boolean, content: JsonWriter, job: JobState, reprojected: boolean): Promise<StreamedFeatures> {
   const extent = new Extent();
   let inlined = 0;
   let omitted = 0;
@@ -337,10 +329,16 @@ async function streamFgbFeatures(
     spill.keep(line);
   };
   content.key('features').beginArray();
-  await renderFgb(file, noGeometry, take, async () => {
-    await content.maybeFlush();
-    await spill.flush();
-  }, extent);
+  await renderFgb(
+    file,
+    noGeometry,
+    take,
+    async () => {
+      await content.maybeFlush();
+      await spill.flush();
+    },
+    extent,
+  );
   content.endArray();
   if (omitted > 0) job.truncated = true;
   return { inlined, omitted, bbox: reprojected ? extent.value() : null, bad: 0, part: await spill.finish() };
@@ -378,7 +376,8 @@ async function writeLayer(
   const shpEnc = layer.metadata?.SHAPEFILE?.SOURCE_ENCODING;
   if (!enc && typeof shpEnc === 'string' && shpEnc) enc = shpEnc;
 
-  content.beginObject()
+  content
+    .beginObject()
     .field('name', layerName)
     .field('source', src.relPath)
     .field('format', src.format)
@@ -422,7 +421,17 @@ async function writeLayer(
       const first = attempts[0];
       const before = s.drainLog();
       try {
-        s.vectorTranslate(s.virtualPath(outRel), ds, ['-f', 'FlatGeobuf', '-lco', 'SPATIAL_INDEX=NO', '-skipfailures', '-nlt', fgbLayerType(layer), ...first.args, layerName]);
+        s.vectorTranslate(s.virtualPath(outRel), ds, [
+          '-f',
+          'FlatGeobuf',
+          '-lco',
+          'SPATIAL_INDEX=NO',
+          '-skipfailures',
+          '-nlt',
+          fgbLayerType(layer),
+          ...first.args,
+          layerName,
+        ]);
         const msgs = s.drainLog();
         if (msgs.some((m) => /^ERROR/i.test(m.trim()))) throw new FgbUnsupported('GDAL reported an error');
         const check = await renderFgb(host, !gf, null, null, new Extent());
@@ -449,9 +458,12 @@ async function writeLayer(
         exported = true;
         if (reprojected && !attempts[i].wgs84) {
           reprojected = false;
-          warnings.push(`The features could not be reprojected to WGS 84 (${lastError || 'no transformation'}); they are given in the layer's own coordinates (featuresCrs "native").`);
+          warnings.push(
+            `The features could not be reprojected to WGS 84 (${lastError || 'no transformation'}); they are given in the layer's own coordinates (featuresCrs "native").`,
+          );
         }
-        if (attempts[i].args.includes('-nlt')) warnings.push('Geometries with no GeoJSON form (multipatch, TIN, polyhedral surface) were converted to MultiPolygon.');
+        if (attempts[i].args.includes('-nlt'))
+          warnings.push('Geometries with no GeoJSON form (multipatch, TIN, polyhedral surface) were converted to MultiPolygon.');
       } catch (err) {
         const msgs = gdalWarnings((err as GdalError).gdalMessages ?? []).filter((m) => !/failed to create/i.test(m));
         lastError = msgs[0] ?? (err as Error).message;
@@ -516,7 +528,8 @@ export function layerWktsFromText(text: string): Map<string, string> {
     }
     if (name !== null && /^Layer SRS WKT:\s*$/.test(lines[i])) {
       const buf: string[] = [];
-      for (i++; i < lines.length && !/^(Data axis to CRS axis mapping|Coordinate epoch|Geometry Column|FID Column|\w[\w ]*: )/.test(lines[i]); i++) buf.push(lines[i]);
+      for (i++; i < lines.length && !/^(Data axis to CRS axis mapping|Coordinate epoch|Geometry Column|FID Column|\w[\w ]*: )/.test(lines[i]); i++)
+        buf.push(lines[i]);
       i--;
       const wkt = buf.join('\n').trim();
       if (wkt && wkt !== '(unknown)') out.set(name, wkt);
@@ -632,7 +645,18 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   for (const n of found.nested) warnings.push(`${n} is an archive inside the archive and was not opened.`);
   await mkdir(path.join(input.tempDir, 'gis-out'), { recursive: true });
 
-  const job: JobState = { parts: [], tempDir: input.tempDir, cap: input.settings.gis.maxInlineFeatures, flatGeobuf: input.settings.gis.flatGeobuf, inlined: 0, truncated: false, units: 0, totalFeatures: 0, drivers: new Set(), outSeq: 0 };
+  const job: JobState = {
+    parts: [],
+    tempDir: input.tempDir,
+    cap: input.settings.gis.maxInlineFeatures,
+    flatGeobuf: input.settings.gis.flatGeobuf,
+    inlined: 0,
+    truncated: false,
+    units: 0,
+    totalFeatures: 0,
+    drivers: new Set(),
+    outSeq: 0,
+  };
   const failures: { source: string; format: string; error: string }[] = [];
 
   await withGdal(async (s) => {
@@ -676,6 +700,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
     featuresTruncated: job.truncated,
     maxInlineFeatures: job.cap,
   };
-  if (prepared.archive) metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
+  if (prepared.archive)
+    metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
   return { documentFormat: input.format, documentUnits: job.units, metadata, warnings, parts: job.parts };
 };

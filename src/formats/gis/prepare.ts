@@ -22,7 +22,10 @@ const SINGLE_FILE_EXT: Record<string, string[]> = {
 };
 
 function safeBaseName(fileName: string | null, format: string): string {
-  let base = path.basename((fileName ?? '').replace(/\\/g, '/')).replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^\.+/, '');
+  let base = path
+    .basename((fileName ?? '').replace(/\\/g, '/'))
+    .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+    .replace(/^\.+/, '');
   if (!base) base = 'upload';
   if (base.length > 120) base = base.slice(-120);
   const exts = SINGLE_FILE_EXT[format];
@@ -69,7 +72,11 @@ export async function nameGeodatabaseFolders(root: string, sources: DatasetSourc
   for (const src of sources) {
     if (src.format !== 'filegdb' || /\.gdb$/i.test(src.relPath)) continue;
     if (src.relPath === '.') {
-      const stem = path.basename(fileName ?? 'upload').replace(/(\.gdb)?\.zip$/i, '').replace(/[^\p{L}\p{N}._-]+/gu, '_') || 'upload';
+      const stem =
+        path
+          .basename(fileName ?? 'upload')
+          .replace(/(\.gdb)?\.zip$/i, '')
+          .replace(/[^\p{L}\p{N}._-]+/gu, '_') || 'upload';
       const target = `${stem}.gdb`;
       const entries = await readdir(root);
       await mkdir(path.join(root, target));

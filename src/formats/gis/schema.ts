@@ -85,7 +85,12 @@ export const GisDataset = Type.Object(
     featuresTruncated: Type.Boolean(),
     /** Features exported but not inlined because of the cap. */
     featuresOmitted: Type.Integer(),
-    featuresPart: Type.Optional(Type.String({ description: 'When featuresOmitted > 0: the part holding the omitted features as GeoJSON text sequence lines, at GET /api/v1/documents/{documentId}/parts/{featuresPart}.' })),
+    featuresPart: Type.Optional(
+      Type.String({
+        description:
+          'When featuresOmitted > 0: the part holding the omitted features as GeoJSON text sequence lines, at GET /api/v1/documents/{documentId}/parts/{featuresPart}.',
+      }),
+    ),
     metadata: Type.Record(Type.String(), Type.Unknown()),
     warnings: Type.Array(Type.String()),
   },

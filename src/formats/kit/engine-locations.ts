@@ -63,7 +63,7 @@ export function tesseractModelPath(locations: EngineLocations, lang = 'eng'): st
  */
 export function tesseractModels(locations: EngineLocations): { dir: string | null; languages: string[] } {
   const eng = tesseractModelPath(locations, 'eng');
-  const dir = eng ? path.dirname(eng) : tessdataCandidates(locations).find((d) => fs.existsSync(d)) ?? null;
+  const dir = eng ? path.dirname(eng) : (tessdataCandidates(locations).find((d) => fs.existsSync(d)) ?? null);
   if (!dir) return { dir: null, languages: [] };
   let names: string[] = [];
   try {
@@ -71,6 +71,9 @@ export function tesseractModels(locations: EngineLocations): { dir: string | nul
   } catch {
     /* unreadable: no languages */
   }
-  const languages = names.filter((n) => n.endsWith('.traineddata')).map((n) => n.slice(0, -'.traineddata'.length)).sort();
+  const languages = names
+    .filter((n) => n.endsWith('.traineddata'))
+    .map((n) => n.slice(0, -'.traineddata'.length))
+    .sort();
   return { dir, languages };
 }

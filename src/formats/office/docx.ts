@@ -68,7 +68,17 @@ export class DocxReader {
   /** The main document part: only its hyperlinks, images and page-break markers count. */
   private mainPart = '';
   private blockIndex = 0;
-  readonly model: DocxModel = { blocks: [], headersFooters: [], footnotes: [], endnotes: [], comments: [], hyperlinks: [], images: [], hasMacros: false, renderedPageBreaks: 0 };
+  readonly model: DocxModel = {
+    blocks: [],
+    headersFooters: [],
+    footnotes: [],
+    endnotes: [],
+    comments: [],
+    hyperlinks: [],
+    images: [],
+    hasMacros: false,
+    renderedPageBreaks: 0,
+  };
 
   constructor(
     private readonly zip: ZipPackage,
@@ -273,7 +283,12 @@ export class DocxReader {
       try {
         const raw = await this.zip.readText(p.target, 16 << 20);
         const isHtml = /\.(x?html?|mht)$/i.test(p.target) || /<html|<body|<p[\s>]/i.test(raw);
-        const paras = isHtml ? htmlParagraphs(raw) : raw.split(/\r?\n\s*\r?\n/).map((s) => s.trim()).filter(Boolean);
+        const paras = isHtml
+          ? htmlParagraphs(raw)
+          : raw
+              .split(/\r?\n\s*\r?\n/)
+              .map((s) => s.trim())
+              .filter(Boolean);
         const blocks: OfficeBlock[] = paras.map((text) => ({ type: 'paragraph', index: 0, text, style: 'altChunk' }));
         this.model.blocks.splice(p.at + shift, 0, ...blocks);
         shift += blocks.length;
@@ -291,13 +306,13 @@ export class DocxReader {
 
   private paragraph(p: XNode, depth: number, nextIndex: () => number, out: OfficeBlock[], sectRefs?: XNode[]): void {
     const pPr = child(p, 'pPr');
-    const styleId = pPr ? attr(child(pPr, 'pStyle') ?? {}, 'val') ?? null : null;
+    const styleId = pPr ? (attr(child(pPr, 'pStyle') ?? {}, 'val') ?? null) : null;
     if (pPr && sectRefs) {
       const sp = child(pPr, 'sectPr');
       if (sp) for (const k of kids(sp)) if (tag(k) === 'headerReference' || tag(k) === 'footerReference') sectRefs.push(k);
     }
     const chain = this.styleChain(styleId);
-    const styleName = chain[0]?.name ?? (styleId ?? null);
+    const styleName = chain[0]?.name ?? styleId ?? null;
     const info: ParaInfo = { text: '', links: [], footnoteIds: [], endnoteIds: [], commentIds: [], extra: [], extraTables: [] };
     const field = { depth: 0, instr: '', inResult: false, linkTarget: null as string | null, linkText: '' };
     this.runs(kids(p), info, field, depth);
@@ -307,14 +322,25 @@ export class DocxReader {
     let level: number | null = null;
     const ol = pPr ? child(pPr, 'outlineLvl') : undefined;
     if (ol) level = Number(attr(ol, 'val'));
-    else for (const s of chain) if (s.outlineLvl !== undefined) { level = s.outlineLvl; break; }
+    else
+      for (const s of chain)
+        if (s.outlineLvl !== undefined) {
+          level = s.outlineLvl;
+          break;
+        }
     if (level !== null && (level < 0 || level > 8 || Number.isNaN(level))) level = null;
     let headingLevel = level !== null ? level + 1 : null;
     if (headingLevel === null) {
       for (const s of chain) {
         const m = /^heading\s*(\d)$/i.exec(s.name);
-        if (m) { headingLevel = Number(m[1]); break; }
-        if (/^title$/i.test(s.name)) { headingLevel = 1; break; }
+        if (m) {
+          headingLevel = Number(m[1]);
+          break;
+        }
+        if (/^title$/i.test(s.name)) {
+          headingLevel = 1;
+          break;
+        }
       }
     }
 
@@ -326,7 +352,12 @@ export class DocxReader {
       numId = attr(child(numPr, 'numId') ?? {}, 'val');
       ilvl = Number(attr(child(numPr, 'ilvl') ?? {}, 'val') ?? 0) || 0;
     } else {
-      for (const s of chain) if (s.numId) { numId = s.numId; ilvl = s.ilvl ?? 0; break; }
+      for (const s of chain)
+        if (s.numId) {
+          numId = s.numId;
+          ilvl = s.ilvl ?? 0;
+          break;
+        }
     }
 
     const inline: Partial<Record<'links' | 'footnoteIds' | 'endnoteIds' | 'commentIds', unknown>> = {};
@@ -363,7 +394,12 @@ export class DocxReader {
     if (field.linkTarget !== null) field.linkText += s;
   }
 
-  private runs(nodes: XNode[], info: ParaInfo, field: { depth: number; instr: string; inResult: boolean; linkTarget: string | null; linkText: string }, depth: number): void {
+  private runs(
+    nodes: XNode[],
+    info: ParaInfo,
+    field: { depth: number; instr: string; inResult: boolean; linkTarget: string | null; linkText: string },
+    depth: number,
+  ): void {
     if (depth > MAX_DEPTH) return;
     for (const n of nodes) {
       const t = tag(n);
@@ -480,7 +516,13 @@ export class DocxReader {
     const extent = find(n, 'extent');
     if (!blip && !find(n, 'pic')) return;
     const rel = blip ? this.rels.get(attr(blip, 'embed') ?? attr(blip, 'link') ?? '') : undefined;
-    this.addImage(docPr ? attr(docPr, 'name') || null : null, docPr ? attr(docPr, 'descr') || null : null, rel, extent ? Number(attr(extent, 'cx')) / 12700 : null, extent ? Number(attr(extent, 'cy')) / 12700 : null);
+    this.addImage(
+      docPr ? attr(docPr, 'name') || null : null,
+      docPr ? attr(docPr, 'descr') || null : null,
+      rel,
+      extent ? Number(attr(extent, 'cx')) / 12700 : null,
+      extent ? Number(attr(extent, 'cy')) / 12700 : null,
+    );
   }
 
   private pict(n: XNode, info: ParaInfo): void {
@@ -490,7 +532,7 @@ export class DocxReader {
     if (!img) return;
     const rel = this.rels.get(attr(img, 'id') ?? '');
     const shape = find(n, 'shape');
-    const style = shape ? attr(shape, 'style') ?? '' : '';
+    const style = shape ? (attr(shape, 'style') ?? '') : '';
     this.addImage(attr(img, 'title') || null, shape ? attr(shape, 'alt') || null : null, rel, cssLength(style, 'width'), cssLength(style, 'height'));
   }
 
@@ -523,14 +565,17 @@ export class DocxReader {
         const tcPr = child(tc, 'tcPr');
         const span = Math.max(1, Number(attr(child(tcPr ?? {}, 'gridSpan') ?? {}, 'val') ?? 1) || 1);
         const vm = tcPr ? child(tcPr, 'vMerge') : undefined;
-        const vmVal = vm ? attr(vm, 'val') ?? 'continue' : null;
+        const vmVal = vm ? (attr(vm, 'val') ?? 'continue') : null;
         if (vmVal === 'continue' && open.has(col)) {
           open.get(col)!.rowSpan++;
           col += span;
           continue;
         }
         const blocks = this.walkBlocks(kids(tc), depth + 1, false);
-        const text = blocks.map(blockText).filter((s) => s.length).join('\n');
+        const text = blocks
+          .map(blockText)
+          .filter((s) => s.length)
+          .join('\n');
         const cell: (typeof cells)[number] = { row: r, col, rowSpan: 1, colSpan: span, text };
         if (blocks.length > 1 || blocks.some((b) => b.type === 'table')) cell.blocks = blocks;
         for (let c = col; c < col + span; c++) open.delete(c);
@@ -660,9 +705,27 @@ function letters(n: number): string {
 
 function roman(n: number): string {
   if (n < 1 || n > 3999) return String(n);
-  const table: [number, string][] = [[1000, 'M'], [900, 'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [40, 'XL'], [10, 'X'], [9, 'IX'], [5, 'V'], [4, 'IV'], [1, 'I']];
+  const table: [number, string][] = [
+    [1000, 'M'],
+    [900, 'CM'],
+    [500, 'D'],
+    [400, 'CD'],
+    [100, 'C'],
+    [90, 'XC'],
+    [50, 'L'],
+    [40, 'XL'],
+    [10, 'X'],
+    [9, 'IX'],
+    [5, 'V'],
+    [4, 'IV'],
+    [1, 'I'],
+  ];
   let s = '';
-  for (const [v, r] of table) while (n >= v) { s += r; n -= v; }
+  for (const [v, r] of table)
+    while (n >= v) {
+      s += r;
+      n -= v;
+    }
   return s;
 }
 
@@ -675,13 +738,19 @@ export function htmlParagraphs(html: string): string[] {
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .split(/<\/?(?:p|div|h[1-6]|li|tr|table|ul|ol|blockquote|pre)[^>]*>/i)
-    .map((s) => s.replace(/<[^>]+>/g, '').replace(/&(#x?[0-9a-f]+|\w+);/gi, (m, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
-        return Number.isFinite(code) ? String.fromCodePoint(code) : m;
-      }
-      return ENTITIES[e.toLowerCase()] ?? m;
-    }).replace(/\s+/g, ' ').trim())
+    .map((s) =>
+      s
+        .replace(/<[^>]+>/g, '')
+        .replace(/&(#x?[0-9a-f]+|\w+);/gi, (m, e: string) => {
+          if (e[0] === '#') {
+            const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
+            return Number.isFinite(code) ? String.fromCodePoint(code) : m;
+          }
+          return ENTITIES[e.toLowerCase()] ?? m;
+        })
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter(Boolean);
 }
 

@@ -31,9 +31,30 @@ function formatOfZip(entries: readonly ZipEntry[]): string | null {
 
 // Templates, macro-enabled, binary and flat variants are named by their own extensions.
 const formats: FormatDescriptor[] = [
-  { format: 'docx', documentType: 'Docx', extensions: ['docx', 'docm', 'dotx', 'dotm'], container: 'zip', alsoInOle: true, load: async () => (await office()).parseDocx },
-  { format: 'xlsx', documentType: 'Xlsx', extensions: ['xlsx', 'xlsm', 'xlsb', 'xltx', 'xltm'], container: 'zip', alsoInOle: true, load: async () => (await office()).parseXlsx },
-  { format: 'pptx', documentType: 'Pptx', extensions: ['pptx', 'pptm', 'potx', 'potm', 'ppsx', 'ppsm'], container: 'zip', alsoInOle: true, load: async () => (await office()).parsePptx },
+  {
+    format: 'docx',
+    documentType: 'Docx',
+    extensions: ['docx', 'docm', 'dotx', 'dotm'],
+    container: 'zip',
+    alsoInOle: true,
+    load: async () => (await office()).parseDocx,
+  },
+  {
+    format: 'xlsx',
+    documentType: 'Xlsx',
+    extensions: ['xlsx', 'xlsm', 'xlsb', 'xltx', 'xltm'],
+    container: 'zip',
+    alsoInOle: true,
+    load: async () => (await office()).parseXlsx,
+  },
+  {
+    format: 'pptx',
+    documentType: 'Pptx',
+    extensions: ['pptx', 'pptm', 'potx', 'potm', 'ppsx', 'ppsm'],
+    container: 'zip',
+    alsoInOle: true,
+    load: async () => (await office()).parsePptx,
+  },
   { format: 'odt', documentType: 'Odt', extensions: ['odt', 'fodt', 'ott'], container: 'zip', load: async () => (await office()).parseOdt },
   { format: 'ods', documentType: 'Ods', extensions: ['ods', 'fods', 'ots'], container: 'zip', load: async () => (await office()).parseOds },
   { format: 'odp', documentType: 'Odp', extensions: ['odp', 'fodp', 'otp'], container: 'zip', load: async () => (await office()).parseOdp },

@@ -24,7 +24,6 @@ import { ZipPackage } from './zip.js';
 
 export type OfficeFormat = 'docx' | 'doc' | 'odt' | 'rtf' | 'xlsx' | 'xls' | 'ods' | 'pptx' | 'ppt' | 'odp';
 
-
 /** Bytes read to tell the container and text encodings apart. */
 const HEAD_BYTES = 4096;
 const WORD: ReadonlySet<string> = new Set(['docx', 'doc', 'odt', 'rtf']);
@@ -56,7 +55,10 @@ async function precheck(ctx: Ctx): Promise<'zip' | 'ole' | 'rtf' | 'flat-xml' | 
   }
   if (isZipHead(h)) return 'zip';
   if (isRtf(h)) return 'rtf';
-  const text = h.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = h
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (text.startsWith('<?xml') || text.startsWith('<office:document')) return 'flat-xml';
   if (isBareBiff(h)) return 'biff';
   return 'other';
@@ -247,13 +249,21 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     metadata.pageCount = { source: 'stored-confirmed', rendered: null, stored: stored ?? null, storedAgrees: true, wordLayoutPages: render.confirmed };
   } else if ('pages' in render) {
     units = render.pages;
-    metadata.pageCount = { source: 'rendered', rendered: render.pages, stored: stored ?? null, storedAgrees: stored === undefined ? null : stored === render.pages, renderMillis: render.millis };
-    if (stored !== undefined && stored !== render.pages) warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);
+    metadata.pageCount = {
+      source: 'rendered',
+      rendered: render.pages,
+      stored: stored ?? null,
+      storedAgrees: stored === undefined ? null : stored === render.pages,
+      renderMillis: render.millis,
+    };
+    if (stored !== undefined && stored !== render.pages)
+      warnings.push(`the document's stored page count (${stored}) disagrees with the rendered layout (${render.pages}); the rendered count is used`);
   } else {
     // Without LibreOffice the stored count is a guess (often stale: 7 stored, 9 rendered), so
     // it is not billed: the job fails as engine_unavailable and is retried, perhaps on a
     // worker that has LibreOffice. Only DOCPARSE_OFFICE_RENDER=off asks for stored counts.
-    if (!render.disabled && !libreOfficeAvailable(ctx.input.settings.engines)) throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
+    if (!render.disabled && !libreOfficeAvailable(ctx.input.settings.engines))
+      throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
     if (ctx.format !== 'docx' && !render.disabled) throw new ExtractionError(`page rendering failed: ${render.error}`);
     units = stored && stored > 0 ? stored : 1;
     metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
@@ -350,7 +360,8 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
     } else if (kind !== 'ole') {
       const h = await readFileHead(input.filePath, HEAD_BYTES);
       const s = h.toString('utf8').trimStart().toLowerCase();
-      if (!(s.startsWith('<') && /spreadsheet|<table|<html/.test(s))) throw new ExtractionError('not an Excel workbook: the file is neither an OLE compound file nor a BIFF record stream');
+      if (!(s.startsWith('<') && /spreadsheet|<table|<html/.test(s)))
+        throw new ExtractionError('not an Excel workbook: the file is neither an OLE compound file nor a BIFF record stream');
       warnings.push('the .xls file is an HTML/XML spreadsheet; converted by LibreOffice');
     }
   }
@@ -372,10 +383,15 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   const z = await ZipPackage.open(xlsxPath);
   try {
     z.checkRatios();
-    const sheetBytes = z.names().filter((n) => /^xl\/worksheets\/[^/]+\.xml$/i.test(n)).reduce((a, n) => a + (z.info(n)?.uncompressedSize ?? 0), 0);
+    const sheetBytes = z
+      .names()
+      .filter((n) => /^xl\/worksheets\/[^/]+\.xml$/i.test(n))
+      .reduce((a, n) => a + (z.info(n)?.uncompressedSize ?? 0), 0);
     const maxSheetXmlBytes = input.settings.office.maxSheetXmlBytes;
     if (sheetBytes > maxSheetXmlBytes) {
-      throw new ExtractionError(`the workbook's sheets hold ${Math.round(sheetBytes / 2 ** 20)} MiB of cell XML, over this node's ${Math.round(maxSheetXmlBytes / 2 ** 20)} MiB limit for spreadsheets`);
+      throw new ExtractionError(
+        `the workbook's sheets hold ${Math.round(sheetBytes / 2 ** 20)} MiB of cell XML, over this node's ${Math.round(maxSheetXmlBytes / 2 ** 20)} MiB limit for spreadsheets`,
+      );
     }
   } finally {
     z.close();
@@ -388,7 +404,9 @@ async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
   if (!sheets.length) throw new ExtractionError('the workbook has no readable worksheets');
   const totalCells = sheets.reduce((a, s) => a + s.cellCount, 0);
   if (declaredSheets > sheets.length) {
-    warnings.push(`the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`);
+    warnings.push(
+      `the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`,
+    );
   }
   if (needConvert && totalCells === 0) warnings.push('no cell values were read from this workbook (empty sheets, or content the converter does not support)');
   Object.assign(metadata, {
@@ -457,7 +475,12 @@ async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
           chunkBlocks.push({ ref: `slides.${slide.index}.textBlocks.${i}`, text: b.text, kind: 'paragraph', page });
         });
         slide.tables.forEach((t, i) =>
-          chunkBlocks.push({ ref: `slides.${slide.index}.tables.${i}`, text: t.rows.map((r) => r.map((c) => c.text).join(' | ')).join('\n'), kind: 'table', page }),
+          chunkBlocks.push({
+            ref: `slides.${slide.index}.tables.${i}`,
+            text: t.rows.map((r) => r.map((c) => c.text).join(' | ')).join('\n'),
+            kind: 'table',
+            page,
+          }),
         );
         if (slide.notes) chunkBlocks.push({ ref: `slides.${slide.index}.notes`, text: slide.notes, kind: 'other', page });
       }
@@ -491,7 +514,12 @@ export function officeParser(format: OfficeFormat): FormatParser {
       if (err instanceof ExtractionError) throw err;
       const e = err as NodeJS.ErrnoException;
       if (e?.code === 'ENOSPC' || e?.code === 'EMFILE') throw err;
-      throw new ExtractionError(`The ${format.toUpperCase()} document could not be read: its structure is damaged or uses a feature the reader does not support.`, 'extraction_failed', false, { cause: err });
+      throw new ExtractionError(
+        `The ${format.toUpperCase()} document could not be read: its structure is damaged or uses a feature the reader does not support.`,
+        'extraction_failed',
+        false,
+        { cause: err },
+      );
     } finally {
       await fs.rm(ctx.work, { recursive: true, force: true }).catch(() => {});
     }

@@ -101,13 +101,7 @@ export interface ConvertResult {
  * 'xlsx', 'pptx') inside `outDir`. `inputExt` forces the file name the filter detection
  * sees (soffice guesses from the extension as well as the content).
  */
-export async function convert(
-  inputPath: string,
-  target: string,
-  outDir: string,
-  lo: LibreOfficeRun,
-  opts: { inputExt?: string } = {},
-): Promise<ConvertResult> {
+export async function convert(inputPath: string, target: string, outDir: string, lo: LibreOfficeRun, opts: { inputExt?: string } = {}): Promise<ConvertResult> {
   const bin = sofficePath(lo.engines);
   if (!bin) {
     const ext = (opts.inputExt ?? path.extname(inputPath).slice(1)).toUpperCase();
@@ -151,7 +145,11 @@ export async function convert(
     const st = await fs.stat(expected).catch(() => null);
     if (!st || st.size === 0) {
       healthy = code === 0;
-      const why = stderr.split('\n').filter((l) => l.trim() && !/javaldx/.test(l)).slice(-3).join(' | ');
+      const why = stderr
+        .split('\n')
+        .filter((l) => l.trim() && !/javaldx/.test(l))
+        .slice(-3)
+        .join(' | ');
       throw new ExtractionError(`LibreOffice could not read the document (no ${targetExt} output${why ? `: ${why}` : ''})`);
     }
     return { outputPath: expected, millis: Date.now() - started };

@@ -48,7 +48,9 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
   try {
     cfb = CFB.read(await fs.readFile(filePath), { type: 'buffer' });
   } catch (err) {
-    throw new ExtractionError("The file's OLE2 compound-document container is damaged; the document cannot be read.", 'corrupt_document', false, { cause: err });
+    throw new ExtractionError("The file's OLE2 compound-document container is damaged; the document cannot be read.", 'corrupt_document', false, {
+      cause: err,
+    });
   }
   const names = cfb.FullPaths.map((p) => p.replace(/^[^/]*\//, '')).filter(Boolean);
   const has = (n: string) => names.some((x) => x.toLowerCase() === n.toLowerCase());
@@ -64,11 +66,13 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
   }
   if (has('Workbook') || has('Book')) {
     const wb = stream(cfb, has('Workbook') ? 'Workbook' : 'Book');
-    if (wb && xlsHasFilePass(wb)) throw new ExtractionError('the workbook is password-protected; it cannot be parsed without the password', 'encrypted_document');
+    if (wb && xlsHasFilePass(wb))
+      throw new ExtractionError('the workbook is password-protected; it cannot be parsed without the password', 'encrypted_document');
     return { kind: 'xls' };
   }
   if (has('PowerPoint Document')) {
-    if (has('EncryptedSummary')) throw new ExtractionError('the presentation is password-protected; it cannot be parsed without the password', 'encrypted_document');
+    if (has('EncryptedSummary'))
+      throw new ExtractionError('the presentation is password-protected; it cannot be parsed without the password', 'encrypted_document');
     return { kind: 'ppt' };
   }
   if (expected === 'ooxml') throw new ExtractionError('an OLE compound file without an Office package inside; not an OOXML document');

@@ -48,7 +48,11 @@ export async function readSlide(zip: ZipPackage, part: string, index: number, wa
       if (ntree) {
         const tmp: OfficeSlideT = { ...slide, textBlocks: [], tables: [], images: [], links: [] };
         walkShapes(kids(ntree), tmp, new Map(), 0);
-        const text = tmp.textBlocks.filter((b) => b.placeholder === 'body').map((b) => b.text).join('\n').trim();
+        const text = tmp.textBlocks
+          .filter((b) => b.placeholder === 'body')
+          .map((b) => b.text)
+          .join('\n')
+          .trim();
         slide.notes = text || null;
       }
     } catch (err) {
@@ -68,14 +72,14 @@ function placeholderOf(sp: XNode): string | null {
 
 function nameOf(n: XNode): string | null {
   const c = find(n, 'cNvPr');
-  return c ? attr(c, 'name') ?? null : null;
+  return c ? (attr(c, 'name') ?? null) : null;
 }
 
 function paragraphs(txBody: XNode, rels: Map<string, Rel>, links: { text: string; target: string }[]): { text: string; level: number }[] {
   const out: { text: string; level: number }[] = [];
   for (const p of children(txBody, 'p')) {
     const pPr = child(p, 'pPr');
-    const level = Number(pPr ? attr(pPr, 'lvl') ?? 0 : 0) || 0;
+    const level = Number(pPr ? (attr(pPr, 'lvl') ?? 0) : 0) || 0;
     let text = '';
     for (const r of kids(p)) {
       const t = tag(r);
@@ -101,7 +105,10 @@ function walkShapes(nodes: XNode[], slide: OfficeSlideT, rels: Map<string, Rel>,
         const tx = child(n, 'txBody');
         if (!tx) break;
         const paras = paragraphs(tx, rels, slide.links);
-        const text = paras.map((p) => p.text).join('\n').trim();
+        const text = paras
+          .map((p) => p.text)
+          .join('\n')
+          .trim();
         if (!text) break;
         slide.textBlocks.push({ shape: nameOf(n), placeholder: placeholderOf(n), paragraphs: paras.filter((p) => p.text.trim()), text });
         break;
@@ -118,7 +125,7 @@ function walkShapes(nodes: XNode[], slide: OfficeSlideT, rels: Map<string, Rel>,
         const c = find(n, 'cNvPr');
         const blip = find(n, 'blip');
         const rel = blip ? rels.get(attr(blip, 'embed') ?? '') : undefined;
-        slide.images.push({ name: c ? attr(c, 'name') ?? null : null, description: c ? attr(c, 'descr') || null : null, target: rel ? rel.target : null });
+        slide.images.push({ name: c ? (attr(c, 'name') ?? null) : null, description: c ? attr(c, 'descr') || null : null, target: rel ? rel.target : null });
         break;
       }
       case 'AlternateContent': {
@@ -143,8 +150,19 @@ function table(tbl: XNode, rels: Map<string, Rel>, slide: OfficeSlideT): OfficeS
       const vMerge = attr(tc, 'vMerge') === '1' || attr(tc, 'vMerge') === 'true';
       if (!hMerge && !vMerge) {
         const tx = child(tc, 'txBody');
-        const text = tx ? paragraphs(tx, rels, slide.links).map((p) => p.text).join('\n').trim() : '';
-        cells.push({ row: r, col, rowSpan: Math.max(1, Number(attr(tc, 'rowSpan') ?? 1) || 1), colSpan: Math.max(1, Number(attr(tc, 'gridSpan') ?? 1) || 1), text });
+        const text = tx
+          ? paragraphs(tx, rels, slide.links)
+              .map((p) => p.text)
+              .join('\n')
+              .trim()
+          : '';
+        cells.push({
+          row: r,
+          col,
+          rowSpan: Math.max(1, Number(attr(tc, 'rowSpan') ?? 1) || 1),
+          colSpan: Math.max(1, Number(attr(tc, 'gridSpan') ?? 1) || 1),
+          text,
+        });
       }
       col++;
     }

@@ -25,15 +25,33 @@ export async function ooxmlProperties(zip: ZipPackage, warnings: string[]): Prom
         const v = allText(k).trim();
         if (!v) continue;
         switch (tag(k)) {
-          case 'title': p.title = v; break;
-          case 'subject': p.subject = v; break;
-          case 'creator': p.creator = v; break;
-          case 'keywords': p.keywords = v; break;
-          case 'description': p.description = v; break;
-          case 'lastModifiedBy': p.lastModifiedBy = v; break;
-          case 'category': p.category = v; break;
-          case 'created': p.created = iso(v); break;
-          case 'modified': p.modified = iso(v); break;
+          case 'title':
+            p.title = v;
+            break;
+          case 'subject':
+            p.subject = v;
+            break;
+          case 'creator':
+            p.creator = v;
+            break;
+          case 'keywords':
+            p.keywords = v;
+            break;
+          case 'description':
+            p.description = v;
+            break;
+          case 'lastModifiedBy':
+            p.lastModifiedBy = v;
+            break;
+          case 'category':
+            p.category = v;
+            break;
+          case 'created':
+            p.created = iso(v);
+            break;
+          case 'modified':
+            p.modified = iso(v);
+            break;
         }
       }
     }
@@ -44,13 +62,27 @@ export async function ooxmlProperties(zip: ZipPackage, warnings: string[]): Prom
         const v = allText(k).trim();
         if (!v) continue;
         switch (tag(k)) {
-          case 'Application': p.application = v; break;
-          case 'AppVersion': p.application = p.application ? `${p.application} ${v}` : v; break;
-          case 'Company': p.company = v; break;
-          case 'Template': p.template = v; break;
-          case 'Pages': p.pages = int(v); break;
-          case 'Words': p.words = int(v); break;
-          case 'Characters': p.characters = int(v); break;
+          case 'Application':
+            p.application = v;
+            break;
+          case 'AppVersion':
+            p.application = p.application ? `${p.application} ${v}` : v;
+            break;
+          case 'Company':
+            p.company = v;
+            break;
+          case 'Template':
+            p.template = v;
+            break;
+          case 'Pages':
+            p.pages = int(v);
+            break;
+          case 'Words':
+            p.words = int(v);
+            break;
+          case 'Characters':
+            p.characters = int(v);
+            break;
         }
       }
     }
@@ -72,16 +104,38 @@ export async function odfProperties(zip: ZipPackage, warnings: string[]): Promis
     for (const k of kids(m)) {
       const v = allText(k).trim();
       switch (tag(k)) {
-        case 'title': if (v) p.title = v; break;
-        case 'subject': if (v) p.subject = v; break;
-        case 'initial-creator': if (v) p.creator = v; break;
-        case 'creator': if (v) p.lastModifiedBy = v; break;
-        case 'keyword': if (v) p.keywords = p.keywords ? `${p.keywords}, ${v}` : v; break;
-        case 'description': if (v) p.description = v; break;
-        case 'creation-date': if (v) p.created = iso(v); break;
-        case 'date': if (v) p.modified = iso(v); break;
-        case 'generator': if (v) p.application = v; break;
-        case 'template': { const t = attr(k, 'title') ?? attr(k, 'href'); if (t) p.template = t; break; }
+        case 'title':
+          if (v) p.title = v;
+          break;
+        case 'subject':
+          if (v) p.subject = v;
+          break;
+        case 'initial-creator':
+          if (v) p.creator = v;
+          break;
+        case 'creator':
+          if (v) p.lastModifiedBy = v;
+          break;
+        case 'keyword':
+          if (v) p.keywords = p.keywords ? `${p.keywords}, ${v}` : v;
+          break;
+        case 'description':
+          if (v) p.description = v;
+          break;
+        case 'creation-date':
+          if (v) p.created = iso(v);
+          break;
+        case 'date':
+          if (v) p.modified = iso(v);
+          break;
+        case 'generator':
+          if (v) p.application = v;
+          break;
+        case 'template': {
+          const t = attr(k, 'title') ?? attr(k, 'href');
+          if (t) p.template = t;
+          break;
+        }
         case 'document-statistic': {
           const pc = attr(k, 'page-count');
           const wc = attr(k, 'word-count');

@@ -54,7 +54,14 @@ export const OfficeBlock = Type.Recursive(
   (Self) =>
     Type.Union([
       Type.Object(
-        { type: Type.Literal('heading'), index: Type.Integer(), level: Type.Integer({ minimum: 1 }), text: Type.String(), style: Nullable(Type.String()), ...Inline },
+        {
+          type: Type.Literal('heading'),
+          index: Type.Integer(),
+          level: Type.Integer({ minimum: 1 }),
+          text: Type.String(),
+          style: Nullable(Type.String()),
+          ...Inline,
+        },
         { additionalProperties: false },
       ),
       Type.Object(
@@ -146,7 +153,9 @@ export const OfficeCell = Type.Object(
     ]),
     value: CellScalar,
     formula: Type.Optional(Type.String()),
-    resultType: Type.Optional(Type.Union([Type.Literal('number'), Type.Literal('string'), Type.Literal('boolean'), Type.Literal('date'), Type.Literal('error'), Type.Literal('none')])),
+    resultType: Type.Optional(
+      Type.Union([Type.Literal('number'), Type.Literal('string'), Type.Literal('boolean'), Type.Literal('date'), Type.Literal('error'), Type.Literal('none')]),
+    ),
     numFmt: Type.Optional(Type.String()),
     hyperlink: Type.Optional(Type.String()),
   },
@@ -208,7 +217,9 @@ export const OfficeSlide = Type.Object(
       ),
     ),
     tables: Type.Array(OfficeSlideTable),
-    images: Type.Array(Type.Object({ name: Nullable(Type.String()), description: Nullable(Type.String()), target: Nullable(Type.String()) }, { additionalProperties: false })),
+    images: Type.Array(
+      Type.Object({ name: Nullable(Type.String()), description: Nullable(Type.String()), target: Nullable(Type.String()) }, { additionalProperties: false }),
+    ),
     links: Type.Array(OfficeLink),
     notes: Nullable(Type.String()),
   },

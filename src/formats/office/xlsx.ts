@@ -20,7 +20,9 @@ export async function loadWorkbook(filePath: string): Promise<ExcelJS.Workbook> 
   try {
     await wb.xlsx.readFile(filePath, { ignoreNodes: ['dataValidations', 'conditionalFormatting', 'extLst', 'drawing', 'picture', 'legacyDrawing'] } as never);
   } catch (err) {
-    throw new ExtractionError('spreadsheet unreadable: a worksheet or its shared parts are damaged or inconsistent.', 'extraction_failed', false, { cause: err });
+    throw new ExtractionError('spreadsheet unreadable: a worksheet or its shared parts are damaged or inconsistent.', 'extraction_failed', false, {
+      cause: err,
+    });
   }
   return wb;
 }
@@ -74,7 +76,7 @@ function cellOf(cell: ExcelJS.Cell, col: number, rowNo: number): OfficeCellT | n
       return null;
     case ExcelJS.ValueType.Formula: {
       const fv = v as { formula?: string; sharedFormula?: string; result?: unknown };
-      let formula = '';
+      let formula: string;
       try {
         formula = String(cell.formula ?? fv.formula ?? fv.sharedFormula ?? '');
       } catch {
@@ -110,9 +112,17 @@ export async function writeSpreadsheet(
   let index = 0;
   for (const ws of wb.worksheets) {
     const state = (ws.state as string) === 'hidden' || (ws.state as string) === 'veryHidden' ? (ws.state as 'hidden' | 'veryHidden') : 'visible';
-    w.beginObject().field('index', index).field('name', ws.name).field('state', state).field('hidden', state !== 'visible');
+    w.beginObject()
+      .field('index', index)
+      .field('name', ws.name)
+      .field('state', state)
+      .field('hidden', state !== 'visible');
     // Rows first (their bounds give the used range), into the artifact as they come.
-    let minR = Infinity, maxR = 0, minC = Infinity, maxC = 0, cells = 0;
+    let minR = Infinity,
+      maxR = 0,
+      minC = Infinity,
+      maxC = 0,
+      cells = 0;
     const rowsKey: { row: number; cells: OfficeCellT[] }[] = [];
     const lines: string[] = [];
     // Rows are written in batches as they are read; the used range and counts follow them.

@@ -119,8 +119,18 @@ export function parseRels(xml: string | null, sourcePart: string): Map<string, R
 }
 
 const MEDIA_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff',
-  emf: 'image/emf', wmf: 'image/wmf', svg: 'image/svg+xml', webp: 'image/webp', wdp: 'image/vnd.ms-photo',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  emf: 'image/emf',
+  wmf: 'image/wmf',
+  svg: 'image/svg+xml',
+  webp: 'image/webp',
+  wdp: 'image/vnd.ms-photo',
 };
 
 export function mediaType(part: string): string | null {

@@ -16,19 +16,27 @@ export function jsonEncoding(el: SchemaElement, wkt: boolean): string {
   if (isDecimal(el)) return 'decimal-string';
   if (lt === 'GEOMETRY' || lt === 'GEOGRAPHY' || wkt) return 'geojson';
   if (lt === 'DATE' || el.converted_type === 'DATE') return 'date-string';
-  if (lt === 'TIMESTAMP' || el.converted_type === 'TIMESTAMP_MILLIS' || el.converted_type === 'TIMESTAMP_MICROS' || el.type === 'INT96') return 'timestamp-string';
+  if (lt === 'TIMESTAMP' || el.converted_type === 'TIMESTAMP_MILLIS' || el.converted_type === 'TIMESTAMP_MICROS' || el.type === 'INT96')
+    return 'timestamp-string';
   if (lt === 'UUID') return 'uuid-string';
   if (lt === 'JSON' || el.converted_type === 'JSON') return 'json';
   if (lt === 'STRING' || lt === 'ENUM' || el.converted_type === 'UTF8' || el.converted_type === 'ENUM') return 'string';
   switch (el.type) {
-    case 'BOOLEAN': return 'boolean';
-    case 'INT32': return 'number';
-    case 'INT64': return 'int64';
+    case 'BOOLEAN':
+      return 'boolean';
+    case 'INT32':
+      return 'number';
+    case 'INT64':
+      return 'int64';
     case 'FLOAT':
-    case 'DOUBLE': return 'number';
-    case 'BYTE_ARRAY': return 'utf8-or-base64';
-    case 'FIXED_LEN_BYTE_ARRAY': return lt === 'FLOAT16' ? 'number' : 'base64';
-    default: return 'unknown';
+    case 'DOUBLE':
+      return 'number';
+    case 'BYTE_ARRAY':
+      return 'utf8-or-base64';
+    case 'FIXED_LEN_BYTE_ARRAY':
+      return lt === 'FLOAT16' ? 'number' : 'base64';
+    default:
+      return 'unknown';
   }
 }
 
@@ -121,7 +129,11 @@ export function describeRowGroup(g: RowGroup, index: number, leafEls: Map<string
   };
   if (g.ordinal !== undefined) out.ordinal = g.ordinal;
   if (g.sorting_columns?.length) {
-    out.sortingColumns = g.sorting_columns.map((s: any) => ({ column: leafPaths[s.column_idx] ?? s.column_idx, descending: !!s.descending, nullsFirst: !!s.nulls_first }));
+    out.sortingColumns = g.sorting_columns.map((s: any) => ({
+      column: leafPaths[s.column_idx] ?? s.column_idx,
+      descending: !!s.descending,
+      nullsFirst: !!s.nulls_first,
+    }));
   }
   out.columns = g.columns.map((c) => describeChunk(c, c.meta_data ? leafEls.get(c.meta_data.path_in_schema.join('.')) : undefined));
   return out;

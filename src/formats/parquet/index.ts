@@ -20,7 +20,6 @@ export { ParquetContent } from './schema.js';
 const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
 const MAGIC = Buffer.from('PAR1', 'latin1');
 
-
 export interface ParquetFooter {
   file: FileAsyncBuffer;
   metadata: FileMetaData;
@@ -105,9 +104,15 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
       .field('numSchemaElements', metadata.schema.length - 1)
       .field('codecs', [...codecs])
       .field('encodings', [...encodings])
-      .field('schema', tree.children.map((c) => describeSchema(c, wktColumns)))
+      .field(
+        'schema',
+        tree.children.map((c) => describeSchema(c, wktColumns)),
+      )
       .field('columns', describeColumns(metadata, leafNodes, wktColumns))
-      .field('keyValueMetadata', (metadata.key_value_metadata ?? []).map((kv) => ({ key: kv.key, value: kv.value ?? null })))
+      .field(
+        'keyValueMetadata',
+        (metadata.key_value_metadata ?? []).map((kv) => ({ key: kv.key, value: kv.value ?? null })),
+      )
       .field('geo', geo);
     await w.maybeFlush();
     w.key('rowGroups').beginArray();
@@ -151,7 +156,12 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
               },
             });
           } catch (err) {
-            throw new ExtractionError(`row group ${i} could not be decoded: it is damaged or uses an encoding that cannot be read.`, 'extraction_failed', false, { cause: err });
+            throw new ExtractionError(
+              `row group ${i} could not be decoded: it is damaged or uses an encoding that cannot be read.`,
+              'extraction_failed',
+              false,
+              { cause: err },
+            );
           }
           if (rows.length !== n) warnings.push(`row group ${i} declares ${n} rows but ${rows.length} were decoded`);
           for (let r = 0; r < rows.length; r++) {

@@ -88,23 +88,23 @@ export const ParquetRowGroup = Type.Object({
   totalCompressedSize: NullableBigNum,
   fileOffset: NullableBigNum,
   ordinal: Type.Optional(Type.Integer()),
-  sortingColumns: Type.Optional(Type.Array(Type.Object({ column: Type.Union([Type.String(), Type.Integer()]), descending: Type.Boolean(), nullsFirst: Type.Boolean() }))),
+  sortingColumns: Type.Optional(
+    Type.Array(Type.Object({ column: Type.Union([Type.String(), Type.Integer()]), descending: Type.Boolean(), nullsFirst: Type.Boolean() })),
+  ),
   columns: Type.Array(ParquetColumnChunk),
 });
 
 const Crs = Type.Union([
-  Type.Object(
-    {
-      id: Type.Union([Type.String(), Type.Null()], { description: 'e.g. EPSG:27700, OGC:CRS84' }),
-      epsg: Type.Union([Type.Integer(), Type.Null()]),
-      name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      projjson: Type.Optional(Type.Unknown()),
-      definition: Type.Optional(Type.String()),
-      reference: Type.Optional(Type.String()),
-      defaulted: Type.Optional(Type.Boolean({ description: 'no crs given: GeoParquet/Parquet default OGC:CRS84' })),
-    },
-  ),
+  Type.Object({
+    id: Type.Union([Type.String(), Type.Null()], { description: 'e.g. EPSG:27700, OGC:CRS84' }),
+    epsg: Type.Union([Type.Integer(), Type.Null()]),
+    name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    projjson: Type.Optional(Type.Unknown()),
+    definition: Type.Optional(Type.String()),
+    reference: Type.Optional(Type.String()),
+    defaulted: Type.Optional(Type.Boolean({ description: 'no crs given: GeoParquet/Parquet default OGC:CRS84' })),
+  }),
   Type.Null(),
 ]);
 

@@ -125,13 +125,20 @@ function wkbGeometry(r: WkbReader, depth = 0): Record<string, unknown> {
       const p = pos();
       return p.every((v) => Number.isNaN(v)) ? { type: 'Point', coordinates: [] } : { type: 'Point', coordinates: p };
     }
-    case 2: return { type: 'LineString', coordinates: line() };
-    case 3: return { type: 'Polygon', coordinates: poly() };
-    case 4: return { type: 'MultiPoint', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
-    case 5: return { type: 'MultiLineString', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
-    case 6: return { type: 'MultiPolygon', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
-    case 7: return { type: 'GeometryCollection', geometries: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1)) };
-    default: throw new Error(`unsupported WKB geometry type ${raw}`);
+    case 2:
+      return { type: 'LineString', coordinates: line() };
+    case 3:
+      return { type: 'Polygon', coordinates: poly() };
+    case 4:
+      return { type: 'MultiPoint', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
+    case 5:
+      return { type: 'MultiLineString', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
+    case 6:
+      return { type: 'MultiPolygon', coordinates: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1).coordinates) };
+    case 7:
+      return { type: 'GeometryCollection', geometries: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1)) };
+    default:
+      throw new Error(`unsupported WKB geometry type ${raw}`);
   }
 }
 
@@ -246,10 +253,13 @@ export function readSchema(schema: SchemaElement[]): SchemaElement[] {
 export function render(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (typeof v) {
-    case 'bigint': return renderBigInt(v);
-    case 'number': return renderNumber(v);
+    case 'bigint':
+      return renderBigInt(v);
+    case 'number':
+      return renderNumber(v);
     case 'string':
-    case 'boolean': return v;
+    case 'boolean':
+      return v;
     case 'object': {
       if (v instanceof Uint8Array) return base64(v);
       if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
@@ -260,7 +270,8 @@ export function render(v: unknown): unknown {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = render(x);
       return out;
     }
-    default: return null;
+    default:
+      return null;
   }
 }
 
@@ -316,7 +327,13 @@ function leafRenderer(el: SchemaElement, wkt: boolean): Renderer {
         return (v) => (v instanceof Uint8Array ? bytesToText(v) : render(v));
     }
   }
-  if (lt === 'STRING' || el.converted_type === 'UTF8' || lt === 'TIMESTAMP' || el.converted_type === 'TIMESTAMP_MILLIS' || el.converted_type === 'TIMESTAMP_MICROS') {
+  if (
+    lt === 'STRING' ||
+    el.converted_type === 'UTF8' ||
+    lt === 'TIMESTAMP' ||
+    el.converted_type === 'TIMESTAMP_MILLIS' ||
+    el.converted_type === 'TIMESTAMP_MICROS'
+  ) {
     return (v) => (typeof v === 'string' ? v : render(v));
   }
   return (v) => renderLeaf(v, el, false);

@@ -57,7 +57,8 @@ function rulingSegments(doc: PdfDocument, page: number, g: PageGeometry, images:
       if (ex.FPDFPageObj_GetBounds(obj, s.ptr, s.ptr + 4, s.ptr + 8, s.ptr + 12)) {
         const [ax, ay] = toDisplay(g, s.f32(0), s.f32(1));
         const [bx, by] = toDisplay(g, s.f32(2), s.f32(3));
-        let pw = 0, ph = 0;
+        let pw = 0,
+          ph = 0;
         if (ex.FPDFImageObj_GetImagePixelSize(obj, s.ptr + 16, s.ptr + 20)) {
           pw = doc.p.M.HEAPU32[(s.ptr + 16) >> 2];
           ph = doc.p.M.HEAPU32[(s.ptr + 20) >> 2];
@@ -73,7 +74,12 @@ function rulingSegments(doc: PdfDocument, page: number, g: PageGeometry, images:
             ex.free(buf);
           }
         }
-        images.push({ bbox: [r2(Math.min(ax, bx)), r2(Math.min(ay, by)), r2(Math.max(ax, bx)), r2(Math.max(ay, by))], pixelWidth: pw, pixelHeight: ph, filters });
+        images.push({
+          bbox: [r2(Math.min(ax, bx)), r2(Math.min(ay, by)), r2(Math.max(ax, bx)), r2(Math.max(ay, by))],
+          pixelWidth: pw,
+          pixelHeight: ph,
+          filters,
+        });
       }
       return;
     }
@@ -86,14 +92,20 @@ function rulingSegments(doc: PdfDocument, page: number, g: PageGeometry, images:
     const tx = (x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
     // Thin filled rectangles drawn as rules: treat the whole path's bounds as one line.
     if (ex.FPDFPageObj_GetBounds(obj, s.ptr, s.ptr + 4, s.ptr + 8, s.ptr + 12)) {
-      const l = s.f32(0), b = s.f32(1), r = s.f32(2), t = s.f32(3);
+      const l = s.f32(0),
+        b = s.f32(1),
+        r = s.f32(2),
+        t = s.f32(3);
       if (nseg <= 6 && (r - l < 2.5 || t - b < 2.5)) {
         if (r - l < 2.5) addLine((l + r) / 2, b, (l + r) / 2, t);
         else addLine(l, (b + t) / 2, r, (b + t) / 2);
         return;
       }
     }
-    let sx = 0, sy = 0, cx = 0, cy = 0;
+    let sx = 0,
+      sy = 0,
+      cx = 0,
+      cy = 0;
     for (let k = 0; k < nseg; k++) {
       const seg = ex.FPDFPath_GetPathSegment(obj, k);
       if (!seg || !ex.FPDFPathSegment_GetPoint(seg, s.ptr, s.ptr + 4)) continue;
@@ -165,12 +177,13 @@ function cluster(values: number[]): number[] {
 }
 
 function covered(segs: Seg[], pos: number, a: number, b: number): boolean {
-  let need = b - a;
+  const need = b - a;
   if (need <= 0) return true;
   let got = 0;
   for (const s of segs) {
     if (Math.abs(s.pos - pos) > TOL) continue;
-    const lo = Math.max(a, s.a), hi = Math.min(b, s.b);
+    const lo = Math.max(a, s.a),
+      hi = Math.min(b, s.b);
     if (hi > lo) got += hi - lo;
   }
   return got >= need * 0.6;
@@ -195,8 +208,10 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
   for (let i = 0; i < all.length; i++) {
     if (!all[i].hz) continue;
     const a = all[i].s;
-    const lo = a.a - TOL, hi = a.b + TOL;
-    let k0 = 0, k1 = vIdx.length;
+    const lo = a.a - TOL,
+      hi = a.b + TOL;
+    let k0 = 0,
+      k1 = vIdx.length;
     while (k0 < k1) {
       const mid = (k0 + k1) >> 1;
       if (all[vIdx[mid]].s.pos < lo) k0 = mid + 1;
@@ -233,7 +248,8 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
         if (band.length < 4) continue;
         const lines = cluster(band.map((fr) => (fr.y0 + fr.y1) / 2));
         if (lines.length < 2) continue;
-        let multi = 0, nonEmpty = 0;
+        let multi = 0,
+          nonEmpty = 0;
         for (let c = 0; c + 1 < xs.length; c++) {
           const cf = band.filter((fr) => (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]);
           if (!cf.length) continue;
@@ -254,7 +270,8 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
         ys = cluster([...ys, ...extra]);
       }
     }
-    const R = ys.length - 1, C = xs.length - 1;
+    const R = ys.length - 1,
+      C = xs.length - 1;
     if (R * C < 2 || R * C > 20000) continue;
     // Union cells across missing inner rules → spans.
     const id = (r: number, c: number) => r * C + c;
@@ -264,7 +281,8 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
     const gridText = new Map<number, Fragment[]>();
     const tb: BBox = [xs[0], ys[0], xs[C], ys[R]];
     const inGrid = frags.filter((fr) => {
-      const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
+      const cx = (fr.x0 + fr.x1) / 2,
+        cy = (fr.y0 + fr.y1) / 2;
       return cx >= tb[0] && cx <= tb[2] && cy >= tb[1] && cy <= tb[3];
     });
     // A grid with no text in it is a drawing, not a table (unless it is big enough to be a form).
@@ -272,7 +290,8 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
     /** Grid cell of each inGrid fragment (same index). */
     const cellOf: number[] = [];
     for (const fr of inGrid) {
-      const cx = (fr.x0 + fr.x1) / 2, cy = (fr.y0 + fr.y1) / 2;
+      const cx = (fr.x0 + fr.x1) / 2,
+        cy = (fr.y0 + fr.y1) / 2;
       let c = 0;
       while (c < C - 1 && cx > xs[c + 1]) c++;
       let r = 0;
@@ -285,12 +304,14 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
     }
     // Fragments by grid row / column band (centre strictly inside), and rules by position:
     // computed once instead of rescanning for every cell.
-    const rowFr: Fragment[][] = [], colFr: Fragment[][] = [];
+    const rowFr: Fragment[][] = [],
+      colFr: Fragment[][] = [];
     const inRow = (r: number) => (rowFr[r] ??= inGrid.filter((fr) => (fr.y0 + fr.y1) / 2 > ys[r] && (fr.y0 + fr.y1) / 2 < ys[r + 1]));
     const inCol = (c: number) => (colFr[c] ??= inGrid.filter((fr) => (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]));
     const crossesX = (r: number, x: number) => inRow(r).some((fr) => fr.x0 < x - 1 && fr.x1 > x + 1);
     const crossesY = (c: number, y: number) => inCol(c).some((fr) => fr.y0 < y - 1 && fr.y1 > y + 1);
-    const vAt: Seg[][] = [], hAt: Seg[][] = [];
+    const vAt: Seg[][] = [],
+      hAt: Seg[][] = [];
     const vRules = (c: number) => (vAt[c] ??= rulesAt(g.v, xs[c]));
     const hRules = (r: number) => (hAt[r] ??= rulesAt(g.h, ys[r]));
     // Merge neighbours across a missing rule, unless both hold text that stays on its own side
@@ -316,7 +337,8 @@ function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): Pdf
         else members.set(root, [k]);
       }
       for (const ks of members.values()) {
-        const rs = ks.map((k) => Math.floor(k / C)), cs = ks.map((k) => k % C);
+        const rs = ks.map((k) => Math.floor(k / C)),
+          cs = ks.map((k) => k % C);
         const area = (Math.max(...rs) - Math.min(...rs) + 1) * (Math.max(...cs) - Math.min(...cs) + 1);
         if (area !== ks.length) for (const k of ks) up[k] = k;
       }
@@ -399,7 +421,12 @@ function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cel
  * ≥ 3 cells at shared column gaps (whitespace columns common to all rows).
  */
 function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, first: number): PdfTableT[] {
-  const free = frags.filter((fr) => !ruled.some((t) => (fr.x0 + fr.x1) / 2 >= t.bbox[0] && (fr.x0 + fr.x1) / 2 <= t.bbox[2] && (fr.y0 + fr.y1) / 2 >= t.bbox[1] && (fr.y0 + fr.y1) / 2 <= t.bbox[3]));
+  const free = frags.filter(
+    (fr) =>
+      !ruled.some(
+        (t) => (fr.x0 + fr.x1) / 2 >= t.bbox[0] && (fr.x0 + fr.x1) / 2 <= t.bbox[2] && (fr.y0 + fr.y1) / 2 >= t.bbox[1] && (fr.y0 + fr.y1) / 2 <= t.bbox[3],
+      ),
+  );
   // Rows: fragments on one baseline.
   const rows: Fragment[][] = [];
   for (const fr of [...free].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2)) {
@@ -420,7 +447,10 @@ function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, fi
     const run = rows.slice(i, j);
     if (run.length >= 3) {
       // Column boundaries: x-intervals covered by some fragment, merged across the run.
-      const iv = run.flat().map((fr) => [fr.x0, fr.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+      const iv = run
+        .flat()
+        .map((fr) => [fr.x0, fr.x1] as [number, number])
+        .sort((a, b) => a[0] - b[0]);
       const cols: [number, number][] = [];
       for (const [a, b] of iv) {
         const last = cols[cols.length - 1];
@@ -432,17 +462,37 @@ function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, fi
         const cells: PdfTableT['cells'] = [];
         const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
         run.forEach((r, ri) => {
-          const y0 = Math.min(...r.map((fr) => fr.y0)), y1 = Math.max(...r.map((fr) => fr.y1));
+          const y0 = Math.min(...r.map((fr) => fr.y0)),
+            y1 = Math.max(...r.map((fr) => fr.y1));
           cols.forEach(([a, b], ci) => {
             const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
-            const cell = { row: ri, col: ci, rowSpan: 1, colSpan: 1, text: fs.sort((p, q) => p.x0 - q.x0).map((fr) => fr.text).join(' '), bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox };
+            const cell = {
+              row: ri,
+              col: ci,
+              rowSpan: 1,
+              colSpan: 1,
+              text: fs
+                .sort((p, q) => p.x0 - q.x0)
+                .map((fr) => fr.text)
+                .join(' '),
+              bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox,
+            };
             cells.push(cell);
             cellFragments.set(cell, fs);
           });
         });
         markHeaderRows(cells, cellFragments, run.length);
-        const y0 = Math.min(...run[0].map((fr) => fr.y0)), y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
-        out.push({ id: `p${pageNo}.t${first + out.length}`, bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)], rows: run.length, columns: cols.length, ruled: false, source: 'alignment', cells });
+        const y0 = Math.min(...run[0].map((fr) => fr.y0)),
+          y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
+        out.push({
+          id: `p${pageNo}.t${first + out.length}`,
+          bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)],
+          rows: run.length,
+          columns: cols.length,
+          ruled: false,
+          source: 'alignment',
+          cells,
+        });
       }
     }
     i = j;
@@ -474,7 +524,8 @@ class CentreIndex {
   /** Texts of the fragments with centre in [x0, x1] × [y0, y1], in fragment order, joined by spaces. */
   textIn(x0: number, y0: number, x1: number, y1: number): string {
     const { cx, cy, byY } = this;
-    let lo = 0, hi = byY.length;
+    let lo = 0,
+      hi = byY.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (cy[byY[mid]] < y0) lo = mid + 1;
@@ -490,7 +541,37 @@ class CentreIndex {
   }
 }
 
-const ANNOT_SUBTYPES = ['Unknown', 'Text', 'Link', 'FreeText', 'Line', 'Square', 'Circle', 'Polygon', 'PolyLine', 'Highlight', 'Underline', 'Squiggly', 'StrikeOut', 'Stamp', 'Caret', 'Ink', 'Popup', 'FileAttachment', 'Sound', 'Movie', 'Widget', 'Screen', 'PrinterMark', 'TrapNet', 'Watermark', 'ThreeD', 'RichMedia', 'XFAWidget', 'Redact'];
+const ANNOT_SUBTYPES = [
+  'Unknown',
+  'Text',
+  'Link',
+  'FreeText',
+  'Line',
+  'Square',
+  'Circle',
+  'Polygon',
+  'PolyLine',
+  'Highlight',
+  'Underline',
+  'Squiggly',
+  'StrikeOut',
+  'Stamp',
+  'Caret',
+  'Ink',
+  'Popup',
+  'FileAttachment',
+  'Sound',
+  'Movie',
+  'Widget',
+  'Screen',
+  'PrinterMark',
+  'TrapNet',
+  'Watermark',
+  'ThreeD',
+  'RichMedia',
+  'XFAWidget',
+  'Redact',
+];
 const FIELD_TYPES = ['unknown', 'pushbutton', 'checkbox', 'radiobutton', 'combobox', 'listbox', 'textfield', 'signature'];
 const ANNOT_LINK = 2;
 const ANNOT_WIDGET = 20;
@@ -645,7 +726,16 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
  * `frame` is the geometry the fragments are in (the displayed page unless its text runs
  * sideways); rulings are found in that frame too, and all boxes are returned in display space.
  */
-export function advancedPageExtras(doc: PdfDocument, page: number, index: number, g: PageGeometry, frame: PageGeometry, frags: Fragment[], blocks: RawBlock[], types?: Map<number, string>): AdvancedExtras {
+export function advancedPageExtras(
+  doc: PdfDocument,
+  page: number,
+  index: number,
+  g: PageGeometry,
+  frame: PageGeometry,
+  frags: Fragment[],
+  blocks: RawBlock[],
+  types?: Map<number, string>,
+): AdvancedExtras {
   if (types?.size) {
     for (const b of blocks) {
       const id = b.lines?.find((l) => l.mcid !== undefined && l.mcid >= 0)?.mcid;

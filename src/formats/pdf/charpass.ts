@@ -13,7 +13,22 @@ interface WasmGlobal {
   value: number;
 }
 interface CharPassExports {
-  readChars(tp: number, n: number, rotation: number, l: number, b: number, r: number, t: number, width: number, dominant: number, rect: number, scratch: number, frags: number, text: number, counts: number): number;
+  readChars(
+    tp: number,
+    n: number,
+    rotation: number,
+    l: number,
+    b: number,
+    r: number,
+    t: number,
+    width: number,
+    dominant: number,
+    rect: number,
+    scratch: number,
+    frags: number,
+    text: number,
+    counts: number,
+  ): number;
   scratchBytes(n: number): number;
   dominantAngle(tp: number, n: number, work: number): number;
   FRAG_BYTES: WasmGlobal;
@@ -127,7 +142,7 @@ function charPassModule(): object {
   try {
     bytes = fs.readFileSync(file);
   } catch (e) {
-    throw new Error(`the PDF text-layer module is missing (${file}: ${(e as Error).message}); npm run build makes it`);
+    throw new Error(`the PDF text-layer module is missing (${file}: ${(e as Error).message}); npm run build makes it`, { cause: e });
   }
   return (compiled = new WA.Module(bytes));
 }
@@ -180,7 +195,15 @@ function reserve(p: Pdfium, pass: Pass, n: number): ScratchLayout {
  * page box, width) with the page's dominant text angle in degrees. `rect` is ≥ 24 bytes of
  * scratch in PDFium's heap.
  */
-export function runCharPass(p: Pdfium, tp: number, n: number, frame: { rotation: number; box: [number, number, number, number]; width: number }, dominant: number, rect: number, namer: FontNamer): CharPassResult {
+export function runCharPass(
+  p: Pdfium,
+  tp: number,
+  n: number,
+  frame: { rotation: number; box: [number, number, number, number]; width: number },
+  dominant: number,
+  rect: number,
+  namer: FontNamer,
+): CharPassResult {
   const pass = passFor(p);
   const { ex } = pass;
   const fragBytes = ex.FRAG_BYTES.value;

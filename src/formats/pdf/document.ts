@@ -5,7 +5,15 @@ import fs from 'node:fs';
 import { ExtractionError } from '../kit/types.js';
 import type { Pdfium } from './pdfium-loader.js';
 
-const FPDF_ERR = ['success', 'unknown error', 'file not found or could not be opened', 'not a PDF or corrupted', 'password required or incorrect', 'unsupported security scheme', 'page not found or content error'];
+const FPDF_ERR = [
+  'success',
+  'unknown error',
+  'file not found or could not be opened',
+  'not a PDF or corrupted',
+  'password required or incorrect',
+  'unsupported security scheme',
+  'page not found or content error',
+];
 
 export interface PdfMetadata {
   title: string | null;
@@ -206,7 +214,10 @@ export class PdfDocument {
       fs.closeSync(fd);
       if (err === 4) throw new ExtractionError(password ? 'PDF password is incorrect' : 'PDF is encrypted and needs a password to open', 'encrypted_document');
       if (err === 5) throw new ExtractionError('PDF uses an unsupported security handler', 'encrypted_document');
-      throw new ExtractionError(`PDFium could not open the document: ${FPDF_ERR[err] ?? `error ${err}`} (file may be truncated or damaged)`, 'extraction_failed');
+      throw new ExtractionError(
+        `PDFium could not open the document: ${FPDF_ERR[err] ?? `error ${err}`} (file may be truncated or damaged)`,
+        'extraction_failed',
+      );
     }
     return new PdfDocument(p, fd, handle, key, access);
   }

@@ -20,7 +20,12 @@ export const pdfFamily: FamilyDescriptor = {
   routing: [
     {
       name: 'pdfMode',
-      values: [{ value: 'SingleColumn' }, { value: 'MultiColumn' }, { value: 'Ocr', entitlement: 'ocrPdfExtraction' }, { value: 'Advanced', entitlement: 'advancedPdfExtraction' }],
+      values: [
+        { value: 'SingleColumn' },
+        { value: 'MultiColumn' },
+        { value: 'Ocr', entitlement: 'ocrPdfExtraction' },
+        { value: 'Advanced', entitlement: 'advancedPdfExtraction' },
+      ],
       required: true,
     },
   ],

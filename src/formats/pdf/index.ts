@@ -57,8 +57,14 @@ const PAGE_NUMBER = /^(?:page\s*)?(?:#|[ivxlcdm]+)(?:\s*(?:of|\/)\s*#)?$|^[-â€“â
 function marginCandidates(blocks: RawBlock[], g: PageGeometry): Map<number, string> {
   const out = new Map<number, string>();
   const order = blocks.map((b, i) => ({ b, i }));
-  const top = order.filter(({ b }) => b.y1 <= g.height * MARGIN_ZONE + 2 && b.text.length <= 200).sort((a, c) => a.b.y0 - c.b.y0).slice(0, 3);
-  const bottom = order.filter(({ b }) => b.y0 >= g.height * (1 - MARGIN_ZONE) - 2 && b.text.length <= 200).sort((a, c) => c.b.y1 - a.b.y1).slice(0, 3);
+  const top = order
+    .filter(({ b }) => b.y1 <= g.height * MARGIN_ZONE + 2 && b.text.length <= 200)
+    .sort((a, c) => a.b.y0 - c.b.y0)
+    .slice(0, 3);
+  const bottom = order
+    .filter(({ b }) => b.y0 >= g.height * (1 - MARGIN_ZONE) - 2 && b.text.length <= 200)
+    .sort((a, c) => c.b.y1 - a.b.y1)
+    .slice(0, 3);
   for (const { b, i } of top) out.set(i, 'top|' + signature(b.text));
   for (const { b, i } of bottom) if (!out.has(i)) out.set(i, 'bottom|' + signature(b.text));
   return out;
@@ -78,8 +84,14 @@ class SizeStats {
   }
   /** Body text size: the size carrying most characters. */
   get body(): number {
-    let best = 0, bw = -1;
-    for (const [s, c] of this.w) if (c > bw) (best = s), (bw = c);
+    let best = 0,
+      bw = -1;
+    for (const [s, c] of this.w) {
+      if (c > bw) {
+        best = s;
+        bw = c;
+      }
+    }
     return best || 10;
   }
   get bodyIsBold(): boolean {
@@ -183,7 +195,13 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
         }
         if (b.structType) out.structType = b.structType;
         if (input.options.chunkHints && kind !== 'header' && kind !== 'footer') {
-          chunkBlocks.push({ ref: id, text: b.text, kind: kind === 'heading' ? 'heading' : kind === 'list' ? 'list' : 'paragraph', level: level ?? undefined, page: pw.number });
+          chunkBlocks.push({
+            ref: id,
+            text: b.text,
+            kind: kind === 'heading' ? 'heading' : kind === 'list' ? 'list' : 'paragraph',
+            level: level ?? undefined,
+            page: pw.number,
+          });
         }
         return out;
       });
@@ -222,7 +240,12 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       const tables = pw.extras?.tables ?? [];
       if (prevTable && tables.length) {
         const t = tables[0];
-        if (t.columns === prevTable.table.columns && t.bbox[1] < pw.geometry.height * 0.3 && prevTable.table.bbox[3] > prevTable.height * 0.7 && prevTable.page === i) {
+        if (
+          t.columns === prevTable.table.columns &&
+          t.bbox[1] < pw.geometry.height * 0.3 &&
+          prevTable.table.bbox[3] > prevTable.height * 0.7 &&
+          prevTable.page === i
+        ) {
           t.continuedFrom = prevTable.table.id;
           prevTable.table.continuesOn = t.id;
         }
@@ -247,7 +270,10 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
           : `no extractable text on ${emptyPages.length} page(s) (scanned or image-only?): ${listPages(emptyPages)}; use pdfMode=Ocr to recognise them`,
       );
     }
-    if (garbagePages.length) warnings.push(`text on ${garbagePages.length} page(s) has broken character mappings (no usable ToUnicode): ${listPages(garbagePages)}${mode === 'Ocr' ? '' : '; pdfMode=Ocr may give better text'}`);
+    if (garbagePages.length)
+      warnings.push(
+        `text on ${garbagePages.length} page(s) has broken character mappings (no usable ToUnicode): ${listPages(garbagePages)}${mode === 'Ocr' ? '' : '; pdfMode=Ocr may give better text'}`,
+      );
 
     const metadata: Record<string, unknown> = { ...meta, mode };
     if (mode === 'Ocr') metadata.ocrPages = ocrPages.length;
@@ -315,7 +341,16 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
           // Keep the text layer when OCR finds less (e.g. a blank scan under a real text line).
           if (r.fragments.length && r.charCount >= layer.charCount) {
             base.ocr = r;
-            layer = { fragments: r.fragments, singleColumnBlocks: null, frame: g, charCount: r.charCount, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+            layer = {
+              fragments: r.fragments,
+              singleColumnBlocks: null,
+              frame: g,
+              charCount: r.charCount,
+              badChars: 0,
+              invisibleChars: 0,
+              verticalPairs: 0,
+              duplicates: 0,
+            };
             source = 'ocr';
           }
         } catch (e) {
@@ -355,7 +390,22 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     // Rotated text (margin notes, stamps) comes after the page's main flow, one block per run.
     for (const f of rotated) {
       const line = { text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars };
-      blocks.push({ lines: [line], lineCount: 1, text: f.text, x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, size: f.size, bold: f.bold, italic: f.italic, font: f.font, chars: f.chars, listMarker: null, column: null });
+      blocks.push({
+        lines: [line],
+        lineCount: 1,
+        text: f.text,
+        x0: f.x0,
+        y0: f.y0,
+        x1: f.x1,
+        y1: f.y1,
+        size: f.size,
+        bold: f.bold,
+        italic: f.italic,
+        font: f.font,
+        chars: f.chars,
+        listMarker: null,
+        column: null,
+      });
     }
     if (vertical) {
       for (const b of blocks) {

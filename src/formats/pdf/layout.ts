@@ -107,7 +107,10 @@ function median(xs: number[]): number {
 }
 
 function extent(frags: Fragment[]): { x0: number; y0: number; x1: number; y1: number } {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity;
   for (const f of frags) {
     if (f.x0 < x0) x0 = f.x0;
     if (f.y0 < y0) y0 = f.y0;
@@ -156,7 +159,8 @@ function coverage(frags: Fragment[], base: Cov = []): Cov {
   // does not depend on the order of intervals with equal starts).
   const add = frags.slice().sort(byX0);
   const out: Cov = [];
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < base.length || j < add.length) {
     let a: number, b: number;
     if (j >= add.length || (i < base.length && !(add[j].x0 < base[i]))) {
@@ -211,7 +215,8 @@ export function columnRegions(frags: Fragment[], depth = 0): Region[] {
   for (const b of bs) {
     const bcov = coverage(b);
     const bg = hasGutter(bcov, ext.x0, ext.x1, minGap);
-    let bTop = Infinity, bBottom = -Infinity;
+    let bTop = Infinity,
+      bBottom = -Infinity;
     for (const f of b) {
       if (f.y0 < bTop) bTop = f.y0;
       if (f.y1 > bBottom) bBottom = f.y1;
@@ -292,7 +297,8 @@ export function regionLines(frags: Fragment[]): Line[] {
   const sorted = sortInPlace([...frags], (a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Fragment[][] = [];
   let row: Fragment[] = [];
-  let ry0 = 0, ry1 = 0;
+  let ry0 = 0,
+    ry1 = 0;
   for (const f of sorted) {
     if (row.length) {
       const h = Math.min(ry1 - ry0, f.y1 - f.y0);
@@ -316,7 +322,10 @@ export function regionLines(frags: Fragment[]): Line[] {
     // (isRtl needs a Hebrew/Arabic letter: rows without one skip building the joined text.)
     if (r.some((f) => hasRtlChar(f.text)) && isRtl(r.map((f) => f.text).join(''))) r.reverse();
     let text = '';
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -Infinity,
+      y1 = -Infinity;
     let chars = 0;
     let dom = r[0];
     let px1 = -Infinity;
@@ -361,7 +370,8 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
   // Typical baseline pitch of this region, for the paragraph gap threshold.
   const pitches: number[] = [];
   for (let i = 1; i < lines.length; i++) {
-    const a = lines[i - 1], b = lines[i];
+    const a = lines[i - 1],
+      b = lines[i];
     if (Math.abs(a.size - b.size) < 0.5) pitches.push(b.y1 - a.y1);
   }
   const pitch = median(pitches.filter((p) => p > 0));
@@ -393,7 +403,18 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
       const overlapX = Math.min(prev.x1, l.x1) - Math.max(prev.x0, l.x0) > -size;
       const indented = justified && l.x0 > left + size * 0.8 && l.x0 < left + size * 5 && prev.x0 < left + size * 0.5 && l.x1 > right - size * 2;
       const shortPrev = justified && prev.x1 < right - size * 3 && /[.!?:;]["')\]]?$/.test(prev.text) && Math.abs(l.x0 - left) < size * 5;
-      if ((split && split(prev, l)) || bigGap || sizeChange || boldChange || list || !overlapX || (l.y0 + l.y1) / 2 < (prev.y0 + prev.y1) / 2 || indented || shortPrev) flush();
+      if (
+        (split && split(prev, l)) ||
+        bigGap ||
+        sizeChange ||
+        boldChange ||
+        list ||
+        !overlapX ||
+        (l.y0 + l.y1) / 2 < (prev.y0 + prev.y1) / 2 ||
+        indented ||
+        shortPrev
+      )
+        flush();
     }
     cur.push(l);
   }
@@ -403,13 +424,25 @@ export function regionBlocks(lines: Line[], column: number | null, split?: (prev
 
 /** The key carrying the most weight; a tie goes to the key added first. `w` is not empty. */
 function heaviest<K>(w: Map<K, number>): K {
-  let best: K | undefined, most = -Infinity;
-  for (const [k, n] of w) if (n > most) (best = k), (most = n);
+  let best: K | undefined,
+    most = -Infinity;
+  for (const [k, n] of w) {
+    if (n > most) {
+      best = k;
+      most = n;
+    }
+  }
   return best as K;
 }
 
 function makeBlock(lines: Line[], column: number | null): RawBlock {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, chars = 0, boldChars = 0, italicChars = 0;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity,
+    chars = 0,
+    boldChars = 0,
+    italicChars = 0;
   const sizeW = new Map<number, number>();
   const fontW = new Map<string, number>();
   for (const l of lines) {

@@ -51,7 +51,8 @@ export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry
     const o = ex.FPDFPage_GetObject(page, k);
     if (!o || ex.FPDFPageObj_GetType(o) !== FPDF_PAGEOBJ_IMAGE) continue;
     if (!ex.FPDFPageObj_GetBounds(o, s.ptr, s.ptr + 4, s.ptr + 8, s.ptr + 12)) continue;
-    const w = s.f32(2) - s.f32(0), h = s.f32(3) - s.f32(1);
+    const w = s.f32(2) - s.f32(0),
+      h = s.f32(3) - s.f32(1);
     if (w * h >= area * 0.5) return true;
   }
   return false;
@@ -64,7 +65,8 @@ function r2(n: number): number {
 export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, engines: EngineLocations): Promise<OcrResult> {
   const { ex, M } = doc.p;
   let dpi = OCR_DPI;
-  let wpx = Math.round((g.width * dpi) / 72), hpx = Math.round((g.height * dpi) / 72);
+  let wpx = Math.round((g.width * dpi) / 72),
+    hpx = Math.round((g.height * dpi) / 72);
   if (wpx * hpx > MAX_PIXELS) {
     const f = Math.sqrt(MAX_PIXELS / (wpx * hpx));
     dpi = Math.floor(dpi * f);
@@ -107,7 +109,9 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, e
     lines.push({ text: cur.map((w) => w.text).join(' '), bbox, confidence: r2(confidence), words: cur });
     cur = [];
   };
-  let confSum = 0, confN = 0, charCount = 0;
+  let confSum = 0,
+    confN = 0,
+    charCount = 0;
   for (const it of items) {
     const text = it.text.trim();
     if (it.flags & 1 /* StartOfLine */) flush();

@@ -54,7 +54,8 @@ export function choosePdfiumBinary(packageWasm: string, optimizedDir: string, op
     return fallback('no optimised build (npm run build makes one)');
   }
   if (manifest.sourceSha256 !== sha256(packageWasm)) return fallback('the optimised build is of another @embedpdf/pdfium binary (npm run build remakes it)');
-  if (!fs.existsSync(file) || manifest.outputSha256 !== sha256(file)) return fallback('the optimised file does not match its manifest (npm run build remakes it)');
+  if (!fs.existsSync(file) || manifest.outputSha256 !== sha256(file))
+    return fallback('the optimised file does not match its manifest (npm run build remakes it)');
   return { path: file, optimized: true };
 }
 

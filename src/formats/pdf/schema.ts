@@ -162,7 +162,10 @@ export const PdfContent = Type.Object(
     pages: Type.Array(PdfPage),
     outline: Type.Array(PdfOutlineItem, { description: 'Bookmarks (document outline), flattened in order' }),
   },
-  { additionalProperties: false, description: 'PDF content: pages with text blocks in reading order (and OCR words, tables, forms, links in the richer modes)' },
+  {
+    additionalProperties: false,
+    description: 'PDF content: pages with text blocks in reading order (and OCR words, tables, forms, links in the richer modes)',
+  },
 );
 
 export type PdfContentT = Static<typeof PdfContent>;

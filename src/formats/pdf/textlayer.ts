@@ -63,7 +63,10 @@ export function pageGeometry(doc: PdfDocument, page: number): PageGeometry {
   let box: [number, number, number, number];
   if (ex.FPDF_GetPageBoundingBox(page, s.ptr)) {
     // FS_RECTF: left, top, right, bottom
-    const l = s.f32(0), t = s.f32(1), r = s.f32(2), b = s.f32(3);
+    const l = s.f32(0),
+      t = s.f32(1),
+      r = s.f32(2),
+      b = s.f32(3);
     box = [Math.min(l, r), Math.min(b, t), Math.max(l, r), Math.max(b, t)];
   } else {
     box = rotation % 2 ? [0, 0, height, width] : [0, 0, width, height];
@@ -131,7 +134,16 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
   let g = display;
   const { ex } = doc.p;
   const tp = ex.FPDFText_LoadPage(page);
-  const out: TextLayer = { fragments: [], singleColumnBlocks: null, frame: display, charCount: 0, badChars: 0, invisibleChars: 0, verticalPairs: 0, duplicates: 0 };
+  const out: TextLayer = {
+    fragments: [],
+    singleColumnBlocks: null,
+    frame: display,
+    charCount: 0,
+    badChars: 0,
+    invisibleChars: 0,
+    verticalPairs: 0,
+    duplicates: 0,
+  };
   if (!tp) return out;
   try {
     const n = ex.FPDFText_CountChars(tp);
@@ -169,14 +181,17 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     // (Read after the layout, which may have made the views again.)
     const { f64, i32, f64Stride, i32Stride, text, flags } = r;
     for (let k = 0; k < r.fragments; k++) {
-      const d = k * f64Stride, q = k * i32Stride;
+      const d = k * f64Stride,
+        q = k * i32Stride;
       // Laid out in WASM: only the rotated fragments are still needed.
       if (laidOut && !(i32[q + I32.flags] & flags.rotated)) continue;
       let t = text.slice(i32[q + I32.textStart], i32[q + I32.textEnd]).trimEnd();
       const fl = i32[q + I32.flags];
       // Right-to-left text stored in visual order (left to right on the page): make it logical.
       if (fl & flags.rtlCandidate && isRtl(t)) t = reverseVisual(t);
-      const chars = i32[q + I32.chars], boldChars = i32[q + I32.boldChars], italicChars = i32[q + I32.italicChars];
+      const chars = i32[q + I32.chars],
+        boldChars = i32[q + I32.boldChars],
+        italicChars = i32[q + I32.italicChars];
       const frag: Fragment = {
         text: t,
         x0: f64[d + F64.x0],
@@ -215,7 +230,8 @@ function singleColumnBlocks(l: SingleColumnLayout, fonts: string[]): RawBlock[] 
   const { f64, i32, f64Stride, i32Stride, text } = l;
   const blocks: RawBlock[] = [];
   for (let k = 0; k < l.blocks; k++) {
-    const d = k * f64Stride, q = k * i32Stride;
+    const d = k * f64Stride,
+      q = k * i32Stride;
     const t = text.slice(i32[q + BLOCK_I32.textStart], i32[q + BLOCK_I32.textEnd]);
     const marker = i32[q + BLOCK_I32.markerLength];
     blocks.push({

@@ -35,7 +35,19 @@ const RULES: Record<Grammar, GrammarRules> = {
     tables: new Set(['table_name', 'full_table_name']),
     columns: new Set(['full_column_name', 'insert_column_id']),
     cte: 'common_table_expression',
-    wrappers: new Set(['tsql_file', 'batch', 'sql_clauses', 'dml_clause', 'ddl_clause', 'cfl_statement', 'another_statement', 'batch_level_statement', 'cursor_statement', 'select_statement_standalone', 'transaction_or_locking_statement']),
+    wrappers: new Set([
+      'tsql_file',
+      'batch',
+      'sql_clauses',
+      'dml_clause',
+      'ddl_clause',
+      'cfl_statement',
+      'another_statement',
+      'batch_level_statement',
+      'cursor_statement',
+      'select_statement_standalone',
+      'transaction_or_locking_statement',
+    ]),
   },
   MYSQL: {
     label: 'MySQL Workbench grammar',
@@ -43,7 +55,21 @@ const RULES: Record<Grammar, GrammarRules> = {
     tables: new Set(['tableRef', 'tableName', 'tableRefWithWildcard']),
     columns: new Set(['columnRef']),
     cte: 'commonTableExpression',
-    wrappers: new Set(['sql_script', 'query', 'simpleStatement', 'createStatement', 'alterStatement', 'dropStatement', 'accountManagementStatement', 'transactionOrLockingStatement', 'replicationStatement', 'tableAdministrationStatement', 'utilityStatement', 'otherAdministrativeStatement', 'showStatement']),
+    wrappers: new Set([
+      'sql_script',
+      'query',
+      'simpleStatement',
+      'createStatement',
+      'alterStatement',
+      'dropStatement',
+      'accountManagementStatement',
+      'transactionOrLockingStatement',
+      'replicationStatement',
+      'tableAdministrationStatement',
+      'utilityStatement',
+      'otherAdministrativeStatement',
+      'showStatement',
+    ]),
   },
   PLSQL: {
     label: 'grammars-v4 PlSqlParser',
@@ -51,12 +77,19 @@ const RULES: Record<Grammar, GrammarRules> = {
     tables: new Set(['tableview_name']),
     columns: new Set(['column_name']),
     cte: 'factoring_element',
-    wrappers: new Set(['sql_script', 'unit_statement', 'data_manipulation_language_statements', 'transaction_control_statements', 'cursor_manipulation_statements']),
+    wrappers: new Set([
+      'sql_script',
+      'unit_statement',
+      'data_manipulation_language_statements',
+      'transaction_control_statements',
+      'cursor_manipulation_statements',
+    ]),
   },
 };
 
 /** Rule names (after the wrappers) that are a query: the statement is a SELECT. */
-const QUERY_RULE = /^(select_statement|select_statement_standalone|query_expression|query_specification|selectStatement|queryExpression|queryExpressionBody|querySpecification|queryExpressionParens|subquery|query_block)$/;
+const QUERY_RULE =
+  /^(select_statement|select_statement_standalone|query_expression|query_specification|selectStatement|queryExpression|queryExpressionBody|querySpecification|queryExpressionParens|subquery|query_block)$/;
 
 interface AntlrToken {
   type: number;
@@ -108,7 +141,11 @@ function load(): Loaded {
 }
 
 class Stop extends Error {
-  constructor(readonly line: number, readonly column: number, readonly detail: string) {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly detail: string,
+  ) {
     super(detail);
   }
 }
@@ -128,7 +165,11 @@ class TreeReader {
   readonly ctes = new Set<string>();
   statements = 0;
 
-  constructor(private readonly sql: string, private readonly names: string[], private readonly rules: GrammarRules) {}
+  constructor(
+    private readonly sql: string,
+    private readonly names: string[],
+    private readonly rules: GrammarRules,
+  ) {}
 
   text(t: AntlrToken): string {
     return this.sql.slice(t.startIndex, t.stopIndex + 1);
@@ -216,7 +257,8 @@ function typeFrom(rule: string, firstWords: string[]): string {
     .filter((w) => w && w !== 'STATEMENT' && w !== 'STATEMENTS');
   // T-SQL's goto_statement also covers a label (`name:`).
   if (rule === 'goto_statement' && firstWords[0] !== 'GOTO') return 'LABEL';
-  if (words[0] === 'CREATE' && words[1] === 'OR' && words[2] === 'ALTER') return `${firstWords[0] === 'ALTER' ? 'ALTER' : 'CREATE'} ${words.slice(3).join(' ')}`;
+  if (words[0] === 'CREATE' && words[1] === 'OR' && words[2] === 'ALTER')
+    return `${firstWords[0] === 'ALTER' ? 'ALTER' : 'CREATE'} ${words.slice(3).join(' ')}`;
   // Rules that cover several verbs (transaction_statement, cursor_statement, …): the verbs written.
   if (/^(TRANSACTION|CURSOR|TRANSACTION OR LOCKING|SET SPECIAL)$/.test(words.join(' ')) || !words.length) {
     const [a, b] = firstWords;
@@ -230,7 +272,11 @@ function typeFrom(rule: string, firstWords: string[]): string {
 
 /** Rule-derived names that read better as the statement's verb. */
 const RENAMED: Record<string, string> = {
-  'EXECUTE BODY BATCH': 'EXECUTE', 'FETCH CURSOR': 'FETCH', 'TRUNCATE TABLE': 'TRUNCATE', 'ANONYMOUS BLOCK': 'BLOCK', 'BLOCK': 'BLOCK',
+  'EXECUTE BODY BATCH': 'EXECUTE',
+  'FETCH CURSOR': 'FETCH',
+  'TRUNCATE TABLE': 'TRUNCATE',
+  'ANONYMOUS BLOCK': 'BLOCK',
+  BLOCK: 'BLOCK',
 };
 
 const MAX_NESTING = 100;

@@ -36,7 +36,10 @@ class BodyParser {
   i = 0;
   readonly out: InnerStatement[] = [];
 
-  constructor(private readonly t: Tok[], private readonly declareSection: boolean) {}
+  constructor(
+    private readonly t: Tok[],
+    private readonly declareSection: boolean,
+  ) {}
 
   w(i = this.i): string {
     return this.t[i]?.w ?? '';
@@ -236,7 +239,8 @@ function findBody(t: Tok[], dialect: GenericDialect): { at: number; dollar?: Tok
 }
 
 /** Statement heads that can hold inner statements (checked before the statement is lexed). */
-const COMPOUND_HEAD = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/|#[^\n]*\n)\s*)*(?:begin|declare|if|loop|while|repeat|for|case|do|call|execute\s+immediate|(?:create|alter)\b[\s\S]{0,200}?\b(?:procedure|function|trigger|event|task|package))\b/i;
+const COMPOUND_HEAD =
+  /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/|#[^\n]*\n)\s*)*(?:begin|declare|if|loop|while|repeat|for|case|do|call|execute\s+immediate|(?:create|alter)\b[\s\S]{0,200}?\b(?:procedure|function|trigger|event|task|package))\b/i;
 
 /** Inner statements of the statement text[start, end), in order, with their depth. */
 export function innerStatements(text: string, start: number, end: number, dialect: GenericDialect, nested = 0): InnerStatement[] {

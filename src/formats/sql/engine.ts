@@ -18,7 +18,10 @@ export interface Engine {
 }
 
 export class ParseFailure extends Error {
-  constructor(message: string, readonly offset: number | null) {
+  constructor(
+    message: string,
+    readonly offset: number | null,
+  ) {
     super(message);
   }
 }

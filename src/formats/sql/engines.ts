@@ -40,7 +40,12 @@ const ANTLR: Partial<Record<Dialect, Grammar>> = { MsSql: 'TSQL', MySql: 'MYSQL'
 
 /** sqlparser-rs dialect names. */
 const SQLPARSER: Partial<Record<Dialect, string>> = {
-  MsSql: 'mssql', Snowflake: 'snowflake', MySql: 'mysql', BigQuery: 'bigquery', Sqlite: 'sqlite', Oracle: 'oracle',
+  MsSql: 'mssql',
+  Snowflake: 'snowflake',
+  MySql: 'mysql',
+  BigQuery: 'bigquery',
+  Sqlite: 'sqlite',
+  Oracle: 'oracle',
 };
 
 type SqlparserModule = typeof import('@guanmingchiu/sqlparser-ts');
@@ -134,7 +139,12 @@ function nspEngine(build: string, database: string): Engine {
         r = p.parse(sql, { database });
       } catch (e) {
         const err = e as { message?: string; location?: { start?: { offset?: number } } };
-        throw new ParseFailure(String(err.message ?? e).split('\n')[0].slice(0, 500), err.location?.start?.offset ?? null);
+        throw new ParseFailure(
+          String(err.message ?? e)
+            .split('\n')[0]
+            .slice(0, 500),
+          err.location?.start?.offset ?? null,
+        );
       }
       const ast = Array.isArray(r.ast) && r.ast.length === 1 ? r.ast[0] : r.ast;
       // Its T-SQL grammar reads any `word word …` (GOTO x, CHECKPOINT 100, proc args) as an
@@ -245,7 +255,14 @@ export class SqlEngines {
       for (const candidate of terminated && terminated !== text && e.wantsSemicolons !== false ? [text, terminated] : [text]) {
         try {
           const r = e.parse(candidate);
-          return { type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic, parseStatus: 'parsed', parser: e.name, ast: r.ast, tables: r.tables, columns: r.columns };
+          return {
+            type: r.type && !/^(QUERY|STATEMENT)$/.test(r.type) ? r.type : heuristic,
+            parseStatus: 'parsed',
+            parser: e.name,
+            ast: r.ast,
+            tables: r.tables,
+            columns: r.columns,
+          };
         } catch (err) {
           if (!(err instanceof ParseFailure)) throw err;
           firstError ??= { message: err.message, offset: err.offset === null ? null : err.offset + shift };
@@ -254,6 +271,13 @@ export class SqlEngines {
     }
     if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
     const tooLong = /too long/.test(firstError?.message ?? '') && this.engines.every((e) => text.length > e.maxChars);
-    return { type: heuristic, parseStatus: tooLong ? 'skipped' : 'error', parser: null, parseError: firstError ?? { message: 'rejected', offset: null }, tables: [], columns: [] };
+    return {
+      type: heuristic,
+      parseStatus: tooLong ? 'skipped' : 'error',
+      parser: null,
+      parseError: firstError ?? { message: 'rejected', offset: null },
+      tables: [],
+      columns: [],
+    };
   }
 }

@@ -59,9 +59,7 @@ function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement
     ...(raw.batch !== undefined ? { batch: raw.batch } : {}),
     ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
     ...(raw.psqlCopy ? { psqlCopy: true } : {}),
-    ...(s.inner.length
-      ? { innerStatements: s.inner.map((x, i) => innerRecord(x, inner[i] ?? null)) }
-      : {}),
+    ...(s.inner.length ? { innerStatements: s.inner.map((x, i) => innerRecord(x, inner[i] ?? null)) } : {}),
     type: p.type,
     parseStatus: p.parseStatus,
     parser: p.parser,
@@ -94,7 +92,8 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   const engines = await SqlEngines.forDialect(dialect);
   const units = new StreamingUnits(input.units);
 
-  content.beginObject()
+  content
+    .beginObject()
     .field('dialect', dialect)
     .field('encoding', enc.encoding)
     .field('splitter', SPLITTERS[dialect])
@@ -140,7 +139,8 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   content.endArray();
 
   const parseRate = attempted ? Math.round((parsed / attempted) * 10000) / 10000 : null;
-  content.field('statementCount', count)
+  content
+    .field('statementCount', count)
     .field('parsedCount', parsed)
     .field('parseRate', parseRate)
     .field('statementTypes', types)

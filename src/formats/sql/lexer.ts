@@ -21,8 +21,17 @@ export interface LexConfig {
 }
 
 const BASE: LexConfig = {
-  backslashEscapes: false, doubleQuoteString: false, backtickIdent: false, bracketIdent: false, hashComment: false,
-  slashSlashComment: false, nestedComments: false, dollarBodies: false, tripleQuotes: false, oracleQQuote: false, mysqlDashComment: false,
+  backslashEscapes: false,
+  doubleQuoteString: false,
+  backtickIdent: false,
+  bracketIdent: false,
+  hashComment: false,
+  slashSlashComment: false,
+  nestedComments: false,
+  dollarBodies: false,
+  tripleQuotes: false,
+  oracleQQuote: false,
+  mysqlDashComment: false,
   pgStrings: false,
 };
 
@@ -54,7 +63,10 @@ export class Lexer {
   pos = 0;
   unterminated: string | null = null;
 
-  constructor(private readonly text: string, private readonly cfg: LexConfig) {}
+  constructor(
+    private readonly text: string,
+    private readonly cfg: LexConfig,
+  ) {}
 
   /** Next token at `pos`, or null at the end. */
   next(): Token | null {
@@ -65,11 +77,15 @@ export class Lexer {
     const c = t.charCodeAt(s);
     const c2 = t.charCodeAt(s + 1);
     let e = s + 1;
-    let kind: Kind = 'other';
+    let kind: Kind;
     if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11) {
       while (e < n && /[\s]/.test(t[e])) e++;
       kind = 'space';
-    } else if ((c === 45 && c2 === 45 && (!this.cfg.mysqlDashComment || s + 2 >= n || /\s/.test(t[s + 2]))) || (c === 35 && this.cfg.hashComment) || (c === 47 && c2 === 47 && this.cfg.slashSlashComment)) {
+    } else if (
+      (c === 45 && c2 === 45 && (!this.cfg.mysqlDashComment || s + 2 >= n || /\s/.test(t[s + 2]))) ||
+      (c === 35 && this.cfg.hashComment) ||
+      (c === 47 && c2 === 47 && this.cfg.slashSlashComment)
+    ) {
       e = t.indexOf('\n', s);
       if (e < 0) e = n;
       kind = 'comment';

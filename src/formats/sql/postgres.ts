@@ -79,7 +79,9 @@ export function splitPostgres(text: string): SplitResult {
       scanRange(scanText, from, to, tokens);
     } catch (e) {
       const msg = (e as Error).message;
-      warnings.push(`PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); the rest was split by the fallback lexer`);
+      warnings.push(
+        `PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); the rest was split by the fallback lexer`,
+      );
       tail = { start: from };
       break;
     }
@@ -95,7 +97,9 @@ export function splitPostgres(text: string): SplitResult {
   const idents: string[] = [];
   const isFuncDef = (): boolean =>
     idents[0] === 'create' &&
-    (idents[1] === 'function' || idents[1] === 'procedure' || (idents[1] === 'or' && idents[2] === 'replace' && (idents[3] === 'function' || idents[3] === 'procedure')));
+    (idents[1] === 'function' ||
+      idents[1] === 'procedure' ||
+      (idents[1] === 'or' && idents[2] === 'replace' && (idents[3] === 'function' || idents[3] === 'procedure')));
   const close = (terminator: string | null, termEnd: number): void => {
     if (start >= 0) statements.push({ start, end: last, terminator, termEnd });
     start = -1;
@@ -198,36 +202,127 @@ export function pgReferences(ast: unknown): { tables: string[]; columns: string[
 }
 
 const NODE_TYPES: Record<string, string> = {
-  SelectStmt: 'SELECT', InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
-  CreateStmt: 'CREATE TABLE', CreateTableAsStmt: 'CREATE TABLE AS', ViewStmt: 'CREATE VIEW', IndexStmt: 'CREATE INDEX',
-  CreateSeqStmt: 'CREATE SEQUENCE', AlterSeqStmt: 'ALTER SEQUENCE', CreateSchemaStmt: 'CREATE SCHEMA', CreateDomainStmt: 'CREATE DOMAIN',
-  CreateTrigStmt: 'CREATE TRIGGER', RuleStmt: 'CREATE RULE', CreateExtensionStmt: 'CREATE EXTENSION', CompositeTypeStmt: 'CREATE TYPE',
-  CreateEnumStmt: 'CREATE TYPE', CreateRangeStmt: 'CREATE TYPE', CreateRoleStmt: 'CREATE ROLE', AlterRoleStmt: 'ALTER ROLE', DropRoleStmt: 'DROP ROLE',
-  AlterTableStmt: 'ALTER TABLE', AlterDomainStmt: 'ALTER DOMAIN', RenameStmt: 'ALTER RENAME', AlterObjectSchemaStmt: 'ALTER SET SCHEMA', AlterOwnerStmt: 'ALTER OWNER',
-  AlterFunctionStmt: 'ALTER FUNCTION', AlterEnumStmt: 'ALTER TYPE', AlterPolicyStmt: 'ALTER POLICY', CreatePolicyStmt: 'CREATE POLICY',
-  TruncateStmt: 'TRUNCATE', CopyStmt: 'COPY', ExplainStmt: 'EXPLAIN', VariableSetStmt: 'SET', VariableShowStmt: 'SHOW', DoStmt: 'DO',
-  CallStmt: 'CALL', GrantStmt: 'GRANT', GrantRoleStmt: 'GRANT ROLE', CommentStmt: 'COMMENT', PrepareStmt: 'PREPARE', ExecuteStmt: 'EXECUTE',
-  DeallocateStmt: 'DEALLOCATE', DeclareCursorStmt: 'DECLARE CURSOR', FetchStmt: 'FETCH', ClosePortalStmt: 'CLOSE', LockStmt: 'LOCK',
-  VacuumStmt: 'VACUUM', ClusterStmt: 'CLUSTER', ReindexStmt: 'REINDEX', CheckPointStmt: 'CHECKPOINT', DiscardStmt: 'DISCARD', ListenStmt: 'LISTEN',
-  NotifyStmt: 'NOTIFY', UnlistenStmt: 'UNLISTEN', LoadStmt: 'LOAD', CreatedbStmt: 'CREATE DATABASE', DropdbStmt: 'DROP DATABASE',
-  RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW', CreateFdwStmt: 'CREATE FOREIGN DATA WRAPPER', CreateForeignServerStmt: 'CREATE SERVER',
-  CreateForeignTableStmt: 'CREATE FOREIGN TABLE', CreateUserMappingStmt: 'CREATE USER MAPPING', ImportForeignSchemaStmt: 'IMPORT FOREIGN SCHEMA',
-  CreateEventTrigStmt: 'CREATE EVENT TRIGGER', CreatePublicationStmt: 'CREATE PUBLICATION', CreateSubscriptionStmt: 'CREATE SUBSCRIPTION',
-  CreateStatsStmt: 'CREATE STATISTICS', CreateCastStmt: 'CREATE CAST', CreateOpClassStmt: 'CREATE OPERATOR CLASS', CreateOpFamilyStmt: 'CREATE OPERATOR FAMILY',
-  CreateConversionStmt: 'CREATE CONVERSION', CreateTransformStmt: 'CREATE TRANSFORM', CreatePLangStmt: 'CREATE LANGUAGE', CreateAmStmt: 'CREATE ACCESS METHOD',
-  CreateTableSpaceStmt: 'CREATE TABLESPACE', AlterDefaultPrivilegesStmt: 'ALTER DEFAULT PRIVILEGES', AlterSystemStmt: 'ALTER SYSTEM',
-  SecLabelStmt: 'SECURITY LABEL', ReassignOwnedStmt: 'REASSIGN OWNED', DropOwnedStmt: 'DROP OWNED', AlterExtensionStmt: 'ALTER EXTENSION',
-  AlterCollationStmt: 'ALTER COLLATION', AlterDatabaseStmt: 'ALTER DATABASE', AlterDatabaseSetStmt: 'ALTER DATABASE', AlterStatsStmt: 'ALTER STATISTICS',
-  ConstraintsSetStmt: 'SET CONSTRAINTS', AlterOperatorStmt: 'ALTER OPERATOR', AlterTypeStmt: 'ALTER TYPE', AlterTSDictionaryStmt: 'ALTER TEXT SEARCH DICTIONARY',
-  AlterTSConfigurationStmt: 'ALTER TEXT SEARCH CONFIGURATION', ReturnStmt: 'RETURN',
+  SelectStmt: 'SELECT',
+  InsertStmt: 'INSERT',
+  UpdateStmt: 'UPDATE',
+  DeleteStmt: 'DELETE',
+  MergeStmt: 'MERGE',
+  CreateStmt: 'CREATE TABLE',
+  CreateTableAsStmt: 'CREATE TABLE AS',
+  ViewStmt: 'CREATE VIEW',
+  IndexStmt: 'CREATE INDEX',
+  CreateSeqStmt: 'CREATE SEQUENCE',
+  AlterSeqStmt: 'ALTER SEQUENCE',
+  CreateSchemaStmt: 'CREATE SCHEMA',
+  CreateDomainStmt: 'CREATE DOMAIN',
+  CreateTrigStmt: 'CREATE TRIGGER',
+  RuleStmt: 'CREATE RULE',
+  CreateExtensionStmt: 'CREATE EXTENSION',
+  CompositeTypeStmt: 'CREATE TYPE',
+  CreateEnumStmt: 'CREATE TYPE',
+  CreateRangeStmt: 'CREATE TYPE',
+  CreateRoleStmt: 'CREATE ROLE',
+  AlterRoleStmt: 'ALTER ROLE',
+  DropRoleStmt: 'DROP ROLE',
+  AlterTableStmt: 'ALTER TABLE',
+  AlterDomainStmt: 'ALTER DOMAIN',
+  RenameStmt: 'ALTER RENAME',
+  AlterObjectSchemaStmt: 'ALTER SET SCHEMA',
+  AlterOwnerStmt: 'ALTER OWNER',
+  AlterFunctionStmt: 'ALTER FUNCTION',
+  AlterEnumStmt: 'ALTER TYPE',
+  AlterPolicyStmt: 'ALTER POLICY',
+  CreatePolicyStmt: 'CREATE POLICY',
+  TruncateStmt: 'TRUNCATE',
+  CopyStmt: 'COPY',
+  ExplainStmt: 'EXPLAIN',
+  VariableSetStmt: 'SET',
+  VariableShowStmt: 'SHOW',
+  DoStmt: 'DO',
+  CallStmt: 'CALL',
+  GrantStmt: 'GRANT',
+  GrantRoleStmt: 'GRANT ROLE',
+  CommentStmt: 'COMMENT',
+  PrepareStmt: 'PREPARE',
+  ExecuteStmt: 'EXECUTE',
+  DeallocateStmt: 'DEALLOCATE',
+  DeclareCursorStmt: 'DECLARE CURSOR',
+  FetchStmt: 'FETCH',
+  ClosePortalStmt: 'CLOSE',
+  LockStmt: 'LOCK',
+  VacuumStmt: 'VACUUM',
+  ClusterStmt: 'CLUSTER',
+  ReindexStmt: 'REINDEX',
+  CheckPointStmt: 'CHECKPOINT',
+  DiscardStmt: 'DISCARD',
+  ListenStmt: 'LISTEN',
+  NotifyStmt: 'NOTIFY',
+  UnlistenStmt: 'UNLISTEN',
+  LoadStmt: 'LOAD',
+  CreatedbStmt: 'CREATE DATABASE',
+  DropdbStmt: 'DROP DATABASE',
+  RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW',
+  CreateFdwStmt: 'CREATE FOREIGN DATA WRAPPER',
+  CreateForeignServerStmt: 'CREATE SERVER',
+  CreateForeignTableStmt: 'CREATE FOREIGN TABLE',
+  CreateUserMappingStmt: 'CREATE USER MAPPING',
+  ImportForeignSchemaStmt: 'IMPORT FOREIGN SCHEMA',
+  CreateEventTrigStmt: 'CREATE EVENT TRIGGER',
+  CreatePublicationStmt: 'CREATE PUBLICATION',
+  CreateSubscriptionStmt: 'CREATE SUBSCRIPTION',
+  CreateStatsStmt: 'CREATE STATISTICS',
+  CreateCastStmt: 'CREATE CAST',
+  CreateOpClassStmt: 'CREATE OPERATOR CLASS',
+  CreateOpFamilyStmt: 'CREATE OPERATOR FAMILY',
+  CreateConversionStmt: 'CREATE CONVERSION',
+  CreateTransformStmt: 'CREATE TRANSFORM',
+  CreatePLangStmt: 'CREATE LANGUAGE',
+  CreateAmStmt: 'CREATE ACCESS METHOD',
+  CreateTableSpaceStmt: 'CREATE TABLESPACE',
+  AlterDefaultPrivilegesStmt: 'ALTER DEFAULT PRIVILEGES',
+  AlterSystemStmt: 'ALTER SYSTEM',
+  SecLabelStmt: 'SECURITY LABEL',
+  ReassignOwnedStmt: 'REASSIGN OWNED',
+  DropOwnedStmt: 'DROP OWNED',
+  AlterExtensionStmt: 'ALTER EXTENSION',
+  AlterCollationStmt: 'ALTER COLLATION',
+  AlterDatabaseStmt: 'ALTER DATABASE',
+  AlterDatabaseSetStmt: 'ALTER DATABASE',
+  AlterStatsStmt: 'ALTER STATISTICS',
+  ConstraintsSetStmt: 'SET CONSTRAINTS',
+  AlterOperatorStmt: 'ALTER OPERATOR',
+  AlterTypeStmt: 'ALTER TYPE',
+  AlterTSDictionaryStmt: 'ALTER TEXT SEARCH DICTIONARY',
+  AlterTSConfigurationStmt: 'ALTER TEXT SEARCH CONFIGURATION',
+  ReturnStmt: 'RETURN',
 };
 
 const OBJECT_TYPES: Record<string, string> = {
-  OBJECT_TABLE: 'TABLE', OBJECT_VIEW: 'VIEW', OBJECT_MATVIEW: 'MATERIALIZED VIEW', OBJECT_INDEX: 'INDEX', OBJECT_SEQUENCE: 'SEQUENCE',
-  OBJECT_FUNCTION: 'FUNCTION', OBJECT_PROCEDURE: 'PROCEDURE', OBJECT_ROUTINE: 'ROUTINE', OBJECT_AGGREGATE: 'AGGREGATE', OBJECT_TYPE: 'TYPE',
-  OBJECT_DOMAIN: 'DOMAIN', OBJECT_SCHEMA: 'SCHEMA', OBJECT_TRIGGER: 'TRIGGER', OBJECT_RULE: 'RULE', OBJECT_EXTENSION: 'EXTENSION',
-  OBJECT_FOREIGN_TABLE: 'FOREIGN TABLE', OBJECT_POLICY: 'POLICY', OBJECT_COLLATION: 'COLLATION', OBJECT_OPERATOR: 'OPERATOR', OBJECT_CAST: 'CAST',
-  OBJECT_ROLE: 'ROLE', OBJECT_DATABASE: 'DATABASE', OBJECT_TABLESPACE: 'TABLESPACE', OBJECT_STATISTIC_EXT: 'STATISTICS', OBJECT_COLUMN: 'COLUMN',
+  OBJECT_TABLE: 'TABLE',
+  OBJECT_VIEW: 'VIEW',
+  OBJECT_MATVIEW: 'MATERIALIZED VIEW',
+  OBJECT_INDEX: 'INDEX',
+  OBJECT_SEQUENCE: 'SEQUENCE',
+  OBJECT_FUNCTION: 'FUNCTION',
+  OBJECT_PROCEDURE: 'PROCEDURE',
+  OBJECT_ROUTINE: 'ROUTINE',
+  OBJECT_AGGREGATE: 'AGGREGATE',
+  OBJECT_TYPE: 'TYPE',
+  OBJECT_DOMAIN: 'DOMAIN',
+  OBJECT_SCHEMA: 'SCHEMA',
+  OBJECT_TRIGGER: 'TRIGGER',
+  OBJECT_RULE: 'RULE',
+  OBJECT_EXTENSION: 'EXTENSION',
+  OBJECT_FOREIGN_TABLE: 'FOREIGN TABLE',
+  OBJECT_POLICY: 'POLICY',
+  OBJECT_COLLATION: 'COLLATION',
+  OBJECT_OPERATOR: 'OPERATOR',
+  OBJECT_CAST: 'CAST',
+  OBJECT_ROLE: 'ROLE',
+  OBJECT_DATABASE: 'DATABASE',
+  OBJECT_TABLESPACE: 'TABLESPACE',
+  OBJECT_STATISTIC_EXT: 'STATISTICS',
+  OBJECT_COLUMN: 'COLUMN',
 };
 
 /** Statement type from a libpg-query node, e.g. CreateFunctionStmt → CREATE FUNCTION. */
@@ -252,13 +347,21 @@ export function pgStatementType(ast: unknown): string | null {
       return k ? `ALTER ${k}` : 'ALTER TABLE';
     }
     case 'TransactionStmt': {
-      const kind = String(body.kind ?? '').replace(/^TRANS_STMT_/, '').replace(/_/g, ' ');
+      const kind = String(body.kind ?? '')
+        .replace(/^TRANS_STMT_/, '')
+        .replace(/_/g, ' ');
       return kind || 'TRANSACTION';
     }
     case 'SelectStmt':
       return body.intoClause ? 'SELECT INTO' : 'SELECT';
     default:
-      return NODE_TYPES[name] ?? name.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+      return (
+        NODE_TYPES[name] ??
+        name
+          .replace(/Stmt$/, '')
+          .replace(/([a-z])([A-Z])/g, '$1 $2')
+          .toUpperCase()
+      );
   }
 }
 

@@ -30,7 +30,8 @@ export const SqlStatement = Type.Object({
         depth: Type.Integer({ minimum: 1, description: '1 = directly inside this statement, 2 = inside one of those, …' }),
         parseStatus: Type.Optional(
           Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')], {
-            description: 'Oracle: the inner statement offered to the dialect’s parsers on its own (PL/SQL statements such as IF, loops and assignments are not SQL and stay "error").',
+            description:
+              'Oracle: the inner statement offered to the dialect’s parsers on its own (PL/SQL statements such as IF, loops and assignments are not SQL and stay "error").',
           }),
         ),
         parser: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -45,7 +46,9 @@ export const SqlStatement = Type.Object({
   psqlCopy: Type.Optional(Type.Boolean({ description: 'A psql \\copy line: the client-side COPY it runs.' })),
   type: Type.String({ description: 'Statement type, e.g. SELECT, INSERT, CREATE TABLE, CREATE FUNCTION; BATCH types name the first statement.' }),
   parseStatus: Type.Union([Type.Literal('parsed'), Type.Literal('error'), Type.Literal('skipped')]),
-  parser: Type.Union([Type.String(), Type.Null()], { description: 'The parser that produced the AST (the first of the dialect’s parsers to accept the statement).' }),
+  parser: Type.Union([Type.String(), Type.Null()], {
+    description: 'The parser that produced the AST (the first of the dialect’s parsers to accept the statement).',
+  }),
   ast: Type.Optional(
     Type.Unknown({
       description:
@@ -68,7 +71,9 @@ export const SqlContent = Type.Object({
   dialect: Type.String(),
   encoding: Type.String(),
   splitter: Type.String({ description: 'How statements were delimited.' }),
-  parser: Type.Union([Type.String(), Type.Null()], { description: "The dialect's parsers in the order each statement is offered to them, or null when none exists." }),
+  parser: Type.Union([Type.String(), Type.Null()], {
+    description: "The dialect's parsers in the order each statement is offered to them, or null when none exists.",
+  }),
   statements: Type.Array(SqlStatement),
   statementCount: Type.Integer({ minimum: 0 }),
   parsedCount: Type.Integer({ minimum: 0 }),
@@ -78,10 +83,9 @@ export const SqlContent = Type.Object({
   batchCount: Type.Optional(Type.Integer({ minimum: 0, description: 'T-SQL: GO batches holding statements.' })),
   directivesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: 'Directives past the first 10,000, not listed.' })),
   tables: Type.Array(Type.String(), { description: 'Every table referenced by any statement.' }),
-  directives: Type.Array(
-    Type.Object({ kind: Type.String(), line: Type.Integer({ minimum: 1 }), text: Type.String() }),
-    { description: 'Client directives that are not statements: psql meta-commands, MySQL DELIMITER, SQL*Plus commands, T-SQL GO lines and SQLCMD commands.' },
-  ),
+  directives: Type.Array(Type.Object({ kind: Type.String(), line: Type.Integer({ minimum: 1 }), text: Type.String() }), {
+    description: 'Client directives that are not statements: psql meta-commands, MySQL DELIMITER, SQL*Plus commands, T-SQL GO lines and SQLCMD commands.',
+  }),
 });
 
 export type SqlContentT = Static<typeof SqlContent>;

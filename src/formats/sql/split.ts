@@ -18,17 +18,29 @@
 
 import { LEX, Lexer, type GenericDialect, type Token } from './lexer.js';
 import { splitTsql } from './tsql.js';
-import type { Dialect, InnerStatement, RawStatement } from './statements.js';
+import type { Dialect, RawStatement } from './statements.js';
 
 export type { GenericDialect } from './lexer.js';
 
 export const DIALECTS: readonly Dialect[] = ['PostgreSql', 'MsSql', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'];
 
 const DIALECT_ALIASES: Record<string, Dialect> = {
-  postgresql: 'PostgreSql', postgres: 'PostgreSql', pg: 'PostgreSql', pgsql: 'PostgreSql',
-  mssql: 'MsSql', tsql: 'MsSql', transactsql: 'MsSql', sqlserver: 'MsSql',
-  snowflake: 'Snowflake', mysql: 'MySql', mariadb: 'MySql', bigquery: 'BigQuery',
-  sqlite: 'Sqlite', sqlite3: 'Sqlite', oracle: 'Oracle', plsql: 'Oracle',
+  postgresql: 'PostgreSql',
+  postgres: 'PostgreSql',
+  pg: 'PostgreSql',
+  pgsql: 'PostgreSql',
+  mssql: 'MsSql',
+  tsql: 'MsSql',
+  transactsql: 'MsSql',
+  sqlserver: 'MsSql',
+  snowflake: 'Snowflake',
+  mysql: 'MySql',
+  mariadb: 'MySql',
+  bigquery: 'BigQuery',
+  sqlite: 'Sqlite',
+  sqlite3: 'Sqlite',
+  oracle: 'Oracle',
+  plsql: 'Oracle',
 };
 
 /** Canonical dialect for a spelling (case-insensitive; '-', '_' and spaces ignored). */
@@ -346,7 +358,9 @@ export function pgPrepass(text: string, final = true): PgPrepass {
       }
     }
     if (tok.kind === 'punct' && c === 59 && paren === 0) {
-      const fn = words[0] === 'create' && (words[1] === 'function' || words[1] === 'procedure' || (words[1] === 'or' && (words[3] === 'function' || words[3] === 'procedure')));
+      const fn =
+        words[0] === 'create' &&
+        (words[1] === 'function' || words[1] === 'procedure' || (words[1] === 'or' && (words[3] === 'function' || words[3] === 'procedure')));
       if (copyStdin) {
         // Data starts on the next line and runs to a line holding only "\.". Scripts with the
         // data removed (no such line before the next FROM STDIN) have no inline data.

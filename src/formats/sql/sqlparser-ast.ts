@@ -12,9 +12,27 @@ export interface SqlparserFacts {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const TYPE_NAMES: Record<string, string> = {
-  Query: 'SELECT', StartTransaction: 'BEGIN TRANSACTION', SetVariable: 'SET', Set: 'SET', ShowVariable: 'SHOW', ExplainTable: 'DESCRIBE',
-  Explain: 'EXPLAIN', Copy: 'COPY', CopyIntoSnowflake: 'COPY INTO', Execute: 'EXECUTE', Use: 'USE', Call: 'CALL', Declare: 'DECLARE',
-  If: 'IF', While: 'WHILE', Case: 'CASE', Raise: 'RAISE', Print: 'PRINT', Return: 'RETURN', Throw: 'THROW', Merge: 'MERGE',
+  Query: 'SELECT',
+  StartTransaction: 'BEGIN TRANSACTION',
+  SetVariable: 'SET',
+  Set: 'SET',
+  ShowVariable: 'SHOW',
+  ExplainTable: 'DESCRIBE',
+  Explain: 'EXPLAIN',
+  Copy: 'COPY',
+  CopyIntoSnowflake: 'COPY INTO',
+  Execute: 'EXECUTE',
+  Use: 'USE',
+  Call: 'CALL',
+  Declare: 'DECLARE',
+  If: 'IF',
+  While: 'WHILE',
+  Case: 'CASE',
+  Raise: 'RAISE',
+  Print: 'PRINT',
+  Return: 'RETURN',
+  Throw: 'THROW',
+  Merge: 'MERGE',
 };
 
 /** CreateTable → CREATE TABLE; Drop {object_type: Table} → DROP TABLE. */
@@ -62,7 +80,10 @@ export function sqlparserFacts(statements: unknown[]): SqlparserFacts {
       if (k === 'Table' && obj) {
         const name = objectName(obj.name);
         if (name) tables.add(name);
-      } else if (TABLE_KEYS.has(k) || (k === 'name' && (parentKey === 'CreateTable' || parentKey === 'AlterTable' || parentKey === 'CreateView' || parentKey === 'CreateIndex'))) {
+      } else if (
+        TABLE_KEYS.has(k) ||
+        (k === 'name' && (parentKey === 'CreateTable' || parentKey === 'AlterTable' || parentKey === 'CreateView' || parentKey === 'CreateIndex'))
+      ) {
         const name = objectName(v);
         if (name) tables.add(name);
       } else if (k === 'names' && parentKey === 'Drop' && Array.isArray(v)) {

@@ -69,7 +69,7 @@ export async function detectEncoding(filePath: string, size: number): Promise<En
   if (sample.includes(0)) {
     let even = 0;
     let odd = 0;
-    for (let i = 0; i < sample.length; i++) if (sample[i] === 0) (i & 1 ? odd++ : even++);
+    for (let i = 0; i < sample.length; i++) if (sample[i] === 0) i & 1 ? odd++ : even++;
     const half = sample.length / 2;
     if (odd > half * 0.3 && even < half * 0.05) return { encoding: 'utf-16le', skip: 0 };
     if (even > half * 0.3 && odd < half * 0.05) return { encoding: 'utf-16be', skip: 0 };
@@ -180,11 +180,14 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         : splitGenericPart(pending, dialect, final, state);
     const lines = new PieceLines(pending, base);
     for (const d of r.directives) opts.onDirective({ kind: d.kind, line: lines.at(d.offset).line, text: d.text });
-    for (const w of r.warnings) if (!warnings.has(w)) (warnings.add(w), opts.onWarning(w));
+    for (const w of r.warnings) {
+      if (!warnings.has(w)) {
+        warnings.add(w);
+        opts.onWarning(w);
+      }
+    }
     for (const raw of r.statements) {
-      const inner =
-        raw.inner ??
-        (dialect === 'MsSql' ? [] : innerStatements(pending, raw.start, raw.end, dialect === 'PostgreSql' ? 'PgFallback' : dialect));
+      const inner = raw.inner ?? (dialect === 'MsSql' ? [] : innerStatements(pending, raw.start, raw.end, dialect === 'PostgreSql' ? 'PgFallback' : dialect));
       yield {
         raw: { ...raw, start: base.offset + raw.start, end: base.offset + raw.end, termEnd: base.offset + raw.termEnd, inner: undefined },
         text: pending.slice(raw.start, raw.end),
@@ -213,7 +216,6 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
     carry = carry.slice(cut);
     if (pending.length >= nextScanAt) yield* pass(false);
   }
-  pending += carry + (decoder ? decoder.decode() : iconvDecoder!.end() ?? '');
-  carry = '';
+  pending += carry + (decoder ? decoder.decode() : (iconvDecoder!.end() ?? ''));
   yield* pass(true);
 }

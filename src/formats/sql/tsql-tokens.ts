@@ -56,7 +56,16 @@ export class TsqlTokens {
       if (!t) break;
       if (t.end >= text.length && touches < 0) touches = this.count;
       if (t.kind === 'space' || t.kind === 'comment') continue;
-      const k = t.kind === 'word' ? TokKind.Word : t.kind === 'ident' ? TokKind.Ident : t.kind === 'string' ? TokKind.String : t.kind === 'punct' ? TokKind.Punct : TokKind.Other;
+      const k =
+        t.kind === 'word'
+          ? TokKind.Word
+          : t.kind === 'ident'
+            ? TokKind.Ident
+            : t.kind === 'string'
+              ? TokKind.String
+              : t.kind === 'punct'
+                ? TokKind.Punct
+                : TokKind.Other;
       this.push(k, t.start, t.end);
     }
     this.unterminated = lx.unterminated;

@@ -12,14 +12,29 @@ const manifest = await readManifest('cad');
 const dwgTruth = manifest
   .filter((r) => r.file.endsWith('.dwg') && !r.file.startsWith('bad_'))
   .map((r) => {
-    const m = /libredwg-web 0\.7\.14 \(WASM, observed\): ver=(\S+) errBits=(\d+) layers=(\d+) blockRecords=(\d+) modelEntities=(\d+) unknown=(\d+) texts=(\d+) types=(\S+)/.exec(r.ground_truth);
+    const m =
+      /libredwg-web 0\.7\.14 \(WASM, observed\): ver=(\S+) errBits=(\d+) layers=(\d+) blockRecords=(\d+) modelEntities=(\d+) unknown=(\d+) texts=(\d+) types=(\S+)/.exec(
+        r.ground_truth,
+      );
     if (!m) throw new Error(`no libredwg ground truth for ${r.file}`);
     const header = /header=(AC\d{4})/.exec(r.ground_truth)?.[1] ?? null;
-    const types = Object.fromEntries(m[8].split(',').map((kv) => {
-      const i = kv.lastIndexOf(':');
-      return [kv.slice(0, i), Number(kv.slice(i + 1))];
-    }));
-    return { file: r.file, header, errBits: Number(m[2]), layers: Number(m[3]), blocks: Number(m[4]), entities: Number(m[5]), unknown: Number(m[6]), texts: Number(m[7]), types };
+    const types = Object.fromEntries(
+      m[8].split(',').map((kv) => {
+        const i = kv.lastIndexOf(':');
+        return [kv.slice(0, i), Number(kv.slice(i + 1))];
+      }),
+    );
+    return {
+      file: r.file,
+      header,
+      errBits: Number(m[2]),
+      layers: Number(m[3]),
+      blocks: Number(m[4]),
+      entities: Number(m[5]),
+      unknown: Number(m[6]),
+      texts: Number(m[7]),
+      types,
+    };
   });
 
 function content(r: ParseResult): any {
@@ -93,10 +108,18 @@ describe('DWG (LibreDWG, fresh WASM instance per drawing)', () => {
   it('example_2000 DWG and DXF agree on dimension measurements and texts', async () => {
     const dwg = content(await parseFileWith(parseDwg, corpusPath('cad', 'dwg_example_2000.dwg'), 'dwg'));
     const dxf = content(await parseFileWith(parseDxf, corpusPath('cad', 'dxf_example_2000.dxf'), 'dxf'));
-    const dims = (c: any) => c.dimensions.filter((d: any) => /^\*model_space$/i.test(d.block)).map((d: any) => `${d.dimensionType}:${d.measurement.toFixed(4)}`).sort();
+    const dims = (c: any) =>
+      c.dimensions
+        .filter((d: any) => /^\*model_space$/i.test(d.block))
+        .map((d: any) => `${d.dimensionType}:${d.measurement.toFixed(4)}`)
+        .sort();
     expect(dims(dwg)).toEqual(dims(dxf));
     expect(dims(dwg)).toContain('aligned:1504.6795');
-    const texts = (c: any, kind: string) => c.texts.filter((t: any) => t.kind === kind && /^\*model_space$/i.test(t.block)).map((t: any) => t.plainText).sort();
+    const texts = (c: any, kind: string) =>
+      c.texts
+        .filter((t: any) => t.kind === kind && /^\*model_space$/i.test(t.block))
+        .map((t: any) => t.plainText)
+        .sort();
     for (const kind of ['TEXT', 'MTEXT', 'ATTRIB', 'MULTILEADER']) expect([kind, texts(dwg, kind)]).toEqual([kind, texts(dxf, kind)]);
   });
 

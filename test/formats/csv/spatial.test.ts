@@ -35,7 +35,12 @@ describe('Spatial: longitude/latitude columns', () => {
       expect(Object.keys(f.properties)).not.toContain(t.lon);
       expect(Object.keys(f.properties)).toHaveLength(m.fields! - 2);
       const roles = content.columns.filter((c: any) => c.role).map((c: any) => [c.name, c.role]);
-      expect(roles).toEqual(expect.arrayContaining([[t.lon, 'longitude'], [t.lat, 'latitude']]));
+      expect(roles).toEqual(
+        expect.arrayContaining([
+          [t.lon, 'longitude'],
+          [t.lat, 'latitude'],
+        ]),
+      );
     });
   }
 

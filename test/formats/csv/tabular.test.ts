@@ -54,8 +54,7 @@ describe('csv corpus: row and column counts equal the MANIFEST', () => {
 });
 
 describe('csv corpus: encodings', () => {
-  const expected = (enc: string): string[] =>
-    enc === 'us-ascii' ? ['utf-8'] : enc === 'iso-8859-1' ? ['iso-8859-1', 'windows-1252'] : [enc];
+  const expected = (enc: string): string[] => (enc === 'us-ascii' ? ['utf-8'] : enc === 'iso-8859-1' ? ['iso-8859-1', 'windows-1252'] : [enc]);
   for (const m of manifest.filter((x) => x.encoding && x.encoding !== 'binary')) {
     it(`${m.file}: ${m.encoding}`, async () => {
       const { outcome } = await runCsv(corpusFile(m.file));
@@ -240,16 +239,7 @@ describe('csv corpus: dialects and damaged files', () => {
   it('Eurostat TSV: composite first column and value/flag cells are expanded', async () => {
     const { content, outcome } = await runCsv(corpusFile('gdal_test_eurostat.tsv'));
     expect(outcome.metadata).toMatchObject({ delimiter: '\t', dialect: 'eurostat' });
-    expect(content.columns.map((c: any) => c.name)).toEqual([
-      'unit',
-      'geo',
-      '2010',
-      '2010_flag',
-      '2011',
-      '2011_flag',
-      '2012',
-      '2012_flag',
-    ]);
+    expect(content.columns.map((c: any) => c.name)).toEqual(['unit', 'geo', '2010', '2010_flag', '2011', '2011_flag', '2012', '2012_flag']);
     expect(content.rows).toEqual([['NBR', 'FOO', null, null, 1, 'u', 2.34, null]]);
   });
 
@@ -275,7 +265,7 @@ describe('csv corpus: dialects and damaged files', () => {
     ]);
   });
 
-  it("single-quote quoting is sniffed", async () => {
+  it('single-quote quoting is sniffed', async () => {
     const { content, outcome } = await runCsv(await tempFile('sq.csv', "name,n\n'a, b',1\n'c, d',2\n"));
     expect(outcome.metadata.quoteChar).toBe("'");
     expect(content.rows).toEqual([

@@ -8,7 +8,13 @@ afterAll(removeTempFiles);
 describe('WKT reader', () => {
   it('simple types', () => {
     expect(parseWkt('POINT (1 2)').geometry).toEqual({ type: 'Point', coordinates: [1, 2] });
-    expect(parseWkt('linestring(0 0,1 1)').geometry).toEqual({ type: 'LineString', coordinates: [[0, 0], [1, 1]] });
+    expect(parseWkt('linestring(0 0,1 1)').geometry).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [0, 0],
+        [1, 1],
+      ],
+    });
     expect(parseWkt('POLYGON ((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1))').geometry).toMatchObject({
       type: 'Polygon',
       coordinates: [expect.any(Array), expect.any(Array)],
@@ -20,7 +26,13 @@ describe('WKT reader', () => {
     expect(parseWkt('POINTZ(1 2 3)').geometry).toEqual({ type: 'Point', coordinates: [1, 2, 3] });
     expect(parseWkt('POINT M (1 2 9)').geometry).toEqual({ type: 'Point', coordinates: [1, 2] });
     expect(parseWkt('POINT ZM (1 2 3 9)').geometry).toEqual({ type: 'Point', coordinates: [1, 2, 3] });
-    expect(parseWkt('LINESTRING (1 2 3, 4 5 6)').geometry).toEqual({ type: 'LineString', coordinates: [[1, 2, 3], [4, 5, 6]] });
+    expect(parseWkt('LINESTRING (1 2 3, 4 5 6)').geometry).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    });
   });
 
   it('EMPTY at any level', () => {
@@ -35,8 +47,20 @@ describe('WKT reader', () => {
   });
 
   it('MULTI* and collections', () => {
-    expect(parseWkt('MULTIPOINT (1 2, 3 4)').geometry).toEqual({ type: 'MultiPoint', coordinates: [[1, 2], [3, 4]] });
-    expect(parseWkt('MULTIPOINT ((1 2), (3 4))').geometry).toEqual({ type: 'MultiPoint', coordinates: [[1, 2], [3, 4]] });
+    expect(parseWkt('MULTIPOINT (1 2, 3 4)').geometry).toEqual({
+      type: 'MultiPoint',
+      coordinates: [
+        [1, 2],
+        [3, 4],
+      ],
+    });
+    expect(parseWkt('MULTIPOINT ((1 2), (3 4))').geometry).toEqual({
+      type: 'MultiPoint',
+      coordinates: [
+        [1, 2],
+        [3, 4],
+      ],
+    });
     expect(parseWkt('MULTILINESTRING ((0 0, 1 1), (2 2, 3 3))').geometry).toMatchObject({ type: 'MultiLineString' });
     expect(parseWkt('MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5)))').geometry).toMatchObject({
       type: 'MultiPolygon',
@@ -95,10 +119,7 @@ describe('WKT reader', () => {
 
 describe('Spatial edge cases', () => {
   it('invalid and empty geometries keep geometry null and are counted in a warning', async () => {
-    const file = await tempFile(
-      'mixed.csv',
-      'id,geom\n1,POINT (10 20)\n2,POINT EMPTY\n3,POINT (oops)\n4,\n5,"LINESTRING (0 0, 30 40)"\n',
-    );
+    const file = await tempFile('mixed.csv', 'id,geom\n1,POINT (10 20)\n2,POINT EMPTY\n3,POINT (oops)\n4,\n5,"LINESTRING (0 0, 30 40)"\n');
     const { content, outcome } = await runCsv(file, 'Spatial');
     expect(content.geometrySource).toEqual({ kind: 'wkt', column: 'geom' });
     expect(content.features.map((f: any) => f.geometry?.type ?? null)).toEqual(['Point', null, null, null, 'LineString']);

@@ -97,9 +97,15 @@ describe('Windows code pages and attachment kinds (synthetic)', () => {
     const csv = Buffer.from('a,b\n1,2\n').toString('base64');
     const html = Buffer.from('<html><body><h1>Title</h1><p>Para &amp; more</p></body></html>').toString('base64');
     const msg = Buffer.concat([
-      Buffer.from(`From: =?windows-1251?B?${iconv.encode('Иван', 'windows-1251').toString('base64')}?= <ivan@example.ru>\r\nTo: a@b.c\r\nSubject: ${subject}\r\nDate: Tue, 1 Jun 2021 10:00:00 +0300\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="XX"\r\n\r\n--XX\r\nContent-Type: text/plain; charset=windows-1251\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`, 'latin1'),
+      Buffer.from(
+        `From: =?windows-1251?B?${iconv.encode('Иван', 'windows-1251').toString('base64')}?= <ivan@example.ru>\r\nTo: a@b.c\r\nSubject: ${subject}\r\nDate: Tue, 1 Jun 2021 10:00:00 +0300\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="XX"\r\n\r\n--XX\r\nContent-Type: text/plain; charset=windows-1251\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`,
+        'latin1',
+      ),
       body1251,
-      Buffer.from(`\r\n--XX\r\nContent-Type: text/csv; name="t.csv"\r\nContent-Disposition: attachment; filename="t.csv"\r\nContent-Transfer-Encoding: base64\r\n\r\n${csv}\r\n--XX\r\nContent-Type: text/html; name="p.html"\r\nContent-Disposition: attachment; filename="p.html"\r\nContent-Transfer-Encoding: base64\r\n\r\n${html}\r\n--XX--\r\n`, 'latin1'),
+      Buffer.from(
+        `\r\n--XX\r\nContent-Type: text/csv; name="t.csv"\r\nContent-Disposition: attachment; filename="t.csv"\r\nContent-Transfer-Encoding: base64\r\n\r\n${csv}\r\n--XX\r\nContent-Type: text/html; name="p.html"\r\nContent-Disposition: attachment; filename="p.html"\r\nContent-Transfer-Encoding: base64\r\n\r\n${html}\r\n--XX--\r\n`,
+        'latin1',
+      ),
     ]);
     const r = await runBytes(msg, 'eml');
     expect(r.ok).toBe(true);
@@ -242,7 +248,11 @@ describe('MBOX limits', () => {
     fs.writeFileSync(f, text);
     const got: { size: number; truncatedFrom?: number; subject: string }[] = [];
     try {
-      await splitMbox(f, async (m) => void got.push({ size: m.raw.length, truncatedFrom: m.truncatedFrom, subject: /Subject: (\w+)/.exec(m.raw.toString())![1] }), { maxMessageBytes: 50_000 });
+      await splitMbox(
+        f,
+        async (m) => void got.push({ size: m.raw.length, truncatedFrom: m.truncatedFrom, subject: /Subject: (\w+)/.exec(m.raw.toString())![1] }),
+        { maxMessageBytes: 50_000 },
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

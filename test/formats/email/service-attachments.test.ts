@@ -13,11 +13,30 @@ describe('service-format attachments', () => {
     const docx = await fs.readFile(corpusPath('office', 'tika__testWORD.docx'));
     const b64 = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
     const eml = [
-      'From: a@example.com', 'To: b@example.com', 'Subject: report', 'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="B"', '', '--B', 'Content-Type: text/plain', '', 'see attached', '--B',
-      'Content-Type: application/pdf; name="table.pdf"', 'Content-Disposition: attachment; filename="table.pdf"', 'Content-Transfer-Encoding: base64', '', b64(pdf), '--B',
-      'Content-Type: application/vnd.openxmlformats-officedocument.wordprocessingml.document; name="memo.docx"', 'Content-Disposition: attachment; filename="memo.docx"', 'Content-Transfer-Encoding: base64', '', b64(docx),
-      '--B--', '',
+      'From: a@example.com',
+      'To: b@example.com',
+      'Subject: report',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="B"',
+      '',
+      '--B',
+      'Content-Type: text/plain',
+      '',
+      'see attached',
+      '--B',
+      'Content-Type: application/pdf; name="table.pdf"',
+      'Content-Disposition: attachment; filename="table.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      b64(pdf),
+      '--B',
+      'Content-Type: application/vnd.openxmlformats-officedocument.wordprocessingml.document; name="memo.docx"',
+      'Content-Disposition: attachment; filename="memo.docx"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      b64(docx),
+      '--B--',
+      '',
     ].join('\r\n');
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-eml-'));
     try {
@@ -50,7 +69,14 @@ describe('service-format attachments', () => {
 
   it('collects block text once (not again from lines or words) and cell values', () => {
     const text = collectText({
-      pages: [{ blocks: [{ text: 'Heading', lines: [{ text: 'Heading' }] }, { text: 'Body text', words: [{ text: 'Body' }] }] }],
+      pages: [
+        {
+          blocks: [
+            { text: 'Heading', lines: [{ text: 'Heading' }] },
+            { text: 'Body text', words: [{ text: 'Body' }] },
+          ],
+        },
+      ],
       sheets: [{ rows: [{ cells: [{ value: 42 }, { value: 'x' }] }] }],
     });
     expect(text.split('\n')).toEqual(['Heading', 'Body text', '42', 'x']);

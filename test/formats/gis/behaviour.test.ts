@@ -47,7 +47,7 @@ describe('broken inputs', () => {
     }
   });
 
-  it('a truncated KML fails with GDAL\'s parse error', async () => {
+  it("a truncated KML fails with GDAL's parse error", async () => {
     const r = await parseFileWith(parseGis, gis('bad_kml_truncated.kml'), 'kml');
     expect(r.ok).toBe(false);
     if (!r.ok) {
@@ -95,7 +95,7 @@ describe('broken inputs', () => {
     expect(r.ok).toBe(false);
   });
 
-  it('text that is not GeoJSON fails with GDAL\'s reason', async () => {
+  it("text that is not GeoJSON fails with GDAL's reason", async () => {
     const p = await writeTmp('notgeo.geojson', Buffer.from('{"hello": [1,2,'));
     const r = await parseFileWith(parseGis, p, 'geojson');
     expect(r.ok).toBe(false);
@@ -186,7 +186,10 @@ describe('metadata and features', () => {
   });
 
   it('field domains used by a layer are reported with its fields', async () => {
-    for (const [file, format] of [['fgdb_domains.gdb.zip', 'filegdb'], ['gpkg_domains.gpkg', 'geopackage']] as const) {
+    for (const [file, format] of [
+      ['fgdb_domains.gdb.zip', 'filegdb'],
+      ['gpkg_domains.gpkg', 'geopackage'],
+    ] as const) {
       const a = await okParse(gis(file), format);
       const d = a.content.datasets[0];
       const withDomain = d.fields.filter((f: any) => f.domainName);
@@ -337,9 +340,9 @@ describe('ZIP guards', () => {
 });
 
 describe('ogrinfo text parsing', () => {
-  it('extracts each layer\'s SRS WKT', () => {
+  it("extracts each layer's SRS WKT", () => {
     const text = [
-      'INFO: Open of `x\'',
+      "INFO: Open of `x'",
       '',
       'Layer name: a',
       'Geometry: Point',

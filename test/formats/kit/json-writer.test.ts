@@ -46,5 +46,4 @@ describe('JsonWriter', () => {
     expect(JSON.parse(r.text)).toEqual({ items });
     expect(r.bytesWritten).toBe(r.size);
   });
-
 });

@@ -33,25 +33,34 @@ const all = manifest.filter((m) => /\.(doc|odt|fodt|rtf)$/.test(m.file) && /^\d+
 const files = process.env.OFFICE_FULL_CORPUS ? all : SELECTION;
 
 describe.concurrent('DOC/ODT/RTF page counts (rendered)', () => {
-  it.each(files)('%s', async (file) => {
-    const a = await parseOk(file);
-    const known = KNOWN_LAYOUT_DIFFERENCES[file];
-    expect(a.documentUnits).toBe(known ? known.pages : renderedPages(file));
-    expect(a.metadata.pageCount.source).toBe('rendered');
-    const stored = storedPages(file);
-    if (stored !== null) {
-      expect(a.metadata.pageCount.stored).toBe(stored);
-      expect(a.metadata.pageCount.storedAgrees).toBe(stored === a.documentUnits);
-    }
-    expect(a.metadata.converter.engine).toBe('libreoffice');
-  }, 180_000);
+  it.each(files)(
+    '%s',
+    async (file) => {
+      const a = await parseOk(file);
+      const known = KNOWN_LAYOUT_DIFFERENCES[file];
+      expect(a.documentUnits).toBe(known ? known.pages : renderedPages(file));
+      expect(a.metadata.pageCount.source).toBe('rendered');
+      const stored = storedPages(file);
+      if (stored !== null) {
+        expect(a.metadata.pageCount.stored).toBe(stored);
+        expect(a.metadata.pageCount.storedAgrees).toBe(stored === a.documentUnits);
+      }
+      expect(a.metadata.converter.engine).toBe('libreoffice');
+    },
+    180_000,
+  );
 });
 
 describe.concurrent('DOC/ODT/RTF content', () => {
   it('DOC keeps headings, header/footer and hyperlinks like its DOCX twin', async () => {
     const a = await parseOk('tika__testWORD.doc');
     const headings = a.content.blocks.filter((b: any) => b.type === 'heading').map((b: any) => [b.level, b.text]);
-    expect(headings).toEqual([[1, 'Sample Word Document Title'], [1, 'Heading Level 1'], [2, 'Heading Level 2'], [3, 'Heading Level 3']]);
+    expect(headings).toEqual([
+      [1, 'Sample Word Document Title'],
+      [1, 'Heading Level 1'],
+      [2, 'Heading Level 2'],
+      [3, 'Heading Level 3'],
+    ]);
     expect(a.content.headersFooters.map((h: any) => h.text)).toEqual(['This is the header for our document', 'This is the footer for our document']);
     expect(a.content.hyperlinks.map((l: any) => l.target)).toContain('http://tika.apache.org/');
     expect(a.content.properties).toMatchObject({ title: 'Sample Word Document', creator: 'Keith Bennett' });
@@ -90,7 +99,12 @@ describe.concurrent('DOC/ODT/RTF content', () => {
     expect(documentText((await parseOk('tika__testRTF-ms932.rtf')).content)).toContain('こんにちは');
     expect(documentText((await parseOk('tika__testRTFWindowsCodepage1250.rtf')).content)).toContain('zażółć gęślą jaźń');
     const l = await parseOk('tika__testRTFListMicrosoftWord.rtf');
-    expect(l.content.blocks.filter((b: any) => b.type === 'listItem' && b.ordered).map((b: any) => `${b.label} ${b.text}`).slice(0, 3)).toEqual(['1. one', '2. two', '3. three']);
+    expect(
+      l.content.blocks
+        .filter((b: any) => b.type === 'listItem' && b.ordered)
+        .map((b: any) => `${b.label} ${b.text}`)
+        .slice(0, 3),
+    ).toEqual(['1. one', '2. two', '3. three']);
   }, 180_000);
 
   it('RTF header, footer, footnote and hyperlink (testRTFVarious.rtf)', async () => {

@@ -9,14 +9,18 @@ describe.concurrent('DOCX page counts (rendered by LibreOffice)', () => {
   it('the corpus has DOCX files with rendered ground truth', () => {
     expect(docxFiles.length).toBeGreaterThanOrEqual(25);
   });
-  it.each(docxFiles)('%s', async (file) => {
-    const a = await parseOk(file);
-    expect(a.documentUnits).toBe(renderedPages(file));
-    expect(a.metadata.pageCount.source).toBe('rendered');
-    const stored = storedPages(file);
-    expect(a.metadata.pageCount.stored).toBe(stored);
-    expect(a.metadata.pageCount.storedAgrees).toBe(stored === null ? null : stored === renderedPages(file));
-  }, 120_000);
+  it.each(docxFiles)(
+    '%s',
+    async (file) => {
+      const a = await parseOk(file);
+      expect(a.documentUnits).toBe(renderedPages(file));
+      expect(a.metadata.pageCount.source).toBe('rendered');
+      const stored = storedPages(file);
+      expect(a.metadata.pageCount.stored).toBe(stored);
+      expect(a.metadata.pageCount.storedAgrees).toBe(stored === null ? null : stored === renderedPages(file));
+    },
+    120_000,
+  );
 });
 
 describe.concurrent('DOCX structure', () => {
@@ -25,7 +29,12 @@ describe.concurrent('DOCX structure', () => {
     const c = a.content;
     expect(c.kind).toBe('document');
     const headings = c.blocks.filter((b: any) => b.type === 'heading').map((b: any) => [b.level, b.text]);
-    expect(headings).toEqual([[1, 'Sample Word Document Title'], [1, 'Heading Level 1'], [2, 'Heading Level 2'], [3, 'Heading Level 3']]);
+    expect(headings).toEqual([
+      [1, 'Sample Word Document Title'],
+      [1, 'Heading Level 1'],
+      [2, 'Heading Level 2'],
+      [3, 'Heading Level 3'],
+    ]);
     expect(c.blocks.some((b: any) => b.type === 'table')).toBe(true);
     expect(c.headersFooters).toContainEqual({ kind: 'header', type: 'default', text: 'This is the header for our document' });
     expect(c.headersFooters).toContainEqual({ kind: 'footer', type: 'default', text: 'This is the footer for our document' });
@@ -35,8 +44,16 @@ describe.concurrent('DOCX structure', () => {
 
   it('nested numbered lists keep levels and rendered labels (testWORD_numbered_list.docx)', async () => {
     const a = await parseOk('tika__testWORD_numbered_list.docx');
-    const items = a.content.blocks.filter((b: any) => b.type === 'listItem').slice(0, 4).map((b: any) => [b.level, b.label, b.text]);
-    expect(items).toEqual([[0, '1)', 'This'], [1, 'a)', 'Is'], [2, 'i)', 'A multi'], [2, 'ii)', 'Level']]);
+    const items = a.content.blocks
+      .filter((b: any) => b.type === 'listItem')
+      .slice(0, 4)
+      .map((b: any) => [b.level, b.label, b.text]);
+    expect(items).toEqual([
+      [0, '1)', 'This'],
+      [1, 'a)', 'Is'],
+      [2, 'i)', 'A multi'],
+      [2, 'ii)', 'Level'],
+    ]);
     const six = a.content.blocks.find((b: any) => b.text === 'six');
     expect(six).toMatchObject({ type: 'listItem', ordered: true, label: '6.' });
   }, 60_000);
@@ -74,14 +91,25 @@ describe.concurrent('DOCX structure', () => {
   it('tables: cells in order, horizontal and vertical merges', async () => {
     const t = await parseOk('mammoth__tables.docx');
     const table = t.content.blocks.find((b: any) => b.type === 'table');
-    expect(table.rows.map((r: any[]) => r.map((c) => c.text))).toEqual([['Top left', 'Top right'], ['Bottom left', 'Bottom right']]);
+    expect(table.rows.map((r: any[]) => r.map((c) => c.text))).toEqual([
+      ['Top left', 'Top right'],
+      ['Bottom left', 'Bottom right'],
+    ]);
     const g = await parseOk('tika__testWORD_tableInRunInsideParagraph.docx');
     const first = g.content.blocks.find((b: any) => b.type === 'table');
     expect(first.rows[0][0]).toMatchObject({ row: 0, col: 0, colSpan: 3, text: 'gubergre' });
     expect(first.columnCount).toBe(3);
     const v = await parseOk('officeparser__test.docx');
     const cells: any[] = [];
-    const walk = (bs: any[]) => { for (const b of bs) if (b.type === 'table') for (const r of b.rows) for (const c of r) { cells.push(c); if (c.blocks) walk(c.blocks); } };
+    const walk = (bs: any[]) => {
+      for (const b of bs)
+        if (b.type === 'table')
+          for (const r of b.rows)
+            for (const c of r) {
+              cells.push(c);
+              if (c.blocks) walk(c.blocks);
+            }
+    };
     walk(v.content.blocks);
     expect(cells.some((c) => c.rowSpan === 2 && c.text === 'One\nThree')).toBe(true);
   }, 120_000);
@@ -90,7 +118,13 @@ describe.concurrent('DOCX structure', () => {
     const a = await parseOk('tika__testWORD_embeded.docx');
     const imgs = a.content.images;
     expect(imgs.length).toBe(6);
-    expect(imgs[0]).toMatchObject({ name: 'Picture', description: 'A description...', target: 'word/media/image1.png', contentType: 'image/png', sizeBytes: 4444 });
+    expect(imgs[0]).toMatchObject({
+      name: 'Picture',
+      description: 'A description...',
+      target: 'word/media/image1.png',
+      contentType: 'image/png',
+      sizeBytes: 4444,
+    });
     expect(imgs[0].widthPt).toBeCloseTo(141.7, 1);
     expect(imgs.filter((i: any) => i.contentType === 'image/emf').length).toBe(3);
   }, 60_000);

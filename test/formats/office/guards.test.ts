@@ -18,9 +18,12 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const CONTENT_TYPES = '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
-const ROOT_RELS = '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
-const doc = (body: string) => `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
+const CONTENT_TYPES =
+  '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+const ROOT_RELS =
+  '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+const doc = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`;
 
 async function writeZip(name: string, entries: Record<string, string>): Promise<string> {
   const z = new JSZip();
@@ -85,8 +88,15 @@ describe('package guards', () => {
     const inner = `<w:tbl><w:tr>${cell('in1')}${cell('in2')}</w:tr></w:tbl>`;
     const body =
       '<w:p><w:pPr><w:outlineLvl w:val="1"/></w:pPr><w:r><w:t>Section</w:t></w:r></w:p>' +
-      '<w:tbl><w:tr>' + cell('A', '<w:vMerge w:val="restart"/>') + cell('B', '<w:gridSpan w:val="2"/>') + '</w:tr>' +
-      '<w:tr>' + cell('', '<w:vMerge/>') + `<w:tc><w:p><w:r><w:t>C</w:t></w:r></w:p>${inner}<w:p/></w:tc>` + cell('D') + '</w:tr></w:tbl>';
+      '<w:tbl><w:tr>' +
+      cell('A', '<w:vMerge w:val="restart"/>') +
+      cell('B', '<w:gridSpan w:val="2"/>') +
+      '</w:tr>' +
+      '<w:tr>' +
+      cell('', '<w:vMerge/>') +
+      `<w:tc><w:p><w:r><w:t>C</w:t></w:r></w:p>${inner}<w:p/></w:tc>` +
+      cell('D') +
+      '</w:tr></w:tbl>';
     const p = await writeZip('synthetic.docx', { '[Content_Types].xml': CONTENT_TYPES, '_rels/.rels': ROOT_RELS, 'word/document.xml': doc(body) });
     const r = await parsePath(p, 'docx');
     if (!r.ok) throw new Error(r.message);
@@ -95,8 +105,14 @@ describe('package guards', () => {
     expect(c.blocks[0]).toMatchObject({ type: 'heading', level: 2, text: 'Section' });
     const t = c.blocks[1];
     expect(t).toMatchObject({ type: 'table', rowCount: 2, columnCount: 3 });
-    expect(t.rows[0].map((x: any) => [x.text, x.col, x.rowSpan, x.colSpan])).toEqual([['A', 0, 2, 1], ['B', 1, 1, 2]]);
-    expect(t.rows[1].map((x: any) => [x.text, x.col])).toEqual([['C\nin1 | in2', 1], ['D', 2]]);
+    expect(t.rows[0].map((x: any) => [x.text, x.col, x.rowSpan, x.colSpan])).toEqual([
+      ['A', 0, 2, 1],
+      ['B', 1, 1, 2],
+    ]);
+    expect(t.rows[1].map((x: any) => [x.text, x.col])).toEqual([
+      ['C\nin1 | in2', 1],
+      ['D', 2],
+    ]);
     expect(t.rows[1][0].blocks[1]).toMatchObject({ type: 'table', rowCount: 1, columnCount: 2 });
   }, 60_000);
 });
@@ -122,7 +138,8 @@ describe('spreadsheet package guards (before exceljs inflates anything)', () => 
   it('an XLSX with a bomb-like sheet part is refused', async () => {
     const p = await writeZip('bomb.xlsx', {
       '[Content_Types].xml': CONTENT_TYPES,
-      'xl/workbook.xml': '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="S" sheetId="1"/></sheets></workbook>',
+      'xl/workbook.xml':
+        '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheets><sheet name="S" sheetId="1"/></sheets></workbook>',
       'xl/worksheets/sheet1.xml': `<worksheet><sheetData>${' '.repeat(24 * 1024 * 1024)}</sheetData></worksheet>`,
     });
     const r = await parsePath(p, 'xlsx');
@@ -136,7 +153,9 @@ describe('LibreOffice converter bounds', () => {
     const { convert, libreOfficeRun } = await import('../../../src/formats/office/libreoffice.js');
     const out = path.join(dir, 'timeout');
     // DOCPARSE_SOFFICE_TIMEOUT_MS=200, as config.ts reads it.
-    const lo = libreOfficeRun(parserSettings({ office: { convertTimeoutMs: loadConfig({ DOCPARSE_SOFFICE_TIMEOUT_MS: '200' }).parsers.office.convertTimeoutMs } }));
+    const lo = libreOfficeRun(
+      parserSettings({ office: { convertTimeoutMs: loadConfig({ DOCPARSE_SOFFICE_TIMEOUT_MS: '200' }).parsers.office.convertTimeoutMs } }),
+    );
     await expect(convert(corpusPath('office', 'tika__testWORD.doc'), 'pdf', out, lo)).rejects.toThrow(/did not finish converting within/);
     // Nothing was left behind as output.
     const left = (await fs.readdir(out)).filter((f) => f.endsWith('.pdf'));

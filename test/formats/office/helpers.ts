@@ -11,9 +11,21 @@ import type { ParserSettings } from '../../../src/formats/settings.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
 
 export const FORMAT_BY_EXT: Record<string, string> = {
-  docx: 'docx', docm: 'docx', doc: 'doc', odt: 'odt', fodt: 'odt', rtf: 'rtf',
-  xlsx: 'xlsx', xlsm: 'xlsx', xlsb: 'xlsx', xls: 'xls', ods: 'ods',
-  pptx: 'pptx', pptm: 'pptx', ppt: 'ppt', odp: 'odp',
+  docx: 'docx',
+  docm: 'docx',
+  doc: 'doc',
+  odt: 'odt',
+  fodt: 'odt',
+  rtf: 'rtf',
+  xlsx: 'xlsx',
+  xlsm: 'xlsx',
+  xlsb: 'xlsx',
+  xls: 'xls',
+  ods: 'ods',
+  pptx: 'pptx',
+  pptm: 'pptx',
+  ppt: 'ppt',
+  odp: 'odp',
 };
 
 export function formatOf(file: string): string {
@@ -78,7 +90,12 @@ export function documentText(content: any): string {
   const out: string[] = [];
   const walk = (blocks: any[]) => {
     for (const b of blocks) {
-      if (b.type === 'table') for (const row of b.rows) for (const c of row) { out.push(c.text); if (c.blocks) walk(c.blocks); }
+      if (b.type === 'table')
+        for (const row of b.rows)
+          for (const c of row) {
+            out.push(c.text);
+            if (c.blocks) walk(c.blocks);
+          }
       else out.push(b.text);
     }
   };

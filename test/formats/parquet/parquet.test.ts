@@ -111,16 +111,19 @@ describe('Parquet MetadataPlusRows: rows as the MANIFEST full read says', () => 
 });
 
 describe('MetadataPlusRows reads row group by row group', () => {
-  it.each(['pqt_geospatial_geography-polygons.parquet', 'pqt_geospatial_geospatial.parquet', 'gdal_nested_types.parquet'])('%s: no read spans more than one row group', async (file) => {
-    const r = await parse(file, 'MetadataPlusRows');
-    const c = content(r);
-    if (!r.ok) return;
-    const groupBytes = c.rowGroups.map((g: any) => g.columns.reduce((a: number, col: any) => a + Number(col.compressedSize), 0));
-    const footerRead = c.footerSize + 8;
-    expect(c.numRowGroups).toBeGreaterThan(1);
-    expect(r.artifact.metadata.largestRead).toBeLessThanOrEqual(Math.max(footerRead, ...groupBytes));
-    expect(Math.max(footerRead, ...groupBytes)).toBeLessThan(c.fileSize / 2 + footerRead); // the bound is meaningful
-  });
+  it.each(['pqt_geospatial_geography-polygons.parquet', 'pqt_geospatial_geospatial.parquet', 'gdal_nested_types.parquet'])(
+    '%s: no read spans more than one row group',
+    async (file) => {
+      const r = await parse(file, 'MetadataPlusRows');
+      const c = content(r);
+      if (!r.ok) return;
+      const groupBytes = c.rowGroups.map((g: any) => g.columns.reduce((a: number, col: any) => a + Number(col.compressedSize), 0));
+      const footerRead = c.footerSize + 8;
+      expect(c.numRowGroups).toBeGreaterThan(1);
+      expect(r.artifact.metadata.largestRead).toBeLessThanOrEqual(Math.max(footerRead, ...groupBytes));
+      expect(Math.max(footerRead, ...groupBytes)).toBeLessThan(c.fileSize / 2 + footerRead); // the bound is meaningful
+    },
+  );
 });
 
 describe('Parquet values are rendered losslessly', () => {
@@ -166,7 +169,13 @@ describe('Parquet values are rendered losslessly', () => {
       { number: 3333333333, kind: 'mobile' },
     ]);
     const nl = content(await parse('pqt_nested_lists.snappy.parquet', 'MetadataPlusRows'));
-    expect(nl.rows[0]).toEqual({ a: [[['a', 'b'], ['c']], [null, ['d']]], b: 1 });
+    expect(nl.rows[0]).toEqual({
+      a: [
+        [['a', 'b'], ['c']],
+        [null, ['d']],
+      ],
+      b: 1,
+    });
   });
 
   it('helpers: int64 beyond 2^53 as strings, decimals, non-finite floats, WKB', () => {

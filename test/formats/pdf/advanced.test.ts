@@ -145,4 +145,3 @@ describe('Advanced: tagged PDFs use the structure tree', () => {
     expect(t.cells.map((c: any) => c.text).join(' ')).toMatch(/En-tête 1.*Alouette/);
   });
 });
-

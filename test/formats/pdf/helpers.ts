@@ -45,7 +45,14 @@ export function assertSchema(content: unknown): void {
 
 /** pdftotext output split into pages. */
 export function pdftotextPages(file: string, layout: boolean, range?: [number, number]): string[] {
-  const args = [...(layout ? ['-layout'] : []), ...(range ? ['-f', String(range[0]), '-l', String(range[1])] : []), '-enc', 'UTF-8', corpusPath('pdf', file), '-'];
+  const args = [
+    ...(layout ? ['-layout'] : []),
+    ...(range ? ['-f', String(range[0]), '-l', String(range[1])] : []),
+    '-enc',
+    'UTF-8',
+    corpusPath('pdf', file),
+    '-',
+  ];
   const out = execFileSync('pdftotext', args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
   const pages = out.split('\f');
   if (pages.length && pages[pages.length - 1].trim() === '') pages.pop();

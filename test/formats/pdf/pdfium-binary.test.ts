@@ -112,7 +112,11 @@ describe('PDFium binary', () => {
 
     it('keeps the package binary when the copy does not match its manifest (damaged or replaced)', () => {
       setUp((src) => ({ sourceSha256: sha(src), outputSha256: sha(Buffer.from('something else')) }));
-      expect(choosePdfiumBinary(pkg, optDir, true)).toMatchObject({ path: pkg, optimized: false, reason: expect.stringMatching(/does not match its manifest/) });
+      expect(choosePdfiumBinary(pkg, optDir, true)).toMatchObject({
+        path: pkg,
+        optimized: false,
+        reason: expect.stringMatching(/does not match its manifest/),
+      });
       fs.rmSync(path.join(optDir, 'pdfium.wasm'));
       expect(choosePdfiumBinary(pkg, optDir, true).optimized).toBe(false);
     });

@@ -106,9 +106,13 @@ describe('SingleColumn layout in WASM', () => {
 
   it('gives the same blocks as the JavaScript layout on every page of the corpus, and lays out nearly all of them', async () => {
     const folder = corpusPath('pdf', '');
-    let pages = 0, inWasm = 0;
+    let pages = 0,
+      inWasm = 0;
     const handedBack: string[] = [];
-    for (const name of fs.readdirSync(folder).filter((f) => f.endsWith('.pdf')).sort()) {
+    for (const name of fs
+      .readdirSync(folder)
+      .filter((f) => f.endsWith('.pdf'))
+      .sort()) {
       let outcomes: PageOutcome[];
       try {
         outcomes = await bothLayouts(path.join(folder, name));

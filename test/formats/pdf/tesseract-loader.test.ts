@@ -22,7 +22,8 @@ async function render(file: string, index: number): Promise<{ data: Uint8Clamped
   const doc = PdfDocument.open(p, file);
   try {
     const page = p.ex.FPDF_LoadPage(doc.handle, index);
-    const width = Math.round((p.ex.FPDF_GetPageWidthF(page) * 150) / 72), height = Math.round((p.ex.FPDF_GetPageHeightF(page) * 150) / 72);
+    const width = Math.round((p.ex.FPDF_GetPageWidthF(page) * 150) / 72),
+      height = Math.round((p.ex.FPDF_GetPageHeightF(page) * 150) / 72);
     const bmp = p.ex.FPDFBitmap_Create(width, height, 1);
     p.ex.FPDFBitmap_FillRect(bmp, 0, 0, width, height, 0xffffffff);
     p.ex.FPDF_RenderPageBitmap(bmp, page, 0, 0, width, height, 0, 0x10);
@@ -55,7 +56,10 @@ describe('Tesseract from a compiled module', () => {
     const image = await render(corpusPath('pdf', 'generated__scanned-3p.pdf'), 0);
     engine.setVariable('user_defined_dpi', '150');
     engine.loadImage(image);
-    const words = engine.getTextBoxes('word').map((w) => w.text.trim()).filter(Boolean);
+    const words = engine
+      .getTextBoxes('word')
+      .map((w) => w.text.trim())
+      .filter(Boolean);
     engine.destroy();
     expect(words.length).toBeGreaterThan(10);
     expect(words.join(' ')).toMatch(/[A-Za-z]{4,}/);

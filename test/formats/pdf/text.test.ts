@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { corpusPath, parsePdfFile, parsedOk, pdfinfo, pdftotextPages, pageTexts, readManifest } from './helpers.js';
 // @ts-expect-error plain .mjs module shared with the bench scripts
 import { pagedSimilarity, wholeLines } from '../../../bench/pdf/similarity.mjs';
@@ -26,7 +26,15 @@ const SCANS = ['pdfjs__scan-bad.pdf', 'camelot__image.pdf', 'pdfminer__pdf-with-
  * AcroForms (poppler also prints the field values), habibi (glyphs without Unicode maps),
  * birdisland (every string printed twice with an offset: pdftotext keeps both copies).
  */
-const NOT_COMPARABLE = ['pdfminer__f1040nr.pdf', 'pysample__libreoffice-form.pdf', 'pysample__habibi-rotated.pdf', 'camelot__birdisland.pdf', 'generated__truncated-tracemonkey.pdf', ...SCANS, ...Object.keys(ENCRYPTED)];
+const NOT_COMPARABLE = [
+  'pdfminer__f1040nr.pdf',
+  'pysample__libreoffice-form.pdf',
+  'pysample__habibi-rotated.pdf',
+  'camelot__birdisland.pdf',
+  'generated__truncated-tracemonkey.pdf',
+  ...SCANS,
+  ...Object.keys(ENCRYPTED),
+];
 const MULTI = ['pdfjs__tracemonkey.pdf', 'pysample__multicolumn.pdf', 'pdfminer__naacl06-shinyama.pdf', 'pdfplumber__federal-register-2020-17221.pdf'];
 
 describe('page counts (Document Units) equal pdfinfo on every corpus file', () => {
@@ -61,7 +69,10 @@ describe('page counts (Document Units) equal pdfinfo on every corpus file', () =
 describe('SingleColumn text equals pdftotext -layout (top-to-bottom order), similarity ≥ 0.97', () => {
   it('all comparable text PDFs', async () => {
     // Multi-column files are compared in MultiColumn mode below (pdftotext -layout interleaves columns by its own row grid).
-    const files = manifest.filter((r) => !r.what_it_tests.startsWith('MultiColumn')).map((r) => r.file).filter((f) => !NOT_COMPARABLE.includes(f));
+    const files = manifest
+      .filter((r) => !r.what_it_tests.startsWith('MultiColumn'))
+      .map((r) => r.file)
+      .filter((f) => !NOT_COMPARABLE.includes(f));
     expect(files.length).toBeGreaterThanOrEqual(13);
     const low: string[] = [];
     for (const f of files) {
@@ -177,7 +188,12 @@ describe('structure', () => {
 
 describe('metadata equals pdfinfo', () => {
   it('title, author, producer, PDF version, tagged, encryption', async () => {
-    for (const f of ['pdfjs__tracemonkey.pdf', 'pdfplumber__word365_structure.pdf', 'pdfplumber__scotus-transcript-p1.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {
+    for (const f of [
+      'pdfjs__tracemonkey.pdf',
+      'pdfplumber__word365_structure.pdf',
+      'pdfplumber__scotus-transcript-p1.pdf',
+      'pysample__GeoTopo-komprimiert.pdf',
+    ]) {
       const info = pdfinfo(f);
       const a = await parsedOk(f, { pdfMode: 'SingleColumn' });
       const m = a.metadata;
@@ -266,7 +282,11 @@ describe('failures and warnings', () => {
     for (const f of SCANS) {
       const a = await parsedOk(f, { pdfMode: 'SingleColumn' });
       const emptyPages = a.content.pages.filter((p: any) => p.textSource === 'none').length;
-      if (emptyPages) expect(a.warnings.some((w: string) => /pdfMode=Ocr/.test(w)), f).toBe(true);
+      if (emptyPages)
+        expect(
+          a.warnings.some((w: string) => /pdfMode=Ocr/.test(w)),
+          f,
+        ).toBe(true);
     }
     const jb = await parsedOk('camelot__image.pdf', { pdfMode: 'MultiColumn' });
     expect(jb.content.pages[0].textSource).toBe('none');
@@ -290,4 +310,3 @@ describe('chunks (chunkHints=true)', () => {
     expect(plain.chunks).toBeUndefined();
   });
 });
-

@@ -29,7 +29,9 @@ describe('text layer', () => {
     // previous one whole, so this copy reaches the pass.
     const file = await write(
       'fake-bold.pdf',
-      onePagePdf('BT /F1 12 Tf 72 700 Td (Quarterly results improved) Tj ET\nBT /F1 12 Tf 72.4 700 Td (Quarterly) Tj ( results improved) Tj ET\nBT /F1 12 Tf 72 660 Td (Second line) Tj ET'),
+      onePagePdf(
+        'BT /F1 12 Tf 72 700 Td (Quarterly results improved) Tj ET\nBT /F1 12 Tf 72.4 700 Td (Quarterly) Tj ( results improved) Tj ET\nBT /F1 12 Tf 72 660 Td (Second line) Tj ET',
+      ),
     );
     const a = await parsedOk(file, { pdfMode: 'SingleColumn' });
     expect(pageTexts(a)[0].replace(/\s+/g, ' ').trim()).toBe('Quarterly results improved Second line');

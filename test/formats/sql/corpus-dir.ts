@@ -14,7 +14,10 @@ export function sqlCorpusFile(name: string): string {
 /** MANIFEST.tsv rows keyed by its header; [] without the corpus. */
 export function sqlManifest(): Record<string, string>[] {
   if (!hasSqlCorpus) return [];
-  const [head, ...rows] = fs.readFileSync(path.join(SQL_CORPUS, 'MANIFEST.tsv'), 'utf8').split('\n').filter((l) => l.trim());
+  const [head, ...rows] = fs
+    .readFileSync(path.join(SQL_CORPUS, 'MANIFEST.tsv'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const cols = head.split('\t');
   return rows.map((r) => Object.fromEntries(r.split('\t').map((v, i) => [cols[i], v])));
 }

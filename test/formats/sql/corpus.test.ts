@@ -200,7 +200,11 @@ describe.skipIf(!hasSqlCorpus)('sql corpus: parse results', () => {
     const a = await runSql(corpusPath('sql', 'tsql__control_flow.sql'), 'MsSql');
     const proc = a.content.statements.find((s: any) => s.text.startsWith('CREATE PROCEDURE findjobs'));
     expect(proc.text.endsWith('USE tempdb')).toBe(true);
-    expect(proc.innerStatements.map((x: any) => [x.type, x.depth]).slice(0, 3)).toEqual([['IF', 1], ['PRINT', 2], ['RETURN', 2]]);
+    expect(proc.innerStatements.map((x: any) => [x.type, x.depth]).slice(0, 3)).toEqual([
+      ['IF', 1],
+      ['PRINT', 2],
+      ['RETURN', 2],
+    ]);
     const ifElse = a.content.statements.find((s: any) => s.text.startsWith("IF 1 = 1 PRINT 'Boolean_expression is true.'"));
     expect(ifElse.innerStatements).toHaveLength(2);
     expect(ifElse.type).toBe('IF');

@@ -30,7 +30,7 @@ const view = (s: any): [string, string, string | null, string[]] => [s.type, s.p
 describe('T-SQL: the grammars-v4 T-SQL grammar takes what sqlparser-rs and node-sql-parser reject', () => {
   it('TRY … CATCH, cursors, compound assignment and procedures with parameters get a type, tables and columns from its parse tree', async () => {
     const sql = [
-      "BEGIN TRY\n  DELETE FROM Production.Product WHERE ProductID = 980;\nEND TRY\nBEGIN CATCH\n  SELECT ERROR_NUMBER() AS ErrorNumber;\nEND CATCH",
+      'BEGIN TRY\n  DELETE FROM Production.Product WHERE ProductID = 980;\nEND TRY\nBEGIN CATCH\n  SELECT ERROR_NUMBER() AS ErrorNumber;\nEND CATCH',
       'DECLARE abc CURSOR GLOBAL SCROLL FOR SELECT * FROM Sales.SalesPerson',
       "UPDATE Production.Product SET ListPrice += @NewPrice WHERE Color = N'Red'",
       'CREATE PROCEDURE dbo.FindEmployee @EmpLName char(20) AS SELECT p.FirstName FROM Person.Person p WHERE p.LastName LIKE @EmpLName',
@@ -96,7 +96,8 @@ describe('MySQL: stored programs are one statement; the MySQL Workbench grammar 
   });
 
   it('GET DIAGNOSTICS, SIGNAL and MySQL 8 account statements are parsed by the Workbench grammar', async () => {
-    const sql = "GET DIAGNOSTICS CONDITION 1 @p1 = RETURNED_SQLSTATE, @p2 = MESSAGE_TEXT;\nALTER USER 'u'@'%' IDENTIFIED BY 'pw' RETAIN CURRENT PASSWORD;\nALTER TABLE t1 ALTER INDEX i1 INVISIBLE;";
+    const sql =
+      "GET DIAGNOSTICS CONDITION 1 @p1 = RETURNED_SQLSTATE, @p2 = MESSAGE_TEXT;\nALTER USER 'u'@'%' IDENTIFIED BY 'pw' RETAIN CURRENT PASSWORD;\nALTER TABLE t1 ALTER INDEX i1 INVISIBLE;";
     const { content } = await statementsOf(sql, 'MySql');
     const grammar = expect.stringMatching(/^antlr4ts-sql .* \(MySQL Workbench grammar\)$/);
     expect(content.statements.map(view)).toEqual([
@@ -121,11 +122,17 @@ describe('Snowflake: plain statements fall back to sqlparser-rs Generic', () => 
 
 describe('Oracle: PL/SQL units by the grammars-v4 PL/SQL grammar, the SQL inside them statement by statement', () => {
   it('a procedure is parsed whole; its SQL statements are parsed on their own, its PL/SQL statements are not', async () => {
-    const sql = 'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT COUNT(*) INTO v FROM emp;\n  UPDATE dept SET n = v;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT * FROM dual;';
+    const sql =
+      'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT COUNT(*) INTO v FROM emp;\n  UPDATE dept SET n = v;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT * FROM dual;';
     const { content, units } = await statementsOf(sql, 'Oracle');
     expect(units).toBe(2);
     const [proc, sel] = content.statements;
-    expect(view(proc)).toEqual(['CREATE PROCEDURE', 'parsed', expect.stringMatching(/^antlr4ts-sql .* \(grammars-v4 PlSqlParser\)$/), expect.arrayContaining(['emp', 'dept'])]);
+    expect(view(proc)).toEqual([
+      'CREATE PROCEDURE',
+      'parsed',
+      expect.stringMatching(/^antlr4ts-sql .* \(grammars-v4 PlSqlParser\)$/),
+      expect.arrayContaining(['emp', 'dept']),
+    ]);
     expect(proc.innerStatements.map((x: any) => [x.text.split('\n')[0], x.parseStatus, x.tables])).toEqual([
       ['SELECT COUNT(*) INTO v FROM emp', 'parsed', ['emp']],
       ['UPDATE dept SET n = v', 'parsed', ['dept']],

@@ -59,7 +59,10 @@ describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
   });
   it.skipIf(!hasSqlCorpus)('large scripts are scanned in pieces with the same result as file by file', () => {
     const dir = SQL_CORPUS;
-    const files = fs.readdirSync(dir).filter((f) => f.startsWith('pg__')).sort();
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith('pg__'))
+      .sort();
     const texts = files.map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
     const each = texts.reduce((n, t) => n + splitPostgres(t).statements.length, 0);
     const all = Array(3).fill(texts.join('\n;\n')).join('\n;\n');
@@ -73,7 +76,7 @@ describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
     if (!r.ok) return;
     const st = r.artifact.content.statements;
     expect(st.map((s: any) => s.text)).toEqual([`select 'héllo 😀'`, `select 'ü' as x`]);
-    expect(st[1].span.start).toEqual({ offset: sql.indexOf('select \'ü'), line: 2, column: 1 });
+    expect(st[1].span.start).toEqual({ offset: sql.indexOf("select 'ü"), line: 2, column: 1 });
     expect(Value.Check(SqlContent, r.artifact.content)).toBe(true);
   });
   it('an unterminated string keeps the rest as one statement with a warning', () => {
@@ -123,13 +126,22 @@ describe('T-SQL statements (GO batches are not statements)', () => {
     const sql = `select 1; select 2\nGO\n/* GO\n*/ print 'x\nGO\n'\nprint 'y'\ngo 5\n-- only a comment\nGO\nselect [a;b] from t`;
     const r = splitGeneric(sql, 'MsSql');
     expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual(['select 1', 'select 2', `print 'x\nGO\n'`, "print 'y'", 'select [a;b] from t']);
-    expect(r.statements.map((s) => [s.batch, s.repeat])).toEqual([[0, undefined], [0, undefined], [1, 5], [1, 5], [3, undefined]]);
+    expect(r.statements.map((s) => [s.batch, s.repeat])).toEqual([
+      [0, undefined],
+      [0, undefined],
+      [1, 5],
+      [1, 5],
+      [3, undefined],
+    ]);
     expect(r.statements[3].terminator).toBe('GO 5');
   });
 
   it('ends statements without semicolons where the grammar begins the next, and not where a keyword continues one', () => {
     expect(tsql('DECLARE @x int SET @x = 1 SELECT @x PRINT @x')).toEqual(['DECLARE @x int', 'SET @x = 1', 'SELECT @x', 'PRINT @x']);
-    expect(tsql('INSERT INTO t (a) SELECT a FROM u UNION ALL SELECT b FROM v SELECT 1')).toEqual(['INSERT INTO t (a) SELECT a FROM u UNION ALL SELECT b FROM v', 'SELECT 1']);
+    expect(tsql('INSERT INTO t (a) SELECT a FROM u UNION ALL SELECT b FROM v SELECT 1')).toEqual([
+      'INSERT INTO t (a) SELECT a FROM u UNION ALL SELECT b FROM v',
+      'SELECT 1',
+    ]);
     expect(tsql('UPDATE t SET a = 1 FROM t WITH (NOLOCK) SET NOCOUNT ON')).toEqual(['UPDATE t SET a = 1 FROM t WITH (NOLOCK)', 'SET NOCOUNT ON']);
     expect(tsql('WITH c AS (SELECT 1 AS x) SELECT x FROM c ORDER BY x OFFSET 0 ROWS FETCH NEXT 5 ROWS ONLY DELETE FROM t')).toEqual([
       'WITH c AS (SELECT 1 AS x) SELECT x FROM c ORDER BY x OFFSET 0 ROWS FETCH NEXT 5 ROWS ONLY',
@@ -166,7 +178,8 @@ done: RETURN`;
   });
 
   it('a procedure or trigger body runs to the end of its batch; a function ends at its END', () => {
-    const sql = 'CREATE PROC p @a int AS SELECT @a RETURN\nSELECT 2\nGO\nCREATE FUNCTION f() RETURNS int AS BEGIN RETURN 1 END\nSELECT dbo.f()\nGO\nCREATE TRIGGER tr ON t AFTER INSERT, UPDATE AS IF UPDATE(a) PRINT 1';
+    const sql =
+      'CREATE PROC p @a int AS SELECT @a RETURN\nSELECT 2\nGO\nCREATE FUNCTION f() RETURNS int AS BEGIN RETURN 1 END\nSELECT dbo.f()\nGO\nCREATE TRIGGER tr ON t AFTER INSERT, UPDATE AS IF UPDATE(a) PRINT 1';
     const r = splitGeneric(sql, 'MsSql');
     expect(r.statements.map((s) => sql.slice(s.start, s.end))).toEqual([
       'CREATE PROC p @a int AS SELECT @a RETURN\nSELECT 2',
@@ -229,7 +242,7 @@ describe('end to end per dialect', () => {
   const cases: [string, string, string[]][] = [
     ['BigQuery', 'SELECT a FROM `p.d.t` WHERE b = 1; INSERT INTO d.t2 (a) VALUES (1);', ['SELECT', 'INSERT']],
     ['Sqlite', 'CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT); SELECT b FROM t WHERE a = 1;', ['CREATE TABLE', 'SELECT']],
-    ['Oracle', "CREATE OR REPLACE PROCEDURE p AS BEGIN NULL; END;\n/\nSELECT * FROM dual;", ['CREATE PROCEDURE', 'SELECT']],
+    ['Oracle', 'CREATE OR REPLACE PROCEDURE p AS BEGIN NULL; END;\n/\nSELECT * FROM dual;', ['CREATE PROCEDURE', 'SELECT']],
     ['MySql', 'UPDATE t SET a = 1 WHERE b = 2; DELETE FROM u WHERE c = 3;', ['UPDATE', 'DELETE']],
   ];
   for (const [dialect, sql, types] of cases) {
@@ -257,7 +270,8 @@ describe('end to end per dialect', () => {
 
 describe('dialect option and bad input', () => {
   it('accepts the spellings the API allows, case-insensitively', () => {
-    for (const v of ['PostgreSql', 'PostgreSQL', 'postgresql', 'MsSql', 'MSSQL', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle']) expect(normalizeDialect(v)).not.toBeNull();
+    for (const v of ['PostgreSql', 'PostgreSQL', 'postgresql', 'MsSql', 'MSSQL', 'Snowflake', 'MySql', 'BigQuery', 'Sqlite', 'Oracle'])
+      expect(normalizeDialect(v)).not.toBeNull();
     expect(normalizeDialect('Cobol')).toBeNull();
   });
   it('fails clearly without a dialect, for an unknown one, and for binary input', async () => {
@@ -301,12 +315,43 @@ describe('dialect option and bad input', () => {
 
 describe('compound statements count once, their inner statements listed beneath', () => {
   const cases: [string, string, number, string[]][] = [
-    ['Snowflake', 'EXECUTE IMMEDIATE $$\nBEGIN\n  SELECT 1;\n  IF (x > 0) THEN\n    RETURN 1;\n  END IF;\nEND;\n$$;\nSELECT 2;', 2, ['1:SELECT 1', '1:IF (x > 0) THEN\n    RETURN 1;\n  END IF', '2:RETURN 1']],
-    ['BigQuery', 'CREATE PROCEDURE ds.p(x INT64)\nBEGIN\n  DECLARE y INT64;\n  LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP;\nEND;\nCALL ds.p(1);', 2, ['1:DECLARE y INT64', '1:LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP', '2:SET y = y + 1', '2:IF y > x THEN LEAVE; END IF', '3:LEAVE']],
-    ['MySql', 'DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; WHILE x < 3 DO SET x = x + 1; END WHILE; END//\nDELIMITER ;\nCALL p();', 2, ['1:SELECT 1', '1:WHILE x < 3 DO SET x = x + 1; END WHILE', '2:SET x = x + 1']],
-    ['Oracle', 'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT 1 INTO v FROM dual;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT 1 FROM dual;', 2, ['1:SELECT 1 INTO v FROM dual', '1:FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP', '2:NULL']],
+    [
+      'Snowflake',
+      'EXECUTE IMMEDIATE $$\nBEGIN\n  SELECT 1;\n  IF (x > 0) THEN\n    RETURN 1;\n  END IF;\nEND;\n$$;\nSELECT 2;',
+      2,
+      ['1:SELECT 1', '1:IF (x > 0) THEN\n    RETURN 1;\n  END IF', '2:RETURN 1'],
+    ],
+    [
+      'BigQuery',
+      'CREATE PROCEDURE ds.p(x INT64)\nBEGIN\n  DECLARE y INT64;\n  LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP;\nEND;\nCALL ds.p(1);',
+      2,
+      [
+        '1:DECLARE y INT64',
+        '1:LOOP\n    SET y = y + 1;\n    IF y > x THEN LEAVE; END IF;\n  END LOOP',
+        '2:SET y = y + 1',
+        '2:IF y > x THEN LEAVE; END IF',
+        '3:LEAVE',
+      ],
+    ],
+    [
+      'MySql',
+      'DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; WHILE x < 3 DO SET x = x + 1; END WHILE; END//\nDELIMITER ;\nCALL p();',
+      2,
+      ['1:SELECT 1', '1:WHILE x < 3 DO SET x = x + 1; END WHILE', '2:SET x = x + 1'],
+    ],
+    [
+      'Oracle',
+      'CREATE OR REPLACE PROCEDURE p AS\n  v NUMBER;\nBEGIN\n  SELECT 1 INTO v FROM dual;\n  FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP;\nEND;\n/\nSELECT 1 FROM dual;',
+      2,
+      ['1:SELECT 1 INTO v FROM dual', '1:FOR r IN (SELECT 1 FROM dual) LOOP\n    NULL;\n  END LOOP', '2:NULL'],
+    ],
     ['Sqlite', 'CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE u SET a = 1; DELETE FROM v; END; SELECT 1;', 2, ['1:UPDATE u SET a = 1', '1:DELETE FROM v']],
-    ['PostgreSql', "DO $$ BEGIN PERFORM 1; IF true THEN RAISE NOTICE 'x'; END IF; END $$;\nSELECT 1;", 2, ['1:PERFORM 1', "1:IF true THEN RAISE NOTICE 'x'; END IF", "2:RAISE NOTICE 'x'"]],
+    [
+      'PostgreSql',
+      "DO $$ BEGIN PERFORM 1; IF true THEN RAISE NOTICE 'x'; END IF; END $$;\nSELECT 1;",
+      2,
+      ['1:PERFORM 1', "1:IF true THEN RAISE NOTICE 'x'; END IF", "2:RAISE NOTICE 'x'"],
+    ],
   ];
   for (const [dialect, sql, units, inner] of cases) {
     it(`${dialect}`, async () => {

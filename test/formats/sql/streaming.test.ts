@@ -18,13 +18,23 @@ beforeAll(async () => {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-stream-'));
 
-async function streamed(text: string, dialect: Dialect, pieceChars: number): Promise<{ statements: [number, number, number, number, number | undefined, number | undefined, number][]; directives: Directive[] }> {
+async function streamed(
+  text: string,
+  dialect: Dialect,
+  pieceChars: number,
+): Promise<{ statements: [number, number, number, number, number | undefined, number | undefined, number][]; directives: Directive[] }> {
   const file = path.join(tmp, `${dialect}-${pieceChars}.sql`);
   fs.writeFileSync(file, text);
   const directives: Directive[] = [];
   const statements: [number, number, number, number, number | undefined, number | undefined, number][] = [];
   const enc = await detectEncoding(file, fs.statSync(file).size);
-  for await (const s of streamStatements(file, enc, dialect, { pieceChars, readBytes: 4096, onDirective: (d) => directives.push(d), onWarning: () => {}, onProgress: () => {} })) {
+  for await (const s of streamStatements(file, enc, dialect, {
+    pieceChars,
+    readBytes: 4096,
+    onDirective: (d) => directives.push(d),
+    onWarning: () => {},
+    onProgress: () => {},
+  })) {
     expect(text.slice(s.start.offset, s.end.offset)).toBe(s.text);
     statements.push([s.start.offset, s.end.offset, s.start.line, s.start.column, s.raw.batch, s.raw.repeat, s.inner.length]);
   }
@@ -40,9 +50,18 @@ function whole(text: string, dialect: Dialect): [number, number, number, number,
 }
 
 const SCRIPTS: [Dialect, string][] = [
-  ['MsSql', `CREATE TABLE t (a int)\nINSERT t VALUES (1)\nGO\n${'IF 1 = 1 BEGIN PRINT 1 PRINT 2 END ELSE PRINT 3\nGO 3\n'.repeat(40)}:setvar x 1\nSELECT 'GO\nGO'\n`],
-  ['MySql', `${'SELECT 1;\n'.repeat(30)}DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\n${"SELECT 'a;b' # c;\n;\n".repeat(30)}`],
-  ['PostgreSql', `${'SELECT 1;\n'.repeat(20)}COPY t (a, b) FROM stdin;\n${'1\tx; y\n'.repeat(200)}\\.\n\\set x 1\nDO $$ BEGIN PERFORM 1; END $$;\n${'INSERT INTO t VALUES (1);\n'.repeat(30)}`],
+  [
+    'MsSql',
+    `CREATE TABLE t (a int)\nINSERT t VALUES (1)\nGO\n${'IF 1 = 1 BEGIN PRINT 1 PRINT 2 END ELSE PRINT 3\nGO 3\n'.repeat(40)}:setvar x 1\nSELECT 'GO\nGO'\n`,
+  ],
+  [
+    'MySql',
+    `${'SELECT 1;\n'.repeat(30)}DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\n${"SELECT 'a;b' # c;\n;\n".repeat(30)}`,
+  ],
+  [
+    'PostgreSql',
+    `${'SELECT 1;\n'.repeat(20)}COPY t (a, b) FROM stdin;\n${'1\tx; y\n'.repeat(200)}\\.\n\\set x 1\nDO $$ BEGIN PERFORM 1; END $$;\n${'INSERT INTO t VALUES (1);\n'.repeat(30)}`,
+  ],
   ['Oracle', `${'SELECT 1 FROM dual;\n'.repeat(20)}SET SERVEROUTPUT ON\nBEGIN\n  NULL;\n  NULL;\nEND;\n/\n${'UPDATE t SET a = 1;\n'.repeat(20)}`],
   ['BigQuery', `${'SELECT 1;\n'.repeat(20)}IF x > 0 THEN\n  SELECT 1;\nEND IF;\nBEGIN\n  SELECT 2;\nEND;\n${'SELECT 3;\n'.repeat(20)}`],
   ['Snowflake', `${'SELECT 1;\n'.repeat(20)}EXECUTE IMMEDIATE $$\nBEGIN\n  SELECT 1;\nEND;\n$$;\n${'SELECT 2;\n'.repeat(20)}`],
@@ -70,7 +89,10 @@ describe('streamed split = whole split', () => {
         .map((m) => fs.readFileSync(sqlCorpusFile(m.file), 'utf8'))
         .join(sep);
       const r = await streamed(text, dialect, 4000);
-      expect(r.statements.map((x) => x.slice(0, 6)), dialect).toEqual(whole(text, dialect).map((x) => x.slice(0, 6)));
+      expect(
+        r.statements.map((x) => x.slice(0, 6)),
+        dialect,
+      ).toEqual(whole(text, dialect).map((x) => x.slice(0, 6)));
     }
   });
 });
@@ -100,7 +122,10 @@ describe('units are reserved as statements stream', () => {
     };
     const out = path.join(tmp, 'quota.json');
     const writer = new JsonWriter(fs.createWriteStream(out));
-    const run = parseSql({ filePath: file, fileName: 'q.sql', format: 'sql', options: { sqlDialect: 'MySql' }, tempDir: tmp, progress: () => {}, units }, writer);
+    const run = parseSql(
+      { filePath: file, fileName: 'q.sql', format: 'sql', options: { sqlDialect: 'MySql' }, tempDir: tmp, progress: () => {}, units },
+      writer,
+    );
     await expect(run).rejects.toMatchObject({ code: 'quota_exceeded' });
     expect(Math.max(...reserved)).toBe(quota);
   });
