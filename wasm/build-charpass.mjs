@@ -17,7 +17,10 @@ const out = path.join(root, 'dist', 'wasm', 'charpass.wasm');
 const asc = (await import('assemblyscript/asc')).default;
 fs.mkdirSync(path.dirname(out), { recursive: true });
 const tmp = `${out}.${process.pid}.tmp`;
-const { error, stderr } = await asc.main([path.relative(process.cwd(), source), '--outFile', tmp, '--runtime', 'stub', '--importMemory', '--noAssert', '--use', 'abort=', '-O3', '--noExportMemory'], {});
+const { error, stderr } = await asc.main(
+  [path.relative(process.cwd(), source), '--outFile', tmp, '--runtime', 'stub', '--importMemory', '--noAssert', '--use', 'abort=', '-O3', '--noExportMemory'],
+  {},
+);
 if (error) {
   fs.rmSync(tmp, { force: true });
   console.error(stderr.toString());
@@ -32,7 +35,10 @@ const problems = [];
 // Section id 11 is the data section: its presence means static data written into PDFium's heap.
 if (sectionIds(bytes).includes(11)) problems.push('it has a data section (static data would be written into PDFium’s memory)');
 for (const i of imports) {
-  const ok = (i.module === 'env' && i.name === 'memory' && i.kind === 'memory') || (i.module === 'pdfium' && i.kind === 'function') || (i.module === 'js' && i.name === 'fontInfo');
+  const ok =
+    (i.module === 'env' && i.name === 'memory' && i.kind === 'memory') ||
+    (i.module === 'pdfium' && i.kind === 'function') ||
+    (i.module === 'js' && i.name === 'fontInfo');
   if (!ok) problems.push(`unexpected import ${i.module}.${i.name} (${i.kind})`);
 }
 if (problems.length) {
@@ -49,7 +55,9 @@ function sectionIds(b) {
   let p = 8;
   while (p < b.length) {
     ids.push(b[p++]);
-    let size = 0, shift = 0, byte;
+    let size = 0,
+      shift = 0,
+      byte;
     do {
       byte = b[p++];
       size |= (byte & 0x7f) << shift;

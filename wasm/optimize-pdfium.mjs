@@ -26,7 +26,16 @@ const manifestPath = path.join(outDir, 'pdfium.json');
 // Keep in step with src/formats/pdf/pdfium-loader.ts (it reads the manifest, not these).
 // Feature flags: what the package's binary already uses (emscripten's defaults); inlining
 // limits: function size in binary instructions for "always", "flexible" and "one caller".
-const FLAGS = ['-O3', '--enable-mutable-globals', '--enable-sign-ext', '--enable-nontrapping-float-to-int', '--enable-bulk-memory', '-aimfs=40', '-fimfs=300', '-ocimfs=80'];
+const FLAGS = [
+  '-O3',
+  '--enable-mutable-globals',
+  '--enable-sign-ext',
+  '--enable-nontrapping-float-to-int',
+  '--enable-bulk-memory',
+  '-aimfs=40',
+  '-fimfs=300',
+  '-ocimfs=80',
+];
 
 const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const source = require.resolve('@embedpdf/pdfium/pdfium.wasm');
@@ -76,5 +85,8 @@ if (shape(before) !== shape(after)) {
 }
 fs.renameSync(tmp, out);
 const outputSha256 = sha256(out);
-fs.writeFileSync(manifestPath, `${JSON.stringify({ ...wanted, outputSha256, source: path.relative(root, source), builtAt: new Date().toISOString() }, null, 2)}\n`);
+fs.writeFileSync(
+  manifestPath,
+  `${JSON.stringify({ ...wanted, outputSha256, source: path.relative(root, source), builtAt: new Date().toISOString() }, null, 2)}\n`,
+);
 console.log(`optimize-pdfium: wrote dist/wasm/pdfium.wasm in ${Math.round((Date.now() - t0) / 1000)} s`);
