@@ -3,6 +3,7 @@ import { Type, type TOptional, type TUnsafe } from '@sinclair/typebox';
 import { StringEnum } from '../http/validation.js';
 import { DOCUMENT_TYPES, FAMILIES, ROUTING_PARAMETERS } from '../formats/registry.js';
 import type { FamilyDescriptor, RoutingParameter } from '../formats/kit/family.js';
+import { STATUS_NAMES } from '../jobs/types.js';
 
 /** A family's routing parameter as its declaration describes it (values, required or default, plan features). */
 function routingProperty(p: RoutingParameter, family: FamilyDescriptor) {
@@ -66,18 +67,7 @@ export const UploadAccepted = Type.Object({
 
 export const JobStatusSchema = Type.Object({
   documentId: Type.String(),
-  status: StringEnum([
-    'job not yet queued',
-    'received',
-    'queued',
-    'processing',
-    'materializing',
-    'retrying',
-    'waiting-for-provider',
-    'provider-processing',
-    'completed',
-    'failed',
-  ] as const),
+  status: StringEnum(STATUS_NAMES),
   statusInt: Type.Integer({ minimum: 0, maximum: 9 }),
   startedAt: Timestamp,
   completedAt: Timestamp,
