@@ -1,0 +1,339 @@
+// Advanced-mode table detection on one page: ruled tables from the grid the page's rules form
+// (cells with row/column spans, header rows), then unruled tables from text alignment. Pure
+// geometry over fragments and segments; it reads nothing from PDFium.
+import type { Fragment } from './fragment.js';
+import { regionLines } from './layout.js';
+import type { PdfTableT } from './schema.js';
+import { r2, type BBox } from './display-units.js';
+import { TOL, type Seg } from './page-objects.js';
+
+function cluster(values: number[]): number[] {
+  const s = [...values].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const v of s) if (!out.length || v - out[out.length - 1] > TOL * 1.5) out.push(v);
+  return out;
+}
+
+function covered(segs: Seg[], pos: number, a: number, b: number): boolean {
+  const need = b - a;
+  if (need <= 0) return true;
+  let got = 0;
+  for (const s of segs) {
+    if (Math.abs(s.pos - pos) > TOL) continue;
+    const lo = Math.max(a, s.a),
+      hi = Math.min(b, s.b);
+    if (hi > lo) got += hi - lo;
+  }
+  return got >= need * 0.6;
+}
+
+/** The rules covered() would look at for position `pos` (same order). */
+function rulesAt(segs: Seg[], pos: number): Seg[] {
+  return segs.filter((s) => !(Math.abs(s.pos - pos) > TOL));
+}
+
+/** Ruled tables: connected groups of horizontal and vertical rules forming a grid. */
+export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: number): PdfTableT[] {
+  // Connected components of intersecting segments.
+  const all = [...h.map((s) => ({ s, hz: true })), ...v.map((s) => ({ s, hz: false }))];
+  const parent = all.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  // Each horizontal rule against the vertical rules whose x lies within its reach (sorted by
+  // x, binary search): the same components as testing every pair.
+  const vIdx: number[] = [];
+  for (let j = 0; j < all.length; j++) if (!all[j].hz && !Number.isNaN(all[j].s.pos)) vIdx.push(j); // NaN never intersects
+  vIdx.sort((p, q) => all[p].s.pos - all[q].s.pos);
+  for (let i = 0; i < all.length; i++) {
+    if (!all[i].hz) continue;
+    const a = all[i].s;
+    const lo = a.a - TOL,
+      hi = a.b + TOL;
+    let k0 = 0,
+      k1 = vIdx.length;
+    while (k0 < k1) {
+      const mid = (k0 + k1) >> 1;
+      if (all[vIdx[mid]].s.pos < lo) k0 = mid + 1;
+      else k1 = mid;
+    }
+    for (let k = k0; k < vIdx.length; k++) {
+      const j = vIdx[k];
+      const b = all[j].s;
+      if (b.pos > hi) break;
+      if (b.pos >= lo && a.pos >= b.a - TOL && a.pos <= b.b + TOL) parent[find(i)] = find(j);
+    }
+  }
+  const groups = new Map<number, { h: Seg[]; v: Seg[] }>();
+  all.forEach((e, i) => {
+    const r = find(i);
+    let g = groups.get(r);
+    if (!g) groups.set(r, (g = { h: [], v: [] }));
+    (e.hz ? g.h : g.v).push(e.s);
+  });
+  const tables: PdfTableT[] = [];
+  for (const g of groups.values()) {
+    if (g.h.length < 2 || g.v.length < 2) continue;
+    let ys = cluster(g.h.map((s) => s.pos));
+    const xs = cluster(g.v.map((s) => s.pos));
+    if (ys.length < 2 || xs.length < 2) continue;
+    // Rows ruled only every few lines (grouped data rows): split a ruled band at the text
+    // lines when most of its non-empty cells hold the same number of lines.
+    {
+      const extra: number[] = [];
+      const tb0: BBox = [xs[0], ys[0], xs[xs.length - 1], ys[ys.length - 1]];
+      const inT = frags.filter((fr) => (fr.x0 + fr.x1) / 2 >= tb0[0] && (fr.x0 + fr.x1) / 2 <= tb0[2]);
+      for (let r = 0; r + 1 < ys.length; r++) {
+        const band = inT.filter((fr) => (fr.y0 + fr.y1) / 2 > ys[r] && (fr.y0 + fr.y1) / 2 < ys[r + 1]);
+        if (band.length < 4) continue;
+        const lines = cluster(band.map((fr) => (fr.y0 + fr.y1) / 2));
+        if (lines.length < 2) continue;
+        let multi = 0,
+          nonEmpty = 0;
+        for (let c = 0; c + 1 < xs.length; c++) {
+          const cf = band.filter((fr) => (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]);
+          if (!cf.length) continue;
+          nonEmpty++;
+          if (cluster(cf.map((fr) => (fr.y0 + fr.y1) / 2)).length === lines.length) multi++;
+        }
+        if (nonEmpty < 2 || multi < nonEmpty * 0.6) continue;
+        for (let k = 0; k + 1 < lines.length; k++) {
+          const upper = band.filter((fr) => Math.abs((fr.y0 + fr.y1) / 2 - lines[k]) <= TOL * 1.5);
+          const lower = band.filter((fr) => Math.abs((fr.y0 + fr.y1) / 2 - lines[k + 1]) <= TOL * 1.5);
+          if (!upper.length || !lower.length) continue;
+          const cut = (Math.max(...upper.map((f) => f.y1)) + Math.min(...lower.map((f) => f.y0))) / 2;
+          extra.push(cut);
+        }
+      }
+      if (extra.length) {
+        for (const y of extra) g.h.push({ pos: y, a: xs[0], b: xs[xs.length - 1] });
+        ys = cluster([...ys, ...extra]);
+      }
+    }
+    const R = ys.length - 1,
+      C = xs.length - 1;
+    if (R * C < 2 || R * C > 20000) continue;
+    // Union cells across missing inner rules → spans.
+    const id = (r: number, c: number) => r * C + c;
+    const up = Array.from({ length: R * C }, (_, i) => i);
+    const f = (i: number): number => (up[i] === i ? i : (up[i] = f(up[i])));
+    // Text per grid cell (by fragment centre), and whether a fragment crosses a boundary.
+    const gridText = new Map<number, Fragment[]>();
+    const tb: BBox = [xs[0], ys[0], xs[C], ys[R]];
+    const inGrid = frags.filter((fr) => {
+      const cx = (fr.x0 + fr.x1) / 2,
+        cy = (fr.y0 + fr.y1) / 2;
+      return cx >= tb[0] && cx <= tb[2] && cy >= tb[1] && cy <= tb[3];
+    });
+    // A grid with no text in it is a drawing, not a table (unless it is big enough to be a form).
+    if (!inGrid.length) continue;
+    /** Grid cell of each inGrid fragment (same index). */
+    const cellOf: number[] = [];
+    for (const fr of inGrid) {
+      const cx = (fr.x0 + fr.x1) / 2,
+        cy = (fr.y0 + fr.y1) / 2;
+      let c = 0;
+      while (c < C - 1 && cx > xs[c + 1]) c++;
+      let r = 0;
+      while (r < R - 1 && cy > ys[r + 1]) r++;
+      const k = id(r, c);
+      cellOf.push(k);
+      const l = gridText.get(k);
+      if (l) l.push(fr);
+      else gridText.set(k, [fr]);
+    }
+    // Fragments by grid row / column band (centre strictly inside), and rules by position:
+    // computed once instead of rescanning for every cell.
+    const rowFr: Fragment[][] = [],
+      colFr: Fragment[][] = [];
+    const inRow = (r: number) => (rowFr[r] ??= inGrid.filter((fr) => (fr.y0 + fr.y1) / 2 > ys[r] && (fr.y0 + fr.y1) / 2 < ys[r + 1]));
+    const inCol = (c: number) => (colFr[c] ??= inGrid.filter((fr) => (fr.x0 + fr.x1) / 2 > xs[c] && (fr.x0 + fr.x1) / 2 < xs[c + 1]));
+    const crossesX = (r: number, x: number) => inRow(r).some((fr) => fr.x0 < x - 1 && fr.x1 > x + 1);
+    const crossesY = (c: number, y: number) => inCol(c).some((fr) => fr.y0 < y - 1 && fr.y1 > y + 1);
+    const vAt: Seg[][] = [],
+      hAt: Seg[][] = [];
+    const vRules = (c: number) => (vAt[c] ??= rulesAt(g.v, xs[c]));
+    const hRules = (r: number) => (hAt[r] ??= rulesAt(g.h, ys[r]));
+    // Merge neighbours across a missing rule, unless both hold text that stays on its own side
+    // (columns ruled only in the header, rows ruled only every few lines).
+    for (let r = 0; r < R; r++)
+      for (let c = 0; c < C; c++) {
+        if (c + 1 < C && !covered(vRules(c + 1), xs[c + 1], ys[r], ys[r + 1])) {
+          const split = gridText.has(id(r, c)) && gridText.has(id(r, c + 1)) && !crossesX(r, xs[c + 1]);
+          if (!split) up[f(id(r, c + 1))] = f(id(r, c));
+        }
+        if (r + 1 < R && !covered(hRules(r + 1), ys[r + 1], xs[c], xs[c + 1])) {
+          const split = gridText.has(id(r, c)) && gridText.has(id(r + 1, c)) && !crossesY(c, ys[r + 1]);
+          if (!split) up[f(id(r + 1, c))] = f(id(r, c));
+        }
+      }
+    // A merged region must be a rectangle: split non-rectangular unions back into cells.
+    {
+      const members = new Map<number, number[]>();
+      for (let k = 0; k < R * C; k++) {
+        const root = f(k);
+        const m = members.get(root);
+        if (m) m.push(k);
+        else members.set(root, [k]);
+      }
+      for (const ks of members.values()) {
+        const rs = ks.map((k) => Math.floor(k / C)),
+          cs = ks.map((k) => k % C);
+        const area = (Math.max(...rs) - Math.min(...rs) + 1) * (Math.max(...cs) - Math.min(...cs) + 1);
+        if (area !== ks.length) for (const k of ks) up[k] = k;
+      }
+    }
+    const boxes = new Map<number, { r0: number; c0: number; r1: number; c1: number }>();
+    for (let r = 0; r < R; r++)
+      for (let c = 0; c < C; c++) {
+        const k = f(id(r, c));
+        const b = boxes.get(k);
+        if (!b) boxes.set(k, { r0: r, c0: c, r1: r, c1: c });
+        else {
+          b.r0 = Math.min(b.r0, r);
+          b.c0 = Math.min(b.c0, c);
+          b.r1 = Math.max(b.r1, r);
+          b.c1 = Math.max(b.c1, c);
+        }
+      }
+    // Fragments per merged cell (root), in page order.
+    const cellFrags = new Map<number, Fragment[]>();
+    inGrid.forEach((fr, i) => {
+      const k = f(cellOf[i]);
+      let list = cellFrags.get(k);
+      if (!list) cellFrags.set(k, (list = []));
+      list.push(fr);
+    });
+    const cells: PdfTableT['cells'] = [];
+    const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
+    for (const [k, b] of boxes) {
+      const fs = cellFrags.get(k) ?? [];
+      const text = regionLines(fs)
+        .map((l) => l.text)
+        .join(' ')
+        .trim();
+      const cell = {
+        row: b.r0,
+        col: b.c0,
+        rowSpan: b.r1 - b.r0 + 1,
+        colSpan: b.c1 - b.c0 + 1,
+        text,
+        bbox: [r2(xs[b.c0]), r2(ys[b.r0]), r2(xs[b.c1 + 1]), r2(ys[b.r1 + 1])] as BBox,
+      };
+      cells.push(cell);
+      cellFragments.set(cell, fs);
+    }
+    // Single-cell "tables" (a box around a paragraph) are frames, not tables.
+    if (cells.length < 2) continue;
+    markHeaderRows(cells, cellFragments, R);
+    cells.sort((p, q) => p.row - q.row || p.col - q.col);
+    tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells });
+  }
+  tables.sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
+  tables.forEach((t, i) => (t.id = `p${pageNo}.t${i}`));
+  return tables;
+}
+
+/**
+ * Marks header cells (`header: true`): the table's leading rows, at most 3, whose text is all
+ * bold while the next row's is not — the usual way a header row is set. A cell counts in every
+ * row it spans, and only cells lying wholly inside the header rows are marked (a bold cell
+ * merged down into the body is not). A table set entirely in bold, or with no bold, gets none;
+ * so does a header told apart only by shading or rules.
+ */
+function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
+  // Per row: true when every non-empty cell covering it is bold, null when the row is empty.
+  const rowBold: (boolean | null)[] = Array.from({ length: rows }, () => null);
+  for (const cell of cells) {
+    const fs = (fragments.get(cell) ?? []).filter((f) => f.text.trim());
+    if (!fs.length) continue;
+    const bold = fs.every((f) => f.bold);
+    for (let r = cell.row; r < Math.min(rows, cell.row + cell.rowSpan); r++) rowBold[r] = (rowBold[r] ?? true) && bold;
+  }
+  let h = 0;
+  while (h < Math.min(3, rows - 1) && rowBold[h] === true) h++;
+  if (h === 0 || rowBold[h] !== false) return;
+  for (const cell of cells) if (cell.row + cell.rowSpan <= h) cell.header = true;
+}
+
+/**
+ * Unruled tables from text alignment: runs of ≥ 3 consecutive lines that each split into
+ * ≥ 3 cells at shared column gaps (whitespace columns common to all rows).
+ */
+export function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, first: number): PdfTableT[] {
+  const free = frags.filter(
+    (fr) =>
+      !ruled.some(
+        (t) => (fr.x0 + fr.x1) / 2 >= t.bbox[0] && (fr.x0 + fr.x1) / 2 <= t.bbox[2] && (fr.y0 + fr.y1) / 2 >= t.bbox[1] && (fr.y0 + fr.y1) / 2 <= t.bbox[3],
+      ),
+  );
+  // Rows: fragments on one baseline.
+  const rows: Fragment[][] = [];
+  for (const fr of [...free].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2)) {
+    const last = rows[rows.length - 1];
+    const cy = (fr.y0 + fr.y1) / 2;
+    if (last && Math.abs((last[0].y0 + last[0].y1) / 2 - cy) < (fr.y1 - fr.y0) * 0.4) last.push(fr);
+    else rows.push([fr]);
+  }
+  const out: PdfTableT[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    if (rows[i].length < 3) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < rows.length && rows[j].length >= 2 && rows[j][0].y0 - rows[j - 1][0].y1 < (rows[j][0].y1 - rows[j][0].y0) * 2.5) j++;
+    const run = rows.slice(i, j);
+    if (run.length >= 3) {
+      // Column boundaries: x-intervals covered by some fragment, merged across the run.
+      const iv = run
+        .flat()
+        .map((fr) => [fr.x0, fr.x1] as [number, number])
+        .sort((a, b) => a[0] - b[0]);
+      const cols: [number, number][] = [];
+      for (const [a, b] of iv) {
+        const last = cols[cols.length - 1];
+        if (last && a <= last[1] + 2) last[1] = Math.max(last[1], b);
+        else cols.push([a, b]);
+      }
+      const full = run.filter((r) => r.length >= Math.max(2, cols.length - 1)).length;
+      if (cols.length >= 3 && full >= run.length * 0.6) {
+        const cells: PdfTableT['cells'] = [];
+        const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
+        run.forEach((r, ri) => {
+          const y0 = Math.min(...r.map((fr) => fr.y0)),
+            y1 = Math.max(...r.map((fr) => fr.y1));
+          cols.forEach(([a, b], ci) => {
+            const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
+            const cell = {
+              row: ri,
+              col: ci,
+              rowSpan: 1,
+              colSpan: 1,
+              text: fs
+                .sort((p, q) => p.x0 - q.x0)
+                .map((fr) => fr.text)
+                .join(' '),
+              bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox,
+            };
+            cells.push(cell);
+            cellFragments.set(cell, fs);
+          });
+        });
+        markHeaderRows(cells, cellFragments, run.length);
+        const y0 = Math.min(...run[0].map((fr) => fr.y0)),
+          y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
+        out.push({
+          id: `p${pageNo}.t${first + out.length}`,
+          bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)],
+          rows: run.length,
+          columns: cols.length,
+          ruled: false,
+          source: 'alignment',
+          cells,
+        });
+      }
+    }
+    i = j;
+  }
+  return out;
+}
