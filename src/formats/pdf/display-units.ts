@@ -1,5 +1,5 @@
-// The unit every Advanced-mode box is written in: display-space points rounded to hundredths.
-// Kept in one place so tables, images, links, annotations and form fields round alike.
+// The unit every box is written in: display-space points rounded to hundredths. Kept in one
+// place so blocks, OCR words, tables, images, links, annotations and form fields round alike.
 
 export type BBox = [number, number, number, number];
 

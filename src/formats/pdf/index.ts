@@ -17,6 +17,7 @@ import { readOutline, readPageLabel } from './outline.js';
 import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
+import { r2 } from './display-units.js';
 
 export { PdfContent, type PdfContentT } from './schema.js';
 
@@ -41,10 +42,6 @@ interface PageWork {
   badChars: number;
   error: string | null;
   structTypes?: Map<number, string>;
-}
-
-function r2(n: number): number {
-  return Math.round(n * 100) / 100;
 }
 
 function signature(text: string): string {

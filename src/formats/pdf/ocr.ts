@@ -7,6 +7,7 @@ import type { Fragment } from './fragment.js';
 import type { PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
 import type { EngineLocations } from '../settings.js';
+import { r2 } from './display-units.js';
 
 const OCR_DPI = 300;
 /** Largest bitmap rendered for OCR (pixels); bigger pages are rendered at a lower DPI. */
@@ -56,10 +57,6 @@ export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry
     if (w * h >= area * 0.5) return true;
   }
   return false;
-}
-
-function r2(n: number): number {
-  return Math.round(n * 100) / 100;
 }
 
 export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, engines: EngineLocations): Promise<OcrResult> {
