@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT, cliEntry, freePort, spawnServe, tempDir, type ChildNode } from '../helpers/http.js';
+import { REPO_ROOT, cliEntry, freePort, spawnServe, tempDir, waitFor, type ChildNode } from '../helpers/http.js';
 import { cliJson, credentialFile, deadPid, exists, lockFile, readLock, requestToken, runCli, writeLock } from './cli.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
@@ -199,6 +199,8 @@ describe('stale locks', () => {
     const dataDir = await newDataDir();
     await writeLock(dataDir, { pid: await deadPid(), manageUrl: 'http://127.0.0.1:1' });
     const node = await serve(dataDir);
+    // /health/live answers once the port listens; the lock is given the port just after.
+    await waitFor(async () => (await readLock(dataDir)).port === node.port, "the lock to name the node's port");
     expect(await readLock(dataDir)).toMatchObject({ pid: node.child.pid, port: node.port });
     expect(await stop(node)).toEqual({ code: 0, signal: null });
     expect(await exists(lockFile(dataDir))).toBe(false);
