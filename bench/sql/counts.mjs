@@ -3,16 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadPostgres, normalizeDialect, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
-import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
+import { corpus, rows, MANIFEST_DIALECTS } from './corpus.mjs';
 
-const corpus = corpusDir('sql');
-const rows = fs
-  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((l) => l.split('\t'));
-const map = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
+const map = MANIFEST_DIALECTS;
 await loadPostgres();
 console.log('| file | dialect | MANIFEST | ours |\n|:--|:--|--:|--:|');
 for (const [file, , , , d, count] of rows) {

@@ -7,16 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadPostgres, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
 import { SqlEngines } from '../../dist/formats/sql/engines.js';
-import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
+import { corpus, rows, MANIFEST_DIALECTS } from './corpus.mjs';
 
-const corpus = corpusDir('sql');
-const rows = fs
-  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((l) => l.split('\t'));
-const DIALECTS = { postgresql: 'PostgreSql', transactsql: 'MsSql', snowflake: 'Snowflake', mysql: 'MySql' };
+const DIALECTS = MANIFEST_DIALECTS;
 const showFails = (process.argv.find((a) => a.startsWith('--fails=')) ?? '').split('=')[1];
 await loadPostgres();
 

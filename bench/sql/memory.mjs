@@ -8,19 +8,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { parseSql } from '../../dist/formats/sql/index.js';
-import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
+import { corpus, rows, MANIFEST_DIALECTS } from './corpus.mjs';
 
 const opt = (n, d) => (process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d;
 const dialect = opt('dialect', 'MsSql');
 const mb = Number(opt('mb', 200));
-const key = { PostgreSql: 'postgresql', MsSql: 'transactsql', Snowflake: 'snowflake', MySql: 'mysql' }[dialect];
-const corpus = corpusDir('sql');
-const rows = fs
-  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((l) => l.split('\t'));
+const key = Object.keys(MANIFEST_DIALECTS).find((k) => MANIFEST_DIALECTS[k] === dialect);
 const sep = dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
 const unit =
   rows

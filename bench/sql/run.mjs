@@ -15,19 +15,12 @@ import * as pg from 'libpg-query';
 import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
-import { corpusDir } from '../../test/helpers/corpus-dir.mjs';
+import { corpus, rows } from './corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d);
 const REPEATS = arg('repeats', 5);
 const COPIES = arg('copies', 4);
-const corpus = corpusDir('sql');
-const rows = fs
-  .readFileSync(path.join(corpus, 'MANIFEST.tsv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((l) => l.split('\t'));
 const DIALECTS = {
   postgresql: { dialect: 'PostgreSql', bare: { 'libpg-query': (s) => pg.parseSync(s) } },
   transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'], antlr: 'TSQL' },
