@@ -4,6 +4,7 @@
 // left out everywhere here.
 import { FORMATS } from '../formats/registry.js';
 import type { SqlClient } from './sql.js';
+import type { UsageRow } from './store/usage.js';
 import { NotFoundError, type TenantState } from './types.js';
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -200,16 +201,7 @@ export class BillingStore {
       params.push(value);
       where.push(`${column} = $${params.length}`);
     }
-    const { rows } = await this.db.query<{
-      charge_key: string;
-      tenant_id: string;
-      app_id: string;
-      document_id: string;
-      month: string;
-      format: string;
-      units: number | string;
-      charged_at: Ts;
-    }>(
+    const { rows } = await this.db.query<UsageRow & { charged_at: Ts }>(
       `SELECT charge_key, tenant_id, app_id, document_id, month, format, units, charged_at
          FROM usage_ledger WHERE ${where.join(' AND ')} ORDER BY charged_at, charge_key`,
       params,

@@ -5,7 +5,8 @@ import type { SqlClient } from '../sql.js';
 import type { QuotaCheck, UnitHold, UsageCharge } from '../types.js';
 import { MONTH, requireNonNegInt, requireText, rethrow } from './checks.js';
 
-interface UsageRow {
+/** A usage_ledger row as the driver returns it. */
+export interface UsageRow {
   charge_key: string;
   tenant_id: string;
   app_id: string;
