@@ -3,7 +3,8 @@
 // grammar (libpg-query). The others: datafusion-sqlparser-rs (WASM, the dialect's rules),
 // then node-sql-parser (the dialect's PEG grammar), which accepts some statements the first
 // rejects, then (T-SQL, MySQL, Oracle) the dialect's ANTLR grammar from antlr4ts-sql (antlr.ts),
-// then (Snowflake) sqlparser-rs's Generic dialect for statements written in plain SQL.
+// then (Snowflake) sqlparser-rs's Generic dialect for statements written in plain SQL, then
+// polyglot-sql (sqlglot's Snowflake dialect, WASM).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { antlrEngine, type Grammar } from './antlr.js';
 import { classifyStatement } from './classify.js';
 import { ParseFailure, offsetOf, type Engine } from './engine.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
+import { polyglotFacts } from './polyglot-ast.js';
 import { sqlparserFacts } from './sqlparser-ast.js';
 import type { Dialect } from './statements.js';
 
@@ -67,6 +69,7 @@ function packageVersion(entry: string): string {
 }
 
 const SQLPARSER_VERSION = packageVersion('@guanmingchiu/sqlparser-ts');
+const POLYGLOT_VERSION = packageVersion('@polyglot-sql/sdk');
 const NSP_VERSION = (require('node-sql-parser/package.json') as { version: string }).version;
 
 function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
@@ -109,6 +112,40 @@ function genericFallback(m: SqlparserModule): Engine {
 
 /** Dialects whose plain statements are offered to sqlparser-rs's Generic dialect last. */
 const GENERIC_FALLBACK = new Set<Dialect>(['Snowflake']);
+
+type PolyglotModule = typeof import('@polyglot-sql/sdk');
+let polyglot: Promise<PolyglotModule> | null = null;
+
+/** polyglot-sql dialects: its Snowflake rules take table options, DIRECTED joins and function forms the others reject. */
+const POLYGLOT: Partial<Record<Dialect, keyof PolyglotModule['Dialect']>> = { Snowflake: 'Snowflake' };
+
+/**
+ * Loads polyglot-sql once per thread, only when a Snowflake script arrives: its WASM (in the
+ * package) is ~100 MB resident, and on import it wraps the thread's fetch to read file: URLs.
+ */
+function loadPolyglot(): Promise<PolyglotModule> {
+  polyglot ??= import('@polyglot-sql/sdk');
+  return polyglot;
+}
+
+function polyglotEngine(m: PolyglotModule, dialect: keyof PolyglotModule['Dialect']): Engine {
+  return {
+    name: `polyglot-sql ${POLYGLOT_VERSION} (${dialect})`,
+    // Its own guard refuses inputs over 16 MB.
+    maxChars: 8_000_000,
+    parse(sql) {
+      const r = m.parse(sql, m.Dialect[dialect]);
+      if (!r.success) {
+        const msg = String(r.error ?? 'rejected');
+        const at = /line (\d+), column (\d+)/.exec(msg);
+        throw new ParseFailure(msg.slice(0, 500), at ? offsetOf(sql, Number(at[1]), Number(at[2])) : null);
+      }
+      const statements = (r.ast ?? []) as unknown[];
+      if (statements.length !== 1) throw new ParseFailure(`parsed as ${statements.length} statements`, null);
+      return polyglotFacts(statements[0]);
+    },
+  };
+}
 
 function nspTable(entry: string): string | null {
   const [, schema, table] = entry.split('::');
@@ -207,6 +244,8 @@ export class SqlEngines {
     const nsp = NSP[dialect];
     if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
     if (GENERIC_FALLBACK.has(dialect)) engines.push(genericFallback(await loadSqlparser()));
+    const pg = POLYGLOT[dialect];
+    if (pg) engines.push(polyglotEngine(await loadPolyglot(), pg));
     return new SqlEngines(engines);
   }
 

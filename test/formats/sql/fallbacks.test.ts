@@ -109,14 +109,44 @@ describe('MySQL: stored programs are one statement; the MySQL Workbench grammar 
 });
 
 describe('Snowflake: plain statements fall back to sqlparser-rs Generic', () => {
-  it('a virtual column the Snowflake rules reject is parsed by Generic; one with a $ form of Snowflake is not offered to it', async () => {
+  it('a virtual column the Snowflake rules reject is parsed by Generic; one with a $ form of Snowflake is not offered to it (polyglot-sql reads it as Snowflake)', async () => {
     const sql = 'create table t4 (f1 number, f2 number, f3 number as (hash(f1, f2)));\ncreate table t5 (f1 number, f3 number as (f1 + $v));';
     const { content } = await statementsOf(sql, 'Snowflake');
     const [plain, dollar] = content.statements;
     expect(view(plain)).toEqual(['CREATE TABLE', 'parsed', expect.stringMatching(/^sqlparser-rs .* \(generic\)$/), ['t4']]);
     expect(plain.columns).toEqual(['f1', 'f2']);
-    expect(dollar.parseStatus).toBe('error');
-    expect(dollar.parser).toBeNull();
+    expect(view(dollar)).toEqual(['CREATE TABLE', 'parsed', expect.stringMatching(/^polyglot-sql /), ['t5']]);
+  });
+});
+
+describe('Snowflake: polyglot-sql takes table options, DIRECTED joins and function forms the others reject', () => {
+  it('gives the type, tables and columns from its tree, and says it parsed them', async () => {
+    const sql = [
+      'create table orders (id int, customer_id int foreign key references customers (id) deferrable)',
+      'select o.id, c.name from sales.orders o inner directed join sales.customers c on o.customer_id = c.id',
+      'create function area(r float) returns table (a float) language javascript immutable as $$ return [] $$',
+    ].join(';\n');
+    const { content, units } = await statementsOf(sql, 'Snowflake');
+    expect(units).toBe(3);
+    const polyglot = expect.stringMatching(/^polyglot-sql \S+ \(Snowflake\)$/);
+    expect(content.statements.map(view)).toEqual([
+      ['CREATE TABLE', 'parsed', polyglot, ['orders', 'customers']],
+      ['SELECT', 'parsed', polyglot, ['sales.orders', 'sales.customers']],
+      ['CREATE FUNCTION', 'parsed', polyglot, []],
+    ]);
+    expect(content.statements[1].columns).toEqual(['o.id', 'c.name', 'o.customer_id', 'c.id']);
+    // The AST is polyglot's expression tree without spans or empty fields.
+    expect(Object.keys(content.statements[1].ast)).toEqual(['select']);
+    expect(JSON.stringify(content.statements[1].ast)).not.toContain('"span"');
+  });
+
+  it('what polyglot keeps as unparsed text (a CREATE TASK with nonsense properties, an unknown command) is not taken as a parse', async () => {
+    const sql = "create task t1 nonsense ((( )) = = , as select 1;\ncreate file format ff type = 'CSV' skip_header = 1 flavour = 'sour'";
+    const { content } = await statementsOf(sql, 'Snowflake');
+    for (const s of content.statements) {
+      expect(s.parseStatus).toBe('error');
+      expect(s.parser).toBeNull();
+    }
   });
 });
 
