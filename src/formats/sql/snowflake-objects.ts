@@ -1,0 +1,1050 @@
+// A strict recursive-descent grammar for the Snowflake object DDL no parser on npm reads:
+// CREATE FILE FORMAT / STAGE / PIPE / TASK / WAREHOUSE / DYNAMIC TABLE, ALTER <object> (RENAME,
+// SET / UNSET of the object's documented properties, SUSPEND / RESUME, tags, and the object's
+// own forms), DROP / DESCRIBE <object>, SHOW <objects> and BEGIN [ NAME t ], written from the
+// SQL command reference at docs.snowflake.com. Property names come from fixed per-object tables
+// (snowflake-object-kinds.ts); anything else is rejected with what was expected and where.
+// Embedded statements and expressions (… AS COPY INTO …, AS <query>, WHEN <expr>, CLUSTER BY
+// (…), SET BODY -> …) are handed to the dialect's other parsers through `parseInner`.
+
+import { ParseFailure, type Engine, type EngineResult } from './engine.js';
+import { LEX, Lexer } from './lexer.js';
+import {
+  ANY_FORMAT_OPTION,
+  CREATE_PROPS,
+  DATA_TYPES,
+  DT_CREATE,
+  FORMAT_OPTIONS,
+  FORMAT_TYPES,
+  KINDS,
+  PIPE_CREATE,
+  SHOWN,
+  SHOWN_IN_GROUP,
+  type AlterSpec,
+  type ObjectKind,
+  type PropTable,
+  type Shape,
+} from './snowflake-object-kinds.js';
+
+export type InnerParser = (sql: string) => EngineResult | null;
+
+// ---- Tokens ----
+
+type TokKind = 'word' | 'qident' | 'string' | 'number' | 'var' | 'punct' | 'other' | 'eof';
+
+interface Tok {
+  kind: TokKind;
+  text: string;
+  /** Words upper-cased, strings unescaped, "quoted" identifiers unquoted, $variables without '$'. */
+  value: string;
+  start: number;
+  end: number;
+}
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '0': '\0' };
+
+/** A '…' literal's text: '' and backslash escapes. */
+function unquote(raw: string): string {
+  return raw.slice(1, -1).replace(/''|\\(.)/gs, (m, ch: string | undefined) => (ch === undefined ? "'" : (ESCAPES[ch] ?? ch)));
+}
+
+/** The statement's tokens (the shared SQL lexer, Snowflake rules), without spaces and comments. */
+function tokenize(sql: string): Tok[] {
+  const lexer = new Lexer(sql, LEX.Snowflake);
+  const out: Tok[] = [];
+  for (let t = lexer.next(); t; t = lexer.next()) {
+    if (t.kind === 'space' || t.kind === 'comment') continue;
+    const text = sql.slice(t.start, t.end);
+    const prev = out[out.length - 1];
+    const glued = prev && prev.end === t.start;
+    // `$name` is a session variable; `->` introduces a policy body.
+    if (glued && prev.text === '$' && t.kind === 'word') out[out.length - 1] = { kind: 'var', text: `$${text}`, value: text, start: prev.start, end: t.end };
+    else if (glued && prev.text === '-' && text === '>') out[out.length - 1] = { kind: 'punct', text: '->', value: '->', start: prev.start, end: t.end };
+    else out.push(token(t.kind, text, t.start, t.end));
+  }
+  if (lexer.unterminated) {
+    const at = /offset (\d+)/.exec(lexer.unterminated);
+    throw new ParseFailure(lexer.unterminated, at ? Number(at[1]) : null);
+  }
+  out.push({ kind: 'eof', text: '', value: '', start: sql.length, end: sql.length });
+  return out;
+}
+
+function token(kind: string, text: string, start: number, end: number): Tok {
+  const tok = (k: TokKind, value = text): Tok => ({ kind: k, text, value, start, end });
+  if (kind === 'word') return tok('word', text.toUpperCase());
+  if (kind === 'ident') return tok('qident', text.slice(1, -1).replace(/""/g, '"'));
+  if (kind === 'string' && text.startsWith('$$')) return tok('string', text.slice(2, -2));
+  if (kind === 'string' && text.startsWith("'")) return tok('string', unquote(text));
+  if (kind === 'other' && /^\d+(\.\d+)?$/.test(text)) return tok('number');
+  return tok(kind === 'punct' ? 'punct' : 'other');
+}
+
+function describe(t: Tok): string {
+  if (t.kind === 'eof') return 'end of statement';
+  const text = t.text.length > 40 ? `${t.text.slice(0, 37)}...` : t.text;
+  return t.kind === 'string' ? `string ${text}` : `'${text}'`;
+}
+
+// ---- Cursor ----
+
+class Cursor {
+  i = 0;
+  constructor(
+    readonly sql: string,
+    readonly toks: Tok[],
+  ) {}
+
+  get tok(): Tok {
+    return this.toks[this.i];
+  }
+  get prev(): Tok {
+    return this.toks[Math.max(0, this.i - 1)];
+  }
+  peek(n = 0): Tok {
+    return this.toks[Math.min(this.i + n, this.toks.length - 1)];
+  }
+  next(): Tok {
+    const t = this.tok;
+    if (t.kind !== 'eof') this.i++;
+    return t;
+  }
+  isWord(w: string, n = 0): boolean {
+    const t = this.peek(n);
+    return t.kind === 'word' && t.value === w;
+  }
+  isWords(ws: readonly string[], n = 0): boolean {
+    return ws.every((w, k) => this.isWord(w, n + k));
+  }
+  /** Consumes the keyword sequence if it is next. */
+  accept(...ws: string[]): boolean {
+    if (!this.isWords(ws)) return false;
+    this.i += ws.length;
+    return true;
+  }
+  expect(...ws: string[]): void {
+    for (const w of ws) {
+      if (!this.isWord(w)) this.fail(w);
+      this.i++;
+    }
+  }
+  isPunct(p: string, n = 0): boolean {
+    const t = this.peek(n);
+    return t.kind === 'punct' && t.text === p;
+  }
+  acceptPunct(p: string): boolean {
+    if (!this.isPunct(p)) return false;
+    this.i++;
+    return true;
+  }
+  expectPunct(p: string, context = ''): void {
+    if (!this.acceptPunct(p)) this.fail(`'${p}'${context}`);
+  }
+  /** Whether the next token is `word =` (a property assignment). */
+  isAssignment(): boolean {
+    return this.tok.kind === 'word' && this.isPunct('=', 1);
+  }
+  fail(expected: string, t: Tok = this.tok): never {
+    throw new ParseFailure(`expected ${expected}, found ${describe(t)} at offset ${t.start}`, t.start);
+  }
+  failAt(message: string, t: Tok): never {
+    throw new ParseFailure(`${message} at offset ${t.start}`, t.start);
+  }
+  expectEnd(expected = 'end of statement'): void {
+    if (this.tok.kind !== 'eof') this.fail(expected);
+  }
+  /** The statement's text from the start of `from` to the end of the last token read. */
+  textFrom(from: Tok): string {
+    return this.sql.slice(from.start, this.prev.end);
+  }
+}
+
+// ---- Values and properties ----
+
+export type Value = string | number | boolean | null | { variable: string } | Value[] | Property[];
+
+export interface Property {
+  name: string;
+  value: Value;
+}
+
+interface Ctx {
+  c: Cursor;
+  parseInner: InnerParser;
+  tables: string[];
+  columns: string[];
+  /** Where each parsed property's name stands (for checks made after the list is read). */
+  at: Map<Property, Tok>;
+}
+
+const BOOLS: Record<string, boolean> = { TRUE: true, FALSE: false };
+
+/** `IDENTIFIER( $var | '…' )` or a dotted name of identifiers and "quoted" identifiers, as written. */
+function objectName(c: Cursor, what = 'a name'): string {
+  const first = c.tok;
+  if (c.isWord('IDENTIFIER') && c.isPunct('(', 1)) {
+    c.i += 2;
+    if (c.tok.kind !== 'var' && c.tok.kind !== 'string') c.fail('a $variable or a string literal in IDENTIFIER( … )');
+    c.next();
+    c.expectPunct(')', ' closing IDENTIFIER(');
+    return c.textFrom(first);
+  }
+  do {
+    if (c.tok.kind !== 'word' && c.tok.kind !== 'qident') c.fail(c.i === 0 || c.prev.text !== '.' ? what : "a name after '.'");
+    c.next();
+  } while (c.acceptPunct('.'));
+  return c.textFrom(first);
+}
+
+/** `name [ , name … ]`; with `bare`, a ',' ends the list when the next word starts an assignment. */
+function nameList(c: Cursor, what: string, bare = false): string[] {
+  const out = [objectName(c, what)];
+  while (c.isPunct(',') && !(bare && c.peek(1).kind === 'word' && c.isPunct('=', 2))) {
+    c.next();
+    out.push(objectName(c, what));
+  }
+  return out;
+}
+
+function parenthesised<T>(c: Cursor, what: string, item: () => T, allowEmpty = false): T[] {
+  c.expectPunct('(', ` to open ${what}`);
+  const out: T[] = [];
+  if (!(allowEmpty && c.isPunct(')'))) {
+    do out.push(item());
+    while (c.acceptPunct(','));
+  }
+  c.expectPunct(')', ` to close ${what}`);
+  return out;
+}
+
+function stringLiteral(c: Cursor, what: string): string {
+  if (c.tok.kind !== 'string') c.fail(what);
+  return c.next().value;
+}
+
+function integer(c: Cursor, what: string): number {
+  const neg = c.isPunct('-') && c.peek(1).kind === 'number' ? (c.next(), -1) : 1;
+  if (c.tok.kind !== 'number' || c.tok.text.includes('.')) c.fail(what);
+  return neg * Number(c.next().text);
+}
+
+/** A string, number, TRUE / FALSE, NULL, $variable or keyword / name. */
+function scalar(c: Cursor, what: string): Value {
+  const t = c.tok;
+  if (t.kind === 'var') return (c.next(), { variable: t.value });
+  if (t.kind === 'string') return c.next().value;
+  if (t.kind === 'number' || ((c.isPunct('-') || c.isPunct('+')) && c.peek(1).kind === 'number')) {
+    const sign = t.kind === 'punct' ? c.next().text : '';
+    return Number(sign + c.next().text);
+  }
+  if (t.kind === 'word' && t.value in BOOLS) return (c.next(), BOOLS[t.value]);
+  if (t.kind === 'word' && t.value === 'NULL') return (c.next(), null);
+  if (t.kind === 'word' || t.kind === 'qident') return objectName(c);
+  return c.fail(what);
+}
+
+/** The value of property `prop`, as its shape says. */
+function value(ctx: Ctx, shape: Shape, prop: string): Value {
+  const { c } = ctx;
+  const t = c.tok;
+  const takesVariable = !['strs', 'names', 'list', 'opts', 'fileFormat'].includes(shape.t);
+  if (takesVariable && t.kind === 'var') return (c.next(), { variable: t.value });
+  const orWords = 'or' in shape && shape.or ? shape.or : [];
+  if (t.kind === 'word' && orWords.includes(t.value)) return c.next().value;
+  const alternatives = orWords.length ? ` or ${orWords.join(' | ')}` : '';
+  switch (shape.t) {
+    case 'bool':
+      if (t.kind !== 'word' || !(t.value in BOOLS)) c.fail(`TRUE or FALSE for ${prop}`);
+      return BOOLS[c.next().value];
+    case 'int':
+      return integer(c, `an integer${alternatives} for ${prop}`);
+    case 'str':
+      return stringLiteral(c, `a string literal${alternatives} for ${prop}`);
+    case 'enum': {
+      const word = t.kind === 'word' || t.kind === 'string' ? t.value.toUpperCase() : '';
+      if (!shape.of.includes(word))
+        c.fail(`${shape.of.length > 8 ? `a ${prop} value (${shape.of.slice(0, 8).join(', ')} …)` : shape.of.join(' | ')} for ${prop}`);
+      c.next();
+      return word;
+    }
+    case 'name':
+      if (shape.str && t.kind === 'string') return c.next().value;
+      return objectName(c, `a name for ${prop}`);
+    case 'any':
+      return scalar(c, `a value for ${prop}`);
+    case 'value':
+      return c.isPunct('(') ? parenthesised(c, `the ${prop} list`, () => scalar(c, `a value in ${prop}`), true) : scalar(c, `a value for ${prop}`);
+    case 'strs':
+      return parenthesised(c, `the ${prop} list`, () => stringLiteral(c, `a string literal in ${prop}`), true);
+    case 'names':
+      return parenthesised(c, `the ${prop} list`, () => objectName(c, `a name in ${prop}`));
+    case 'list':
+      return nameList(c, `a name for ${prop}`, true);
+    case 'opts': {
+      c.expectPunct('(', ` to open the ${prop} options`);
+      const options = propertyList(ctx, shape.props, shape.what);
+      c.expectPunct(')', ` to close the ${prop} options`);
+      return options;
+    }
+    case 'fileFormat':
+      return fileFormatIn(ctx);
+  }
+}
+
+/** `FILE_FORMAT = ( FORMAT_NAME = … | TYPE = … [ options ] )` of a stage. */
+function fileFormatIn(ctx: Ctx): Property[] {
+  const { c } = ctx;
+  c.expectPunct('(', ' to open FILE_FORMAT options');
+  const out = propertyList(ctx, FILE_FORMAT_PROPS, 'FILE_FORMAT');
+  c.expectPunct(')', ' to close FILE_FORMAT options');
+  checkFormatOptions(ctx, out);
+  return out;
+}
+
+const FILE_FORMAT_PROPS: PropTable = { TYPE: { t: 'enum', of: FORMAT_TYPES }, FORMAT_NAME: { t: 'name', str: true }, ...ANY_FORMAT_OPTION };
+
+/** Each option belongs to the TYPE given (CSV when none); FORMAT_NAME stands alone. */
+function checkFormatOptions(ctx: Ctx, props: Property[]): void {
+  const type = props.find((p) => p.name === 'TYPE')?.value ?? 'CSV';
+  if (typeof type !== 'string') return; // a $variable: the type is known only when it runs
+  const named = props.find((p) => p.name === 'FORMAT_NAME');
+  for (const p of props) {
+    if (p.name === 'TYPE' || p.name === 'COMMENT' || p === named) continue;
+    const at = ctx.at.get(p)!;
+    if (named) ctx.c.failAt(`${p.name} cannot be given with FORMAT_NAME`, at);
+    const shape = FORMAT_OPTIONS[type][p.name];
+    if (!shape) ctx.c.failAt(`${p.name} is not a FILE FORMAT option for TYPE = ${type}`, at);
+    if (shape.t === 'enum' && typeof p.value === 'string' && !shape.of.includes(p.value))
+      ctx.c.failAt(`${p.name} = ${p.value} is not a TYPE = ${type} value`, at);
+  }
+}
+
+/**
+ * `NAME = value [ , ] …` while the next word names a property of `table` (or is one of
+ * `flags`, bare keywords such as SECURE). Stops at any other word; a word followed by '='
+ * that the table lacks is an unknown property.
+ */
+function propertyList(ctx: Ctx, table: PropTable, what: string, seen = new Set<string>(), flags: readonly string[] = []): Property[] {
+  const { c } = ctx;
+  const out: Property[] = [];
+  for (;;) {
+    const t = c.tok;
+    if (t.kind !== 'word') break;
+    const isFlag = flags.includes(t.value) && !c.isPunct('=', 1);
+    const shape = Object.hasOwn(table, t.value) ? table[t.value] : undefined;
+    if (!isFlag && !shape) {
+      if (c.isPunct('=', 1)) c.failAt(`unknown ${what} property ${t.value}`, t);
+      break;
+    }
+    if (seen.has(t.value)) c.failAt(`${t.value} is given twice`, t);
+    seen.add(t.value);
+    c.next();
+    let prop: Property;
+    if (isFlag) prop = { name: t.value, value: true };
+    else {
+      c.expectPunct('=', ` after ${t.value}`);
+      prop = { name: t.value, value: value(ctx, shape!, t.value) };
+    }
+    ctx.at.set(prop, t);
+    out.push(prop);
+    // Properties may be separated by commas as well as by blanks.
+    if (c.acceptPunct(',') && !(c.tok.kind === 'word' && (c.isPunct('=', 1) || flags.includes(c.tok.value)))) c.fail(`a ${what} property after ','`);
+  }
+  return out;
+}
+
+/** `( tag = 'value' [ , … ] )` */
+function tagList(c: Cursor): Property[] {
+  return parenthesised(c, 'the TAG list', () => tagAssignment(c));
+}
+
+function tagAssignment(c: Cursor): Property {
+  const name = objectName(c, 'a tag name');
+  c.expectPunct('=', ` after tag ${name}`);
+  return { name, value: stringLiteral(c, `a string literal for tag ${name}`) };
+}
+
+/** A Snowflake data type: NUMBER(38, 0), VARCHAR, DOUBLE PRECISION, ARRAY(INT), OBJECT(a INT) … */
+function dataType(c: Cursor, what: string): string {
+  const first = c.tok;
+  if (first.kind !== 'word' || !DATA_TYPES.has(first.value)) c.fail(what);
+  c.next();
+  if (first.value === 'DOUBLE') c.accept('PRECISION');
+  else if (['CHAR', 'CHARACTER', 'NCHAR'].includes(first.value)) c.accept('VARYING');
+  // Arguments: a length / precision, an element type (ARRAY(INT), VECTOR(FLOAT, 256)) or a field (OBJECT(a INT)).
+  if (c.isPunct('('))
+    parenthesised(c, `the ${first.value} arguments`, () => {
+      if (c.tok.kind === 'number') return c.next();
+      const elementType = c.tok.kind === 'word' && DATA_TYPES.has(c.tok.value) && c.peek(1).kind !== 'word' && c.peek(1).kind !== 'qident';
+      if (!elementType) objectName(c, 'a field name or a data type');
+      return dataType(c, 'a data type');
+    });
+  return c.textFrom(first);
+}
+
+/** `( <arg type> [ , … ] )` after a procedure's name. */
+function argTypes(c: Cursor): string[] {
+  return parenthesised(c, 'the argument types', () => dataType(c, 'an argument data type'), true);
+}
+
+// ---- Embedded statements and expressions ----
+
+interface Body {
+  parser: string | null;
+  type: string | null;
+  ast: unknown;
+}
+
+function innerResult(ctx: Ctx, r: EngineResult, withColumns: boolean): Body {
+  ctx.tables.push(...r.tables);
+  if (withColumns) ctx.columns.push(...r.columns);
+  return { parser: (r as { parser?: string }).parser ?? null, type: r.type, ast: r.ast };
+}
+
+/** The statement after AS: the rest of the text, offered to the dialect's parsers. */
+function body(ctx: Ctx, what: string): Body {
+  const { c } = ctx;
+  const t = c.tok;
+  if (t.kind === 'eof') c.fail(what);
+  const r = ctx.parseInner(c.sql.slice(t.start).trimEnd());
+  if (!r) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);
+  c.i = c.toks.length - 1;
+  return innerResult(ctx, r, true);
+}
+
+/** Tokens from here up to (not including) a depth-0 token for which `stop` holds: an expression. */
+function expression(ctx: Ctx, what: string, stop: (t: Tok) => boolean): { text: string; body: Body } {
+  const { c } = ctx;
+  const first = c.tok;
+  let depth = 0;
+  while (c.tok.kind !== 'eof' && !(depth === 0 && stop(c.tok))) {
+    if (c.tok.text === '(') depth++;
+    else if (c.tok.text === ')' && --depth < 0) break;
+    c.next();
+  }
+  if (c.tok === first) c.fail(what);
+  const text = c.textFrom(first);
+  const r = ctx.parseInner(`SELECT ${text}`);
+  if (!r) return c.failAt(`no Snowflake parser accepts ${what} '${text.length > 40 ? text.slice(0, 37) + '...' : text}'`, first);
+  return { text, body: innerResult(ctx, r, false) };
+}
+
+// ---- Object kinds ----
+
+/** The object kind named next (longest keyword match among `kinds`). */
+function objectKind(c: Cursor, kinds: readonly ObjectKind[], after: string): ObjectKind {
+  const match = kinds.filter((k) => c.isWords(k.words)).sort((a, b) => b.words.length - a.words.length)[0];
+  if (!match) c.fail(`an object kind after ${after} (${kinds.map((k) => k.name).join(', ')})`);
+  c.i += match.words.length;
+  return match;
+}
+
+function ifExists(c: Cursor, allowed = true): boolean {
+  if (!c.isWords(['IF', 'EXISTS'])) return false;
+  if (!allowed) c.fail('a name (IF EXISTS is not documented here)');
+  c.i += 2;
+  return true;
+}
+
+// ---- CREATE ----
+
+type Statement = { ast: Record<string, unknown>; type: string };
+
+const MODIFIERS: Record<string, readonly string[]> = {
+  'FILE FORMAT': ['TEMP', 'TEMPORARY', 'VOLATILE'],
+  STAGE: ['TEMP', 'TEMPORARY'],
+  'DYNAMIC TABLE': ['TRANSIENT'],
+};
+const CREATED: readonly ObjectKind[] = ['FILE FORMAT', 'STAGE', 'PIPE', 'TASK', 'WAREHOUSE', 'DYNAMIC TABLE'].map((n) => KINDS.find((k) => k.name === n)!);
+
+function create(ctx: Ctx): Statement {
+  const { c } = ctx;
+  c.expect('CREATE');
+  const orReplace = c.accept('OR', 'REPLACE');
+  const modTok = c.tok;
+  const modifier = ['TEMP', 'TEMPORARY', 'VOLATILE', 'TRANSIENT'].find((m) => c.accept(m)) ?? null;
+  const kind = objectKind(c, CREATED, 'CREATE');
+  if (modifier && !(MODIFIERS[kind.name] ?? []).includes(modifier)) c.failAt(`${modifier} does not apply to CREATE ${kind.name}`, modTok);
+  const ifNotExists = c.isWords(['IF', 'NOT', 'EXISTS']);
+  if (ifNotExists && orReplace) c.failAt('OR REPLACE and IF NOT EXISTS cannot both be given', c.tok);
+  if (ifNotExists) c.i += 3;
+  const name = objectName(c, `the ${kind.name} name`);
+  const head = { statement: 'CREATE', objectType: kind.name, name, orReplace, ifNotExists, ...(modifier ? { modifier } : {}) };
+  const rest = CREATE_FORMS[kind.name](ctx, name);
+  c.expectEnd();
+  return { ast: { ...head, ...rest }, type: `CREATE ${kind.name}` };
+}
+
+/** `[ WITH ] TAG ( … )` when next (WITH only before TAG). */
+function withTag(c: Cursor, withRequired = false): Property[] | null {
+  if (c.isWords(['WITH', 'TAG'])) c.next();
+  else if (withRequired || !c.isWord('TAG')) return null;
+  c.expect('TAG');
+  return tagList(c);
+}
+
+const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, unknown>> = {
+  'FILE FORMAT': (ctx) => {
+    const properties = propertyList(ctx, { ...FILE_FORMAT_PROPS, COMMENT: { t: 'str' } }, 'FILE FORMAT');
+    const named = properties.find((p) => p.name === 'FORMAT_NAME');
+    if (named) ctx.c.failAt('unknown FILE FORMAT property FORMAT_NAME', ctx.at.get(named)!);
+    checkFormatOptions(ctx, properties);
+    ctx.c.expectEnd('a FILE FORMAT option or end of statement');
+    return { properties };
+  },
+  STAGE: (ctx) => {
+    const properties = propertyList(ctx, CREATE_PROPS.STAGE, 'STAGE');
+    const tags = withTag(ctx.c);
+    ctx.c.expectEnd(`a STAGE property${tags ? '' : ', [ WITH ] TAG ( … )'} or end of statement`);
+    return { properties, ...(tags ? { tags } : {}) };
+  },
+  PIPE: (ctx) => {
+    const { c } = ctx;
+    const properties = propertyList(ctx, PIPE_CREATE, 'PIPE');
+    if (!c.accept('AS')) c.fail('a PIPE property or AS <copy statement>');
+    if (!c.isWords(['COPY', 'INTO'])) c.fail('COPY INTO (the body of a pipe is a COPY INTO <table> statement)');
+    return { properties, body: body(ctx, 'COPY INTO statement') };
+  },
+  TASK: (ctx) => {
+    const { c } = ctx;
+    const tags = withTag(c, true);
+    const properties = propertyList(ctx, CREATE_PROPS.TASK, 'TASK');
+    const names = new Set(properties.map((p) => p.name));
+    if (names.has('WAREHOUSE') && names.has('USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE'))
+      c.failAt(
+        'WAREHOUSE and USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE cannot both be given',
+        ctx.at.get(properties.find((p) => p.name.startsWith('USER_TASK_MANAGED'))!)!,
+      );
+    const after = c.accept('AFTER') ? nameList(c, 'a predecessor task name') : null;
+    const when = c.accept('WHEN') ? expression(ctx, 'a WHEN condition', (t) => t.kind === 'word' && t.value === 'AS') : null;
+    if (!c.accept('AS')) c.fail(`a TASK property${after ? '' : ', AFTER'}${when ? '' : ', WHEN'} or AS <sql>`);
+    return { ...(tags ? { tags } : {}), properties, ...(after ? { after } : {}), ...(when ? { when: when.text } : {}), body: body(ctx, 'task statement') };
+  },
+  WAREHOUSE: (ctx) => {
+    const { c } = ctx;
+    const seen = new Set<string>();
+    if (c.isWord('WITH') && !c.isWord('TAG', 1)) c.next();
+    const properties = propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen);
+    const tags = withTag(c);
+    if (tags) properties.push(...propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen));
+    c.expectEnd(`a WAREHOUSE property${tags ? '' : ', [ WITH ] TAG ( … )'} or end of statement`);
+    return { properties, ...(tags ? { tags } : {}) };
+  },
+  'DYNAMIC TABLE': (ctx, name) => createDynamicTable(ctx, name),
+};
+
+/** CREATE [ TRANSIENT ] DYNAMIC TABLE <name> [ ( <columns> ) ] <properties and clauses> AS <query>. */
+function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
+  const { c } = ctx;
+  ctx.tables.push(name);
+  const columns = c.isPunct('(') ? parenthesised(c, 'the column list', () => dynamicColumn(ctx)) : null;
+  const seen = new Set<string>();
+  const properties: Property[] = [];
+  const clauses: Record<string, unknown> = {};
+  const once = (key: string, t: Tok) => {
+    if (key in clauses) c.failAt(`${key} is given twice`, t);
+  };
+  for (;;) {
+    const t = c.tok;
+    const withWord = c.isWord('WITH') ? 1 : 0;
+    if (c.isAssignment()) properties.push(...propertyList(ctx, DT_CREATE, 'DYNAMIC TABLE', seen));
+    else if (c.isWords(['CLUSTER', 'BY'])) {
+      once('clusterBy', t);
+      c.i += 2;
+      c.expectPunct('(', ' after CLUSTER BY');
+      clauses.clusterBy = expression(ctx, 'a clustering expression', (x) => x.text === ')').text;
+      c.expectPunct(')', ' to close CLUSTER BY');
+    } else if (c.accept('COPY', 'GRANTS')) {
+      once('copyGrants', t);
+      clauses.copyGrants = true;
+    } else if (c.accept('REQUIRE', 'USER')) {
+      once('requireUser', t);
+      clauses.requireUser = true;
+    } else if (c.isWords(['ROW', 'ACCESS', 'POLICY'], withWord)) {
+      once('rowAccessPolicy', t);
+      c.i += withWord + 3;
+      clauses.rowAccessPolicy = rowAccessPolicy(ctx);
+    } else if (c.isWords(['AGGREGATION', 'POLICY'], withWord)) {
+      once('aggregationPolicy', t);
+      c.i += withWord + 2;
+      const policy = objectName(c, 'an aggregation policy name');
+      const entityKey = c.accept('ENTITY', 'KEY') ? parenthesised(c, 'the ENTITY KEY columns', () => objectName(c, 'a column name')) : null;
+      clauses.aggregationPolicy = { policy, ...(entityKey ? { entityKey } : {}) };
+    } else if (c.isWord('TAG', withWord)) {
+      once('tags', t);
+      clauses.tags = withTag(c);
+    } else break;
+  }
+  if (!c.isWord('AS')) c.fail('a DYNAMIC TABLE property or clause, or AS <query>');
+  for (const required of ['TARGET_LAG', 'WAREHOUSE']) if (!seen.has(required)) c.failAt(`CREATE DYNAMIC TABLE needs ${required} before AS`, c.tok);
+  c.next();
+  const query = body(ctx, 'query');
+  return { ...(columns ? { columns } : {}), properties, ...clauses, body: query };
+}
+
+/** A dynamic table column: `<name> <type> [ [ WITH ] MASKING POLICY … ] [ [ WITH ] PROJECTION POLICY … ] [ [ WITH ] TAG ( … ) ] [ COMMENT '…' ]`. */
+function dynamicColumn(ctx: Ctx): Record<string, unknown> {
+  const { c } = ctx;
+  const name = objectName(c, 'a column name');
+  ctx.columns.push(name);
+  const col: Record<string, unknown> = { name, type: dataType(c, `a data type for column ${name}`) };
+  for (;;) {
+    const t = c.tok;
+    const w = c.isWord('WITH') ? 1 : 0;
+    const key = c.isWords(['MASKING', 'POLICY'], w)
+      ? 'maskingPolicy'
+      : c.isWords(['PROJECTION', 'POLICY'], w)
+        ? 'projectionPolicy'
+        : c.isWord('TAG', w)
+          ? 'tags'
+          : null;
+    if (!key && c.isWord('COMMENT') && !w) {
+      if ('comment' in col) c.failAt('COMMENT is given twice', t);
+      c.next();
+      col.comment = stringLiteral(c, `a string literal for the comment on ${name}`);
+      continue;
+    }
+    if (!key) {
+      if (w) c.fail('MASKING POLICY, PROJECTION POLICY or TAG after WITH', c.peek(1));
+      return col;
+    }
+    if (key in col) c.failAt(`${key === 'tags' ? 'TAG' : key === 'maskingPolicy' ? 'MASKING POLICY' : 'PROJECTION POLICY'} is given twice on ${name}`, t);
+    c.i += w;
+    if (key === 'tags') col.tags = (c.expect('TAG'), tagList(c));
+    else {
+      c.i += 2;
+      col[key] = objectName(c, 'a policy name');
+      if (key === 'maskingPolicy' && c.accept('USING')) col.using = parenthesised(c, 'the USING columns', () => objectName(c, 'a column name'));
+    }
+  }
+}
+
+/** `<policy> ON ( <col> [ , … ] )` after ROW ACCESS POLICY. */
+function rowAccessPolicy(ctx: Ctx): { policy: string; on: string[] } {
+  const { c } = ctx;
+  const policy = objectName(c, 'a row access policy name');
+  c.expect('ON');
+  const on = parenthesised(c, 'the ON columns', () => objectName(c, 'a column name'));
+  ctx.columns.push(...on);
+  return { policy, on };
+}
+
+// ---- ALTER ----
+
+type Action = Record<string, unknown> & { action: string };
+
+const ALTERED = KINDS.filter((k) => k.alter);
+
+function alter(ctx: Ctx): Statement {
+  const { c } = ctx;
+  c.expect('ALTER');
+  const kind = objectKind(c, ALTERED, 'ALTER');
+  const spec = kind.alter!;
+  const exists = ifExists(c, spec.ifExists !== false);
+  const nameless = (spec.nameOptionalFor ?? []).some((w) => c.isWord(w)) || (kind.name === 'ACCOUNT' && (c.isWord('SET') || c.isWord('UNSET')));
+  let name: string | null = null;
+  let args: string[] | null = null;
+  if (!nameless) {
+    name = objectName(c, `the ${kind.name} name`);
+    if (kind.args) args = argTypes(c);
+    if (kind.table) ctx.tables.push(name);
+    if (kind.name === 'ACCOUNT' && !c.isWord('RENAME') && !c.isWords(['DROP', 'OLD', 'URL'])) c.fail('RENAME TO or DROP OLD URL after ALTER ACCOUNT <name>');
+  }
+  const action = alterAction(ctx, kind, spec);
+  c.expectEnd();
+  return { ast: { statement: 'ALTER', objectType: kind.name, name, ...(args ? { args } : {}), ifExists: exists, ...action }, type: `ALTER ${kind.name}` };
+}
+
+/** Matches `WORDS [OPTIONAL WORDS]` and returns the words read. */
+function verb(c: Cursor, pattern: string): string | null {
+  const [, required, optional] = /^([^[]+?)\s*(?:\[(.*)\])?$/.exec(pattern)!;
+  const words = required.split(' ');
+  if (!c.accept(...words)) return null;
+  if (optional) {
+    const more = optional.split(' ');
+    if (c.isWord(more[0])) {
+      c.expect(...more);
+      words.push(...more);
+    }
+  }
+  return words.join(' ');
+}
+
+function alterAction(ctx: Ctx, kind: ObjectKind, spec: AlterSpec): Action {
+  const { c } = ctx;
+  for (const v of spec.verbs ?? []) {
+    const words = verb(c, v);
+    if (words) return { action: words };
+  }
+  if (spec.rename && c.accept('RENAME')) {
+    c.expect('TO');
+    const newName = objectName(c, 'the new name');
+    const saveOldUrl = kind.name === 'ACCOUNT' && c.isWord('SAVE_OLD_URL') ? propertyList(ctx, { SAVE_OLD_URL: { t: 'bool' } }, 'RENAME')[0].value : undefined;
+    return { action: 'RENAME', newName, ...(saveOldUrl !== undefined ? { saveOldUrl } : {}) };
+  }
+  if (spec.swap && c.accept('SWAP')) {
+    c.expect('WITH');
+    const target = objectName(c, `the ${kind.name} to swap with`);
+    if (kind.table) ctx.tables.push(target);
+    return { action: 'SWAP', target };
+  }
+  if (spec.tags && c.accept('SET', 'TAG')) return { action: 'SET TAG', tags: commaList(c, () => tagAssignment(c)) };
+  if (spec.tags && c.accept('UNSET', 'TAG')) return { action: 'UNSET TAG', tags: nameList(c, 'a tag name') };
+  for (const form of spec.forms ?? []) {
+    const a = FORMS[form](ctx, kind);
+    if (a) return a;
+  }
+  if (spec.set && c.isWord('SET')) return set(ctx, kind, spec);
+  if (spec.unset && c.accept('UNSET')) return { action: 'UNSET', properties: unsetNames(ctx, kind, spec.unset) };
+  const options = [
+    ...(spec.verbs ?? []).map((v) => v.replace(/\s*\[.*\]/, '')),
+    ...(spec.rename ? ['RENAME TO'] : []),
+    ...(spec.swap ? ['SWAP WITH'] : []),
+  ].concat(
+    (spec.forms ?? []).flatMap((f) => FORM_LEADS[f]),
+    spec.set || spec.tags ? ['SET'] : [],
+    spec.unset || spec.tags ? ['UNSET'] : [],
+  );
+  return c.fail(`an ALTER ${kind.name} action (${[...new Set(options)].join(', ')})`);
+}
+
+function commaList<T>(c: Cursor, item: () => T): T[] {
+  const out = [item()];
+  while (c.acceptPunct(',')) out.push(item());
+  return out;
+}
+
+function set(ctx: Ctx, kind: ObjectKind, spec: AlterSpec): Action {
+  const { c } = ctx;
+  c.expect('SET');
+  const properties = propertyList(ctx, spec.set!, kind.name, new Set(), spec.setFlags);
+  if (!properties.length) c.fail(`a ${kind.name} property after SET`);
+  if (spec.setOne && properties.length > 1) c.failAt(`ALTER ${kind.name} sets one property at a time`, ctx.at.get(properties[1])!);
+  return { action: 'SET', properties };
+}
+
+function unsetNames(ctx: Ctx, kind: ObjectKind, allowed: readonly string[]): string[] {
+  const { c } = ctx;
+  return commaList(c, () => {
+    const t = c.tok;
+    if (t.kind !== 'word') c.fail(`a ${kind.name} property to unset`);
+    if (!allowed.includes(t.value))
+      c.failAt(kind.alter?.set && Object.hasOwn(kind.alter.set, t.value) ? `${t.value} cannot be unset` : `unknown ${kind.name} property ${t.value}`, t);
+    return c.next().value;
+  });
+}
+
+/** Keywords the kind-specific forms start with (for the "expected an action" message). */
+const FORM_LEADS: Record<string, string[]> = {
+  accountPolicy: ['SET … POLICY', 'UNSET … POLICY'],
+  accounts: ['ENABLE', 'DISABLE'],
+  groupMembers: ['ADD', 'REMOVE', 'MOVE'],
+  policyBody: ['SET BODY ->'],
+  clusterBy: ['CLUSTER BY'],
+  networkRules: ['ADD', 'REMOVE'],
+  pipeRefresh: ['REFRESH'],
+  executeAs: ['EXECUTE AS'],
+  monitor: ['SET', 'TRIGGERS'],
+  increment: ['SET INCREMENT'],
+  shareAccounts: ['ADD ACCOUNTS', 'REMOVE ACCOUNTS'],
+  stageRefresh: ['REFRESH'],
+  tagValues: ['ADD ALLOWED_VALUES', 'DROP ALLOWED_VALUES', 'SET MASKING POLICY', 'UNSET MASKING POLICY'],
+  taskGraph: ['ADD AFTER', 'REMOVE AFTER', 'MODIFY AS', 'MODIFY WHEN'],
+  rowAccess: ['ADD ROW ACCESS POLICY', 'DROP ROW ACCESS POLICY'],
+  serviceSpec: ['FROM SPECIFICATION', 'FROM @stage', 'RESTORE VOLUME'],
+};
+
+const GROUP_LISTS = ['ALLOWED_DATABASES', 'ALLOWED_SHARES', 'ALLOWED_EXTERNAL_VOLUMES', 'ALLOWED_INTEGRATION_TYPES', 'ALLOWED_ACCOUNTS'];
+
+/** Kind-specific ALTER forms; each returns null when its first words are not next. */
+const FORMS: Record<string, (ctx: Ctx, kind: ObjectKind) => Action | null> = {
+  accountPolicy: ({ c }) => {
+    const verb = c.isWord('SET') ? 'SET' : c.isWord('UNSET') ? 'UNSET' : null;
+    const type = ['AUTHENTICATION', 'PASSWORD', 'SESSION', 'PACKAGES'].find((p) => c.isWord(p, 1) && c.isWord('POLICY', 2));
+    if (!verb || !type) return null;
+    c.i += 3;
+    if (verb === 'UNSET') return { action: `UNSET ${type} POLICY` };
+    const policy = objectName(c, 'a policy name');
+    const force = type === 'PACKAGES' && c.accept('FORCE');
+    return { action: `SET ${type} POLICY`, policy, ...(force ? { force } : {}) };
+  },
+  accounts: ({ c }, kind) => {
+    if (!c.isWord('ENABLE') && !c.isWord('DISABLE')) return null;
+    const op = c.next().value;
+    const what = kind.name === 'CONNECTION' ? (c.expect('FAILOVER'), 'FAILOVER') : c.accept('FAILOVER') ? 'FAILOVER' : (c.expect('REPLICATION'), 'REPLICATION');
+    const accounts = op === 'ENABLE' || c.isWord('TO') ? (c.expect('TO', 'ACCOUNTS'), nameList(c, 'an account name')) : null;
+    const ignoreEditionCheck = op === 'ENABLE' && c.accept('IGNORE', 'EDITION', 'CHECK');
+    return { action: `${op} ${what}`, ...(accounts ? { accounts } : {}), ...(ignoreEditionCheck ? { ignoreEditionCheck } : {}) };
+  },
+  groupMembers: ({ c }) => {
+    if (c.accept('MOVE')) {
+      const what = c.accept('DATABASES') ? 'DATABASES' : (c.expect('SHARES'), 'SHARES');
+      const members = nameList(c, 'a name');
+      c.expect('TO');
+      const group = c.accept('FAILOVER') ? 'FAILOVER GROUP' : (c.expect('REPLICATION'), 'REPLICATION GROUP');
+      c.expect('GROUP');
+      return { action: `MOVE ${what}`, members, to: { objectType: group, name: objectName(c, 'a group name') } };
+    }
+    const op = c.isWord('ADD') ? 'ADD' : c.isWord('REMOVE') ? 'REMOVE' : null;
+    if (!op) return null;
+    c.next();
+    const members = nameList(c, 'a name');
+    c.expect(op === 'ADD' ? 'TO' : 'FROM');
+    const list = GROUP_LISTS.find((l) => c.accept(l));
+    if (!list) c.fail(GROUP_LISTS.join(' | '));
+    const ignoreEditionCheck = op === 'ADD' && list === 'ALLOWED_ACCOUNTS' && c.accept('IGNORE', 'EDITION', 'CHECK');
+    return { action: op, members, list, ...(ignoreEditionCheck ? { ignoreEditionCheck } : {}) };
+  },
+  policyBody: (ctx) => {
+    const { c } = ctx;
+    if (!c.accept('SET', 'BODY')) return null;
+    c.expectPunct('->', ' after SET BODY');
+    return { action: 'SET BODY', body: expression(ctx, 'a policy body', () => false).text };
+  },
+  clusterBy: (ctx) => {
+    const { c } = ctx;
+    if (!c.accept('CLUSTER', 'BY')) return null;
+    c.expectPunct('(', ' after CLUSTER BY');
+    const keys = expression(ctx, 'a clustering expression', (t) => t.text === ')').text;
+    c.expectPunct(')', ' to close CLUSTER BY');
+    return { action: 'CLUSTER BY', keys };
+  },
+  networkRules: ({ c }) => {
+    const op = c.isWord('ADD') ? 'ADD' : c.isWord('REMOVE') ? 'REMOVE' : null;
+    if (!op) return null;
+    c.next();
+    const list = ['ALLOWED_NETWORK_RULE_LIST', 'BLOCKED_NETWORK_RULE_LIST'].find((l) => c.accept(l));
+    if (!list) c.fail(`ALLOWED_NETWORK_RULE_LIST or BLOCKED_NETWORK_RULE_LIST after ${op}`);
+    c.expectPunct('=', ` after ${list}`);
+    return { action: op, list, rule: stringLiteral(c, 'a network rule name as a string literal') };
+  },
+  pipeRefresh: (ctx) => {
+    if (!ctx.c.accept('REFRESH')) return null;
+    return { action: 'REFRESH', properties: propertyList(ctx, { PREFIX: { t: 'str' }, MODIFIED_AFTER: { t: 'str' } }, 'REFRESH') };
+  },
+  stageRefresh: (ctx) => {
+    if (!ctx.c.accept('REFRESH')) return null;
+    return { action: 'REFRESH', properties: propertyList(ctx, { SUBPATH: { t: 'str' } }, 'REFRESH') };
+  },
+  executeAs: ({ c }) => {
+    if (!c.accept('EXECUTE', 'AS')) return null;
+    const as = c.accept('CALLER') ? 'CALLER' : c.accept('OWNER') ? 'OWNER' : (c.expect('RESTRICTED', 'CALLER'), 'RESTRICTED CALLER');
+    return { action: 'EXECUTE AS', as };
+  },
+  monitor: (ctx) => {
+    const { c } = ctx;
+    const table: PropTable = {
+      CREDIT_QUOTA: { t: 'int' },
+      FREQUENCY: { t: 'enum', of: ['MONTHLY', 'DAILY', 'WEEKLY', 'YEARLY', 'NEVER'] },
+      START_TIMESTAMP: { t: 'str', or: ['IMMEDIATELY'] },
+      END_TIMESTAMP: { t: 'str' },
+      NOTIFY_USERS: { t: 'names' },
+    };
+    const properties = c.accept('SET') ? propertyList(ctx, table, 'RESOURCE MONITOR') : null;
+    if (properties && !properties.length) c.fail('a RESOURCE MONITOR property after SET');
+    const triggers: Record<string, unknown>[] = [];
+    if (c.accept('TRIGGERS'))
+      do {
+        c.expect('ON');
+        const threshold = integer(c, 'a threshold percentage');
+        c.expect('PERCENT', 'DO');
+        const action = ['SUSPEND_IMMEDIATE', 'SUSPEND', 'NOTIFY'].find((a) => c.accept(a));
+        if (!action) c.fail('SUSPEND, SUSPEND_IMMEDIATE or NOTIFY');
+        triggers.push({ threshold, do: action });
+      } while (c.isWord('ON'));
+    if (!properties && !triggers.length) return null;
+    return { action: properties ? 'SET' : 'TRIGGERS', ...(properties ? { properties } : {}), ...(triggers.length ? { triggers } : {}) };
+  },
+  increment: ({ c }) => {
+    if (!c.isWord('INCREMENT') && !c.isWords(['SET', 'INCREMENT'])) return null;
+    c.accept('SET');
+    c.expect('INCREMENT');
+    c.accept('BY');
+    c.acceptPunct('=');
+    return { action: 'SET INCREMENT', increment: integer(c, 'the sequence interval') };
+  },
+  shareAccounts: (ctx) => {
+    const { c } = ctx;
+    const op = c.isWords(['ADD', 'ACCOUNTS']) ? 'ADD' : c.isWords(['REMOVE', 'ACCOUNTS']) ? 'REMOVE' : null;
+    if (!op) return null;
+    c.i += 2;
+    c.expectPunct('=', ' after ACCOUNTS');
+    const accounts = nameList(c, 'a consumer account', true);
+    const properties = propertyList(ctx, { SHARE_RESTRICTIONS: { t: 'bool' } }, 'SHARE');
+    return { action: `${op} ACCOUNTS`, accounts, ...(properties.length ? { properties } : {}) };
+  },
+  tagValues: ({ c }) => {
+    const op = c.isWords(['ADD', 'ALLOWED_VALUES']) ? 'ADD' : c.isWords(['DROP', 'ALLOWED_VALUES']) ? 'DROP' : null;
+    if (op) {
+      c.i += 2;
+      return { action: `${op} ALLOWED_VALUES`, values: commaList(c, () => stringLiteral(c, 'an allowed value as a string literal')) };
+    }
+    const verb = c.isWords(['SET', 'MASKING', 'POLICY']) ? 'SET' : c.isWords(['UNSET', 'MASKING', 'POLICY']) ? 'UNSET' : null;
+    if (!verb) return null;
+    c.next();
+    const policies = commaList(c, () => (c.expect('MASKING', 'POLICY'), objectName(c, 'a masking policy name')));
+    const force = verb === 'SET' && c.accept('FORCE');
+    return { action: `${verb} MASKING POLICY`, policies, ...(force ? { force } : {}) };
+  },
+  taskGraph: (ctx) => {
+    const { c } = ctx;
+    const op = c.isWords(['ADD', 'AFTER']) ? 'ADD' : c.isWords(['REMOVE', 'AFTER']) ? 'REMOVE' : null;
+    if (op) {
+      c.i += 2;
+      return { action: `${op} AFTER`, tasks: nameList(c, 'a predecessor task name') };
+    }
+    if (c.accept('MODIFY', 'AS')) return { action: 'MODIFY AS', body: body(ctx, 'task statement') };
+    if (c.accept('MODIFY', 'WHEN')) return { action: 'MODIFY WHEN', when: expression(ctx, 'a WHEN condition', () => false).text };
+    return null;
+  },
+  rowAccess: (ctx) => {
+    const { c } = ctx;
+    if (c.accept('ADD', 'ROW', 'ACCESS', 'POLICY')) return { action: 'ADD ROW ACCESS POLICY', ...rowAccessPolicy(ctx) };
+    if (!c.accept('DROP', 'ROW', 'ACCESS', 'POLICY')) return null;
+    const dropped = objectName(c, 'a row access policy name');
+    // The documented combined form replaces one policy by another in one statement.
+    if (!c.acceptPunct(',')) return { action: 'DROP ROW ACCESS POLICY', policy: dropped };
+    c.expect('ADD', 'ROW', 'ACCESS', 'POLICY');
+    return { action: 'DROP ROW ACCESS POLICY, ADD ROW ACCESS POLICY', dropped, ...rowAccessPolicy(ctx) };
+  },
+  serviceSpec: (ctx) => {
+    const { c } = ctx;
+    if (c.accept('FROM', 'SPECIFICATION')) return { action: 'FROM SPECIFICATION', specification: stringLiteral(c, "the specification text ($$ … $$ or '…')") };
+    if (c.isWord('FROM') && c.peek(1).kind === 'word' && c.peek(1).text.startsWith('@')) {
+      c.next();
+      const stage = objectName(c);
+      c.expect('SPECIFICATION_FILE');
+      c.expectPunct('=', ' after SPECIFICATION_FILE');
+      return { action: 'FROM STAGE', stage, specificationFile: stringLiteral(c, 'the specification file path as a string literal') };
+    }
+    if (!c.accept('RESTORE', 'VOLUME')) return null;
+    const volume = objectName(c, 'a volume name');
+    c.expect('INSTANCES');
+    const instances = commaList(c, () => integer(c, 'an instance id'));
+    c.expect('FROM', 'SNAPSHOT');
+    return { action: 'RESTORE VOLUME', volume, instances, snapshot: objectName(c, 'a snapshot name') };
+  },
+};
+
+// ---- DROP, DESCRIBE ----
+
+function drop(ctx: Ctx): Statement {
+  const { c } = ctx;
+  c.expect('DROP');
+  const kind = objectKind(
+    c,
+    KINDS.filter((k) => k.drop),
+    'DROP',
+  );
+  const exists = ifExists(c);
+  const name = objectName(c, `the ${kind.name} name`);
+  const args = kind.args ? argTypes(c) : null;
+  if (kind.table) ctx.tables.push(name);
+  const option = kind.drop!.find((o) => c.accept(o)) ?? null;
+  c.expectEnd(kind.drop!.length ? `${kind.drop!.join(' | ')} or end of statement` : undefined);
+  return {
+    ast: { statement: 'DROP', objectType: kind.name, name, ...(args ? { args } : {}), ifExists: exists, ...(option ? { option } : {}) },
+    type: `DROP ${kind.name}`,
+  };
+}
+
+function describeStatement(ctx: Ctx): Statement {
+  const { c } = ctx;
+  const verb = c.next().value;
+  const kind = objectKind(
+    c,
+    KINDS.filter((k) => k.describe),
+    verb,
+  );
+  const name = objectName(c, `the ${kind.name} name`);
+  const args = kind.args ? argTypes(c) : null;
+  if (kind.table) ctx.tables.push(name);
+  c.expectEnd();
+  return { ast: { statement: 'DESCRIBE', objectType: kind.name, name, ...(args ? { args } : {}) }, type: `DESCRIBE ${kind.name}` };
+}
+
+// ---- SHOW ----
+
+function show(ctx: Ctx): Statement {
+  const { c } = ctx;
+  c.expect('SHOW');
+  const terse = c.accept('TERSE');
+  const objects = [...SHOWN].sort((a, b) => b.length - a.length).find((o) => c.accept(...o.split(' ')));
+  if (!objects) return c.fail(`the objects to show (${SHOWN.join(', ')})`);
+  const ast: Record<string, unknown> = { statement: 'SHOW', objects, ...(terse ? { terse } : {}) };
+  const type = `SHOW ${objects}`;
+  // SHOW DATABASES | SHARES IN { FAILOVER | REPLICATION } GROUP <name> takes nothing else.
+  const group = c.isWord('IN') && (c.isWord('FAILOVER', 1) || c.isWord('REPLICATION', 1)) && c.isWord('GROUP', 2) ? c.peek(1).value : null;
+  if (group) {
+    if (!SHOWN_IN_GROUP.has(objects) || terse) c.fail(`end of statement (IN ${group} GROUP is documented for SHOW DATABASES and SHOW SHARES alone)`);
+    c.i += 3;
+    ast.in = { objectType: `${group} GROUP`, name: objectName(c, `the ${group.toLowerCase()} group name`) };
+    c.expectEnd();
+    return { ast, type };
+  }
+  if ((objects === 'DATABASES' || objects === 'SCHEMAS') && c.accept('HISTORY')) ast.history = true;
+  if (c.accept('LIKE')) ast.like = stringLiteral(c, 'a pattern as a string literal after LIKE');
+  if (c.accept('IN')) ast.in = showScope(c);
+  if (c.accept('STARTS', 'WITH')) ast.startsWith = stringLiteral(c, 'a string literal after STARTS WITH');
+  if (c.accept('LIMIT')) {
+    ast.limit = integer(c, 'a row count after LIMIT');
+    if (c.accept('FROM')) ast.from = stringLiteral(c, 'a string literal after LIMIT … FROM');
+  }
+  c.expectEnd();
+  return { ast, type };
+}
+
+function showScope(c: Cursor): Record<string, unknown> {
+  if (c.accept('ACCOUNT')) return { objectType: 'ACCOUNT' };
+  const scope = c.accept('DATABASE') ? 'DATABASE' : c.accept('SCHEMA') ? 'SCHEMA' : null;
+  const named = c.tok.kind === 'qident' || (c.tok.kind === 'word' && !['STARTS', 'LIMIT'].includes(c.tok.value));
+  if (!scope && !named) c.fail('ACCOUNT, DATABASE, SCHEMA or a schema name after IN');
+  return { objectType: scope ?? 'SCHEMA', ...(named ? { name: objectName(c) } : {}) };
+}
+
+// ---- BEGIN ----
+
+function begin(ctx: Ctx): Statement {
+  const { c } = ctx;
+  if (c.accept('START')) c.expect('TRANSACTION');
+  else {
+    c.expect('BEGIN');
+    if (!c.accept('WORK')) c.accept('TRANSACTION');
+  }
+  const name = c.accept('NAME') ? objectName(c, 'a transaction name') : null;
+  c.expectEnd(name ? undefined : 'NAME <transaction name> or end of statement');
+  return { ast: { statement: 'BEGIN', ...(name ? { name } : {}) }, type: 'BEGIN TRANSACTION' };
+}
+
+// ---- Entry point ----
+
+const STATEMENTS: Record<string, (ctx: Ctx) => Statement> = {
+  CREATE: create,
+  ALTER: alter,
+  DROP: drop,
+  DESCRIBE: describeStatement,
+  DESC: describeStatement,
+  SHOW: show,
+  BEGIN: begin,
+  START: begin,
+};
+
+/** Parses one statement (no trailing ';') or throws a ParseFailure. */
+export function parseSnowflakeObject(sql: string, parseInner: InnerParser): EngineResult {
+  const c = new Cursor(sql, tokenize(sql));
+  const ctx: Ctx = { c, parseInner, tables: [], columns: [], at: new Map() };
+  const form = c.tok.kind === 'word' ? STATEMENTS[c.tok.value] : undefined;
+  if (!form) return c.fail('CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN');
+  const { ast, type } = form(ctx);
+  return { ast, type, tables: [...new Set(ctx.tables)], columns: [...new Set(ctx.columns)] };
+}
+
+/** The grammar as the last parser of the Snowflake chain; `parseInner` offers embedded statements to the others. */
+export function snowflakeObjectsEngine(parseInner: InnerParser): Engine {
+  return {
+    name: 'docparse Snowflake object grammar',
+    maxChars: 1_000_000,
+    wantsSemicolons: false,
+    parse: (sql) => parseSnowflakeObject(sql, parseInner),
+  };
+}
