@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as pg from 'libpg-query';
 import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
+import * as polyglot from '@polyglot-sql/sdk';
 import { writeArtifact } from '../../dist/pipeline/thread.js';
 import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
 import { corpus, rows } from './corpus.mjs';
@@ -24,7 +25,7 @@ const COPIES = arg('copies', 4);
 const DIALECTS = {
   postgresql: { dialect: 'PostgreSql', bare: { 'libpg-query': (s) => pg.parseSync(s) } },
   transactsql: { dialect: 'MsSql', sp: 'mssql', nsp: ['transactsql', 'TransactSQL'], antlr: 'TSQL' },
-  snowflake: { dialect: 'Snowflake', sp: 'snowflake', nsp: ['snowflake', 'Snowflake'] },
+  snowflake: { dialect: 'Snowflake', sp: 'snowflake', nsp: ['snowflake', 'Snowflake'], polyglot: 'Snowflake' },
   mysql: { dialect: 'MySql', sp: 'mysql', nsp: ['mysql', 'MySQL'], antlr: 'MYSQL' },
 };
 
@@ -104,6 +105,10 @@ for (const [key, cfg] of Object.entries(DIALECTS)) {
     const p = new (require(`node-sql-parser/build/${cfg.nsp[0]}.js`).Parser)();
     bareFns[`node-sql-parser (${cfg.nsp[1]})`] = (s) => p.parse(s, { database: cfg.nsp[1] });
   }
+  if (cfg.polyglot)
+    bareFns[`polyglot-sql (${cfg.polyglot})`] = (s) => {
+      if (!polyglot.parse(s, polyglot.Dialect[cfg.polyglot]).success) throw new Error('rejected');
+    };
   if (cfg.antlr && !process.argv.includes('--no-antlr')) bareFns[`antlr4ts-sql (${cfg.antlr})`] = antlrBare(cfg.antlr);
   const runs = { ours: [] };
   for (const k of Object.keys(bareFns)) runs[k] = [];

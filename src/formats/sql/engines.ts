@@ -4,15 +4,17 @@
 // then node-sql-parser (the dialect's PEG grammar), which accepts some statements the first
 // rejects, then (T-SQL, MySQL, Oracle) the dialect's ANTLR grammar from antlr4ts-sql (antlr.ts),
 // then (Snowflake) sqlparser-rs's Generic dialect for statements written in plain SQL, then
-// polyglot-sql (sqlglot's Snowflake dialect, WASM).
+// polyglot-sql (sqlglot's Snowflake dialect, WASM), then our grammar for Snowflake's object DDL
+// (snowflake-objects.ts), which hands the statements embedded in it back to this chain.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { antlrEngine, type Grammar } from './antlr.js';
 import { classifyStatement } from './classify.js';
-import { ParseFailure, offsetOf, type Engine } from './engine.js';
+import { ParseFailure, offsetOf, type Engine, type EngineResult } from './engine.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
 import { polyglotFacts } from './polyglot-ast.js';
+import { snowflakeObjectsEngine } from './snowflake-objects.js';
 import { sqlparserFacts } from './sqlparser-ast.js';
 import type { Dialect } from './statements.js';
 
@@ -246,7 +248,16 @@ export class SqlEngines {
     if (GENERIC_FALLBACK.has(dialect)) engines.push(genericFallback(await loadSqlparser()));
     const pg = POLYGLOT[dialect];
     if (pg) engines.push(polyglotEngine(await loadPolyglot(), pg));
-    return new SqlEngines(engines);
+    const chain = new SqlEngines(engines);
+    if (dialect === 'Snowflake') engines.push(snowflakeObjectsEngine((sql) => chain.parseEmbedded(sql)));
+    return chain;
+  }
+
+  /** An embedded statement (a pipe's COPY, a task's body) through the whole chain: its facts, the AST naming its parser. */
+  parseEmbedded(sql: string): EngineResult | null {
+    const r = this.parse(sql);
+    if (r.parseStatus !== 'parsed') return null;
+    return { ast: { parser: r.parser, ast: r.ast }, type: r.type, tables: r.tables, columns: r.columns };
   }
 
   /** Names of the parsers tried, in order. */
