@@ -253,11 +253,11 @@ export class SqlEngines {
     return chain;
   }
 
-  /** An embedded statement (a pipe's COPY, a task's body) through the whole chain: its facts, the AST naming its parser. */
-  parseEmbedded(sql: string): EngineResult | null {
+  /** An embedded statement (a pipe's COPY, a task's body) through the whole chain: its facts and the parser that read it. */
+  parseEmbedded(sql: string): (EngineResult & { parser: string | null }) | null {
     const r = this.parse(sql);
     if (r.parseStatus !== 'parsed') return null;
-    return { ast: { parser: r.parser, ast: r.ast }, type: r.type, tables: r.tables, columns: r.columns };
+    return { ast: r.ast, type: r.type, tables: r.tables, columns: r.columns, parser: r.parser };
   }
 
   /** Names of the parsers tried, in order. */
