@@ -365,25 +365,44 @@ export const KINDS: readonly ObjectKind[] = [
   },
   ...(
     [
-      ['API', API_INTEGRATION],
-      ['NOTIFICATION', NOTIFICATION_INTEGRATION],
-      ['SECURITY', SECURITY_INTEGRATION],
-      ['STORAGE', STORAGE_INTEGRATION],
+      ['API', API_INTEGRATION, ['API_KEY', 'ENABLED', 'API_BLOCKED_PREFIXES', 'COMMENT']],
+      [
+        'NOTIFICATION',
+        NOTIFICATION_INTEGRATION,
+        ['ENABLED', 'COMMENT', 'ALLOWED_RECIPIENTS', 'DEFAULT_RECIPIENTS', 'DEFAULT_SUBJECT', 'WEBHOOK_SECRET', 'WEBHOOK_BODY_TEMPLATE'],
+      ],
+      ['SECURITY', SECURITY_INTEGRATION, props(SECURITY_INTEGRATION)],
+      ['STORAGE', STORAGE_INTEGRATION, ['ENABLED', 'STORAGE_BLOCKED_LOCATIONS', 'COMMENT']],
     ] as const
-  ).map(([type, table]): ObjectKind => ({
+  ).map(([type, table, unset]): ObjectKind => ({
     name: `${type} INTEGRATION`,
     words: [type, 'INTEGRATION'],
-    alter: { tags: true, set: table, unset: props(table) },
+    alter: { tags: true, set: table, unset },
     drop: [],
     describe: true,
   })),
   {
     name: 'INTEGRATION',
     words: ['INTEGRATION'],
-    alter: (() => {
-      const all = { ...SECURITY_INTEGRATION, ...API_INTEGRATION, ...NOTIFICATION_INTEGRATION, ...STORAGE_INTEGRATION };
-      return { tags: true, set: all, unset: props(all) };
-    })(),
+    // ALTER INTEGRATION without its type: any integration's properties.
+    alter: {
+      tags: true,
+      set: { ...SECURITY_INTEGRATION, ...API_INTEGRATION, ...NOTIFICATION_INTEGRATION, ...STORAGE_INTEGRATION },
+      unset: [
+        ...new Set(
+          props(SECURITY_INTEGRATION).concat(
+            'API_KEY',
+            'ALLOWED_RECIPIENTS',
+            'DEFAULT_RECIPIENTS',
+            'DEFAULT_SUBJECT',
+            'WEBHOOK_SECRET',
+            'WEBHOOK_BODY_TEMPLATE',
+            'API_BLOCKED_PREFIXES',
+            'STORAGE_BLOCKED_LOCATIONS',
+          ),
+        ),
+      ],
+    },
     drop: [],
     describe: true,
   },
@@ -404,7 +423,16 @@ export const KINDS: readonly ObjectKind[] = [
         ...names(STR, 'DEFAULT_DDL_COLLATION', 'LOG_LEVEL', 'TRACE_LEVEL', 'COMMENT'),
         STORAGE_SERIALIZATION_POLICY: enumOf('COMPATIBLE', 'OPTIMIZED'),
       };
-      return { verbs: ['REFRESH', 'PRIMARY'], rename: true, swap: true, tags: true, set, unset: props(set), forms: ['accounts'] };
+      const unset = [
+        'DATA_RETENTION_TIME_IN_DAYS',
+        'MAX_DATA_EXTENSION_TIME_IN_DAYS',
+        'EXTERNAL_VOLUME',
+        'CATALOG',
+        'DEFAULT_DDL_COLLATION',
+        'STORAGE_SERIALIZATION_POLICY',
+        'COMMENT',
+      ];
+      return { verbs: ['REFRESH', 'PRIMARY'], rename: true, swap: true, tags: true, set, unset, forms: ['accounts'] };
     })(),
     drop: ['CASCADE', 'RESTRICT'],
     describe: true,

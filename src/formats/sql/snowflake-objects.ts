@@ -263,7 +263,7 @@ function value(ctx: Ctx, shape: Shape, prop: string): Value {
     case 'enum': {
       const word = t.kind === 'word' || t.kind === 'string' ? t.value.toUpperCase() : '';
       if (!shape.of.includes(word))
-        c.fail(`${shape.of.length > 8 ? `a ${prop} value (${shape.of.slice(0, 8).join(', ')} …)` : shape.of.join(' | ')} for ${prop}`);
+        c.fail(shape.of.length > 8 ? `a ${prop} value (${shape.of.slice(0, 8).join(', ')} …)` : `${shape.of.join(' | ')} for ${prop}`);
       c.next();
       return word;
     }
@@ -541,37 +541,37 @@ function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
   const seen = new Set<string>();
   const properties: Property[] = [];
   const clauses: Record<string, unknown> = {};
-  const once = (key: string, t: Tok) => {
-    if (key in clauses) c.failAt(`${key} is given twice`, t);
+  const once = (key: string, words: string, t: Tok) => {
+    if (key in clauses) c.failAt(`${words} is given twice`, t);
   };
   for (;;) {
     const t = c.tok;
     const withWord = c.isWord('WITH') ? 1 : 0;
     if (c.isAssignment()) properties.push(...propertyList(ctx, DT_CREATE, 'DYNAMIC TABLE', seen));
     else if (c.isWords(['CLUSTER', 'BY'])) {
-      once('clusterBy', t);
+      once('clusterBy', 'CLUSTER BY', t);
       c.i += 2;
       c.expectPunct('(', ' after CLUSTER BY');
       clauses.clusterBy = expression(ctx, 'a clustering expression', (x) => x.text === ')').text;
       c.expectPunct(')', ' to close CLUSTER BY');
     } else if (c.accept('COPY', 'GRANTS')) {
-      once('copyGrants', t);
+      once('copyGrants', 'COPY GRANTS', t);
       clauses.copyGrants = true;
     } else if (c.accept('REQUIRE', 'USER')) {
-      once('requireUser', t);
+      once('requireUser', 'REQUIRE USER', t);
       clauses.requireUser = true;
     } else if (c.isWords(['ROW', 'ACCESS', 'POLICY'], withWord)) {
-      once('rowAccessPolicy', t);
+      once('rowAccessPolicy', 'ROW ACCESS POLICY', t);
       c.i += withWord + 3;
       clauses.rowAccessPolicy = rowAccessPolicy(ctx);
     } else if (c.isWords(['AGGREGATION', 'POLICY'], withWord)) {
-      once('aggregationPolicy', t);
+      once('aggregationPolicy', 'AGGREGATION POLICY', t);
       c.i += withWord + 2;
       const policy = objectName(c, 'an aggregation policy name');
       const entityKey = c.accept('ENTITY', 'KEY') ? parenthesised(c, 'the ENTITY KEY columns', () => objectName(c, 'a column name')) : null;
       clauses.aggregationPolicy = { policy, ...(entityKey ? { entityKey } : {}) };
     } else if (c.isWord('TAG', withWord)) {
-      once('tags', t);
+      once('tags', 'TAG', t);
       clauses.tags = withTag(c);
     } else break;
   }

@@ -1,0 +1,509 @@
+// The Snowflake object grammar (src/formats/sql/snowflake-objects.ts) on statements written
+// from the Snowflake SQL command reference: what a user sees for each statement family — its
+// type, name, properties and tables — and, for malformed input, a ParseFailure naming what was
+// expected and where. Embedded statements go to the dialect's real parsers (SqlEngines).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
+import { SqlEngines } from '../../../src/formats/sql/engines.js';
+import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
+
+let engine: Engine;
+
+beforeAll(async () => {
+  const chain = await SqlEngines.forDialect('Snowflake');
+  engine = snowflakeObjectsEngine((sql): EngineResult | null => {
+    const r = chain.parse(sql);
+    return r.parseStatus === 'parsed' ? { ast: r.ast, type: r.type, tables: r.tables, columns: r.columns } : null;
+  });
+});
+
+const parse = (sql: string): EngineResult & { ast: any } => engine.parse(sql) as EngineResult & { ast: any };
+
+/** The ParseFailure `sql` is rejected with. */
+function rejection(sql: string): ParseFailure {
+  try {
+    engine.parse(sql);
+  } catch (e) {
+    if (e instanceof ParseFailure) return e;
+    throw e;
+  }
+  throw new Error(`accepted: ${sql}`);
+}
+
+describe('the engine', () => {
+  it('is named as the parser that produced the AST, takes long statements and is not offered re-terminated text', () => {
+    expect(engine.name).toBe('docparse Snowflake object grammar');
+    expect(engine.maxChars).toBe(1_000_000);
+    expect(engine.wantsSemicolons).toBe(false);
+  });
+});
+
+describe('CREATE FILE FORMAT', () => {
+  it('gives each option with a typed value: keywords, strings (escapes read), integers, booleans and lists', () => {
+    const sql =
+      "CREATE OR REPLACE FILE FORMAT analytics.raw.pipe_csv TYPE = CSV FIELD_DELIMITER = '|' RECORD_DELIMITER = '\\n' SKIP_HEADER = 2 " +
+      "FIELD_OPTIONALLY_ENCLOSED_BY = '''' NULL_IF = ('\\\\N', 'NULL', '') EMPTY_FIELD_AS_NULL = TRUE DATE_FORMAT = AUTO COMMENT = 'pipe exports'";
+    const r = parse(sql);
+    expect(r.type).toBe('CREATE FILE FORMAT');
+    expect(r.tables).toEqual([]);
+    expect(r.ast).toMatchObject({ statement: 'CREATE', objectType: 'FILE FORMAT', name: 'analytics.raw.pipe_csv', orReplace: true, ifNotExists: false });
+    expect(r.ast.properties).toEqual([
+      { name: 'TYPE', value: 'CSV' },
+      { name: 'FIELD_DELIMITER', value: '|' },
+      { name: 'RECORD_DELIMITER', value: '\n' },
+      { name: 'SKIP_HEADER', value: 2 },
+      { name: 'FIELD_OPTIONALLY_ENCLOSED_BY', value: "'" },
+      { name: 'NULL_IF', value: ['\\N', 'NULL', ''] },
+      { name: 'EMPTY_FIELD_AS_NULL', value: true },
+      { name: 'DATE_FORMAT', value: 'AUTO' },
+      { name: 'COMMENT', value: 'pipe exports' },
+    ]);
+  });
+
+  it('checks options against the TYPE given (quoted or not), CSV when none is; a bare CREATE FILE FORMAT <name> is complete', () => {
+    const json = parse("CREATE TEMPORARY FILE FORMAT IF NOT EXISTS json_ff TYPE = 'JSON' STRIP_OUTER_ARRAY = TRUE COMPRESSION = 'gzip'");
+    expect(json.ast).toMatchObject({
+      modifier: 'TEMPORARY',
+      ifNotExists: true,
+      properties: [{ name: 'TYPE', value: 'JSON' }, {}, { name: 'COMPRESSION', value: 'GZIP' }],
+    });
+    expect(parse('CREATE FILE FORMAT xml_ff TYPE = XML STRIP_OUTER_ELEMENT = TRUE DISABLE_AUTO_CONVERT = FALSE').ast.properties).toHaveLength(3);
+    expect(parse('CREATE FILE FORMAT defaults').ast).toMatchObject({ name: 'defaults', properties: [] });
+    expect(rejection('CREATE FILE FORMAT ff STRIP_OUTER_ARRAY = TRUE').message).toMatch(
+      /^STRIP_OUTER_ARRAY is not a FILE FORMAT option for TYPE = CSV at offset 22$/,
+    );
+    expect(rejection('CREATE FILE FORMAT ff TYPE = PARQUET COMPRESSION = BZ2').message).toMatch(/COMPRESSION = BZ2 is not a TYPE = PARQUET value/);
+  });
+});
+
+describe('CREATE STAGE, PIPE, TASK, WAREHOUSE', () => {
+  it('a stage: nested option lists (FILE_FORMAT checked like a file format), integration names and WITH TAG', () => {
+    const r = parse(
+      "CREATE STAGE raw.landing URL = 's3://acme-landing/events/' STORAGE_INTEGRATION = s3_landing " +
+        'FILE_FORMAT = (TYPE = PARQUET BINARY_AS_TEXT = FALSE) DIRECTORY = (ENABLE = TRUE AUTO_REFRESH = FALSE) ' +
+        "COMMENT = 'raw events' WITH TAG (governance.cost_center = 'data-eng')",
+    );
+    expect(r.type).toBe('CREATE STAGE');
+    expect(r.ast.properties).toEqual([
+      { name: 'URL', value: 's3://acme-landing/events/' },
+      { name: 'STORAGE_INTEGRATION', value: 's3_landing' },
+      {
+        name: 'FILE_FORMAT',
+        value: [
+          { name: 'TYPE', value: 'PARQUET' },
+          { name: 'BINARY_AS_TEXT', value: false },
+        ],
+      },
+      {
+        name: 'DIRECTORY',
+        value: [
+          { name: 'ENABLE', value: true },
+          { name: 'AUTO_REFRESH', value: false },
+        ],
+      },
+      { name: 'COMMENT', value: 'raw events' },
+    ]);
+    expect(r.ast.tags).toEqual([{ name: 'governance.cost_center', value: 'data-eng' }]);
+    expect(rejection("CREATE STAGE s FILE_FORMAT = (FORMAT_NAME = 'ff' SKIP_HEADER = 1)").message).toMatch(/SKIP_HEADER cannot be given with FORMAT_NAME/);
+  });
+
+  it('a pipe: its properties, then the COPY INTO statement, which a real parser reads', () => {
+    const sql =
+      "CREATE PIPE IF NOT EXISTS ingest.events_pipe AUTO_INGEST = TRUE ERROR_INTEGRATION = notify_errors AWS_SNS_TOPIC = 'arn:aws:sns:eu-west-1:1:landing' " +
+      "AS COPY INTO ingest.events (id, payload) FROM (SELECT $1:id, $1 FROM @ingest.landing/events/) FILE_FORMAT = (TYPE = 'JSON')";
+    const r = parse(sql);
+    expect(r.type).toBe('CREATE PIPE');
+    expect(r.ast.properties.map((p: any) => p.name)).toEqual(['AUTO_INGEST', 'ERROR_INTEGRATION', 'AWS_SNS_TOPIC']);
+    expect(r.ast.body).toMatchObject({ type: 'COPY INTO' });
+    expect(rejection('CREATE PIPE p AS SELECT 1').message).toMatch(/^expected COPY INTO .* found 'SELECT' at offset 17$/);
+  });
+
+  it('a task: warehouse, schedule, comma-separated session parameters, AFTER, WHEN (an expression a real parser reads) and the statement it runs, whose tables count', () => {
+    const sql =
+      "CREATE OR REPLACE TASK etl.load_orders WAREHOUSE = etl_wh TIMEZONE = 'UTC', QUERY_TAG = 'etl' SUSPEND_TASK_AFTER_NUM_FAILURES = 3 " +
+      "AFTER etl.extract_orders, etl.extract_customers WHEN SYSTEM$STREAM_HAS_DATA('etl.orders_stream') " +
+      'AS INSERT INTO etl.orders SELECT id, amount FROM etl.orders_stream';
+    const r = parse(sql);
+    expect(r.type).toBe('CREATE TASK');
+    expect(r.ast).toMatchObject({
+      name: 'etl.load_orders',
+      properties: [
+        { name: 'WAREHOUSE', value: 'etl_wh' },
+        { name: 'TIMEZONE', value: 'UTC' },
+        { name: 'QUERY_TAG', value: 'etl' },
+        { name: 'SUSPEND_TASK_AFTER_NUM_FAILURES', value: 3 },
+      ],
+      after: ['etl.extract_orders', 'etl.extract_customers'],
+      when: "SYSTEM$STREAM_HAS_DATA('etl.orders_stream')",
+      body: { type: 'INSERT' },
+    });
+    expect(r.tables).toEqual(['etl.orders', 'etl.orders_stream']);
+    expect(r.columns).toEqual(['id', 'amount']);
+  });
+
+  it('a serverless task whose body is a BEGIN … END scripting block', () => {
+    const r = parse(
+      "CREATE TASK nightly USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE = 'SMALL' SCHEDULE = 'USING CRON 0 3 * * * Europe/Paris' AS\n" +
+        'BEGIN\n  UPDATE etl.state SET last_run = CURRENT_TIMESTAMP();\n  DELETE FROM etl.staging WHERE loaded;\nEND',
+    );
+    expect(r.ast.properties[0]).toEqual({ name: 'USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE', value: 'SMALL' });
+    expect(r.tables).toEqual(['etl.state', 'etl.staging']);
+    expect(rejection("CREATE TASK t WAREHOUSE = wh USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE = 'SMALL' AS SELECT 1").message).toMatch(
+      /WAREHOUSE and USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE cannot both be given at offset 29/,
+    );
+  });
+
+  it('a warehouse: WITH before the properties, IDENTIFIER($name), session variables as values, TAG then its parameters', () => {
+    const r = parse(
+      "CREATE WAREHOUSE IF NOT EXISTS IDENTIFIER($wh) WITH WAREHOUSE_SIZE = 'X-SMALL' AUTO_SUSPEND = $idle AUTO_RESUME = TRUE " +
+        "INITIALLY_SUSPENDED = TRUE SCALING_POLICY = ECONOMY TAG (team = 'bi') STATEMENT_TIMEOUT_IN_SECONDS = 3600",
+    );
+    expect(r.type).toBe('CREATE WAREHOUSE');
+    expect(r.ast).toMatchObject({ name: 'IDENTIFIER($wh)', ifNotExists: true, tags: [{ name: 'team', value: 'bi' }] });
+    expect(r.ast.properties).toEqual([
+      { name: 'WAREHOUSE_SIZE', value: 'X-SMALL' },
+      { name: 'AUTO_SUSPEND', value: { variable: 'idle' } },
+      { name: 'AUTO_RESUME', value: true },
+      { name: 'INITIALLY_SUSPENDED', value: true },
+      { name: 'SCALING_POLICY', value: 'ECONOMY' },
+      { name: 'STATEMENT_TIMEOUT_IN_SECONDS', value: 3600 },
+    ]);
+  });
+});
+
+describe('CREATE DYNAMIC TABLE', () => {
+  it('columns with types, policies and comments; properties in any order; clustering, row access policy; the query read by a real parser', () => {
+    const sql =
+      'CREATE OR REPLACE TRANSIENT DYNAMIC TABLE sales.daily_totals (' +
+      "region VARCHAR(32) WITH MASKING POLICY gov.region_mask USING (region, day_of_sale) COMMENT 'sales region', " +
+      "day_of_sale DATE TAG (gov.pii = 'none'), total NUMBER(38, 2)) " +
+      "WAREHOUSE = transform_wh TARGET_LAG = '30 minutes' REFRESH_MODE = INCREMENTAL CLUSTER BY (region) " +
+      'WITH ROW ACCESS POLICY gov.by_region ON (region) ' +
+      'AS SELECT region, day_of_sale, SUM(amount) AS total FROM sales.orders GROUP BY region, day_of_sale';
+    const r = parse(sql);
+    expect(r.type).toBe('CREATE DYNAMIC TABLE');
+    expect(r.tables).toEqual(['sales.daily_totals', 'sales.orders']);
+    expect(r.columns).toEqual(['region', 'day_of_sale', 'total', 'amount']);
+    expect(r.ast).toMatchObject({
+      modifier: 'TRANSIENT',
+      columns: [
+        { name: 'region', type: 'VARCHAR(32)', maskingPolicy: 'gov.region_mask', using: ['region', 'day_of_sale'], comment: 'sales region' },
+        { name: 'day_of_sale', type: 'DATE', tags: [{ name: 'gov.pii', value: 'none' }] },
+        { name: 'total', type: 'NUMBER(38, 2)' },
+      ],
+      properties: [
+        { name: 'WAREHOUSE', value: 'transform_wh' },
+        { name: 'TARGET_LAG', value: '30 minutes' },
+        { name: 'REFRESH_MODE', value: 'INCREMENTAL' },
+      ],
+      clusterBy: 'region',
+      rowAccessPolicy: { policy: 'gov.by_region', on: ['region'] },
+      body: { type: 'SELECT' },
+    });
+  });
+
+  it('needs TARGET_LAG and WAREHOUSE, a type for each listed column, and a query some parser accepts', () => {
+    expect(rejection('CREATE DYNAMIC TABLE d WAREHOUSE = w AS SELECT 1').message).toBe('CREATE DYNAMIC TABLE needs TARGET_LAG before AS at offset 37');
+    expect(rejection('CREATE DYNAMIC TABLE d (a) TARGET_LAG = DOWNSTREAM WAREHOUSE = w AS SELECT 1').message).toMatch(
+      /^expected a data type for column a, found '\)'/,
+    );
+    const bad = 'CREATE DYNAMIC TABLE d TARGET_LAG = DOWNSTREAM WAREHOUSE = w AS SELECT a FROM t WHERE a >';
+    const f = rejection(bad);
+    expect(f.message).toMatch(/no Snowflake parser accepts the query after AS/);
+    expect(f.offset).toBe(bad.indexOf('SELECT'));
+  });
+});
+
+describe('ALTER <object>', () => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    ['ALTER WAREHOUSE IF EXISTS etl_wh RESUME IF SUSPENDED', 'ALTER WAREHOUSE', { name: 'etl_wh', ifExists: true, action: 'RESUME IF SUSPENDED' }],
+    ['ALTER WAREHOUSE ABORT ALL QUERIES', 'ALTER WAREHOUSE', { name: null, action: 'ABORT ALL QUERIES' }],
+    [
+      'ALTER WAREHOUSE etl_wh SET WAREHOUSE_SIZE = LARGE, MAX_CLUSTER_COUNT = 3',
+      'ALTER WAREHOUSE',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'WAREHOUSE_SIZE', value: 'LARGE' },
+          { name: 'MAX_CLUSTER_COUNT', value: 3 },
+        ],
+      },
+    ],
+    ['ALTER WAREHOUSE etl_wh UNSET RESOURCE_MONITOR, COMMENT', 'ALTER WAREHOUSE', { action: 'UNSET', properties: ['RESOURCE_MONITOR', 'COMMENT'] }],
+    [
+      "ALTER WAREHOUSE etl_wh SET TAG team = 'bi', tier = 'gold'",
+      'ALTER WAREHOUSE',
+      {
+        action: 'SET TAG',
+        tags: [
+          { name: 'team', value: 'bi' },
+          { name: 'tier', value: 'gold' },
+        ],
+      },
+    ],
+    [
+      "ALTER DYNAMIC TABLE sales.daily SET TARGET_LAG = '1 hour'",
+      'ALTER DYNAMIC TABLE',
+      { action: 'SET', properties: [{ name: 'TARGET_LAG', value: '1 hour' }] },
+    ],
+    ['ALTER DYNAMIC TABLE sales.daily REFRESH', 'ALTER DYNAMIC TABLE', { action: 'REFRESH' }],
+    ['ALTER DYNAMIC TABLE sales.daily SUSPEND RECLUSTER', 'ALTER DYNAMIC TABLE', { action: 'SUSPEND RECLUSTER' }],
+    [
+      'ALTER DYNAMIC TABLE sales.daily ADD ROW ACCESS POLICY gov.rap ON (region, country)',
+      'ALTER DYNAMIC TABLE',
+      { action: 'ADD ROW ACCESS POLICY', policy: 'gov.rap', on: ['region', 'country'] },
+    ],
+    ['ALTER DYNAMIC TABLE sales.daily DROP ALL ROW ACCESS POLICIES', 'ALTER DYNAMIC TABLE', { action: 'DROP ALL ROW ACCESS POLICIES' }],
+    ['ALTER TASK etl.load ADD AFTER etl.a, etl.b', 'ALTER TASK', { action: 'ADD AFTER', tasks: ['etl.a', 'etl.b'] }],
+    ["ALTER TASK etl.load MODIFY WHEN SYSTEM$STREAM_HAS_DATA('s')", 'ALTER TASK', { action: 'MODIFY WHEN', when: "SYSTEM$STREAM_HAS_DATA('s')" }],
+    [
+      "ALTER TASK etl.load SET SCHEDULE = 'USING CRON 0 2 * * * UTC', WEEK_START = 1",
+      'ALTER TASK',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'SCHEDULE', value: 'USING CRON 0 2 * * * UTC' },
+          { name: 'WEEK_START', value: 1 },
+        ],
+      },
+    ],
+    ['ALTER TASK etl.load UNSET WEEK_START, COMMENT', 'ALTER TASK', { action: 'UNSET', properties: ['WEEK_START', 'COMMENT'] }],
+    [
+      "ALTER PIPE ingest.p REFRESH PREFIX = 'd1/' MODIFIED_AFTER = '2024-01-01T00:00:00Z'",
+      'ALTER PIPE',
+      {
+        action: 'REFRESH',
+        properties: [
+          { name: 'PREFIX', value: 'd1/' },
+          { name: 'MODIFIED_AFTER', value: '2024-01-01T00:00:00Z' },
+        ],
+      },
+    ],
+    ['ALTER PIPE ingest.p SET PIPE_EXECUTION_PAUSED = TRUE', 'ALTER PIPE', { action: 'SET', properties: [{ name: 'PIPE_EXECUTION_PAUSED', value: true }] }],
+    [
+      "ALTER STAGE raw.landing SET FILE_FORMAT = (FORMAT_NAME = 'raw.csv_ff') COMMENT = 'csv now'",
+      'ALTER STAGE',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'FILE_FORMAT', value: [{ name: 'FORMAT_NAME', value: 'raw.csv_ff' }] },
+          { name: 'COMMENT', value: 'csv now' },
+        ],
+      },
+    ],
+    ["ALTER STAGE raw.landing REFRESH SUBPATH = '2024/'", 'ALTER STAGE', { action: 'REFRESH', properties: [{ name: 'SUBPATH', value: '2024/' }] }],
+    ['ALTER FILE FORMAT raw.csv_ff SET SKIP_HEADER = 1 TRIM_SPACE = TRUE', 'ALTER FILE FORMAT', { action: 'SET' }],
+    ['ALTER FILE FORMAT IF EXISTS raw.csv_ff RENAME TO raw.csv_v2', 'ALTER FILE FORMAT', { ifExists: true, action: 'RENAME', newName: 'raw.csv_v2' }],
+    ['ALTER SEQUENCE ids SET INCREMENT BY = 5', 'ALTER SEQUENCE', { action: 'SET INCREMENT', increment: 5 }],
+    [
+      "ALTER SEQUENCE ids SET NOORDER COMMENT = 'fast'",
+      'ALTER SEQUENCE',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'NOORDER', value: true },
+          { name: 'COMMENT', value: 'fast' },
+        ],
+      },
+    ],
+    ["ALTER ACCOUNT SET TIMEZONE = 'UTC' NETWORK_POLICY = corp_only", 'ALTER ACCOUNT', { name: null, action: 'SET' }],
+    [
+      'ALTER ACCOUNT acme_dev RENAME TO acme_test SAVE_OLD_URL = FALSE',
+      'ALTER ACCOUNT',
+      { name: 'acme_dev', action: 'RENAME', newName: 'acme_test', saveOldUrl: false },
+    ],
+    ['ALTER ACCOUNT SET PACKAGES POLICY gov.packages FORCE', 'ALTER ACCOUNT', { action: 'SET PACKAGES POLICY', policy: 'gov.packages', force: true }],
+    [
+      "ALTER STORAGE INTEGRATION s3_int SET STORAGE_ALLOWED_LOCATIONS = ('s3://a/', 's3://b/') ENABLED = TRUE",
+      'ALTER STORAGE INTEGRATION',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'STORAGE_ALLOWED_LOCATIONS', value: ['s3://a/', 's3://b/'] },
+          { name: 'ENABLED', value: true },
+        ],
+      },
+    ],
+    ['ALTER API INTEGRATION gateway UNSET API_KEY', 'ALTER API INTEGRATION', { action: 'UNSET', properties: ['API_KEY'] }],
+    [
+      "ALTER NOTIFICATION INTEGRATION alerts SET GCP_PUBSUB_SUBSCRIPTION_NAME = 'projects/p/subscriptions/s'",
+      'ALTER NOTIFICATION INTEGRATION',
+      { action: 'SET' },
+    ],
+    ['ALTER SECURITY INTEGRATION okta UNSET COMMENT', 'ALTER SECURITY INTEGRATION', { action: 'UNSET' }],
+    [
+      'ALTER CONNECTION prod_conn ENABLE FAILOVER TO ACCOUNTS acme.dr_east, acme.dr_west',
+      'ALTER CONNECTION',
+      { action: 'ENABLE FAILOVER', accounts: ['acme.dr_east', 'acme.dr_west'] },
+    ],
+    ['ALTER DATABASE analytics SET DATA_RETENTION_TIME_IN_DAYS = 7', 'ALTER DATABASE', { action: 'SET' }],
+    ['ALTER DATABASE analytics SWAP WITH analytics_next', 'ALTER DATABASE', { action: 'SWAP', target: 'analytics_next' }],
+    [
+      'ALTER FAILOVER GROUP fg ADD db1, db2 TO ALLOWED_DATABASES',
+      'ALTER FAILOVER GROUP',
+      { action: 'ADD', members: ['db1', 'db2'], list: 'ALLOWED_DATABASES' },
+    ],
+    [
+      "ALTER REPLICATION GROUP rg SET OBJECT_TYPES = DATABASES, ROLES REPLICATION_SCHEDULE = '10 MINUTE'",
+      'ALTER REPLICATION GROUP',
+      {
+        action: 'SET',
+        properties: [
+          { name: 'OBJECT_TYPES', value: ['DATABASES', 'ROLES'] },
+          { name: 'REPLICATION_SCHEDULE', value: '10 MINUTE' },
+        ],
+      },
+    ],
+    ['ALTER FAILOVER GROUP fg SUSPEND IMMEDIATE', 'ALTER FAILOVER GROUP', { action: 'SUSPEND IMMEDIATE' }],
+    [
+      "ALTER MASKING POLICY gov.email_mask SET BODY -> CASE WHEN CURRENT_ROLE() = 'ADMIN' THEN val ELSE '***' END",
+      'ALTER MASKING POLICY',
+      { action: 'SET BODY', body: "CASE WHEN CURRENT_ROLE() = 'ADMIN' THEN val ELSE '***' END" },
+    ],
+    ["ALTER ROW ACCESS POLICY gov.by_region SET COMMENT = 'regional'", 'ALTER ROW ACCESS POLICY', { action: 'SET' }],
+    ['ALTER MATERIALIZED VIEW sales.mv CLUSTER BY (region, day)', 'ALTER MATERIALIZED VIEW', { action: 'CLUSTER BY', keys: 'region, day' }],
+    ['ALTER VIEW sales.v UNSET SECURE', 'ALTER VIEW', { action: 'UNSET', properties: ['SECURE'] }],
+    [
+      "ALTER NETWORK POLICY corp ADD ALLOWED_NETWORK_RULE_LIST = 'office_ips'",
+      'ALTER NETWORK POLICY',
+      { action: 'ADD', list: 'ALLOWED_NETWORK_RULE_LIST', rule: 'office_ips' },
+    ],
+    ['ALTER PROCEDURE etl.load(VARCHAR, NUMBER(38, 0)) RENAME TO etl.load_v2', 'ALTER PROCEDURE', { args: ['VARCHAR', 'NUMBER(38, 0)'], action: 'RENAME' }],
+    [
+      'ALTER RESOURCE MONITOR monthly SET CREDIT_QUOTA = 100 FREQUENCY = MONTHLY TRIGGERS ON 80 PERCENT DO NOTIFY ON 100 PERCENT DO SUSPEND',
+      'ALTER RESOURCE MONITOR',
+      {
+        action: 'SET',
+        triggers: [
+          { threshold: 80, do: 'NOTIFY' },
+          { threshold: 100, do: 'SUSPEND' },
+        ],
+      },
+    ],
+    ["ALTER ROLE analyst SET COMMENT = 'read only'", 'ALTER ROLE', { action: 'SET' }],
+    [
+      'ALTER SHARE sales_share ADD ACCOUNTS = partner.a1, partner.a2 SHARE_RESTRICTIONS = FALSE',
+      'ALTER SHARE',
+      { action: 'ADD ACCOUNTS', accounts: ['partner.a1', 'partner.a2'], properties: [{ name: 'SHARE_RESTRICTIONS', value: false }] },
+    ],
+    ['ALTER STREAM etl.orders_stream SET APPEND_ONLY = TRUE', 'ALTER STREAM', { action: 'SET' }],
+    ["ALTER TAG gov.cost_center ADD ALLOWED_VALUES 'eng', 'ops'", 'ALTER TAG', { action: 'ADD ALLOWED_VALUES', values: ['eng', 'ops'] }],
+    ["ALTER IMAGE REPOSITORY apps.images SET COMMENT = 'service images'", 'ALTER IMAGE REPOSITORY', { action: 'SET' }],
+    [
+      "ALTER SERVICE apps.api FROM @apps.specs SPECIFICATION_FILE = 'api.yaml'",
+      'ALTER SERVICE',
+      { action: 'FROM STAGE', stage: '@apps.specs', specificationFile: 'api.yaml' },
+    ],
+    ['ALTER SERVICE apps.api SET MIN_INSTANCES = 1 AUTO_RESUME = FALSE', 'ALTER SERVICE', { action: 'SET' }],
+  ];
+  it.each(cases)('%s', (sql, type, ast) => {
+    const r = parse(sql);
+    expect(r.type).toBe(type);
+    expect(r.ast).toMatchObject({ statement: 'ALTER', objectType: type.slice('ALTER '.length), ...ast });
+  });
+
+  it('table-like objects count among the tables (both sides of a SWAP), as do the columns a row access policy is on', () => {
+    expect(parse('ALTER DYNAMIC TABLE a.dt SWAP WITH a.dt_next').tables).toEqual(['a.dt', 'a.dt_next']);
+    expect(parse('ALTER MATERIALIZED VIEW a.mv SUSPEND').tables).toEqual(['a.mv']);
+    const r = parse('ALTER DYNAMIC TABLE a.dt DROP ROW ACCESS POLICY gov.old, ADD ROW ACCESS POLICY gov.new ON (region)');
+    expect(r.ast).toMatchObject({ action: 'DROP ROW ACCESS POLICY, ADD ROW ACCESS POLICY', dropped: 'gov.old', policy: 'gov.new', on: ['region'] });
+    expect(r.columns).toEqual(['region']);
+    expect(parse('ALTER WAREHOUSE w SUSPEND').tables).toEqual([]);
+  });
+});
+
+describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
+  it('DROP and DESCRIBE name the object (with IF EXISTS, CASCADE | RESTRICT, procedure argument types)', () => {
+    expect(parse('DROP DYNAMIC TABLE IF EXISTS sales.daily')).toMatchObject({
+      type: 'DROP DYNAMIC TABLE',
+      tables: ['sales.daily'],
+      ast: { name: 'sales.daily', ifExists: true },
+    });
+    expect(parse('DROP SEQUENCE ids CASCADE').ast).toMatchObject({ objectType: 'SEQUENCE', option: 'CASCADE' });
+    expect(parse('DROP PROCEDURE etl.load(VARCHAR)').ast).toMatchObject({ args: ['VARCHAR'] });
+    expect(parse('DROP STORAGE INTEGRATION IF EXISTS s3_int').type).toBe('DROP STORAGE INTEGRATION');
+    expect(parse('DESC FILE FORMAT raw.csv_ff')).toMatchObject({ type: 'DESCRIBE FILE FORMAT', tables: [] });
+    expect(parse('DESCRIBE DYNAMIC TABLE sales.daily')).toMatchObject({ type: 'DESCRIBE DYNAMIC TABLE', tables: ['sales.daily'] });
+    expect(rejection('DROP WAREHOUSE w CASCADE').message).toBe("expected end of statement, found 'CASCADE' at offset 17");
+  });
+
+  it('SHOW <objects> with its filters, and IN FAILOVER | REPLICATION GROUP for databases and shares', () => {
+    expect(parse('SHOW SHARES IN REPLICATION GROUP dr_group')).toMatchObject({
+      type: 'SHOW SHARES',
+      ast: { objects: 'SHARES', in: { objectType: 'REPLICATION GROUP', name: 'dr_group' } },
+    });
+    expect(parse("SHOW TERSE SCHEMAS HISTORY LIKE 'raw%' IN DATABASE analytics STARTS WITH 'R' LIMIT 10 FROM 'RA'").ast).toEqual({
+      statement: 'SHOW',
+      objects: 'SCHEMAS',
+      terse: true,
+      history: true,
+      like: 'raw%',
+      in: { objectType: 'DATABASE', name: 'analytics' },
+      startsWith: 'R',
+      limit: 10,
+      from: 'RA',
+    });
+    expect(parse("SHOW DYNAMIC TABLES LIKE 'daily%' IN SCHEMA sales").type).toBe('SHOW DYNAMIC TABLES');
+    expect(rejection('SHOW SCHEMAS IN FAILOVER GROUP g').offset).toBe(13);
+  });
+
+  it('BEGIN [ WORK | TRANSACTION ] [ NAME t ] and START TRANSACTION are transactions; a scripting block is not', () => {
+    for (const sql of ['BEGIN', 'BEGIN WORK', 'BEGIN TRANSACTION NAME nightly_load', 'START TRANSACTION NAME t1'])
+      expect(parse(sql)).toMatchObject({ type: 'BEGIN TRANSACTION', tables: [] });
+    expect(parse('BEGIN NAME t1').ast).toEqual({ statement: 'BEGIN', name: 't1' });
+    expect(rejection('BEGIN SELECT 1; END').message).toBe("expected NAME <transaction name> or end of statement, found 'SELECT' at offset 6");
+  });
+});
+
+describe('malformed statements are rejected with what was expected and where', () => {
+  const cases: [string, string, RegExp, number][] = [
+    ['an unknown property', "CREATE FILE FORMAT ff TYPE = CSV FIELD_SEPARATOR = ','", /^unknown FILE FORMAT property FIELD_SEPARATOR at offset 33$/, 33],
+    ['an unknown session parameter of a task', "CREATE TASK t TIMEZONEX = 'UTC' AS SELECT 1", /^unknown TASK property TIMEZONEX/, 14],
+    ['an unknown ALTER … SET property', 'ALTER PIPE p SET AUTO_INGEST = TRUE', /^unknown PIPE property AUTO_INGEST/, 17],
+    ['a missing =', 'CREATE WAREHOUSE w WAREHOUSE_SIZE XSMALL', /^expected '=' after WAREHOUSE_SIZE, found 'XSMALL'/, 34],
+    ['a value of the wrong shape', "CREATE WAREHOUSE w AUTO_RESUME = 'yes'", /^expected TRUE or FALSE for AUTO_RESUME, found string 'yes'/, 33],
+    [
+      'a keyword value outside the documented ones',
+      'ALTER WAREHOUSE w SET SCALING_POLICY = FAST',
+      /^expected STANDARD \| ECONOMY for SCALING_POLICY, found 'FAST'/,
+      39,
+    ],
+    ['an unterminated parenthesis', "CREATE STAGE s ENCRYPTION = (TYPE = 'NONE'", /^expected '\)' to close the ENCRYPTION options, found end of statement/, 42],
+    ['an unterminated string', "CREATE FILE FORMAT ff COMMENT = 'no end", /unterminated/, 32],
+    ['a missing name', 'ALTER DYNAMIC TABLE', /^expected the DYNAMIC TABLE name, found end of statement at offset 19$/, 19],
+    ['garbage after a complete statement', 'ALTER TASK t RESUME NOW', /^expected end of statement, found 'NOW'/, 20],
+    ['a trailing semicolon (the splitter strips it)', 'DESCRIBE PIPE p;', /^expected end of statement, found ';'/, 15],
+    ['a property given twice', 'CREATE WAREHOUSE w AUTO_SUSPEND = 60 AUTO_SUSPEND = 120', /^AUTO_SUSPEND is given twice/, 37],
+    ['a trailing comma', "ALTER TASK t SET COMMENT = 'x',", /^expected a TASK property after ','/, 31],
+    [
+      'an unknown ALTER action',
+      'ALTER TASK t EXPLODE',
+      /^expected an ALTER TASK action \(RESUME, SUSPEND, REMOVE WHEN, ADD AFTER, REMOVE AFTER, MODIFY AS, MODIFY WHEN, SET, UNSET\), found 'EXPLODE'/,
+      13,
+    ],
+    ['a property that cannot be unset', 'ALTER STORAGE INTEGRATION i UNSET STORAGE_ALLOWED_LOCATIONS', /^STORAGE_ALLOWED_LOCATIONS cannot be unset/, 34],
+    ['IF EXISTS where it is not documented', 'ALTER MATERIALIZED VIEW IF EXISTS mv SUSPEND', /^expected a name \(IF EXISTS is not documented here\)/, 24],
+    ['ALTER ACCOUNT <name> with a SET', "ALTER ACCOUNT acme SET TIMEZONE = 'UTC'", /^expected RENAME TO or DROP OLD URL after ALTER ACCOUNT <name>/, 19],
+    ['OR REPLACE with IF NOT EXISTS', 'CREATE OR REPLACE STAGE IF NOT EXISTS s', /^OR REPLACE and IF NOT EXISTS cannot both be given/, 24],
+    ['a modifier the object does not take', 'CREATE TRANSIENT WAREHOUSE w', /^TRANSIENT does not apply to CREATE WAREHOUSE/, 7],
+    [
+      'an object kind the grammar does not read',
+      'CREATE TABLE t (a INT)',
+      /^expected an object kind after CREATE \(FILE FORMAT, STAGE, PIPE, TASK, WAREHOUSE, DYNAMIC TABLE\), found 'TABLE'/,
+      7,
+    ],
+    ['a statement it does not read', 'SELECT 1', /^expected CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN, found 'SELECT'/, 0],
+    ['a WHEN condition no parser reads', 'CREATE TASK t WAREHOUSE = w WHEN 1 + AS SELECT 1', /^no Snowflake parser accepts a WHEN condition '1 \+'/, 33],
+    [
+      'an inner AS statement no parser accepts',
+      'CREATE PIPE p AS COPY INTO t FROM @s PATTERN =',
+      /^no Snowflake parser accepts the COPY INTO statement after AS/,
+      17,
+    ],
+  ];
+  it.each(cases)('%s', (_what, sql, message, offset) => {
+    const f = rejection(sql);
+    expect(f.message).toMatch(message);
+    expect(f.offset).toBe(offset);
+  });
+});
