@@ -3,9 +3,16 @@
 // type, name, properties and tables — and, for malformed input, a ParseFailure naming what was
 // expected and where. Embedded statements go to the dialect's real parsers (SqlEngines).
 import { beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
 import { SqlEngines } from '../../../src/formats/sql/engines.js';
+import { parseSql } from '../../../src/formats/sql/index.js';
+import { SqlContent } from '../../../src/formats/sql/schema.js';
 import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
+import { parseFileWith } from '../../helpers/parse.js';
 
 let engine: Engine;
 
@@ -505,5 +512,63 @@ describe('malformed statements are rejected with what was expected and where', (
     const f = rejection(sql);
     expect(f.message).toMatch(message);
     expect(f.offset).toBe(offset);
+  });
+});
+
+// As in fallbacks.test.ts: a script through parseSql, its statements as a user sees them.
+async function statementsOf(sql: string, sqlDialect: string): Promise<{ content: Record<string, any>; units: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-sf-'));
+  const f = path.join(dir, 'x.sql');
+  fs.writeFileSync(f, sql);
+  try {
+    const r = await parseFileWith(parseSql, f, 'sql', { sqlDialect });
+    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+    const c = r.artifact.content;
+    expect(Value.Check(SqlContent, c), JSON.stringify([...Value.Errors(SqlContent, c)].slice(0, 3))).toBe(true);
+    return { content: c, units: r.artifact.documentUnits };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('end to end: a Snowflake script through parseSql', () => {
+  it('object DDL the other parsers reject is parsed by the object grammar, with its type, tables and the parser of its embedded statement', async () => {
+    const sql = [
+      "CREATE OR REPLACE FILE FORMAT raw.tsv TYPE = CSV FIELD_DELIMITER = '\\t' SKIP_HEADER = 1;",
+      'CREATE PIPE raw.orders_pipe AUTO_INGEST = TRUE AS COPY INTO raw.orders FROM @raw.landing/orders/;',
+      "CREATE TASK etl.load WAREHOUSE = etl_wh SCHEDULE = '60 MINUTE' AS INSERT INTO etl.orders SELECT id FROM etl.orders_stream;",
+      'CREATE DYNAMIC TABLE sales.daily (region VARCHAR WITH MASKING POLICY gov.mask, total NUMBER) TARGET_LAG = DOWNSTREAM WAREHOUSE = transform_wh',
+      '  AS SELECT region, SUM(amount) FROM sales.orders GROUP BY region;',
+      'ALTER WAREHOUSE etl_wh SET AUTO_SUSPEND = 120 AUTO_RESUME = TRUE;',
+      'SHOW DATABASES IN FAILOVER GROUP dr;',
+      'BEGIN NAME nightly;',
+      'SELECT region FROM sales.daily;',
+      'CREATE WAREHOUSE w WAREHOUSE_SIZE = XSMALL SPEED = 11;',
+    ].join('\n');
+    const { content, units } = await statementsOf(sql, 'Snowflake');
+    expect(units).toBe(9);
+    const grammar = 'docparse Snowflake object grammar';
+    const view = (s: any) => [s.type, s.parseStatus, s.parser, s.tables];
+    expect(content.statements.map(view)).toEqual([
+      ['CREATE FILE FORMAT', 'parsed', grammar, []],
+      ['CREATE PIPE', 'parsed', grammar, []],
+      ['CREATE TASK', 'parsed', grammar, ['etl.orders', 'etl.orders_stream']],
+      ['CREATE DYNAMIC TABLE', 'parsed', grammar, ['sales.daily', 'sales.orders']],
+      ['ALTER WAREHOUSE', 'parsed', grammar, []],
+      ['SHOW DATABASES', 'parsed', grammar, []],
+      ['BEGIN TRANSACTION', 'parsed', grammar, []],
+      ['SELECT', 'parsed', expect.stringMatching(/^sqlparser-rs /), ['sales.daily']],
+      [expect.any(String), 'error', null, []],
+    ]);
+    const [fileFormat, pipe, , dynamicTable] = content.statements;
+    expect(fileFormat.ast.properties).toEqual([
+      { name: 'TYPE', value: 'CSV' },
+      { name: 'FIELD_DELIMITER', value: '\t' },
+      { name: 'SKIP_HEADER', value: 1 },
+    ]);
+    // The COPY INTO a pipe runs is read by the chain's own parsers, and says which.
+    expect(pipe.ast.body).toMatchObject({ type: 'COPY INTO', parser: expect.stringMatching(/^sqlparser-rs /) });
+    expect(dynamicTable.columns).toEqual(['region', 'total', 'amount']);
+    expect(dynamicTable.ast.columns[0]).toEqual({ name: 'region', type: 'VARCHAR', maskingPolicy: 'gov.mask' });
   });
 });
