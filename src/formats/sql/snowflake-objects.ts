@@ -401,15 +401,47 @@ function innerResult(ctx: Ctx, r: EngineResult, withColumns: boolean): Body {
   return { parser: (r as { parser?: string }).parser ?? null, type: r.type, ast: r.ast };
 }
 
-/** The statement after AS: the rest of the text, offered to the dialect's parsers. */
-function body(ctx: Ctx, what: string): Body {
+/**
+ * The statement after AS: the rest of the text, offered to the dialect's parsers. With
+ * `block`, a BEGIN … END block none of them reads whole is read as its ';'-terminated statements.
+ */
+function body(ctx: Ctx, what: string, block = false): Body {
   const { c } = ctx;
   const t = c.tok;
   if (t.kind === 'eof') c.fail(what);
   const r = ctx.parseInner(c.sql.slice(t.start).trimEnd());
-  if (!r) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);
+  const read = r ? innerResult(ctx, r, true) : block ? scriptingBlock(ctx) : null;
+  if (!read) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);
   c.i = c.toks.length - 1;
-  return innerResult(ctx, r, true);
+  return read;
+}
+
+/**
+ * `BEGIN <statement>; … END` (a task's Snowflake Scripting body) when the parsers reject it as a
+ * whole — typically because it holds object DDL only this grammar reads: each statement goes to
+ * the parsers on its own. Null when the text is not such a block; a statement no parser reads
+ * (a nested block, IF, LET …) rejects it.
+ */
+function scriptingBlock(ctx: Ctx): Body | null {
+  const { c } = ctx;
+  const end = c.toks.length - 2; // the token before eof
+  if (!c.isWord('BEGIN') || end <= c.i || c.toks[end].kind !== 'word' || c.toks[end].value !== 'END') return null;
+  const statements: Body[] = [];
+  let from = c.i + 1;
+  for (let k = from; k <= end; k++) {
+    const semicolon = c.toks[k].kind === 'punct' && c.toks[k].text === ';';
+    if (!semicolon && k < end) continue;
+    if (!semicolon && k > from) c.fail("';' after the block's last statement", c.toks[k]);
+    if (semicolon && k === from) c.fail("a statement before ';'", c.toks[k]);
+    if (k > from) {
+      const r = ctx.parseInner(c.sql.slice(c.toks[from].start, c.toks[k - 1].end));
+      if (!r) return c.failAt('no Snowflake parser accepts this statement of the BEGIN … END block', c.toks[from]);
+      statements.push(innerResult(ctx, r, true));
+    }
+    from = k + 1;
+  }
+  if (!statements.length) c.fail('a statement in the BEGIN … END block', c.toks[end]);
+  return { parser: null, type: 'BEGIN … END', ast: { statements } };
 }
 
 /** Tokens from here up to (not including) a depth-0 token for which `stop` holds: an expression. */
@@ -518,7 +550,13 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
     const after = c.accept('AFTER') ? nameList(c, 'a predecessor task name') : null;
     const when = c.accept('WHEN') ? expression(ctx, 'a WHEN condition', (t) => t.kind === 'word' && t.value === 'AS') : null;
     if (!c.accept('AS')) c.fail(`a TASK property${after ? '' : ', AFTER'}${when ? '' : ', WHEN'} or AS <sql>`);
-    return { ...(tags ? { tags } : {}), properties, ...(after ? { after } : {}), ...(when ? { when: when.text } : {}), body: body(ctx, 'task statement') };
+    return {
+      ...(tags ? { tags } : {}),
+      properties,
+      ...(after ? { after } : {}),
+      ...(when ? { when: when.text } : {}),
+      body: body(ctx, 'task statement', true),
+    };
   },
   WAREHOUSE: (ctx) => {
     const { c } = ctx;
@@ -893,7 +931,7 @@ const FORMS: Record<string, (ctx: Ctx, kind: ObjectKind) => Action | null> = {
       c.i += 2;
       return { action: `${op} AFTER`, tasks: nameList(c, 'a predecessor task name') };
     }
-    if (c.accept('MODIFY', 'AS')) return { action: 'MODIFY AS', body: body(ctx, 'task statement') };
+    if (c.accept('MODIFY', 'AS')) return { action: 'MODIFY AS', body: body(ctx, 'task statement', true) };
     if (c.accept('MODIFY', 'WHEN')) return { action: 'MODIFY WHEN', when: expression(ctx, 'a WHEN condition', () => false).text };
     return null;
   },

@@ -160,6 +160,26 @@ describe('CREATE STAGE, PIPE, TASK, WAREHOUSE', () => {
     );
   });
 
+  it('a task body BEGIN … END that no parser reads whole (it holds object DDL) is read statement by statement; a scripting construct none reads is rejected where it stands', () => {
+    const r = parse(
+      'CREATE TASK refresh_landing WAREHOUSE = etl_wh AS BEGIN\n  ALTER PIPE raw.orders_pipe REFRESH;\n  INSERT INTO etl.log SELECT CURRENT_TIMESTAMP();\nEND',
+    );
+    expect(r.ast.body).toMatchObject({ parser: null, type: 'BEGIN … END' });
+    expect(r.ast.body.ast.statements.map((s: any) => s.type)).toEqual(['ALTER PIPE', 'INSERT']);
+    expect(r.tables).toEqual(['etl.log']);
+    expect(parse('ALTER TASK t MODIFY AS BEGIN CREATE FILE FORMAT f TYPE = JSON; ALTER WAREHOUSE w SUSPEND; END').ast.body.type).toBe('BEGIN … END');
+    const unread = 'CREATE TASK t WAREHOUSE = w AS BEGIN ALTER PIPE p REFRESH; LET n := 1; END';
+    expect(rejection(unread)).toMatchObject({
+      message: expect.stringMatching(/^no Snowflake parser accepts this statement of the BEGIN … END block/),
+      offset: unread.indexOf('LET'),
+    });
+    const unterminated = 'CREATE TASK t WAREHOUSE = w AS BEGIN ALTER PIPE p REFRESH; INSERT INTO l SELECT 1 END';
+    expect(rejection(unterminated)).toMatchObject({
+      message: expect.stringMatching(/^expected ';' after the block's last statement, found 'END'/),
+      offset: unterminated.lastIndexOf('END'),
+    });
+  });
+
   it('a warehouse: WITH before the properties, IDENTIFIER($name), session variables as values, TAG then its parameters', () => {
     const r = parse(
       "CREATE WAREHOUSE IF NOT EXISTS IDENTIFIER($wh) WITH WAREHOUSE_SIZE = 'X-SMALL' AUTO_SUSPEND = $idle AUTO_RESUME = TRUE " +
