@@ -672,3 +672,11 @@ export const DATA_TYPES = new Set(
     .concat(['TIME', 'TIMESTAMP', 'TIMESTAMP_LTZ', 'TIMESTAMP_NTZ', 'TIMESTAMP_TZ', 'VARIANT', 'OBJECT', 'ARRAY', 'MAP', 'GEOGRAPHY', 'GEOMETRY'])
     .concat(['VECTOR', 'FILE']),
 );
+
+/** Reserved keywords (the docs' "Reserved & limited keywords": ANSI's and Snowflake's own), not names unless "quoted". */
+export const RESERVED = new Set(
+  ['ALL', 'ALTER', 'AND', 'ANY', 'AS', 'BETWEEN', 'BY', 'CHECK', 'COLUMN', 'CONNECT', 'CREATE', 'CURRENT', 'DELETE', 'DISTINCT', 'DROP', 'ELSE']
+    .concat(['EXISTS', 'FOR', 'FROM', 'GRANT', 'GROUP', 'HAVING', 'ILIKE', 'IN', 'INCREMENT', 'INSERT', 'INTERSECT', 'INTO', 'IS', 'LIKE', 'MINUS'])
+    .concat(['NOT', 'NULL', 'OF', 'ON', 'OR', 'ORDER', 'QUALIFY', 'REGEXP', 'REVOKE', 'RLIKE', 'ROW', 'ROWS', 'SAMPLE', 'SELECT', 'SET', 'SOME'])
+    .concat(['START', 'TABLE', 'TABLESAMPLE', 'THEN', 'TO', 'TRIGGER', 'UNION', 'UNIQUE', 'UPDATE', 'USING', 'VALUES', 'WHENEVER', 'WHERE', 'WITH']),
+);

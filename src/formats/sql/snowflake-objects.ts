@@ -18,6 +18,7 @@ import {
   FORMAT_TYPES,
   KINDS,
   PIPE_CREATE,
+  RESERVED,
   SHOWN,
   SHOWN_IN_GROUP,
   type AlterSpec,
@@ -190,7 +191,8 @@ function objectName(c: Cursor, what = 'a name'): string {
     return c.textFrom(first);
   }
   do {
-    if (c.tok.kind !== 'word' && c.tok.kind !== 'qident') c.fail(c.i === 0 || c.prev.text !== '.' ? what : "a name after '.'");
+    const named = c.tok.kind === 'qident' || (c.tok.kind === 'word' && !RESERVED.has(c.tok.value));
+    if (!named) c.fail(c.prev.text !== '.' || c.tok === first ? what : "a name after '.'");
     c.next();
   } while (c.acceptPunct('.'));
   return c.textFrom(first);

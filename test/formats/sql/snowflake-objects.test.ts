@@ -76,6 +76,7 @@ describe('CREATE FILE FORMAT', () => {
     });
     expect(parse('CREATE FILE FORMAT xml_ff TYPE = XML STRIP_OUTER_ELEMENT = TRUE DISABLE_AUTO_CONVERT = FALSE').ast.properties).toHaveLength(3);
     expect(parse('CREATE FILE FORMAT defaults').ast).toMatchObject({ name: 'defaults', properties: [] });
+    expect(parse('CREATE FILE FORMAT "SELECT".raw."with"').ast.name).toBe('"SELECT".raw."with"');
     expect(rejection('CREATE FILE FORMAT ff STRIP_OUTER_ARRAY = TRUE').message).toMatch(
       /^STRIP_OUTER_ARRAY is not a FILE FORMAT option for TYPE = CSV at offset 22$/,
     );
@@ -497,6 +498,13 @@ describe('malformed statements are rejected with what was expected and where', (
     ],
     ['an unterminated parenthesis', "CREATE STAGE s ENCRYPTION = (TYPE = 'NONE'", /^expected '\)' to close the ENCRYPTION options, found end of statement/, 42],
     ['an unterminated string', "CREATE FILE FORMAT ff COMMENT = 'no end", /unterminated/, 32],
+    [
+      'a reserved word where a name belongs (no warehouse named WITH)',
+      'CREATE WAREHOUSE WITH WAREHOUSE_SIZE = XSMALL',
+      /^expected the WAREHOUSE name, found 'WITH'/,
+      17,
+    ],
+    ['a reserved word after a dot', 'DROP STAGE raw.from', /^expected a name after '\.', found 'from'/, 15],
     ['a missing name', 'ALTER DYNAMIC TABLE', /^expected the DYNAMIC TABLE name, found end of statement at offset 19$/, 19],
     ['garbage after a complete statement', 'ALTER TASK t RESUME NOW', /^expected end of statement, found 'NOW'/, 20],
     ['a trailing semicolon (the splitter strips it)', 'DESCRIBE PIPE p;', /^expected end of statement, found ';'/, 15],
