@@ -252,7 +252,7 @@ function value(ctx: Ctx, shape: Shape, prop: string): Value {
   const takesVariable = !['strs', 'names', 'list', 'opts', 'fileFormat'].includes(shape.t);
   if (takesVariable && t.kind === 'var') return (c.next(), { variable: t.value });
   const orWords = 'or' in shape && shape.or ? shape.or : [];
-  if (t.kind === 'word' && orWords.includes(t.value)) return c.next().value;
+  if (t.kind === 'word' && orWords.includes(t.value)) return c.next().value === 'NULL' ? null : t.value;
   const alternatives = orWords.length ? ` or ${orWords.join(' | ')}` : '';
   switch (shape.t) {
     case 'bool':
@@ -285,6 +285,7 @@ function value(ctx: Ctx, shape: Shape, prop: string): Value {
     case 'opts': {
       c.expectPunct('(', ` to open the ${prop} options`);
       const options = propertyList(ctx, shape.props, shape.what);
+      if (!options.length) c.fail(`a ${shape.what} option`);
       c.expectPunct(')', ` to close the ${prop} options`);
       return options;
     }
@@ -298,6 +299,7 @@ function fileFormatIn(ctx: Ctx): Property[] {
   const { c } = ctx;
   c.expectPunct('(', ' to open FILE_FORMAT options');
   const out = propertyList(ctx, FILE_FORMAT_PROPS, 'FILE_FORMAT');
+  if (!out.length) c.fail('FORMAT_NAME or a file format option');
   c.expectPunct(')', ' to close FILE_FORMAT options');
   checkFormatOptions(ctx, out);
   return out;
@@ -410,7 +412,7 @@ function innerResult(ctx: Ctx, r: EngineResult, withColumns: boolean): Body {
 function body(ctx: Ctx, what: string, block = false): Body {
   const { c } = ctx;
   const t = c.tok;
-  if (t.kind === 'eof') c.fail(what);
+  if (t.kind === 'eof') c.fail(`the ${what} after AS`);
   const r = ctx.parseInner(c.sql.slice(t.start).trimEnd());
   const read = r ? innerResult(ctx, r, true) : block ? scriptingBlock(ctx) : null;
   if (!read) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);

@@ -257,6 +257,7 @@ describe('ALTER <object>', () => {
         ],
       },
     ],
+    ['ALTER WAREHOUSE etl_wh SET AUTO_SUSPEND = NULL', 'ALTER WAREHOUSE', { action: 'SET', properties: [{ name: 'AUTO_SUSPEND', value: null }] }],
     ['ALTER WAREHOUSE etl_wh UNSET RESOURCE_MONITOR, COMMENT', 'ALTER WAREHOUSE', { action: 'UNSET', properties: ['RESOURCE_MONITOR', 'COMMENT'] }],
     [
       "ALTER WAREHOUSE etl_wh SET TAG team = 'bi', tier = 'gold'",
@@ -497,6 +498,8 @@ describe('malformed statements are rejected with what was expected and where', (
       39,
     ],
     ['an unterminated parenthesis', "CREATE STAGE s ENCRYPTION = (TYPE = 'NONE'", /^expected '\)' to close the ENCRYPTION options, found end of statement/, 42],
+    ['an empty option list', 'CREATE STAGE s ENCRYPTION = ()', /^expected a ENCRYPTION option, found '\)'/, 29],
+    ['a missing statement after AS', 'CREATE TASK t WAREHOUSE = w AS', /^expected the task statement after AS, found end of statement/, 30],
     ['an unterminated string', "CREATE FILE FORMAT ff COMMENT = 'no end", /unterminated/, 32],
     [
       'a reserved word where a name belongs (no warehouse named WITH)',
