@@ -296,10 +296,15 @@ export class SqlEngines {
     const terminated = innerEnds.length ? withSemicolons(text, innerEnds) : null;
     const shift = psqlCopy ? 1 : 0;
     const heuristic = classifyStatement(sql);
-    let firstError: { message: string; offset: number | null } | null = null;
+    // The error shown is the one from the parser that read furthest into the statement as
+    // written (the first such): it names the token that no parser could take.
+    let error = null as { message: string; offset: number | null } | null;
+    const keep = (message: string, offset: number | null) => {
+      if (!error || (offset !== null && (error.offset === null || offset > error.offset))) error = { message, offset };
+    };
     for (const e of this.engines) {
       if (text.length > e.maxChars) {
-        firstError ??= { message: `statement too long for ${e.name}`, offset: null };
+        keep(`statement too long for ${e.name}`, null);
         continue;
       }
       for (const candidate of terminated && terminated !== text && e.wantsSemicolons !== false ? [text, terminated] : [text]) {
@@ -315,17 +320,17 @@ export class SqlEngines {
           };
         } catch (err) {
           if (!(err instanceof ParseFailure)) throw err;
-          firstError ??= { message: err.message, offset: err.offset === null ? null : err.offset + shift };
+          if (candidate === text) keep(err.message, err.offset === null ? null : err.offset + shift);
         }
       }
     }
     if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
-    const tooLong = /too long/.test(firstError?.message ?? '') && this.engines.every((e) => text.length > e.maxChars);
+    const tooLong = /too long/.test(error?.message ?? '') && this.engines.every((e) => text.length > e.maxChars);
     return {
       type: heuristic,
       parseStatus: tooLong ? 'skipped' : 'error',
       parser: null,
-      parseError: firstError ?? { message: 'rejected', offset: null },
+      parseError: error ?? { message: 'rejected', offset: null },
       tables: [],
       columns: [],
     };

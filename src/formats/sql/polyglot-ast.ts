@@ -13,6 +13,14 @@ const isObject = (v: Json | undefined): v is JsonObject => !!v && typeof v === '
 /** Expression kinds holding text polyglot did not parse. */
 const UNPARSED = new Set(['raw', 'command']);
 
+/**
+ * Statements polyglot reads as SQL does. Anything else at the root is an expression it took as
+ * a statement (`FROBNICATE everything` → alias, `x` → column), and its COPY INTO accepts
+ * `FROM FROM @stage`: neither is a parse of the statement.
+ */
+const STATEMENT_KINDS =
+  /^(select|union|intersect|except|values|insert|update|delete|merge|truncate|grant|revoke|use|describe|show|comment|undrop|transaction|commit|rollback|set_statement|put|(create|drop|alter)_\w+)$/;
+
 /** Statement kinds whose parts polyglot keeps as unparsed text. */
 const UNPARSED_PARTS: Record<string, string> = { create_task: 'its properties' };
 
@@ -43,6 +51,7 @@ export function polyglotFacts(statement: unknown): EngineResult {
   const root = statement as Json;
   const kind = isObject(root) ? Object.keys(root)[0] : undefined;
   if (!kind || UNPARSED.has(kind)) throw new ParseFailure('polyglot-sql kept the statement as unparsed text', null);
+  if (!STATEMENT_KINDS.test(kind)) throw new ParseFailure(`polyglot-sql read it as ${kind.replace(/_/g, ' ')}, not as a statement`, null);
   if (UNPARSED_PARTS[kind]) throw new ParseFailure(`polyglot-sql keeps ${UNPARSED_PARTS[kind]} as unparsed text`, null);
   const tables = new Set<string>();
   const columns = new Set<string>();

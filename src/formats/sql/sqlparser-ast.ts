@@ -86,6 +86,9 @@ export function sqlparserFacts(statements: unknown[]): SqlparserFacts {
       ) {
         const name = objectName(v);
         if (name) tables.add(name);
+      } else if (k === 'into' && parentKey === 'CopyIntoSnowflake' && n.kind === 'Table') {
+        const name = objectName(v); // COPY INTO <table> (not INTO @stage)
+        if (name) tables.add(name);
       } else if (k === 'names' && parentKey === 'Drop' && Array.isArray(v)) {
         for (const x of v) {
           const name = objectName(x);

@@ -140,13 +140,36 @@ describe('Snowflake: polyglot-sql takes table options, DIRECTED joins and functi
     expect(JSON.stringify(content.statements[1].ast)).not.toContain('"span"');
   });
 
-  it('what polyglot keeps as unparsed text (a CREATE TASK with nonsense properties, an unknown command) is not taken as a parse', async () => {
-    const sql = "create task t1 nonsense ((( )) = = , as select 1;\ncreate file format ff type = 'CSV' skip_header = 1 flavour = 'sour'";
+  it('what polyglot keeps as unparsed text or reads as a bare expression is not taken as a parse', async () => {
+    const sql = [
+      'create task t1 nonsense (( )) = = , as select 1',
+      "create file format ff type = 'CSV' skip_header = 1 flavour = 'sour'",
+      'frobnicate everything',
+      'create task t2 as frobnicate everything',
+      'copy into t from from @s',
+    ].join(';\n');
     const { content } = await statementsOf(sql, 'Snowflake');
+    expect(content.statements).toHaveLength(5);
     for (const s of content.statements) {
       expect(s.parseStatus).toBe('error');
       expect(s.parser).toBeNull();
     }
+  });
+
+  it("a statement no parser accepts shows the error of the parser that read furthest: the object grammar's, naming the property", async () => {
+    const { content } = await statementsOf("select 1;\ncreate warehouse w warehouse_size = xsmall speed = 11 comment = 'x'", 'Snowflake');
+    const bad = content.statements[1];
+    expect(bad.parseStatus).toBe('error');
+    expect(bad.parseError.message).toMatch(/unknown WAREHOUSE property SPEED/);
+    expect([bad.parseError.line, bad.parseError.column]).toEqual([2, 44]);
+  });
+
+  it("a pipe's tables are its COPY INTO target's", async () => {
+    const { content } = await statementsOf(
+      "create pipe p auto_ingest = true as copy into raw.events from @raw.landing file_format = (type = 'JSON')",
+      'Snowflake',
+    );
+    expect(view(content.statements[0])).toEqual(['CREATE PIPE', 'parsed', 'docparse Snowflake object grammar', ['raw.events']]);
   });
 });
 

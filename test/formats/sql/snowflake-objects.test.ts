@@ -582,7 +582,7 @@ describe('end to end: a Snowflake script through parseSql', () => {
     const view = (s: any) => [s.type, s.parseStatus, s.parser, s.tables];
     expect(content.statements.map(view)).toEqual([
       ['CREATE FILE FORMAT', 'parsed', grammar, []],
-      ['CREATE PIPE', 'parsed', grammar, []],
+      ['CREATE PIPE', 'parsed', grammar, ['raw.orders']],
       ['CREATE TASK', 'parsed', grammar, ['etl.orders', 'etl.orders_stream']],
       ['CREATE DYNAMIC TABLE', 'parsed', grammar, ['sales.daily', 'sales.orders']],
       ['ALTER WAREHOUSE', 'parsed', grammar, []],
@@ -591,6 +591,8 @@ describe('end to end: a Snowflake script through parseSql', () => {
       ['SELECT', 'parsed', expect.stringMatching(/^sqlparser-rs /), ['sales.daily']],
       [expect.any(String), 'error', null, []],
     ]);
+    // The rejected statement shows the error of the parser that read furthest: this grammar's.
+    expect(content.statements[8].parseError.message).toMatch(/unknown WAREHOUSE property SPEED/);
     const [fileFormat, pipe, , dynamicTable] = content.statements;
     expect(fileFormat.ast.properties).toEqual([
       { name: 'TYPE', value: 'CSV' },
