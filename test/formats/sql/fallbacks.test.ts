@@ -2,28 +2,7 @@
 // (no corpus needed): what a user sees per statement — its type, tables, columns and which
 // parser produced the AST — when the dialect's first parser rejects the statement.
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Value } from '@sinclair/typebox/value';
-import { parseSql } from '../../../src/formats/sql/index.js';
-import { SqlContent } from '../../../src/formats/sql/schema.js';
-import { parseFileWith } from '../../helpers/parse.js';
-
-async function statementsOf(sql: string, sqlDialect: string): Promise<{ content: Record<string, any>; units: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-fb-'));
-  const f = path.join(dir, 'x.sql');
-  fs.writeFileSync(f, sql);
-  try {
-    const r = await parseFileWith(parseSql, f, 'sql', { sqlDialect });
-    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
-    const c = r.artifact.content;
-    expect(Value.Check(SqlContent, c), JSON.stringify([...Value.Errors(SqlContent, c)].slice(0, 3))).toBe(true);
-    return { content: c, units: r.artifact.documentUnits };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { statementsOf } from './script.js';
 
 const view = (s: any): [string, string, string | null, string[]] => [s.type, s.parseStatus, s.parser, s.tables];
 

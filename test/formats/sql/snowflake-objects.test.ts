@@ -3,16 +3,10 @@
 // type, name, properties and tables — and, for malformed input, a ParseFailure naming what was
 // expected and where. Embedded statements go to the dialect's real parsers (SqlEngines).
 import { beforeAll, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Value } from '@sinclair/typebox/value';
 import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
 import { SqlEngines } from '../../../src/formats/sql/engines.js';
-import { parseSql } from '../../../src/formats/sql/index.js';
-import { SqlContent } from '../../../src/formats/sql/schema.js';
 import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
-import { parseFileWith } from '../../helpers/parse.js';
+import { statementsOf } from './script.js';
 
 let engine: Engine;
 
@@ -545,22 +539,6 @@ describe('malformed statements are rejected with what was expected and where', (
     expect(f.offset).toBe(offset);
   });
 });
-
-// As in fallbacks.test.ts: a script through parseSql, its statements as a user sees them.
-async function statementsOf(sql: string, sqlDialect: string): Promise<{ content: Record<string, any>; units: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-sf-'));
-  const f = path.join(dir, 'x.sql');
-  fs.writeFileSync(f, sql);
-  try {
-    const r = await parseFileWith(parseSql, f, 'sql', { sqlDialect });
-    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
-    const c = r.artifact.content;
-    expect(Value.Check(SqlContent, c), JSON.stringify([...Value.Errors(SqlContent, c)].slice(0, 3))).toBe(true);
-    return { content: c, units: r.artifact.documentUnits };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('end to end: a Snowflake script through parseSql', () => {
   it('object DDL the other parsers reject is parsed by the object grammar, with its type, tables and the parser of its embedded statement', async () => {

@@ -1,13 +1,12 @@
 // Dialect rules of the statement splitters, on small inline scripts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { loadPostgres, parseSql, splitGeneric, splitPostgres, normalizeDialect } from '../../../src/formats/sql/index.js';
+import { loadPostgres, splitGeneric, splitPostgres, normalizeDialect } from '../../../src/formats/sql/index.js';
 import { SqlContent } from '../../../src/formats/sql/schema.js';
-import { parseFileWith } from '../../helpers/parse.js';
 import { hasSqlCorpus, SQL_CORPUS } from './corpus-dir.js';
+import { parseScript } from './script.js';
 
 beforeAll(async () => {
   await loadPostgres();
@@ -17,17 +16,6 @@ const texts = (sql: string, d: Parameters<typeof splitGeneric>[1] | 'PostgreSql'
   const r = d === 'PostgreSql' ? splitPostgres(sql) : splitGeneric(sql, d);
   return r.statements.map((s) => sql.slice(s.start, s.end));
 };
-
-async function runText(sql: string | Buffer, sqlDialect: string): Promise<Awaited<ReturnType<typeof parseFileWith>>> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-sql-'));
-  const f = path.join(dir, 'x.sql');
-  fs.writeFileSync(f, sql);
-  try {
-    return await parseFileWith(parseSql, f, 'sql', { sqlDialect });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
   it('never splits inside strings, comments, dollar bodies or quoted identifiers', () => {
@@ -71,7 +59,7 @@ describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
   });
   it('reports byte-accurate spans with non-ASCII text', async () => {
     const sql = `select 'héllo 😀';\nselect 'ü' as x;`;
-    const r = await runText(sql, 'PostgreSQL');
+    const r = await parseScript(sql, 'PostgreSQL');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const st = r.artifact.content.statements;
@@ -104,7 +92,7 @@ describe('T-SQL statements (GO batches are not statements)', () => {
       'DELETE FROM dbo.t WHERE id = 1',
       'GO',
     ].join('\n');
-    const r = await runText(sql, 'MsSql');
+    const r = await parseScript(sql, 'MsSql');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const c = r.artifact.content;
@@ -247,7 +235,7 @@ describe('end to end per dialect', () => {
   ];
   for (const [dialect, sql, types] of cases) {
     it(`${dialect}: units, types, parse status, schema`, async () => {
-      const r = await runText(sql, dialect);
+      const r = await parseScript(sql, dialect);
       expect(r.ok).toBe(true);
       if (!r.ok) return;
       const c = r.artifact.content;
@@ -275,19 +263,19 @@ describe('dialect option and bad input', () => {
     expect(normalizeDialect('Cobol')).toBeNull();
   });
   it('fails clearly without a dialect, for an unknown one, and for binary input', async () => {
-    const none = await runText('select 1', '');
+    const none = await parseScript('select 1', '');
     expect(none.ok).toBe(false);
     if (!none.ok) expect(none.message).toMatch(/sqlDialect/);
-    const bad = await runText('select 1', 'Cobol');
+    const bad = await parseScript('select 1', 'Cobol');
     expect(bad.ok).toBe(false);
-    const bin = await runText(Buffer.from([0x50, 0x4b, 3, 4, 0, 0, 0, 0, 0x10, 0x00, 0xff, 0x00, 0x00, 0x01]), 'MySql');
+    const bin = await parseScript(Buffer.from([0x50, 0x4b, 3, 4, 0, 0, 0, 0, 0x10, 0x00, 0xff, 0x00, 0x00, 0x01]), 'MySql');
     expect(bin.ok).toBe(false);
     if (!bin.ok) expect(bin.message).toMatch(/binary/);
   });
   it('decodes UTF-16 with a BOM and Windows-1252', async () => {
-    const u16 = await runText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("select 'ü'; select 2;", 'utf16le')]), 'MsSql');
+    const u16 = await parseScript(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("select 'ü'; select 2;", 'utf16le')]), 'MsSql');
     expect(u16.ok && u16.artifact.content.encoding).toBe('utf-16le');
-    const latin = await runText(Buffer.from("select 'caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la fran\xe7aise'; select 2;", 'latin1'), 'MySql');
+    const latin = await parseScript(Buffer.from("select 'caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la fran\xe7aise'; select 2;", 'latin1'), 'MySql');
     expect(latin.ok).toBe(true);
     if (latin.ok) {
       expect(latin.artifact.documentUnits).toBe(2);
@@ -296,7 +284,7 @@ describe('dialect option and bad input', () => {
   });
   it('a very long statement is parsed but its AST is not written', async () => {
     const values = Array.from({ length: 30000 }, (_, i) => `(${i}, 'row ${i}')`).join(',\n');
-    const r = await runText(`insert into big (a, b) values\n${values};\nselect 1;`, 'PostgreSql');
+    const r = await parseScript(`insert into big (a, b) values\n${values};\nselect 1;`, 'PostgreSql');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const [ins, sel] = r.artifact.content.statements;
@@ -307,7 +295,7 @@ describe('dialect option and bad input', () => {
     expect(sel.ast).toBeDefined();
   });
   it('an empty file has no statements and a warning', async () => {
-    const r = await runText('-- nothing here\n', 'Snowflake');
+    const r = await parseScript('-- nothing here\n', 'Snowflake');
     expect(r.ok && r.artifact.documentUnits).toBe(0);
     expect(r.ok && r.artifact.warnings.length).toBe(1);
   });
@@ -355,7 +343,7 @@ describe('compound statements count once, their inner statements listed beneath'
   ];
   for (const [dialect, sql, units, inner] of cases) {
     it(`${dialect}`, async () => {
-      const r = await runText(sql, dialect);
+      const r = await parseScript(sql, dialect);
       expect(r.ok).toBe(true);
       if (!r.ok) return;
       const c = r.artifact.content;
