@@ -136,7 +136,13 @@ function polyglotEngine(m: PolyglotModule, dialect: keyof PolyglotModule['Dialec
     // Its own guard refuses inputs over 16 MB.
     maxChars: 8_000_000,
     parse(sql) {
-      const r = m.parse(sql, m.Dialect[dialect]);
+      let r: ReturnType<PolyglotModule['parse']>;
+      try {
+        r = m.parse(sql, m.Dialect[dialect]);
+      } catch (err) {
+        // A fault inside the WASM parser rejects the statement, not the job.
+        throw new ParseFailure(`polyglot-sql failed: ${String((err as Error).message ?? err).slice(0, 300)}`, null);
+      }
       if (!r.success) {
         const msg = String(r.error ?? 'rejected');
         const at = /line (\d+), column (\d+)/.exec(msg);

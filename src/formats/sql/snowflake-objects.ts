@@ -368,9 +368,13 @@ function tagAssignment(c: Cursor): Property {
   return { name, value: stringLiteral(c, `a string literal for tag ${name}`) };
 }
 
+/** Structured types nested deeper than this are refused (the recursion would otherwise follow the input down the stack). */
+const MAX_TYPE_NESTING = 100;
+
 /** A Snowflake data type: NUMBER(38, 0), VARCHAR, DOUBLE PRECISION, ARRAY(INT), OBJECT(a INT) … */
-function dataType(c: Cursor, what: string): string {
+function dataType(c: Cursor, what: string, depth = 0): string {
   const first = c.tok;
+  if (depth > MAX_TYPE_NESTING) c.failAt(`a data type nested deeper than ${MAX_TYPE_NESTING} levels`, first);
   if (first.kind !== 'word' || !DATA_TYPES.has(first.value)) c.fail(what);
   c.next();
   if (first.value === 'DOUBLE') c.accept('PRECISION');
@@ -381,7 +385,7 @@ function dataType(c: Cursor, what: string): string {
       if (c.tok.kind === 'number') return c.next();
       const elementType = c.tok.kind === 'word' && DATA_TYPES.has(c.tok.value) && c.peek(1).kind !== 'word' && c.peek(1).kind !== 'qident';
       if (!elementType) objectName(c, 'a field name or a data type');
-      return dataType(c, 'a data type');
+      return dataType(c, 'a data type', depth + 1);
     });
   return c.textFrom(first);
 }
@@ -1087,6 +1091,14 @@ export function snowflakeObjectsEngine(parseInner: InnerParser): Engine {
     name: 'docparse Snowflake object grammar',
     maxChars: 1_000_000,
     wantsSemicolons: false,
-    parse: (sql) => parseSnowflakeObject(sql, parseInner),
+    parse(sql) {
+      try {
+        return parseSnowflakeObject(sql, parseInner);
+      } catch (err) {
+        // Input nested past the stack (through embedded statements) rejects the statement, not the job.
+        if (err instanceof RangeError) throw new ParseFailure(`too deeply nested for the object grammar (${err.message})`, null);
+        throw err;
+      }
+    },
   };
 }

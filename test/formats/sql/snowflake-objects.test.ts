@@ -527,6 +527,12 @@ describe('malformed statements are rejected with what was expected and where', (
     ['a statement it does not read', 'SELECT 1', /^expected CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN, found 'SELECT'/, 0],
     ['a WHEN condition no parser reads', 'CREATE TASK t WAREHOUSE = w WHEN 1 + AS SELECT 1', /^no Snowflake parser accepts a WHEN condition '1 \+'/, 33],
     [
+      'a data type nested past 100 levels (the job goes on: the statement is rejected)',
+      `CREATE DYNAMIC TABLE d (c ${'ARRAY('.repeat(5000)}INT${')'.repeat(5000)}) TARGET_LAG = DOWNSTREAM WAREHOUSE = w AS SELECT 1`,
+      /^a data type nested deeper than 100 levels/,
+      26 + 101 * 'ARRAY('.length,
+    ],
+    [
       'an inner AS statement no parser accepts',
       'CREATE PIPE p AS COPY INTO t FROM @s PATTERN =',
       /^no Snowflake parser accepts the COPY INTO statement after AS/,
