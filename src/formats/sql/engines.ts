@@ -1,11 +1,10 @@
-// The parsers a statement is offered to, in order, per dialect; the first that accepts it
-// gives the AST (and says so in the statement's `parser`). PostgreSQL: PostgreSQL's own
-// grammar (libpg-query). The others: datafusion-sqlparser-rs (WASM, the dialect's rules),
-// then node-sql-parser (the dialect's PEG grammar), which accepts some statements the first
-// rejects, then (T-SQL, MySQL, Oracle) the dialect's ANTLR grammar from antlr4ts-sql (antlr.ts),
-// then (Snowflake) sqlparser-rs's Generic dialect for statements written in plain SQL, then
-// polyglot-sql (sqlglot's Snowflake dialect, WASM), then our grammar for Snowflake's object DDL
-// (snowflake-objects.ts), which hands the statements embedded in it back to this chain.
+// The parsers a statement is offered to, in order, per dialect (CHAINS); the first that
+// accepts it gives the AST (and says so in the statement's `parser`). PostgreSQL: PostgreSQL's
+// own grammar (libpg-query). The others: datafusion-sqlparser-rs (WASM, the dialect's rules)
+// first; then the dialect's ANTLR grammar from antlr4ts-sql (T-SQL, MySQL, Oracle; antlr.ts);
+// for Snowflake our grammar for its object DDL (snowflake-objects.ts, which hands the
+// statements embedded in an object back to this chain) and polyglot-sql (sqlglot's Snowflake
+// rules, WASM); node-sql-parser (the dialect's PEG grammar) last for the others.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -30,10 +29,9 @@ export interface ParsedStatement {
   columns: string[];
 }
 
-/** node-sql-parser builds per dialect (none for Oracle). */
+/** node-sql-parser builds per dialect (none for Oracle; for Snowflake the others take all it does). */
 const NSP: Partial<Record<Dialect, { build: string; database: string }>> = {
   MsSql: { build: 'transactsql', database: 'TransactSQL' },
-  Snowflake: { build: 'snowflake', database: 'Snowflake' },
   MySql: { build: 'mysql', database: 'MySQL' },
   BigQuery: { build: 'bigquery', database: 'BigQuery' },
   Sqlite: { build: 'sqlite', database: 'Sqlite' },
@@ -92,28 +90,6 @@ function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
     },
   };
 }
-
-/**
- * sqlparser-rs's Generic dialect for statements whose words mean the same there as in the
- * script's dialect: it accepts some plain DDL the dialect's own rules reject (e.g. Snowflake
- * `col number as (expr)` virtual columns). Statements with the dialect's own lexical forms —
- * `$` (dollar bodies, `$1` columns, session variables), `@` (stages), `:` (binds, paths) — are
- * not offered, since Generic would read them differently.
- */
-function genericFallback(m: SqlparserModule): Engine {
-  const engine = sqlparserEngine(m, 'generic');
-  return {
-    ...engine,
-    parse(sql) {
-      const bare = sql.replace(/'(?:[^'\\]|\\.|'')*'|--[^\n]*|\/\*[\s\S]*?\*\//g, "''");
-      if (/[$@]|(?<!:):(?!:)/.test(bare)) throw new ParseFailure('not offered to the Generic dialect: it has $, @ or : forms of its own dialect', null);
-      return engine.parse(sql);
-    },
-  };
-}
-
-/** Dialects whose plain statements are offered to sqlparser-rs's Generic dialect last. */
-const GENERIC_FALLBACK = new Set<Dialect>(['Snowflake']);
 
 type PolyglotModule = typeof import('@polyglot-sql/sdk');
 let polyglot: Promise<PolyglotModule> | null = null;
@@ -236,6 +212,39 @@ function withSemicolons(sql: string, ends: number[]): string {
   return out + sql.slice(from);
 }
 
+type EngineKind = 'sqlparser' | 'antlr' | 'node-sql-parser' | 'polyglot' | 'snowflake-objects';
+
+/**
+ * The parsers of each dialect, in the order a statement is offered to them: the most complete
+ * and fastest first; a slow one (the ANTLR grammars, node-sql-parser's PEG) only after the
+ * fast ones have rejected the statement. Snowflake's object grammar reads only object DDL and
+ * gives up at the first word of anything else, so it goes early.
+ */
+const CHAINS: Record<Exclude<Dialect, 'PostgreSql'>, EngineKind[]> = {
+  MsSql: ['sqlparser', 'antlr', 'node-sql-parser'],
+  MySql: ['sqlparser', 'antlr', 'node-sql-parser'],
+  Oracle: ['sqlparser', 'antlr'],
+  Snowflake: ['sqlparser', 'snowflake-objects', 'polyglot'],
+  BigQuery: ['sqlparser', 'node-sql-parser'],
+  Sqlite: ['sqlparser', 'node-sql-parser'],
+};
+
+/** One parser of `dialect`'s chain; `chain` is the whole chain, for statements embedded in others. */
+async function makeEngine(kind: EngineKind, dialect: Exclude<Dialect, 'PostgreSql'>, chain: SqlEngines): Promise<Engine> {
+  switch (kind) {
+    case 'sqlparser':
+      return sqlparserEngine(await loadSqlparser(), SQLPARSER[dialect]!);
+    case 'antlr':
+      return antlrEngine(ANTLR[dialect]!);
+    case 'node-sql-parser':
+      return nspEngine(NSP[dialect]!.build, NSP[dialect]!.database);
+    case 'polyglot':
+      return polyglotEngine(await loadPolyglot(), POLYGLOT[dialect]!);
+    case 'snowflake-objects':
+      return snowflakeObjectsEngine((sql) => chain.parseEmbedded(sql));
+  }
+}
+
 export class SqlEngines {
   private constructor(private readonly engines: Engine[]) {}
 
@@ -244,18 +253,10 @@ export class SqlEngines {
       await loadPostgres();
       return new SqlEngines([postgresEngine()]);
     }
+    // Filled in place: the chain holds this array, and the object grammar needs the chain.
     const engines: Engine[] = [];
-    const sp = SQLPARSER[dialect];
-    if (sp) engines.push(sqlparserEngine(await loadSqlparser(), sp));
-    const grammar = ANTLR[dialect];
-    if (grammar) engines.push(antlrEngine(grammar));
-    const nsp = NSP[dialect];
-    if (nsp) engines.push(nspEngine(nsp.build, nsp.database));
-    if (GENERIC_FALLBACK.has(dialect)) engines.push(genericFallback(await loadSqlparser()));
-    const pg = POLYGLOT[dialect];
-    if (pg) engines.push(polyglotEngine(await loadPolyglot(), pg));
     const chain = new SqlEngines(engines);
-    if (dialect === 'Snowflake') engines.push(snowflakeObjectsEngine((sql) => chain.parseEmbedded(sql)));
+    for (const kind of CHAINS[dialect]) engines.push(await makeEngine(kind, dialect, chain));
     return chain;
   }
 
