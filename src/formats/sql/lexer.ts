@@ -84,7 +84,7 @@ export class Lexer {
     } else if (
       (c === 45 && c2 === 45 && (!this.cfg.mysqlDashComment || s + 2 >= n || /\s/.test(t[s + 2]))) ||
       (c === 35 && this.cfg.hashComment) ||
-      (c === 47 && c2 === 47 && this.cfg.slashSlashComment)
+      (c === 47 && c2 === 47 && this.cfg.slashSlashComment && !this.afterUrlScheme(s))
     ) {
       e = t.indexOf('\n', s);
       if (e < 0) e = n;
@@ -151,6 +151,13 @@ export class Lexer {
     } else kind = 'punct';
     this.pos = e;
     return { kind, start: s, end: e };
+  }
+
+  /** Whether the slashes at `s` follow a URL scheme's ':' (PUT file:///tmp/x, FROM s3://bucket/): a path, not a `//` comment. */
+  private afterUrlScheme(s: number): boolean {
+    let k = s;
+    while (k > 0 && this.text.charCodeAt(k - 1) === 47) k--;
+    return this.text.charCodeAt(k - 1) === 58;
   }
 
   private blockComment(s: number): number {

@@ -193,6 +193,16 @@ describe('Snowflake', () => {
   it('// comments never split', () => {
     expect(texts(`select 1 // a; b\n; select 2;`, 'Snowflake')).toEqual(['select 1', 'select 2']);
   });
+  it('`//` after a URL scheme is not a comment: PUT file:///…, GET …, COPY … FROM s3://… end at their ;', () => {
+    const sql = `PUT file:///tmp/sales.json @stage AUTO_COMPRESS=TRUE; COPY INTO sales FROM @stage;\nGET @stage file:///tmp/out/; COPY INTO t FROM s3://bucket/data/ STORAGE_INTEGRATION = s3_int; select 1 // a; b\n;`;
+    expect(texts(sql, 'Snowflake')).toEqual([
+      'PUT file:///tmp/sales.json @stage AUTO_COMPRESS=TRUE',
+      'COPY INTO sales FROM @stage',
+      'GET @stage file:///tmp/out/',
+      'COPY INTO t FROM s3://bucket/data/ STORAGE_INTEGRATION = s3_int',
+      'select 1',
+    ]);
+  });
 });
 
 describe('MySQL, BigQuery, SQLite, Oracle', () => {
