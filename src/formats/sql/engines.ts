@@ -86,7 +86,7 @@ function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
         throw new ParseFailure(msg.slice(0, 500), at ? offsetOf(sql, Number(at[1]), Number(at[2])) : null);
       }
       if (statements.length !== 1) throw new ParseFailure(`parsed as ${statements.length} statements`, null);
-      return sqlparserFacts(statements);
+      return sqlparserFacts(statements, dialect === 'snowflake');
     },
   };
 }

@@ -46,6 +46,11 @@ function typeOf(node: Json): string | null {
     return `DROP ${body.object_type.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase()}`;
   }
   if (key === 'Query' && body && typeof body === 'object' && !Array.isArray(body) && body.with) return 'SELECT';
+  if (key === 'CreateTable' && body && typeof body === 'object' && !Array.isArray(body)) {
+    // Snowflake's dynamic, external and Iceberg tables are objects of their own kind.
+    const kind = (['dynamic', 'external', 'iceberg'] as const).filter((k) => body[k] === true);
+    if (kind.length) return `CREATE ${kind.join(' ').toUpperCase()} TABLE`;
+  }
   return TYPE_NAMES[key] ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 
@@ -65,7 +70,11 @@ function objectName(v: Json): string | null {
 /** Keys whose ObjectName value names a table (besides TableFactor::Table's `name`). */
 const TABLE_KEYS = new Set(['table_name', 'TableName']);
 
-export function sqlparserFacts(statements: unknown[]): SqlparserFacts {
+/** CreateTable keys naming the table it copies: CLONE t, LIKE t. */
+const SOURCE_KEYS = new Set(['clone', 'like']);
+
+/** `stages`: the dialect's `@name` is a stage (Snowflake), not a table (T-SQL's @table variables are). */
+export function sqlparserFacts(statements: unknown[], stages = false): SqlparserFacts {
   const tables = new Set<string>();
   const columns = new Set<string>();
   const ctes = new Set<string>();
@@ -86,8 +95,12 @@ export function sqlparserFacts(statements: unknown[]): SqlparserFacts {
       ) {
         const name = objectName(v);
         if (name) tables.add(name);
-      } else if (k === 'into' && parentKey === 'CopyIntoSnowflake' && n.kind === 'Table') {
-        const name = objectName(v); // COPY INTO <table> (not INTO @stage)
+      } else if (parentKey === 'CopyIntoSnowflake' && ((k === 'into' && n.kind === 'Table') || (k === 'from_obj' && n.kind === 'Location'))) {
+        const name = objectName(v); // COPY INTO <table> FROM @stage, or COPY INTO @stage FROM <table>
+        if (name) tables.add(name);
+      } else if (parentKey === 'CreateTable' && SOURCE_KEYS.has(k)) {
+        const like = obj ? (obj.Plain ?? obj.Parenthesized ?? obj) : null; // LIKE wraps its name
+        const name = objectName(Array.isArray(v) ? v : like && typeof like === 'object' && !Array.isArray(like) ? like.name : null);
         if (name) tables.add(name);
       } else if (k === 'names' && parentKey === 'Drop' && Array.isArray(v)) {
         for (const x of v) {
@@ -112,6 +125,8 @@ export function sqlparserFacts(statements: unknown[]): SqlparserFacts {
   };
   const asts = (statements as Json[]).map((x) => strip(x, 0, null));
   for (const c of ctes) tables.delete(c);
+  // A stage read like a table (FROM @stage) is not a table.
+  if (stages) for (const t of tables) if (t.startsWith('@')) tables.delete(t);
   const ast = asts.length === 1 ? asts[0] : asts;
   return { ast, type: asts.length ? typeOf(asts[0]) : null, tables: [...tables], columns: [...columns] };
 }

@@ -151,6 +151,34 @@ describe('Snowflake: polyglot-sql takes table options, DIRECTED joins and functi
   });
 });
 
+describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses it', () => {
+  it('COPY to and from stages, CLONE and LIKE sources, a stage read like a table, dynamic tables typed as such', async () => {
+    const sql = [
+      'copy into @unload/daily/ from sales.orders',
+      "copy into sales.orders from @landing/2026/ file_format = (type = 'JSON')",
+      'create table orders_dev clone sales.orders',
+      'create table orders_empty like sales.orders',
+      'create table raw_rows as select $1 as v from @landing',
+      "create dynamic table daily target_lag = '1 hour' warehouse = wh as select d, count(*) from sales.orders group by d",
+    ].join(';\n');
+    const { content } = await statementsOf(sql, 'Snowflake');
+    const sqlparser = expect.stringMatching(/^sqlparser-rs .* \(snowflake\)$/);
+    expect(content.statements.map(view)).toEqual([
+      ['COPY INTO', 'parsed', sqlparser, ['sales.orders']],
+      ['COPY INTO', 'parsed', sqlparser, ['sales.orders']],
+      ['CREATE TABLE', 'parsed', sqlparser, ['orders_dev', 'sales.orders']],
+      ['CREATE TABLE', 'parsed', sqlparser, ['orders_empty', 'sales.orders']],
+      ['CREATE TABLE', 'parsed', sqlparser, ['raw_rows']],
+      ['CREATE DYNAMIC TABLE', 'parsed', sqlparser, ['daily', 'sales.orders']],
+    ]);
+  });
+
+  it("T-SQL's @table variables stay tables", async () => {
+    const { content } = await statementsOf('DECLARE @t TABLE (id int);\nSELECT id FROM @t', 'MsSql');
+    expect(content.statements[1].tables).toEqual(['@t']);
+  });
+});
+
 describe('Oracle: PL/SQL units by the grammars-v4 PL/SQL grammar, the SQL inside them statement by statement', () => {
   it('a procedure is parsed whole; its SQL statements are parsed on their own, its PL/SQL statements are not', async () => {
     const sql =
