@@ -165,9 +165,13 @@ const SIZES = [
 ].concat(['X4LARGE', '4X-LARGE', 'X5LARGE', '5X-LARGE', 'X6LARGE', '6X-LARGE']);
 
 const WAREHOUSE_PROPS: PropTable = {
-  WAREHOUSE_TYPE: enumOf('STANDARD', 'SNOWPARK-OPTIMIZED'),
+  WAREHOUSE_TYPE: enumOf('STANDARD', 'SNOWPARK-OPTIMIZED', 'ADAPTIVE'),
   WAREHOUSE_SIZE: enumOf(...SIZES),
-  RESOURCE_CONSTRAINT: enumOf('MEMORY_1X', 'MEMORY_1X_X86', 'MEMORY_16X', 'MEMORY_16X_X86', 'MEMORY_64X', 'MEMORY_64X_X86'),
+  /** Quoted in the docs ('1' | '2'): a bare number is rejected. */
+  GENERATION: enumOf('1', '2'),
+  RESOURCE_CONSTRAINT: enumOf(
+    ...['STANDARD_GEN_1', 'STANDARD_GEN_2', 'MEMORY_1X', 'MEMORY_1X_X86', 'MEMORY_16X', 'MEMORY_16X_X86', 'MEMORY_64X', 'MEMORY_64X_X86'],
+  ),
   WAIT_FOR_COMPLETION: BOOL,
   MAX_CLUSTER_COUNT: INT,
   MIN_CLUSTER_COUNT: INT,
@@ -239,6 +243,8 @@ const TASK_PROPS: PropTable = {
 };
 
 export const PIPE_CREATE: PropTable = { AUTO_INGEST: BOOL, ERROR_INTEGRATION: NAME, AWS_SNS_TOPIC: STR, INTEGRATION: STR, COMMENT: STR };
+/** CREATE OR ALTER PIPE also takes PIPE_EXECUTION_PAUSED. */
+export const PIPE_CREATE_OR_ALTER: PropTable = { ...PIPE_CREATE, PIPE_EXECUTION_PAUSED: BOOL };
 const PIPE_ALTER: PropTable = { PIPE_EXECUTION_PAUSED: BOOL, ERROR_INTEGRATION: NAME, COMMENT: STR };
 
 const DT_COMMON: PropTable = {
@@ -248,12 +254,54 @@ const DT_COMMON: PropTable = {
   MAX_DATA_EXTENSION_TIME_IN_DAYS: INT,
   COMMENT: STR,
 };
+const REFRESH_MODE = enumOf('AUTO', 'FULL', 'INCREMENTAL', 'ADAPTIVE', 'CUSTOM_INCREMENTAL');
+const INITIALIZE = enumOf('ON_CREATE', 'ON_SCHEDULE');
 export const DT_CREATE: PropTable = {
   ...DT_COMMON,
+  SCHEDULER: enumOf('DISABLE', 'ENABLE'),
   INITIALIZATION_WAREHOUSE: NAME,
-  REFRESH_MODE: enumOf('AUTO', 'FULL', 'INCREMENTAL'),
-  INITIALIZE: enumOf('ON_CREATE', 'ON_SCHEDULE'),
+  REFRESH_MODE,
+  INITIALIZE,
+  ROW_TIMESTAMP: BOOL,
 };
+/** CREATE DYNAMIC ICEBERG TABLE: the Iceberg storage properties, without SCHEDULER, INITIALIZATION_WAREHOUSE, ROW_TIMESTAMP. */
+export const DT_ICEBERG_CREATE: PropTable = {
+  ...DT_COMMON,
+  ...names(STR, 'EXTERNAL_VOLUME', 'BASE_LOCATION'),
+  CATALOG: enumOf('SNOWFLAKE'),
+  TARGET_FILE_SIZE: enumOf('AUTO', '16MB', '32MB', '64MB', '128MB'),
+  PATH_LAYOUT: enumOf('FLAT', 'HIERARCHICAL'),
+  ICEBERG_VERSION: INT,
+  REFRESH_MODE,
+  INITIALIZE,
+};
+
+// ---- Streams (CREATE STREAM … ON <source>: what each source takes) ----
+
+export interface StreamSource {
+  /** The source's words after ON. */
+  words: readonly string[];
+  /** Its name counts among the statement's tables. */
+  table: boolean;
+  /** AT | BEFORE ( … ) is documented. */
+  timeTravel: boolean;
+  props: PropTable;
+}
+export const STREAM_SOURCES: readonly StreamSource[] = [
+  { words: ['TABLE'], table: true, timeTravel: true, props: { APPEND_ONLY: BOOL, SHOW_INITIAL_ROWS: BOOL, COMMENT: STR } },
+  { words: ['EXTERNAL', 'TABLE'], table: true, timeTravel: true, props: { INSERT_ONLY: BOOL, COMMENT: STR } },
+  { words: ['EVENT', 'TABLE'], table: true, timeTravel: false, props: { COMMENT: STR } },
+  { words: ['DYNAMIC', 'TABLE'], table: true, timeTravel: false, props: { COMMENT: STR } },
+  { words: ['VIEW'], table: true, timeTravel: true, props: { APPEND_ONLY: BOOL, SHOW_INITIAL_ROWS: BOOL, COMMENT: STR } },
+  { words: ['STAGE'], table: false, timeTravel: false, props: { COMMENT: STR } },
+  // ON DIRECTORY ( @stage ): the directory table of a stage.
+  { words: ['DIRECTORY'], table: false, timeTravel: false, props: { COMMENT: STR } },
+];
+
+// ---- Policies ----
+
+export const MASKING_POLICY_CREATE: PropTable = { COMMENT: STR, EXEMPT_OTHER_POLICIES: BOOL };
+export const ROW_ACCESS_POLICY_CREATE: PropTable = { COMMENT: STR };
 const DT_ALTER: PropTable = { ...DT_COMMON, DEFAULT_DDL_COLLATION: STR };
 
 // ---- Integrations ----
@@ -283,6 +331,26 @@ const STORAGE_INTEGRATION: PropTable = {
   ...names(BOOL, 'USE_PRIVATELINK_ENDPOINT', 'ENABLED'),
   ...names(STRS, 'STORAGE_ALLOWED_LOCATIONS', 'STORAGE_BLOCKED_LOCATIONS'),
 };
+/** CREATE STORAGE INTEGRATION: the common properties and, per STORAGE_PROVIDER, its cloudProviderParams. */
+export const STORAGE_INTEGRATION_CREATE: PropTable = {
+  TYPE: enumOf('EXTERNAL_STAGE', 'POSTGRES_EXTERNAL_STORAGE', 'POSTGRES_INTERNAL_STORAGE'),
+  STORAGE_PROVIDER: enumOf('S3', 'S3CHINA', 'S3GOV', 'GCS', 'AZURE'),
+  ENABLED: BOOL,
+  ...names(STRS, 'STORAGE_ALLOWED_LOCATIONS', 'STORAGE_BLOCKED_LOCATIONS'),
+  COMMENT: STR,
+  ...names(STR, 'STORAGE_AWS_ROLE_ARN', 'STORAGE_AWS_EXTERNAL_ID', 'STORAGE_AWS_OBJECT_ACL', 'AZURE_TENANT_ID'),
+  USE_PRIVATELINK_ENDPOINT: BOOL,
+};
+const S3_PARAMS = ['STORAGE_AWS_ROLE_ARN', 'STORAGE_AWS_EXTERNAL_ID', 'STORAGE_AWS_OBJECT_ACL', 'USE_PRIVATELINK_ENDPOINT'];
+/** Which cloudProviderParams each STORAGE_PROVIDER documents; the first listed are required. */
+export const STORAGE_PROVIDERS: Readonly<Record<string, { params: readonly string[]; required: readonly string[] }>> = {
+  S3: { params: S3_PARAMS, required: ['STORAGE_AWS_ROLE_ARN'] },
+  S3CHINA: { params: S3_PARAMS, required: ['STORAGE_AWS_ROLE_ARN'] },
+  S3GOV: { params: S3_PARAMS, required: ['STORAGE_AWS_ROLE_ARN'] },
+  GCS: { params: [], required: [] },
+  AZURE: { params: ['AZURE_TENANT_ID', 'USE_PRIVATELINK_ENDPOINT'], required: ['AZURE_TENANT_ID'] },
+};
+
 /** SAML2, SCIM, Snowflake OAuth, External OAuth and API authentication integrations. */
 const SECURITY_INTEGRATION: PropTable = {
   ENABLED: BOOL,
@@ -437,6 +505,12 @@ export const KINDS: readonly ObjectKind[] = [
     drop: ['CASCADE', 'RESTRICT'],
     describe: true,
   },
+  {
+    name: 'DATABASE ROLE',
+    words: ['DATABASE', 'ROLE'],
+    alter: { rename: true, tags: true, set: { COMMENT: STR }, unset: ['COMMENT'] },
+    drop: [],
+  },
   ...['FAILOVER', 'REPLICATION'].map((type): ObjectKind => ({
     name: `${type} GROUP`,
     words: [type, 'GROUP'],
@@ -576,12 +650,13 @@ export const KINDS: readonly ObjectKind[] = [
     name: 'WAREHOUSE',
     words: ['WAREHOUSE'],
     alter: {
-      verbs: ['SUSPEND', 'RESUME [IF SUSPENDED]', 'ABORT ALL QUERIES'],
+      verbs: ['SUSPEND', 'RESUME [IF SUSPENDED]', 'ABORT ALL QUERIES', 'ENABLE', 'DISABLE', 'UNSET DCM PROJECT'],
       nameOptionalFor: ['SUSPEND', 'RESUME', 'ABORT'],
       rename: true,
       tags: true,
       set: WAREHOUSE_PROPS,
       unset: props(WAREHOUSE_PROPS),
+      forms: ['warehouseTables'],
     },
     drop: [],
     describe: true,
@@ -602,6 +677,8 @@ export const KINDS: readonly ObjectKind[] = [
     drop: [],
     describe: true,
   },
+  // Created only (ALTER / DROP / DESCRIBE DYNAMIC TABLE name it).
+  { name: 'DYNAMIC ICEBERG TABLE', words: ['DYNAMIC', 'ICEBERG', 'TABLE'], table: true },
   {
     name: 'IMAGE REPOSITORY',
     words: ['IMAGE', 'REPOSITORY'],
@@ -629,6 +706,23 @@ export const KINDS: readonly ObjectKind[] = [
 
 /** CREATE property tables of the objects CREATE reads. */
 export const CREATE_PROPS = { STAGE: STAGE_PROPS, WAREHOUSE: { ...WAREHOUSE_PROPS, INITIALLY_SUSPENDED: BOOL }, TASK: TASK_PROPS } as const;
+
+/** The kinds CREATE reads, and those with a documented CREATE OR ALTER variant. */
+export const CREATED_KINDS = [
+  'FILE FORMAT',
+  'STAGE',
+  'PIPE',
+  'TASK',
+  'WAREHOUSE',
+  'DYNAMIC TABLE',
+  'DYNAMIC ICEBERG TABLE',
+  'STREAM',
+  'MASKING POLICY',
+  'ROW ACCESS POLICY',
+  'STORAGE INTEGRATION',
+  'DATABASE ROLE',
+] as const;
+export const OR_ALTER_KINDS: ReadonlySet<string> = new Set(CREATED_KINDS.filter((k) => k !== 'STORAGE INTEGRATION'));
 
 /** SHOW <objects>: the plural names, and which take IN FAILOVER | REPLICATION GROUP. */
 export const SHOWN = [

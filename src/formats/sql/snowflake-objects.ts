@@ -12,13 +12,22 @@ import { LEX, Lexer } from './lexer.js';
 import {
   ANY_FORMAT_OPTION,
   CREATE_PROPS,
+  CREATED_KINDS,
   DATA_TYPES,
   DT_CREATE,
+  DT_ICEBERG_CREATE,
   FORMAT_OPTIONS,
   FORMAT_TYPES,
   KINDS,
+  MASKING_POLICY_CREATE,
+  OR_ALTER_KINDS,
   PIPE_CREATE,
+  PIPE_CREATE_OR_ALTER,
   RESERVED,
+  ROW_ACCESS_POLICY_CREATE,
+  STORAGE_INTEGRATION_CREATE,
+  STORAGE_PROVIDERS,
+  STREAM_SOURCES,
   SHOWN,
   SHOWN_IN_GROUP,
   type AlterSpec,
@@ -176,6 +185,8 @@ interface Ctx {
   columns: string[];
   /** Where each parsed property's name stands (for checks made after the list is read). */
   at: Map<Property, Tok>;
+  /** CREATE OR ALTER: the object's tags and policies cannot be set (the docs' "data governance" limitation). */
+  orAlter?: boolean;
 }
 
 const BOOLS: Record<string, boolean> = { TRUE: true, FALSE: false };
@@ -294,10 +305,11 @@ function value(ctx: Ctx, shape: Shape, prop: string): Value {
   }
 }
 
-/** `FILE_FORMAT = ( FORMAT_NAME = … | TYPE = … [ options ] )` of a stage. */
-function fileFormatIn(ctx: Ctx): Property[] {
+/** `FILE_FORMAT = ( FORMAT_NAME = … | TYPE = … [ options ] )` of a stage, or a file format's bare name (as the docs' examples write it). */
+function fileFormatIn(ctx: Ctx): Property[] | string {
   const { c } = ctx;
-  c.expectPunct('(', ' to open FILE_FORMAT options');
+  if (c.tok.kind === 'word' || c.tok.kind === 'qident') return objectName(c, 'a file format name or ( … ) for FILE_FORMAT');
+  c.expectPunct('(', ' to open FILE_FORMAT options (or a file format name)');
   const out = propertyList(ctx, FILE_FORMAT_PROPS, 'FILE_FORMAT');
   if (!out.length) c.fail('FORMAT_NAME or a file format option');
   c.expectPunct(')', ' to close FILE_FORMAT options');
@@ -495,30 +507,47 @@ const MODIFIERS: Record<string, readonly string[]> = {
   STAGE: ['TEMP', 'TEMPORARY'],
   'DYNAMIC TABLE': ['TRANSIENT'],
 };
-const CREATED: readonly ObjectKind[] = ['FILE FORMAT', 'STAGE', 'PIPE', 'TASK', 'WAREHOUSE', 'DYNAMIC TABLE'].map((n) => KINDS.find((k) => k.name === n)!);
+const CREATED: readonly ObjectKind[] = CREATED_KINDS.map((n) => KINDS.find((k) => k.name === n)!);
 
 function create(ctx: Ctx): Statement {
   const { c } = ctx;
   c.expect('CREATE');
   const orReplace = c.accept('OR', 'REPLACE');
+  const orTok = c.tok;
+  const orAlter = c.accept('OR', 'ALTER');
+  if (orAlter && orReplace) c.failAt('OR REPLACE and OR ALTER cannot both be given', orTok);
   const modTok = c.tok;
   const modifier = ['TEMP', 'TEMPORARY', 'VOLATILE', 'TRANSIENT'].find((m) => c.accept(m)) ?? null;
-  const kind = objectKind(c, CREATED, 'CREATE');
+  const kindTok = c.tok;
+  const kind = objectKind(c, CREATED, orAlter ? 'CREATE OR ALTER' : 'CREATE');
   if (modifier && !(MODIFIERS[kind.name] ?? []).includes(modifier)) c.failAt(`${modifier} does not apply to CREATE ${kind.name}`, modTok);
+  if (orAlter && !OR_ALTER_KINDS.has(kind.name)) c.failAt(`CREATE OR ALTER is not documented for ${kind.name}`, kindTok);
   const ifNotExists = c.isWords(['IF', 'NOT', 'EXISTS']);
   if (ifNotExists && orReplace) c.failAt('OR REPLACE and IF NOT EXISTS cannot both be given', c.tok);
+  if (ifNotExists && orAlter) c.failAt('CREATE OR ALTER does not take IF NOT EXISTS', c.tok);
   if (ifNotExists) c.i += 3;
   const name = objectName(c, `the ${kind.name} name`);
-  const head = { statement: 'CREATE', objectType: kind.name, name, orReplace, ifNotExists, ...(modifier ? { modifier } : {}) };
+  const head = {
+    statement: 'CREATE',
+    objectType: kind.name,
+    name,
+    orReplace,
+    ...(orAlter ? { orAlter } : {}),
+    ifNotExists,
+    ...(modifier ? { modifier } : {}),
+  };
+  ctx.orAlter = orAlter;
   const rest = CREATE_FORMS[kind.name](ctx, name);
   c.expectEnd();
   return { ast: { ...head, ...rest }, type: `CREATE ${kind.name}` };
 }
 
-/** `[ WITH ] TAG ( … )` when next (WITH only before TAG). */
-function withTag(c: Cursor, withRequired = false): Property[] | null {
+/** `[ WITH ] TAG ( … )` when next (WITH only before TAG); CREATE OR ALTER rejects it. */
+function withTag(c: Cursor, withRequired = false, orAlter = false): Property[] | null {
+  const t = c.tok;
   if (c.isWords(['WITH', 'TAG'])) c.next();
   else if (withRequired || !c.isWord('TAG')) return null;
+  if (orAlter) c.failAt('CREATE OR ALTER cannot set tags', t);
   c.expect('TAG');
   return tagList(c);
 }
@@ -534,20 +563,22 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
   },
   STAGE: (ctx) => {
     const properties = propertyList(ctx, CREATE_PROPS.STAGE, 'STAGE');
-    const tags = withTag(ctx.c);
+    const tags = withTag(ctx.c, false, ctx.orAlter);
     ctx.c.expectEnd(`a STAGE property${tags ? '' : ', [ WITH ] TAG ( … )'} or end of statement`);
     return { properties, ...(tags ? { tags } : {}) };
   },
   PIPE: (ctx) => {
     const { c } = ctx;
-    const properties = propertyList(ctx, PIPE_CREATE, 'PIPE');
+    const properties = propertyList(ctx, ctx.orAlter ? PIPE_CREATE_OR_ALTER : PIPE_CREATE, 'PIPE');
     if (!c.accept('AS')) c.fail('a PIPE property or AS <copy statement>');
-    if (!c.isWords(['COPY', 'INTO'])) c.fail('COPY INTO (the body of a pipe is a COPY INTO <table> statement)');
-    return { properties, body: body(ctx, 'COPY INTO statement') };
+    // The docs also write the statement in parentheses: AS ( COPY INTO … ).
+    const wrapped = c.isPunct('(') && c.isWords(['COPY', 'INTO'], 1);
+    if (!wrapped && !c.isWords(['COPY', 'INTO'])) c.fail('COPY INTO (the body of a pipe is a COPY INTO <table> statement)');
+    return { properties, body: wrapped ? parenthesisedBody(ctx, 'COPY INTO statement') : body(ctx, 'COPY INTO statement') };
   },
   TASK: (ctx) => {
     const { c } = ctx;
-    const tags = withTag(c, true);
+    const tags = withTag(c, true, ctx.orAlter);
     const properties = propertyList(ctx, CREATE_PROPS.TASK, 'TASK');
     const names = new Set(properties.map((p) => p.name));
     if (names.has('WAREHOUSE') && names.has('USER_TASK_MANAGED_INITIAL_WAREHOUSE_SIZE'))
@@ -556,12 +587,14 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
         ctx.at.get(properties.find((p) => p.name.startsWith('USER_TASK_MANAGED'))!)!,
       );
     const after = c.accept('AFTER') ? nameList(c, 'a predecessor task name') : null;
+    const executeAs = c.accept('EXECUTE', 'AS', 'USER') ? objectName(c, 'a user name after EXECUTE AS USER') : null;
     const when = c.accept('WHEN') ? expression(ctx, 'a WHEN condition', (t) => t.kind === 'word' && t.value === 'AS') : null;
     if (!c.accept('AS')) c.fail(`a TASK property${after ? '' : ', AFTER'}${when ? '' : ', WHEN'} or AS <sql>`);
     return {
       ...(tags ? { tags } : {}),
       properties,
       ...(after ? { after } : {}),
+      ...(executeAs ? { executeAsUser: executeAs } : {}),
       ...(when ? { when: when.text } : {}),
       body: body(ctx, 'task statement', true),
     };
@@ -571,17 +604,140 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
     const seen = new Set<string>();
     if (c.isWord('WITH') && !c.isWord('TAG', 1)) c.next();
     const properties = propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen);
-    const tags = withTag(c);
+    const tags = withTag(c, false, ctx.orAlter);
     if (tags) properties.push(...propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen));
     c.expectEnd(`a WAREHOUSE property${tags ? '' : ', [ WITH ] TAG ( … )'} or end of statement`);
     return { properties, ...(tags ? { tags } : {}) };
   },
-  'DYNAMIC TABLE': (ctx, name) => createDynamicTable(ctx, name),
+  'DYNAMIC TABLE': (ctx, name) => createDynamicTable(ctx, name, DT_CREATE),
+  'DYNAMIC ICEBERG TABLE': (ctx, name) => createDynamicTable(ctx, name, DT_ICEBERG_CREATE),
+  STREAM: (ctx) => createStream(ctx),
+  'MASKING POLICY': (ctx) => createPolicy(ctx, 'MASKING POLICY', MASKING_POLICY_CREATE),
+  'ROW ACCESS POLICY': (ctx) => createPolicy(ctx, 'ROW ACCESS POLICY', ROW_ACCESS_POLICY_CREATE),
+  'STORAGE INTEGRATION': (ctx) => createStorageIntegration(ctx),
+  'DATABASE ROLE': (ctx) => {
+    const properties = propertyList(ctx, { COMMENT: { t: 'str' } }, 'DATABASE ROLE');
+    ctx.c.expectEnd('COMMENT = … or end of statement');
+    return { properties };
+  },
 };
 
-/** CREATE [ TRANSIENT ] DYNAMIC TABLE <name> [ ( <columns> ) ] <properties and clauses> AS <query>. */
-function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
+/** `( <statement> )` running to the end of the text: the statement inside, offered to the dialect's parsers. */
+function parenthesisedBody(ctx: Ctx, what: string): Body {
   const { c } = ctx;
+  const open = c.next();
+  const close = c.toks[c.toks.length - 2];
+  if (close === open || close.kind !== 'punct' || close.text !== ')') c.fail(`')' closing the ${what} at the end of the statement`, c.toks[c.toks.length - 1]);
+  const inner = c.sql.slice(c.tok.start, close.start).trim();
+  const r = ctx.parseInner(inner);
+  if (!r) return c.failAt(`no Snowflake parser accepts the ${what} inside ( … )`, c.tok);
+  c.i = c.toks.length - 1;
+  return innerResult(ctx, r, true);
+}
+
+/** CREATE STREAM: `[ [ WITH ] TAG ( … ) ] [ COPY GRANTS ] ON <source> <name> [ AT | BEFORE ( … ) ] [ properties ]`. */
+function createStream(ctx: Ctx): Record<string, unknown> {
+  const { c } = ctx;
+  const tags = withTag(c, false, ctx.orAlter);
+  const copyGrants = c.accept('COPY', 'GRANTS');
+  if (copyGrants && ctx.orAlter) c.failAt('CREATE OR ALTER STREAM does not take COPY GRANTS', c.prev);
+  c.expect('ON');
+  const source = [...STREAM_SOURCES].sort((a, b) => b.words.length - a.words.length).find((s) => c.accept(...s.words));
+  if (!source) return c.fail(`the stream's source after ON (${STREAM_SOURCES.map((s) => s.words.join(' ')).join(', ')})`);
+  const kind = source.words.join(' ');
+  let on: string;
+  if (kind === 'DIRECTORY') {
+    c.expectPunct('(', ' after ON DIRECTORY');
+    if (!(c.tok.kind === 'word' && c.tok.text.startsWith('@'))) c.fail('a stage (@name) in DIRECTORY( … )');
+    on = objectName(c);
+    c.expectPunct(')', ' to close DIRECTORY( … )');
+  } else on = objectName(c, `the ${kind.toLowerCase()} name`);
+  if (source.table) ctx.tables.push(on);
+  let timeTravel: Record<string, unknown> | null = null;
+  if (c.isWord('AT') || c.isWord('BEFORE')) {
+    if (!source.timeTravel) c.fail(`a ${kind} stream property or end of statement (AT | BEFORE is not documented for streams on a ${kind.toLowerCase()})`);
+    timeTravel = atBefore(ctx);
+  }
+  const properties = propertyList(ctx, source.props, `STREAM ON ${kind}`);
+  c.expectEnd(`a STREAM ON ${kind} property or end of statement`);
+  return {
+    ...(tags ? { tags } : {}),
+    ...(copyGrants ? { copyGrants } : {}),
+    on: { objectType: kind, name: on },
+    ...(timeTravel ? { timeTravel } : {}),
+    properties,
+  };
+}
+
+/** `{ AT | BEFORE } ( { TIMESTAMP | OFFSET | STATEMENT | STREAM } => <value> )` (STREAM only after AT). */
+function atBefore(ctx: Ctx): Record<string, unknown> {
+  const { c } = ctx;
+  const which = c.next().value;
+  c.expectPunct('(', ` after ${which}`);
+  const kinds = which === 'AT' ? ['TIMESTAMP', 'OFFSET', 'STATEMENT', 'STREAM'] : ['TIMESTAMP', 'OFFSET', 'STATEMENT'];
+  const by = kinds.find((k) => c.accept(k));
+  if (!by) return c.fail(`${kinds.join(', ')} in ${which} ( … )`);
+  if (!(c.isPunct('=') && c.isPunct('>', 1) && c.peek(1).start === c.tok.end)) c.fail(`'=>' after ${by}`);
+  c.i += 2;
+  let value: Value;
+  if (by === 'STREAM') value = stringLiteral(c, "the stream's name as a string literal after STREAM =>");
+  else value = expression(ctx, `the ${by} value`, (t) => t.text === ')').text;
+  c.expectPunct(')', ` to close ${which} ( … )`);
+  return { [which.toLowerCase()]: { [by.toLowerCase()]: value } };
+}
+
+/**
+ * CREATE MASKING POLICY | ROW ACCESS POLICY: `AS ( <arg> <type> [ , … ] ) RETURNS <type> -> <body> [ properties ]`.
+ * The arguments are columns; the body is an expression read by the dialect's parsers as `SELECT <body>`.
+ */
+function createPolicy(ctx: Ctx, kind: string, table: PropTable): Record<string, unknown> {
+  const { c } = ctx;
+  c.expect('AS');
+  const args = parenthesised(c, 'the policy signature', () => {
+    const name = objectName(c, 'an argument name');
+    ctx.columns.push(name);
+    return { name, type: dataType(c, `a data type for argument ${name}`) };
+  });
+  c.expect('RETURNS');
+  const returnsTok = c.tok;
+  const returns = dataType(c, 'the return data type');
+  if (kind === 'ROW ACCESS POLICY' && returns.toUpperCase() !== 'BOOLEAN') c.fail('BOOLEAN (a row access policy returns BOOLEAN)', returnsTok);
+  c.expectPunct('->', ' before the policy body');
+  // The body runs to the first of the policy's properties (`COMMENT =` …) at depth 0.
+  const stop = (t: Tok) => t.kind === 'word' && Object.hasOwn(table, t.value) && c.isPunct('=', 1);
+  const bodyExpr = expression(ctx, 'a policy body', stop);
+  const properties = propertyList(ctx, table, kind);
+  c.expectEnd(`a ${kind} property or end of statement`);
+  return { args, returns, body: bodyExpr.text, properties };
+}
+
+/** CREATE STORAGE INTEGRATION: TYPE, the STORAGE_PROVIDER's own parameters, ENABLED and STORAGE_ALLOWED_LOCATIONS required. */
+function createStorageIntegration(ctx: Ctx): Record<string, unknown> {
+  const { c } = ctx;
+  const properties = propertyList(ctx, STORAGE_INTEGRATION_CREATE, 'STORAGE INTEGRATION');
+  c.expectEnd('a STORAGE INTEGRATION property or end of statement');
+  const byName = new Map(properties.map((p) => [p.name, p]));
+  const provider = byName.get('STORAGE_PROVIDER')?.value;
+  const type = byName.get('TYPE')?.value;
+  // POSTGRES_INTERNAL_STORAGE has a page of its own; only the documented external-storage forms are checked here.
+  const required = ['TYPE', ...(type === 'POSTGRES_INTERNAL_STORAGE' ? [] : ['STORAGE_PROVIDER', 'ENABLED', 'STORAGE_ALLOWED_LOCATIONS'])];
+  for (const r of required) if (!byName.has(r)) c.failAt(`CREATE STORAGE INTEGRATION needs ${r}`, c.tok);
+  if (typeof provider === 'string') {
+    const spec = STORAGE_PROVIDERS[provider];
+    for (const p of properties) {
+      const providerParam = Object.values(STORAGE_PROVIDERS).some((s) => s.params.includes(p.name));
+      if (providerParam && !spec.params.includes(p.name)) c.failAt(`${p.name} is not a parameter of STORAGE_PROVIDER = '${provider}'`, ctx.at.get(p)!);
+    }
+    for (const r of spec.required) if (!byName.has(r)) c.failAt(`STORAGE_PROVIDER = '${provider}' needs ${r}`, c.tok);
+  }
+  return { properties };
+}
+
+/** CREATE [ TRANSIENT ] DYNAMIC [ ICEBERG ] TABLE <name> [ ( <columns> ) ] <properties and clauses> AS <query>. */
+function createDynamicTable(ctx: Ctx, name: string, table: PropTable): Record<string, unknown> {
+  const { c } = ctx;
+  const iceberg = table === DT_ICEBERG_CREATE;
+  const what = iceberg ? 'DYNAMIC ICEBERG TABLE' : 'DYNAMIC TABLE';
   ctx.tables.push(name);
   const columns = c.isPunct('(') ? parenthesised(c, 'the column list', () => dynamicColumn(ctx)) : null;
   const seen = new Set<string>();
@@ -593,16 +749,48 @@ function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
   for (;;) {
     const t = c.tok;
     const withWord = c.isWord('WITH') ? 1 : 0;
-    if (c.isAssignment()) properties.push(...propertyList(ctx, DT_CREATE, 'DYNAMIC TABLE', seen));
+    // CREATE OR ALTER cannot set the table's policies or tags, nor copy grants.
+    const governance = ['ROW ACCESS POLICY', 'AGGREGATION POLICY', 'STORAGE LIFECYCLE POLICY', 'TAG', 'COPY GRANTS', 'COPY TAGS'].find((w) =>
+      c.isWords(w.split(' '), w.startsWith('COPY') ? 0 : withWord),
+    );
+    if (governance && ctx.orAlter) c.failAt(`CREATE OR ALTER ${what} does not take ${governance}`, t);
+    if (c.isAssignment()) properties.push(...propertyList(ctx, table, what, seen));
     else if (c.isWords(['CLUSTER', 'BY'])) {
       once('clusterBy', 'CLUSTER BY', t);
       c.i += 2;
       c.expectPunct('(', ' after CLUSTER BY');
       clauses.clusterBy = expression(ctx, 'a clustering expression', (x) => x.text === ')').text;
       c.expectPunct(')', ' to close CLUSTER BY');
+    } else if (iceberg && c.isWords(['PARTITION', 'BY'])) {
+      once('partitionBy', 'PARTITION BY', t);
+      c.i += 2;
+      c.expectPunct('(', ' after PARTITION BY');
+      clauses.partitionBy = expression(ctx, 'a partition expression', (x) => x.text === ')').text;
+      c.expectPunct(')', ' to close PARTITION BY');
     } else if (c.accept('COPY', 'GRANTS')) {
       once('copyGrants', 'COPY GRANTS', t);
       clauses.copyGrants = true;
+    } else if (c.accept('COPY', 'TAGS')) {
+      once('copyTags', 'COPY TAGS', t);
+      clauses.copyTags = true;
+    } else if (c.isWords(['FROZEN', 'WHERE']) || c.isWords(['IMMUTABLE', 'WHERE'])) {
+      // FROZEN WHERE; IMMUTABLE WHERE is its former spelling, still accepted per the docs.
+      once('frozenWhere', 'FROZEN WHERE', t);
+      c.i += 2;
+      c.expectPunct('(', ` after ${t.value} WHERE`);
+      clauses.frozenWhere = expression(ctx, 'a FROZEN WHERE condition', (x) => x.text === ')').text;
+      c.expectPunct(')', ' to close FROZEN WHERE ( … )');
+    } else if (!iceberg && c.accept('BACKFILL', 'FROM')) {
+      once('backfillFrom', 'BACKFILL FROM', t);
+      clauses.backfillFrom = objectName(c, 'a table name after BACKFILL FROM');
+      ctx.tables.push(clauses.backfillFrom as string);
+    } else if (c.accept('EXECUTE', 'AS', 'USER')) {
+      once('executeAsUser', 'EXECUTE AS USER', t);
+      const user = objectName(c, 'a user name after EXECUTE AS USER');
+      let secondaryRoles: string | string[] | null = null;
+      if (c.accept('USE', 'SECONDARY', 'ROLES'))
+        secondaryRoles = c.accept('ALL') ? 'ALL' : c.accept('NONE') ? 'NONE' : nameList(c, 'ALL, NONE or a role name after USE SECONDARY ROLES');
+      clauses.executeAsUser = { user, ...(secondaryRoles ? { secondaryRoles } : {}) };
     } else if (c.accept('REQUIRE', 'USER')) {
       once('requireUser', 'REQUIRE USER', t);
       clauses.requireUser = true;
@@ -610,6 +798,10 @@ function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
       once('rowAccessPolicy', 'ROW ACCESS POLICY', t);
       c.i += withWord + 3;
       clauses.rowAccessPolicy = rowAccessPolicy(ctx);
+    } else if (c.isWords(['STORAGE', 'LIFECYCLE', 'POLICY'], withWord)) {
+      once('storageLifecyclePolicy', 'STORAGE LIFECYCLE POLICY', t);
+      c.i += withWord + 3;
+      clauses.storageLifecyclePolicy = rowAccessPolicy(ctx, 'a storage lifecycle policy name');
     } else if (c.isWords(['AGGREGATION', 'POLICY'], withWord)) {
       once('aggregationPolicy', 'AGGREGATION POLICY', t);
       c.i += withWord + 2;
@@ -621,8 +813,11 @@ function createDynamicTable(ctx: Ctx, name: string): Record<string, unknown> {
       clauses.tags = withTag(c);
     } else break;
   }
-  if (!c.isWord('AS')) c.fail('a DYNAMIC TABLE property or clause, or AS <query>');
-  for (const required of ['TARGET_LAG', 'WAREHOUSE']) if (!seen.has(required)) c.failAt(`CREATE DYNAMIC TABLE needs ${required} before AS`, c.tok);
+  if (!c.isWord('AS')) c.fail(`a ${what} property or clause, or AS <query>`);
+  // TARGET_LAG is required unless SCHEDULER = DISABLE.
+  const scheduled = properties.find((p) => p.name === 'SCHEDULER')?.value !== 'DISABLE';
+  for (const required of scheduled ? ['TARGET_LAG', 'WAREHOUSE'] : ['WAREHOUSE'])
+    if (!seen.has(required)) c.failAt(`CREATE ${what} needs ${required} before AS`, c.tok);
   c.next();
   const query = body(ctx, 'query');
   return { ...(columns ? { columns } : {}), properties, ...clauses, body: query };
@@ -644,6 +839,13 @@ function dynamicColumn(ctx: Ctx): Record<string, unknown> {
         : c.isWord('TAG', w)
           ? 'tags'
           : null;
+    if (key && ctx.orAlter) c.failAt(`CREATE OR ALTER cannot set a column's ${key === 'tags' ? 'tags' : 'policies'}`, t);
+    if (!key && c.isWord('COLLATE') && !w) {
+      if ('collate' in col) c.failAt('COLLATE is given twice', t);
+      c.next();
+      col.collate = stringLiteral(c, `a collation specification for ${name}`);
+      continue;
+    }
     if (!key && c.isWord('COMMENT') && !w) {
       if ('comment' in col) c.failAt('COMMENT is given twice', t);
       c.next();
@@ -665,10 +867,10 @@ function dynamicColumn(ctx: Ctx): Record<string, unknown> {
   }
 }
 
-/** `<policy> ON ( <col> [ , … ] )` after ROW ACCESS POLICY. */
-function rowAccessPolicy(ctx: Ctx): { policy: string; on: string[] } {
+/** `<policy> ON ( <col> [ , … ] )` after ROW ACCESS POLICY (or STORAGE LIFECYCLE POLICY). */
+function rowAccessPolicy(ctx: Ctx, what = 'a row access policy name'): { policy: string; on: string[] } {
   const { c } = ctx;
-  const policy = objectName(c, 'a row access policy name');
+  const policy = objectName(c, what);
   c.expect('ON');
   const on = parenthesised(c, 'the ON columns', () => objectName(c, 'a column name'));
   ctx.columns.push(...on);
@@ -798,6 +1000,7 @@ const FORM_LEADS: Record<string, string[]> = {
   taskGraph: ['ADD AFTER', 'REMOVE AFTER', 'MODIFY AS', 'MODIFY WHEN'],
   rowAccess: ['ADD ROW ACCESS POLICY', 'DROP ROW ACCESS POLICY'],
   serviceSpec: ['FROM SPECIFICATION', 'FROM @stage', 'RESTORE VOLUME'],
+  warehouseTables: ['ADD TABLES', 'DROP TABLES'],
 };
 
 const GROUP_LISTS = ['ALLOWED_DATABASES', 'ALLOWED_SHARES', 'ALLOWED_EXTERNAL_VOLUMES', 'ALLOWED_INTEGRATION_TYPES', 'ALLOWED_ACCOUNTS'];
@@ -952,6 +1155,15 @@ const FORMS: Record<string, (ctx: Ctx, kind: ObjectKind) => Action | null> = {
     if (!c.acceptPunct(',')) return { action: 'DROP ROW ACCESS POLICY', policy: dropped };
     c.expect('ADD', 'ROW', 'ACCESS', 'POLICY');
     return { action: 'DROP ROW ACCESS POLICY, ADD ROW ACCESS POLICY', dropped, ...rowAccessPolicy(ctx) };
+  },
+  warehouseTables: (ctx) => {
+    const { c } = ctx;
+    const op = c.isWords(['ADD', 'TABLES']) ? 'ADD' : c.isWords(['DROP', 'TABLES']) ? 'DROP' : null;
+    if (!op) return null;
+    c.i += 2;
+    const tables = parenthesised(c, `the ${op} TABLES list`, () => objectName(c, 'a table name'));
+    ctx.tables.push(...tables);
+    return { action: `${op} TABLES`, tables };
   },
   serviceSpec: (ctx) => {
     const { c } = ctx;

@@ -236,6 +236,229 @@ describe('CREATE DYNAMIC TABLE', () => {
   });
 });
 
+describe('CREATE OR ALTER', () => {
+  it('every created kind with a documented OR ALTER variant: orAlter in the AST, the CREATE syntax otherwise', () => {
+    const cases: [string, string][] = [
+      ["CREATE OR ALTER FILE FORMAT ff TYPE = JSON STRIP_OUTER_ARRAY = TRUE COMMENT = 'json'", 'CREATE FILE FORMAT'],
+      ["CREATE OR ALTER TEMPORARY STAGE st URL = 's3://bucket/x/' DIRECTORY = (ENABLE = TRUE)", 'CREATE STAGE'],
+      ['CREATE OR ALTER PIPE p PIPE_EXECUTION_PAUSED = TRUE AS COPY INTO raw.events FROM @raw.landing', 'CREATE PIPE'],
+      ['CREATE OR ALTER TASK t WAREHOUSE = wh AFTER t0 AS SELECT 1', 'CREATE TASK'],
+      ["CREATE OR ALTER WAREHOUSE wh WITH WAREHOUSE_SIZE = XSMALL GENERATION = '2' AUTO_SUSPEND = 60", 'CREATE WAREHOUSE'],
+      ['CREATE OR ALTER TRANSIENT DYNAMIC TABLE d TARGET_LAG = DOWNSTREAM WAREHOUSE = wh AS SELECT a FROM t', 'CREATE DYNAMIC TABLE'],
+      ["CREATE OR ALTER STREAM s ON TABLE t COMMENT = 'changes'", 'CREATE STREAM'],
+      ["CREATE OR ALTER MASKING POLICY m AS (v STRING) RETURNS STRING -> '***'", 'CREATE MASKING POLICY'],
+      ['CREATE OR ALTER ROW ACCESS POLICY r AS (v VARCHAR) RETURNS BOOLEAN -> TRUE', 'CREATE ROW ACCESS POLICY'],
+      ["CREATE OR ALTER DATABASE ROLE d1.reader COMMENT = 'read only'", 'CREATE DATABASE ROLE'],
+    ];
+    for (const [sql, type] of cases) {
+      const r = parse(sql);
+      expect(r.type).toBe(type);
+      expect(r.ast).toMatchObject({ orAlter: true, orReplace: false, ifNotExists: false });
+    }
+    expect(parse('CREATE TASK t AS SELECT 1').ast).not.toHaveProperty('orAlter');
+  });
+
+  it('rejects OR ALTER with OR REPLACE or IF NOT EXISTS, on a kind without the variant, and with tags or policies (not supported by CREATE OR ALTER)', () => {
+    expect(rejection('CREATE OR REPLACE OR ALTER TASK t AS SELECT 1').message).toBe('OR REPLACE and OR ALTER cannot both be given at offset 18');
+    expect(rejection('CREATE OR ALTER TASK IF NOT EXISTS t AS SELECT 1').message).toBe('CREATE OR ALTER does not take IF NOT EXISTS at offset 21');
+    expect(rejection("CREATE OR ALTER STORAGE INTEGRATION i TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'GCS'").message).toBe(
+      'CREATE OR ALTER is not documented for STORAGE INTEGRATION at offset 16',
+    );
+    expect(rejection("CREATE OR ALTER TASK t WITH TAG (a = 'b') AS SELECT 1").message).toBe('CREATE OR ALTER cannot set tags at offset 23');
+    expect(rejection("CREATE OR ALTER WAREHOUSE w TAG (a = 'b')").message).toMatch(/^CREATE OR ALTER cannot set tags/);
+    expect(
+      rejection('CREATE OR ALTER DYNAMIC TABLE d TARGET_LAG = DOWNSTREAM WAREHOUSE = w WITH ROW ACCESS POLICY p ON (a) AS SELECT a FROM t').message,
+    ).toMatch(/^CREATE OR ALTER DYNAMIC TABLE does not take ROW ACCESS POLICY/);
+    expect(rejection('CREATE OR ALTER DYNAMIC TABLE d (a INT MASKING POLICY m) TARGET_LAG = DOWNSTREAM WAREHOUSE = w AS SELECT a FROM t').message).toMatch(
+      /^CREATE OR ALTER cannot set a column's policies/,
+    );
+    // PIPE_EXECUTION_PAUSED belongs to CREATE OR ALTER PIPE only.
+    expect(rejection('CREATE PIPE p PIPE_EXECUTION_PAUSED = TRUE AS COPY INTO t FROM @s').message).toMatch(/^unknown PIPE property PIPE_EXECUTION_PAUSED/);
+  });
+});
+
+describe('CREATE STREAM, MASKING POLICY, ROW ACCESS POLICY, STORAGE INTEGRATION, DATABASE ROLE', () => {
+  it('a stream: its source (a table or view counts among the tables, a stage does not), AT | BEFORE, and the properties its source documents', () => {
+    const r = parse(
+      "CREATE OR REPLACE STREAM cdc.orders_s WITH TAG (gov.owner = 'etl') COPY GRANTS ON TABLE sales.orders " +
+        "AT (TIMESTAMP => TO_TIMESTAMP_TZ('2024-01-02 03:04:05')) APPEND_ONLY = TRUE SHOW_INITIAL_ROWS = FALSE COMMENT = 'inserts'",
+    );
+    expect(r.type).toBe('CREATE STREAM');
+    expect(r.tables).toEqual(['sales.orders']);
+    expect(r.ast).toMatchObject({
+      name: 'cdc.orders_s',
+      tags: [{ name: 'gov.owner', value: 'etl' }],
+      copyGrants: true,
+      on: { objectType: 'TABLE', name: 'sales.orders' },
+      timeTravel: { at: { timestamp: "TO_TIMESTAMP_TZ('2024-01-02 03:04:05')" } },
+      properties: [
+        { name: 'APPEND_ONLY', value: true },
+        { name: 'SHOW_INITIAL_ROWS', value: false },
+        { name: 'COMMENT', value: 'inserts' },
+      ],
+    });
+    expect(parse("CREATE STREAM s ON VIEW v BEFORE (STATEMENT => '8e5d0ca9-005e-44e6-b858-a8f5b37c5726')").ast.timeTravel).toEqual({
+      before: { statement: "'8e5d0ca9-005e-44e6-b858-a8f5b37c5726'" },
+    });
+    expect(parse("CREATE STREAM s ON TABLE t AT (STREAM => 'old_s')").ast.timeTravel).toEqual({ at: { stream: 'old_s' } });
+    expect(parse('CREATE STREAM s ON EXTERNAL TABLE ext.logs INSERT_ONLY = TRUE').tables).toEqual(['ext.logs']);
+    const stage = parse('CREATE STREAM s ON STAGE raw.landing');
+    expect(stage.ast.on).toEqual({ objectType: 'STAGE', name: 'raw.landing' });
+    expect(stage.tables).toEqual([]);
+    expect(parse('CREATE STREAM s ON DIRECTORY(@raw.docs)').ast.on).toEqual({ objectType: 'DIRECTORY', name: '@raw.docs' });
+    expect(rejection('CREATE STREAM s ON TABLE t INSERT_ONLY = TRUE').message).toMatch(/^unknown STREAM ON TABLE property INSERT_ONLY/);
+    expect(rejection('CREATE STREAM s ON STAGE st AT (OFFSET => -60)').message).toMatch(/AT \| BEFORE is not documented for streams on a stage/);
+    expect(rejection("CREATE STREAM s ON TABLE t BEFORE (STREAM => 's0')").message).toMatch(/^expected TIMESTAMP, OFFSET, STATEMENT in BEFORE/);
+    expect(rejection('CREATE STREAM s ON SCHEMA x').message).toMatch(/^expected the stream's source after ON/);
+  });
+
+  it('a masking policy: its signature (the arguments are columns), return type, body read by a real parser, then its properties', () => {
+    const r = parse(
+      'CREATE OR REPLACE MASKING POLICY gov.email_mask AS (val STRING, visibility VARCHAR(10)) RETURNS STRING -> ' +
+        "CASE WHEN CURRENT_ROLE() IN ('ANALYST') OR visibility = 'public' THEN val ELSE '***' END " +
+        "COMMENT = 'emails' EXEMPT_OTHER_POLICIES = TRUE",
+    );
+    expect(r.type).toBe('CREATE MASKING POLICY');
+    expect(r.tables).toEqual([]);
+    expect(r.columns).toEqual(['val', 'visibility']);
+    expect(r.ast).toMatchObject({
+      name: 'gov.email_mask',
+      args: [
+        { name: 'val', type: 'STRING' },
+        { name: 'visibility', type: 'VARCHAR(10)' },
+      ],
+      returns: 'STRING',
+      body: "CASE WHEN CURRENT_ROLE() IN ('ANALYST') OR visibility = 'public' THEN val ELSE '***' END",
+      properties: [
+        { name: 'COMMENT', value: 'emails' },
+        { name: 'EXEMPT_OTHER_POLICIES', value: true },
+      ],
+    });
+    // The body runs to the first documented property; anything else stays in it, and no parser reads it.
+    expect(rejection("CREATE MASKING POLICY m AS (v STRING) RETURNS STRING -> v TAG = 'x'").message).toMatch(
+      /^no Snowflake parser accepts a policy body 'v TAG = 'x''/,
+    );
+    expect(rejection('CREATE MASKING POLICY m AS (v STRING) RETURNS STRING v').message).toMatch(/^expected '->' before the policy body, found 'v'/);
+    expect(rejection('CREATE MASKING POLICY m AS (v STRING) RETURNS STRING -> v +').message).toMatch(
+      /^no Snowflake parser accepts a policy body 'v \+' at offset 56$/,
+    );
+  });
+
+  it('a row access policy returns BOOLEAN; a mapping table in its body counts among the tables', () => {
+    const r = parse(
+      "CREATE ROW ACCESS POLICY gov.by_region AS (region VARCHAR) RETURNS BOOLEAN -> 'exec' = CURRENT_ROLE() " +
+        'OR EXISTS (SELECT 1 FROM gov.region_map WHERE manager = CURRENT_ROLE() AND r = region)',
+    );
+    expect(r.type).toBe('CREATE ROW ACCESS POLICY');
+    expect(r.tables).toEqual(['gov.region_map']);
+    expect(r.columns).toEqual(['region']);
+    expect(rejection('CREATE ROW ACCESS POLICY p AS (a INT) RETURNS INT -> TRUE').message).toMatch(
+      /^expected BOOLEAN \(a row access policy returns BOOLEAN\), found 'INT'/,
+    );
+    expect(rejection('CREATE ROW ACCESS POLICY p AS (a INT) RETURNS BOOLEAN -> TRUE EXEMPT_OTHER_POLICIES = TRUE').message).toMatch(
+      /^no Snowflake parser accepts a policy body 'TRUE EXEMPT_OTHER_POLICIES = TRUE'/,
+    );
+  });
+
+  it('a storage integration: the common properties and the parameters of its STORAGE_PROVIDER', () => {
+    const r = parse(
+      "CREATE STORAGE INTEGRATION s3_int TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'S3' STORAGE_AWS_ROLE_ARN = 'arn:aws:iam::1:role/r' " +
+        "ENABLED = TRUE STORAGE_ALLOWED_LOCATIONS = ('s3://a/x/', 's3://b/') STORAGE_BLOCKED_LOCATIONS = ('s3://a/x/secret/')",
+    );
+    expect(r.type).toBe('CREATE STORAGE INTEGRATION');
+    expect(r.ast.properties.map((p: any) => p.name)).toEqual([
+      'TYPE',
+      'STORAGE_PROVIDER',
+      'STORAGE_AWS_ROLE_ARN',
+      'ENABLED',
+      'STORAGE_ALLOWED_LOCATIONS',
+      'STORAGE_BLOCKED_LOCATIONS',
+    ]);
+    expect(parse("CREATE STORAGE INTEGRATION g TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'GCS' ENABLED = FALSE STORAGE_ALLOWED_LOCATIONS = ('*')").type).toBe(
+      'CREATE STORAGE INTEGRATION',
+    );
+    expect(
+      rejection(
+        "CREATE STORAGE INTEGRATION g TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'GCS' AZURE_TENANT_ID = 'x' ENABLED = TRUE STORAGE_ALLOWED_LOCATIONS = ('*')",
+      ).message,
+    ).toMatch(/^AZURE_TENANT_ID is not a parameter of STORAGE_PROVIDER = 'GCS'/);
+    expect(
+      rejection("CREATE STORAGE INTEGRATION a TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'AZURE' ENABLED = TRUE STORAGE_ALLOWED_LOCATIONS = ('*')").message,
+    ).toMatch(/^STORAGE_PROVIDER = 'AZURE' needs AZURE_TENANT_ID/);
+    expect(rejection("CREATE STORAGE INTEGRATION a TYPE = EXTERNAL_STAGE STORAGE_PROVIDER = 'GCS' ENABLED = TRUE").message).toMatch(
+      /^CREATE STORAGE INTEGRATION needs STORAGE_ALLOWED_LOCATIONS/,
+    );
+  });
+
+  it('a database role takes a comment only', () => {
+    expect(parse("CREATE DATABASE ROLE IF NOT EXISTS d1.analyst COMMENT = 'analysts'").ast).toMatchObject({
+      objectType: 'DATABASE ROLE',
+      name: 'd1.analyst',
+      properties: [{ name: 'COMMENT', value: 'analysts' }],
+    });
+    expect(parse('ALTER DATABASE ROLE d1.analyst RENAME TO d1.analysts').type).toBe('ALTER DATABASE ROLE');
+    expect(parse('DROP DATABASE ROLE IF EXISTS d1.analyst').type).toBe('DROP DATABASE ROLE');
+    expect(rejection('CREATE DATABASE ROLE d1.r ENABLED = TRUE').message).toMatch(/^unknown DATABASE ROLE property ENABLED/);
+  });
+});
+
+describe('stage file formats by name, pipes in parentheses, warehouse tables, frozen regions, dynamic Iceberg tables', () => {
+  it('a stage names its file format bare (as the docs examples write it) or in ( … )', () => {
+    expect(parse('CREATE STAGE s DIRECTORY = (ENABLE = TRUE) FILE_FORMAT = raw.csv_ff').ast.properties[1]).toEqual({
+      name: 'FILE_FORMAT',
+      value: 'raw.csv_ff',
+    });
+    expect(parse('ALTER STAGE s SET FILE_FORMAT = json_ff').ast.properties).toEqual([{ name: 'FILE_FORMAT', value: 'json_ff' }]);
+    expect(rejection('CREATE STAGE s FILE_FORMAT = 42').message).toMatch(/^expected '\(' to open FILE_FORMAT options \(or a file format name\)/);
+  });
+
+  it('a pipe body in parentheses is the COPY INTO statement inside them', () => {
+    const r = parse("CREATE PIPE p AS (COPY INTO raw.events FROM @raw.landing FILE_FORMAT = (TYPE = 'JSON'))");
+    expect(r.ast.body).toMatchObject({ type: 'COPY INTO' });
+    expect(r.tables).toContain('raw.events');
+    expect(rejection('CREATE PIPE p AS (COPY INTO raw.events FROM @raw.landing) x').message).toMatch(/^expected '\)' closing the COPY INTO statement/);
+  });
+
+  it('ALTER WAREHOUSE ADD | DROP TABLES (interactive warehouses), ENABLE | DISABLE (adaptive)', () => {
+    const r = parse('ALTER WAREHOUSE interactive_wh ADD TABLES (sales.orders, sales.customers)');
+    expect(r.ast).toMatchObject({ action: 'ADD TABLES', tables: ['sales.orders', 'sales.customers'] });
+    expect(r.tables).toEqual(['sales.orders', 'sales.customers']);
+    expect(parse('ALTER WAREHOUSE w DROP TABLES (t)').ast.action).toBe('DROP TABLES');
+    expect(parse('ALTER WAREHOUSE w DISABLE').ast.action).toBe('DISABLE');
+    expect(rejection('ALTER WAREHOUSE w REMOVE TABLES (t)').message).toMatch(/^expected an ALTER WAREHOUSE action/);
+  });
+
+  it('a dynamic table: FROZEN WHERE (and its former IMMUTABLE WHERE), SCHEDULER, EXECUTE AS USER; TARGET_LAG may be left out when SCHEDULER = DISABLE', () => {
+    const r = parse(
+      "CREATE DYNAMIC TABLE d TARGET_LAG = '1 hour' WAREHOUSE = w FROZEN WHERE (ts < CURRENT_TIMESTAMP() - INTERVAL '1 day') " +
+        'EXECUTE AS USER etl_user USE SECONDARY ROLES ALL AS SELECT ts FROM t',
+    );
+    expect(r.ast).toMatchObject({ frozenWhere: "ts < CURRENT_TIMESTAMP() - INTERVAL '1 day'", executeAsUser: { user: 'etl_user', secondaryRoles: 'ALL' } });
+    expect(parse('CREATE DYNAMIC TABLE d TARGET_LAG = DOWNSTREAM WAREHOUSE = w IMMUTABLE WHERE (a > 1) AS SELECT a FROM t').ast.frozenWhere).toBe('a > 1');
+    expect(parse('CREATE DYNAMIC TABLE d SCHEDULER = DISABLE WAREHOUSE = w AS SELECT a FROM t').type).toBe('CREATE DYNAMIC TABLE');
+    expect(rejection('CREATE DYNAMIC TABLE d TARGET_LAG = DOWNSTREAM WAREHOUSE = w FROZEN WHERE (a) FROZEN WHERE (b) AS SELECT a FROM t').message).toMatch(
+      /^FROZEN WHERE is given twice/,
+    );
+  });
+
+  it('CREATE DYNAMIC ICEBERG TABLE: the Iceberg storage properties and PARTITION BY; the table counts', () => {
+    const r = parse(
+      "CREATE OR REPLACE DYNAMIC ICEBERG TABLE lake.daily (day DATE, n NUMBER(10, 0)) TARGET_LAG = '20 minutes' WAREHOUSE = w " +
+        "EXTERNAL_VOLUME = 'vol' CATALOG = 'SNOWFLAKE' BASE_LOCATION = 'daily' ICEBERG_VERSION = 3 PARTITION BY (day) " +
+        'AS SELECT day, COUNT(*) AS n FROM lake.events GROUP BY day',
+    );
+    expect(r.type).toBe('CREATE DYNAMIC ICEBERG TABLE');
+    expect(r.tables).toEqual(['lake.daily', 'lake.events']);
+    expect(r.ast).toMatchObject({ partitionBy: 'day', properties: expect.arrayContaining([{ name: 'ICEBERG_VERSION', value: 3 }]) });
+    expect(rejection("CREATE DYNAMIC ICEBERG TABLE d TARGET_LAG = '1 hour' WAREHOUSE = w SCHEDULER = DISABLE AS SELECT 1").message).toMatch(
+      /^unknown DYNAMIC ICEBERG TABLE property SCHEDULER/,
+    );
+    expect(rejection("CREATE TRANSIENT DYNAMIC ICEBERG TABLE d TARGET_LAG = '1 hour' WAREHOUSE = w AS SELECT 1").message).toMatch(
+      /^TRANSIENT does not apply to CREATE DYNAMIC ICEBERG TABLE/,
+    );
+  });
+});
+
 describe('ALTER <object>', () => {
   const cases: [string, string, Record<string, unknown>][] = [
     ['ALTER WAREHOUSE IF EXISTS etl_wh RESUME IF SUSPENDED', 'ALTER WAREHOUSE', { name: 'etl_wh', ifExists: true, action: 'RESUME IF SUSPENDED' }],
@@ -521,7 +744,7 @@ describe('malformed statements are rejected with what was expected and where', (
     [
       'an object kind the grammar does not read',
       'CREATE TABLE t (a INT)',
-      /^expected an object kind after CREATE \(FILE FORMAT, STAGE, PIPE, TASK, WAREHOUSE, DYNAMIC TABLE\), found 'TABLE'/,
+      /^expected an object kind after CREATE \(FILE FORMAT, STAGE, PIPE, TASK, WAREHOUSE, DYNAMIC TABLE, DYNAMIC ICEBERG TABLE, STREAM, MASKING POLICY, ROW ACCESS POLICY, STORAGE INTEGRATION, DATABASE ROLE\), found 'TABLE'/,
       7,
     ],
     ['a statement it does not read', 'SELECT 1', /^expected CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN, found 'SELECT'/, 0],
