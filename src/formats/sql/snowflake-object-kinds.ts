@@ -724,41 +724,6 @@ export const CREATED_KINDS = [
 ] as const;
 export const OR_ALTER_KINDS: ReadonlySet<string> = new Set(CREATED_KINDS.filter((k) => k !== 'STORAGE INTEGRATION'));
 
-/** SHOW <objects>: the plural names, and which take IN FAILOVER | REPLICATION GROUP. */
-export const SHOWN = [
-  'DATABASES',
-  'SCHEMAS',
-  'WAREHOUSES',
-  'FILE FORMATS',
-  'STAGES',
-  'PIPES',
-  'TASKS',
-  'DYNAMIC TABLES',
-  'STREAMS',
-  'SEQUENCES',
-  'MASKING POLICIES',
-  'ROW ACCESS POLICIES',
-  'TAGS',
-  'NETWORK POLICIES',
-  'RESOURCE MONITORS',
-  'ROLES',
-  'SHARES',
-  'INTEGRATIONS',
-  'API INTEGRATIONS',
-  'NOTIFICATION INTEGRATIONS',
-  'SECURITY INTEGRATIONS',
-  'STORAGE INTEGRATIONS',
-  'CONNECTIONS',
-  'FAILOVER GROUPS',
-  'REPLICATION GROUPS',
-  'MATERIALIZED VIEWS',
-  'VIEWS',
-  'PROCEDURES',
-  'IMAGE REPOSITORIES',
-  'SERVICES',
-] as const;
-export const SHOWN_IN_GROUP = new Set(['DATABASES', 'SHARES']);
-
 /** Snowflake data type names (a column's or a procedure argument's type). */
 export const DATA_TYPES = new Set(
   ['NUMBER', 'DECIMAL', 'DEC', 'NUMERIC', 'INT', 'INTEGER', 'BIGINT', 'SMALLINT', 'TINYINT', 'BYTEINT', 'FLOAT', 'FLOAT4', 'FLOAT8', 'DOUBLE', 'REAL']

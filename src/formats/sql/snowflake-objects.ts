@@ -28,13 +28,12 @@ import {
   STORAGE_INTEGRATION_CREATE,
   STORAGE_PROVIDERS,
   STREAM_SOURCES,
-  SHOWN,
-  SHOWN_IN_GROUP,
   type AlterSpec,
   type ObjectKind,
   type PropTable,
   type Shape,
 } from './snowflake-object-kinds.js';
+import { show } from './snowflake-show.js';
 
 export type InnerParser = (sql: string) => EngineResult | null;
 
@@ -42,7 +41,7 @@ export type InnerParser = (sql: string) => EngineResult | null;
 
 type TokKind = 'word' | 'qident' | 'string' | 'number' | 'var' | 'punct' | 'other' | 'eof';
 
-interface Tok {
+export interface Tok {
   kind: TokKind;
   text: string;
   /** Words upper-cased, strings unescaped, "quoted" identifiers unquoted, $variables without '$'. */
@@ -98,7 +97,7 @@ function describe(t: Tok): string {
 
 // ---- Cursor ----
 
-class Cursor {
+export class Cursor {
   i = 0;
   constructor(
     readonly sql: string,
@@ -178,7 +177,7 @@ export interface Property {
   value: Value;
 }
 
-interface Ctx {
+export interface Ctx {
   c: Cursor;
   parseInner: InnerParser;
   tables: string[];
@@ -192,7 +191,7 @@ interface Ctx {
 const BOOLS: Record<string, boolean> = { TRUE: true, FALSE: false };
 
 /** `IDENTIFIER( $var | '…' )` or a dotted name of identifiers and "quoted" identifiers, as written. */
-function objectName(c: Cursor, what = 'a name'): string {
+export function objectName(c: Cursor, what = 'a name'): string {
   const first = c.tok;
   if (c.isWord('IDENTIFIER') && c.isPunct('(', 1)) {
     c.i += 2;
@@ -230,12 +229,12 @@ function parenthesised<T>(c: Cursor, what: string, item: () => T, allowEmpty = f
   return out;
 }
 
-function stringLiteral(c: Cursor, what: string): string {
+export function stringLiteral(c: Cursor, what: string): string {
   if (c.tok.kind !== 'string') c.fail(what);
   return c.next().value;
 }
 
-function integer(c: Cursor, what: string): number {
+export function integer(c: Cursor, what: string): number {
   const neg = c.isPunct('-') && c.peek(1).kind === 'number' ? (c.next(), -1) : 1;
   if (c.tok.kind !== 'number' || c.tok.text.includes('.')) c.fail(what);
   return neg * Number(c.next().text);
@@ -421,6 +420,13 @@ function innerResult(ctx: Ctx, r: EngineResult, withColumns: boolean): Body {
   return { parser: (r as { parser?: string }).parser ?? null, type: r.type, ast: r.ast };
 }
 
+/** A statement embedded in this one (`text`, starting at `at`), offered to the dialect's parsers; `$1`-style result references are not tables. */
+export function innerStatement(ctx: Ctx, text: string, at: Tok, what: string): Body {
+  const r = ctx.parseInner(text);
+  if (!r) return ctx.c.failAt(`no Snowflake parser accepts ${what}`, at);
+  return innerResult(ctx, { ...r, tables: r.tables.filter((t) => !/^\$\d+$/.test(t)) }, true);
+}
+
 /**
  * The statement after AS: the rest of the text, offered to the dialect's parsers. With
  * `block`, a BEGIN … END block none of them reads whole is read as its ';'-terminated statements.
@@ -500,7 +506,7 @@ function ifExists(c: Cursor, allowed = true): boolean {
 
 // ---- CREATE ----
 
-type Statement = { ast: Record<string, unknown>; type: string };
+export type Statement = { ast: Record<string, unknown>; type: string };
 
 const MODIFIERS: Record<string, readonly string[]> = {
   'FILE FORMAT': ['TEMP', 'TEMPORARY', 'VOLATILE'],
@@ -1219,45 +1225,6 @@ function describeStatement(ctx: Ctx): Statement {
   if (kind.table) ctx.tables.push(name);
   c.expectEnd();
   return { ast: { statement: 'DESCRIBE', objectType: kind.name, name, ...(args ? { args } : {}) }, type: `DESCRIBE ${kind.name}` };
-}
-
-// ---- SHOW ----
-
-function show(ctx: Ctx): Statement {
-  const { c } = ctx;
-  c.expect('SHOW');
-  const terse = c.accept('TERSE');
-  const objects = [...SHOWN].sort((a, b) => b.length - a.length).find((o) => c.accept(...o.split(' ')));
-  if (!objects) return c.fail(`the objects to show (${SHOWN.join(', ')})`);
-  const ast: Record<string, unknown> = { statement: 'SHOW', objects, ...(terse ? { terse } : {}) };
-  const type = `SHOW ${objects}`;
-  // SHOW DATABASES | SHARES IN { FAILOVER | REPLICATION } GROUP <name> takes nothing else.
-  const group = c.isWord('IN') && (c.isWord('FAILOVER', 1) || c.isWord('REPLICATION', 1)) && c.isWord('GROUP', 2) ? c.peek(1).value : null;
-  if (group) {
-    if (!SHOWN_IN_GROUP.has(objects) || terse) c.fail(`end of statement (IN ${group} GROUP is documented for SHOW DATABASES and SHOW SHARES alone)`);
-    c.i += 3;
-    ast.in = { objectType: `${group} GROUP`, name: objectName(c, `the ${group.toLowerCase()} group name`) };
-    c.expectEnd();
-    return { ast, type };
-  }
-  if ((objects === 'DATABASES' || objects === 'SCHEMAS') && c.accept('HISTORY')) ast.history = true;
-  if (c.accept('LIKE')) ast.like = stringLiteral(c, 'a pattern as a string literal after LIKE');
-  if (c.accept('IN')) ast.in = showScope(c);
-  if (c.accept('STARTS', 'WITH')) ast.startsWith = stringLiteral(c, 'a string literal after STARTS WITH');
-  if (c.accept('LIMIT')) {
-    ast.limit = integer(c, 'a row count after LIMIT');
-    if (c.accept('FROM')) ast.from = stringLiteral(c, 'a string literal after LIMIT … FROM');
-  }
-  c.expectEnd();
-  return { ast, type };
-}
-
-function showScope(c: Cursor): Record<string, unknown> {
-  if (c.accept('ACCOUNT')) return { objectType: 'ACCOUNT' };
-  const scope = c.accept('DATABASE') ? 'DATABASE' : c.accept('SCHEMA') ? 'SCHEMA' : null;
-  const named = c.tok.kind === 'qident' || (c.tok.kind === 'word' && !['STARTS', 'LIMIT'].includes(c.tok.value));
-  if (!scope && !named) c.fail('ACCOUNT, DATABASE, SCHEMA or a schema name after IN');
-  return { objectType: scope ?? 'SCHEMA', ...(named ? { name: objectName(c) } : {}) };
 }
 
 // ---- BEGIN ----

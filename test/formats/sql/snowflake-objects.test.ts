@@ -690,7 +690,103 @@ describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
       from: 'RA',
     });
     expect(parse("SHOW DYNAMIC TABLES LIKE 'daily%' IN SCHEMA sales").type).toBe('SHOW DYNAMIC TABLES');
-    expect(rejection('SHOW SCHEMAS IN FAILOVER GROUP g').offset).toBe(13);
+    // IN FAILOVER GROUP is documented for SHOW DATABASES, SHARES (and LISTINGS) alone.
+    expect(rejection('SHOW SCHEMAS IN FAILOVER GROUP g').message).toBe(
+      "expected ACCOUNT, DATABASE, APPLICATION, APPLICATION PACKAGE after IN, found 'FAILOVER' at offset 16",
+    );
+  });
+
+  it('every SHOW command of the reference, with the filters and scopes its page documents; an unknown one is rejected', () => {
+    const cases: [string, string, Record<string, unknown>][] = [
+      [
+        "SHOW TERSE TABLES HISTORY LIKE 'ord%' IN APPLICATION shop_app",
+        'SHOW TABLES',
+        { terse: true, history: true, in: { objectType: 'APPLICATION', name: 'shop_app' } },
+      ],
+      ['SHOW COLUMNS IN VIEW sales.v', 'SHOW COLUMNS', { in: { objectType: 'VIEW', name: 'sales.v' } }],
+      ['SHOW COLUMNS IN sales.orders', 'SHOW COLUMNS', { in: { objectType: 'TABLE', name: 'sales.orders' } }],
+      ['SHOW TERSE IMPORTED KEYS IN TABLE', 'SHOW IMPORTED KEYS', { terse: true, in: { objectType: 'TABLE' } }],
+      ['SHOW EXPORTED KEYS IN SCHEMA sales', 'SHOW EXPORTED KEYS', { in: { objectType: 'SCHEMA', name: 'sales' } }],
+      ["SHOW USERS LIKE 'a%' STARTS WITH 'AL' LIMIT 5 FROM 'ALB'", 'SHOW USERS', { like: 'a%', startsWith: 'AL', limit: 5, from: 'ALB' }],
+      ["SHOW ROLES LIKE 'x%' IN CLASS SNOWFLAKE.CORE.BUDGET", 'SHOW ROLES', { in: { objectType: 'CLASS', name: 'SNOWFLAKE.CORE.BUDGET' } }],
+      ['SHOW ROLES IN SERVICE apps.api', 'SHOW ROLES', { in: { objectType: 'SERVICE', name: 'apps.api' } }],
+      ["SHOW DATABASE ROLES LIKE 'r%' IN DATABASE d1 LIMIT 10", 'SHOW DATABASE ROLES', { in: { objectType: 'DATABASE', name: 'd1' }, limit: 10 }],
+      ['SHOW JOB SERVICES EXCLUDE JOBS IN COMPUTE POOL p', 'SHOW JOB SERVICES', { excludeJobs: true, in: { objectType: 'COMPUTE POOL', name: 'p' } }],
+      ['SHOW IMAGES IN IMAGE REPOSITORY apps.images', 'SHOW IMAGES', { in: { objectType: 'IMAGE REPOSITORY', name: 'apps.images' } }],
+      ['SHOW TASKS IN DATABASE etl ROOT ONLY LIMIT 3', 'SHOW TASKS', { in: { objectType: 'DATABASE', name: 'etl' }, rootOnly: true, limit: 3 }],
+      ['SHOW TRANSACTIONS IN ACCOUNT', 'SHOW TRANSACTIONS', { in: { objectType: 'ACCOUNT' } }],
+      ['SHOW REPLICATION GROUPS IN ACCOUNT acme.dr', 'SHOW REPLICATION GROUPS', { in: { objectType: 'ACCOUNT', name: 'acme.dr' } }],
+      ['SHOW REPLICATION DATABASES WITH PRIMARY acme.prod.sales', 'SHOW REPLICATION DATABASES', { withPrimary: 'acme.prod.sales' }],
+      ['SHOW DELEGATED AUTHORIZATIONS BY USER jdoe', 'SHOW DELEGATED AUTHORIZATIONS', { byUser: 'jdoe' }],
+      ['SHOW STORAGE INTEGRATIONS', 'SHOW STORAGE INTEGRATIONS', {}],
+      ['SHOW VERSIONS IN MODEL ml.churn', 'SHOW VERSIONS', { in: { objectType: 'MODEL', name: 'ml.churn' } }],
+      ['SHOW USER PROGRAMMATIC ACCESS TOKENS FOR USER jdoe', 'SHOW USER PROGRAMMATIC ACCESS TOKENS', { forUser: 'jdoe' }],
+      ['SHOW OBJECTS OWNED BY APPLICATION shop_app', 'SHOW OBJECTS OWNED BY APPLICATION', { application: 'shop_app' }],
+      ['SHOW LISTINGS IN FAILOVER GROUP fg', 'SHOW LISTINGS', { in: { objectType: 'FAILOVER GROUP', name: 'fg' } }],
+      ["SHOW WAREHOUSES LIKE 'etl%' WITH PRIVILEGES MODIFY, CREATE SCHEMA", 'SHOW WAREHOUSES', { withPrivileges: ['MODIFY', 'CREATE SCHEMA'] }],
+      ['SHOW TERSE ROLES IN CLASS SNOWFLAKE.CORE.BUDGET', 'SHOW ROLES', { terse: true }],
+      ['SHOW FUNCTIONS IN MODEL ml.churn', 'SHOW FUNCTIONS', { in: { objectType: 'MODEL', name: 'ml.churn' } }],
+    ];
+    for (const [sql, type, ast] of cases) {
+      const r = parse(sql);
+      expect(r.type).toBe(type);
+      expect(r.ast).toMatchObject({ statement: 'SHOW', ...ast });
+      expect(r.tables).toEqual([]);
+    }
+    expect(rejection('SHOW NONSENSE').message).toMatch(/^expected the objects to show .*found 'NONSENSE' at offset 5$/);
+    expect(rejection('SHOW TERSE WAREHOUSES').message).toBe('TERSE is not documented for SHOW WAREHOUSES at offset 5');
+    expect(rejection('SHOW IMAGES').message).toMatch(/^expected IN, found end of statement/);
+    expect(rejection('SHOW WAREHOUSES IN ACCOUNT').message).toMatch(/^expected LIKE or end of statement, found 'IN'/);
+    expect(rejection("SHOW NETWORK POLICIES LIKE 'x'").message).toMatch(/^expected end of statement, found 'LIKE'/);
+    expect(rejection('SHOW LOCKS IN DATABASE d').message).toMatch(/^expected ACCOUNT after IN, found 'DATABASE'/);
+  });
+
+  it('SHOW GRANTS: ON ACCOUNT | ON <object>, TO and OF a grantee, FUTURE GRANTS IN | TO, LIMIT', () => {
+    expect(parse('SHOW GRANTS').ast).toEqual({ statement: 'SHOW', objects: 'GRANTS' });
+    expect(parse('SHOW GRANTS ON ACCOUNT LIMIT 10').ast).toMatchObject({ on: { objectType: 'ACCOUNT' }, limit: 10 });
+    expect(parse('SHOW GRANTS ON MATERIALIZED VIEW sales.mv').ast.on).toEqual({ objectType: 'MATERIALIZED VIEW', name: 'sales.mv' });
+    expect(parse('SHOW GRANTS ON PROCEDURE etl.load(VARCHAR, NUMBER)').ast.on).toEqual({
+      objectType: 'PROCEDURE',
+      name: 'etl.load',
+      args: '(VARCHAR, NUMBER)',
+    });
+    expect(parse('SHOW GRANTS TO SHARE s IN APPLICATION PACKAGE pkg').ast.to).toEqual({ objectType: 'SHARE', name: 's', applicationPackage: 'pkg' });
+    expect(parse('SHOW GRANTS TO SERVICE ROLE apps.api!admin').ast.to).toEqual({ objectType: 'SERVICE ROLE', name: 'apps.api!admin' });
+    expect(parse('SHOW GRANTS TO SNOWFLAKE.CORE.BUDGET ROLE budgets.b1!admin').ast.to).toEqual({
+      objectType: 'INSTANCE ROLE',
+      class: 'SNOWFLAKE.CORE.BUDGET',
+      name: 'budgets.b1!admin',
+    });
+    expect(parse('SHOW GRANTS OF ROLE analyst').ast.of).toEqual({ objectType: 'ROLE', name: 'analyst' });
+    expect(parse('SHOW FUTURE GRANTS IN DATABASE sales LIMIT 5').type).toBe('SHOW FUTURE GRANTS');
+    expect(parse('SHOW FUTURE GRANTS TO DATABASE ROLE sales.reader').ast.to).toEqual({ objectType: 'DATABASE ROLE', name: 'sales.reader' });
+    expect(rejection('SHOW GRANTS ON NONSENSE x').message).toMatch(/^expected ACCOUNT or an object type after SHOW GRANTS ON, found 'NONSENSE'/);
+    expect(rejection('SHOW GRANTS OF USER u').message).toMatch(/^expected APPLICATION ROLE, SERVICE ROLE, DATABASE ROLE, ROLE, SHARE after SHOW GRANTS OF/);
+    expect(rejection('SHOW FUTURE GRANTS TO DATABASE ROLE r LIMIT 5').message).toMatch(/^expected end of statement, found 'LIMIT'/);
+  });
+
+  it('SHOW PARAMETERS [ LIKE ] [ IN | FOR { SESSION | ACCOUNT | USER | WAREHOUSE | DATABASE | SCHEMA | TASK [ name ] | TABLE [ name ] } ]', () => {
+    expect(parse("SHOW PARAMETERS LIKE 'TIME%' IN ACCOUNT").ast).toEqual({
+      statement: 'SHOW',
+      objects: 'PARAMETERS',
+      like: 'TIME%',
+      in: { objectType: 'ACCOUNT' },
+    });
+    expect(parse('SHOW PARAMETERS FOR TABLE sales.orders').ast.for).toEqual({ objectType: 'TABLE', name: 'sales.orders' });
+    expect(parse('SHOW PARAMETERS IN WAREHOUSE').ast.in).toEqual({ objectType: 'WAREHOUSE' });
+    expect(rejection('SHOW PARAMETERS IN SESSION s').message).toMatch(/^expected end of statement, found 's'/);
+    expect(rejection('SHOW PARAMETERS IN STAGE s').message).toMatch(/^expected SESSION, ACCOUNT, USER, WAREHOUSE, DATABASE, SCHEMA, TASK or TABLE after IN/);
+  });
+
+  it('SHOW … ->> <statement>: each statement after the pipe operator goes to the chain, the type stays the SHOW', () => {
+    const r = parse('SHOW WAREHOUSES ->> SELECT * FROM audit.wh_log ->> SELECT 1');
+    expect(r.type).toBe('SHOW WAREHOUSES');
+    expect(r.ast.pipeline.map((s: any) => s.type)).toEqual(['SELECT', 'SELECT']);
+    expect(r.tables).toEqual(['audit.wh_log']);
+    // The chain's parsers do not read a result reference ($1) as a table source, so such a pipeline is rejected where it stands.
+    const f = rejection('SHOW WAREHOUSES ->> SELECT "name" FROM $1');
+    expect(f.message).toBe("no Snowflake parser accepts the statement after '->>' at offset 20");
+    expect(rejection('SHOW WAREHOUSES ->>').message).toMatch(/^expected a statement after '->>'/);
   });
 
   it('BEGIN [ WORK | TRANSACTION ] [ NAME t ] and START TRANSACTION are transactions; a scripting block is not', () => {
