@@ -676,11 +676,11 @@ function createStream(ctx: Ctx): Record<string, unknown> {
 }
 
 /** `{ AT | BEFORE } ( { TIMESTAMP | OFFSET | STATEMENT | STREAM } => <value> )` (STREAM only after AT). */
-function atBefore(ctx: Ctx): Record<string, unknown> {
+function atBefore(ctx: Ctx, stream = true): Record<string, unknown> {
   const { c } = ctx;
   const which = c.next().value;
   c.expectPunct('(', ` after ${which}`);
-  const kinds = which === 'AT' ? ['TIMESTAMP', 'OFFSET', 'STATEMENT', 'STREAM'] : ['TIMESTAMP', 'OFFSET', 'STATEMENT'];
+  const kinds = which === 'AT' && stream ? ['TIMESTAMP', 'OFFSET', 'STATEMENT', 'STREAM'] : ['TIMESTAMP', 'OFFSET', 'STATEMENT'];
   const by = kinds.find((k) => c.accept(k));
   if (!by) return c.fail(`${kinds.join(', ')} in ${which} ( … )`);
   if (!(c.isPunct('=') && c.isPunct('>', 1) && c.peek(1).start === c.tok.end)) c.fail(`'=>' after ${by}`);
@@ -745,6 +745,7 @@ function createDynamicTable(ctx: Ctx, name: string, table: PropTable): Record<st
   const iceberg = table === DT_ICEBERG_CREATE;
   const what = iceberg ? 'DYNAMIC ICEBERG TABLE' : 'DYNAMIC TABLE';
   ctx.tables.push(name);
+  if (c.isWord('CLONE')) return cloneDynamicTable(ctx, what);
   const columns = c.isPunct('(') ? parenthesised(c, 'the column list', () => dynamicColumn(ctx)) : null;
   const seen = new Set<string>();
   const properties: Property[] = [];
@@ -827,6 +828,38 @@ function createDynamicTable(ctx: Ctx, name: string, table: PropTable): Record<st
   c.next();
   const query = body(ctx, 'query');
   return { ...(columns ? { columns } : {}), properties, ...clauses, body: query };
+}
+
+/**
+ * `CLONE <source> [ { AT | BEFORE } ( … ) ] [ COPY GRANTS ] [ COPY TAGS ] [ TARGET_LAG = … ] [ WAREHOUSE = … ]
+ * [ EXECUTE AS USER <user> [ USE SECONDARY ROLES … ] ]`: the source counts among the tables.
+ */
+function cloneDynamicTable(ctx: Ctx, what: string): Record<string, unknown> {
+  const { c } = ctx;
+  if (ctx.orAlter) c.fail(`a column list, property or AS (CREATE OR ALTER ${what} … CLONE is not documented)`);
+  c.expect('CLONE');
+  const clone = objectName(c, `the ${what.toLowerCase()} to clone`);
+  ctx.tables.push(clone);
+  const timeTravel = c.isWord('AT') || c.isWord('BEFORE') ? atBefore(ctx, false) : null;
+  const copyGrants = c.accept('COPY', 'GRANTS');
+  const copyTags = c.accept('COPY', 'TAGS');
+  const properties = propertyList(ctx, { TARGET_LAG: { t: 'str', or: ['DOWNSTREAM'] }, WAREHOUSE: { t: 'name' } }, `${what} CLONE`);
+  let executeAsUser: Record<string, unknown> | null = null;
+  if (c.accept('EXECUTE', 'AS', 'USER')) {
+    const user = objectName(c, 'a user name after EXECUTE AS USER');
+    c.expect('USE', 'SECONDARY', 'ROLES');
+    const secondaryRoles = c.accept('ALL') ? 'ALL' : c.accept('NONE') ? 'NONE' : nameList(c, 'ALL, NONE or a role name after USE SECONDARY ROLES');
+    executeAsUser = { user, secondaryRoles };
+  }
+  c.expectEnd(`a ${what} CLONE clause or end of statement`);
+  return {
+    clone,
+    ...(timeTravel ? { timeTravel } : {}),
+    ...(copyGrants ? { copyGrants } : {}),
+    ...(copyTags ? { copyTags } : {}),
+    properties,
+    ...(executeAsUser ? { executeAsUser } : {}),
+  };
 }
 
 /** A dynamic table column: `<name> <type> [ [ WITH ] MASKING POLICY … ] [ [ WITH ] PROJECTION POLICY … ] [ [ WITH ] TAG ( … ) ] [ COMMENT '…' ]`. */

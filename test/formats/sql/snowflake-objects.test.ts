@@ -441,6 +441,15 @@ describe('stage file formats by name, pipes in parentheses, warehouse tables, fr
     );
   });
 
+  it('CREATE DYNAMIC TABLE … CLONE: the source (at a point in time) counts among the tables; OR ALTER has no CLONE variant', () => {
+    const r = parse("CREATE OR REPLACE DYNAMIC TABLE sales.daily_copy CLONE sales.daily AT (OFFSET => -3600) COPY GRANTS TARGET_LAG = '1 hour' WAREHOUSE = w");
+    expect(r.type).toBe('CREATE DYNAMIC TABLE');
+    expect(r.tables).toEqual(['sales.daily_copy', 'sales.daily']);
+    expect(r.ast).toMatchObject({ clone: 'sales.daily', timeTravel: { at: { offset: '-3600' } }, copyGrants: true });
+    expect(rejection("CREATE DYNAMIC TABLE d CLONE s AT (STREAM => 's')").message).toMatch(/^expected TIMESTAMP, OFFSET, STATEMENT in AT/);
+    expect(rejection('CREATE OR ALTER DYNAMIC TABLE d CLONE s').message).toMatch(/CREATE OR ALTER DYNAMIC TABLE … CLONE is not documented/);
+  });
+
   it('CREATE DYNAMIC ICEBERG TABLE: the Iceberg storage properties and PARTITION BY; the table counts', () => {
     const r = parse(
       "CREATE OR REPLACE DYNAMIC ICEBERG TABLE lake.daily (day DATE, n NUMBER(10, 0)) TARGET_LAG = '20 minutes' WAREHOUSE = w " +
