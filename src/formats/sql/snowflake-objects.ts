@@ -867,6 +867,8 @@ function dynamicColumn(ctx: Ctx): Record<string, unknown> {
   const { c } = ctx;
   const name = objectName(c, 'a column name');
   ctx.columns.push(name);
+  // A bare name (the type left to the query), as the docs' dynamic Iceberg table example writes `( num_orders NUMBER(10,0), order_day )`.
+  if (c.isPunct(',') || c.isPunct(')')) return { name };
   const col: Record<string, unknown> = { name, type: dataType(c, `a data type for column ${name}`) };
   for (;;) {
     const t = c.tok;
