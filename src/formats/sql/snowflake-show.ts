@@ -34,7 +34,7 @@ interface ShowSpec {
   extra?: readonly Extra[];
 }
 
-type Extra = 'ROOT ONLY' | 'WITH PRIMARY' | 'WITH PRIVILEGES' | 'BY USER' | 'TO SECURITY INTEGRATION' | 'FOR USER' | 'IN ACCOUNT <name>';
+type Extra = 'OF TYPE' | 'ROOT ONLY' | 'WITH PRIMARY' | 'WITH PRIVILEGES' | 'BY USER' | 'TO SECURITY INTEGRATION' | 'FOR USER' | 'IN ACCOUNT <name>';
 
 /** Scope shorthands: `DATABASE [name]` is a keyword with an optional name, `name` a bare name. */
 function scopes(...alts: string[]): Scope[] {
@@ -106,7 +106,7 @@ export const SHOW_COMMANDS: readonly ShowSpec[] = [
   full('DCM PROJECTS'),
   { words: 'DELEGATED AUTHORIZATIONS', extra: ['BY USER', 'TO SECURITY INTEGRATION'] },
   within('DEPLOYMENTS', 'DCM PROJECT'),
-  full('DYNAMIC TABLES', { in: APP_SCOPES }),
+  full('DYNAMIC TABLES'),
   within('ENDPOINTS', 'SERVICE'),
   within('ENTITIES', 'DCM PROJECT'),
   { words: 'EVENT ROUTING TABLE ON ORGANIZATION' },
@@ -201,8 +201,8 @@ export const SHOW_COMMANDS: readonly ShowSpec[] = [
   liked('SEQUENCES', { in: APP_SCOPES }),
   ...['CONTAINERS', 'INSTANCES', 'VOLUMES'].map((w) => within(`SERVICE ${w}`, 'SERVICE')),
   // SHOW [ JOB ] SERVICES [ EXCLUDE JOBS ] … [ IN … | COMPUTE POOL <pool> ]
-  full('SERVICES', { in: [...SCHEMA_SCOPES.slice(0, 3), ...scopes('COMPUTE POOL name'), SCHEMA_SCOPES[3]] }),
-  full('JOB SERVICES', { in: [...SCHEMA_SCOPES.slice(0, 3), ...scopes('COMPUTE POOL name'), SCHEMA_SCOPES[3]] }),
+  full('SERVICES', { in: [...SCHEMA_SCOPES.slice(0, 3), ...scopes('COMPUTE POOL name'), SCHEMA_SCOPES[3]], extra: ['OF TYPE'] }),
+  full('JOB SERVICES', { in: [...SCHEMA_SCOPES.slice(0, 3), ...scopes('COMPUTE POOL name'), SCHEMA_SCOPES[3]], extra: ['OF TYPE'] }),
   liked('SESSION POLICIES', { in: APP_SCOPES }),
   within('SHARED CONTENT', 'APPLICATION PACKAGE'),
   { words: 'SHARES', like: true, startsWith: true, limit: 'from' },
@@ -291,6 +291,8 @@ export function show(ctx: Ctx): Statement {
     ast.limit = integer(c, 'a row count after LIMIT');
     if (spec.limit === 'from' && c.accept('FROM')) ast.from = stringLiteral(c, 'a string literal after LIMIT … FROM');
   }
+  // SHOW [ JOB ] SERVICES … [ OF TYPE <workload_type> [ , … ] ] closes the command.
+  if (spec.extra?.includes('OF TYPE') && c.accept('OF', 'TYPE')) ast.ofType = nameListOf(c, 'a workload type after OF TYPE');
   return finish(ctx, { ast, type }, expectedNext(spec, ast));
 }
 
@@ -316,6 +318,12 @@ function scope(c: Cursor, spec: ShowSpec): Record<string, unknown> {
     return { objectType, ...(named ? { name: objectName(c, `the ${objectType.toLowerCase()} name`) } : {}) };
   }
   return c.fail(`${spec.in!.map((a) => (a.words.length ? a.words.join(' ') : `a ${a.as?.toLowerCase() ?? 'schema'} name`)).join(', ')} after IN`);
+}
+
+function nameListOf(c: Cursor, what: string): string[] {
+  const out = [objectName(c, what)];
+  while (c.acceptPunct(',')) out.push(objectName(c, what));
+  return out;
 }
 
 function isName(t: Tok): boolean {
@@ -353,7 +361,8 @@ function readExtra(c: Cursor, extra: Extra, ast: Record<string, unknown>): void 
       if (c.accept('IN', 'ACCOUNT')) ast.in = { objectType: 'ACCOUNT', name: objectName(c, 'an account name after IN ACCOUNT') };
       return;
     case 'ROOT ONLY':
-      return; // read after STARTS WITH, where the page puts it
+    case 'OF TYPE':
+      return; // read after STARTS WITH / LIMIT, where the pages put them
   }
 }
 

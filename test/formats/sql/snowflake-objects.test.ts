@@ -726,6 +726,7 @@ describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
       ['SHOW ROLES IN SERVICE apps.api', 'SHOW ROLES', { in: { objectType: 'SERVICE', name: 'apps.api' } }],
       ["SHOW DATABASE ROLES LIKE 'r%' IN DATABASE d1 LIMIT 10", 'SHOW DATABASE ROLES', { in: { objectType: 'DATABASE', name: 'd1' }, limit: 10 }],
       ['SHOW JOB SERVICES EXCLUDE JOBS IN COMPUTE POOL p', 'SHOW JOB SERVICES', { excludeJobs: true, in: { objectType: 'COMPUTE POOL', name: 'p' } }],
+      ['SHOW SERVICES IN SCHEMA apps LIMIT 5 OF TYPE notebook, ml_job', 'SHOW SERVICES', { limit: 5, ofType: ['notebook', 'ml_job'] }],
       ['SHOW IMAGES IN IMAGE REPOSITORY apps.images', 'SHOW IMAGES', { in: { objectType: 'IMAGE REPOSITORY', name: 'apps.images' } }],
       ['SHOW TASKS IN DATABASE etl ROOT ONLY LIMIT 3', 'SHOW TASKS', { in: { objectType: 'DATABASE', name: 'etl' }, rootOnly: true, limit: 3 }],
       ['SHOW TRANSACTIONS IN ACCOUNT', 'SHOW TRANSACTIONS', { in: { objectType: 'ACCOUNT' } }],
@@ -753,6 +754,7 @@ describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
     expect(rejection('SHOW WAREHOUSES IN ACCOUNT').message).toMatch(/^expected LIKE or end of statement, found 'IN'/);
     expect(rejection("SHOW NETWORK POLICIES LIKE 'x'").message).toMatch(/^expected end of statement, found 'LIKE'/);
     expect(rejection('SHOW LOCKS IN DATABASE d').message).toMatch(/^expected ACCOUNT after IN, found 'DATABASE'/);
+    expect(rejection('SHOW DYNAMIC TABLES IN APPLICATION app').message).toMatch(/^expected STARTS WITH, LIMIT or end of statement, found 'app'/);
   });
 
   it('SHOW GRANTS: ON ACCOUNT | ON <object>, TO and OF a grantee, FUTURE GRANTS IN | TO, LIMIT', () => {
