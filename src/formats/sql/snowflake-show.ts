@@ -170,7 +170,7 @@ export const SHOW_COMMANDS: readonly ShowSpec[] = [
   ...['PRIMARY', 'IMPORTED', 'EXPORTED', 'UNIQUE'].map((k): ShowSpec => ({ words: `${k} KEYS`, terse: true, in: TABLE_SCOPES })),
   full('PRIVACY POLICIES'),
   { words: 'PRIVILEGES', in: scopes('APPLICATION name') },
-  liked('PROCEDURES', { in: APP_SCOPES }),
+  liked('PROCEDURES', { in: [...APP_SCOPES, ...scopes('CLASS name')] }),
   full('PROJECTION POLICIES', { in: APP_SCOPES }),
   within('REFERENCES', 'APPLICATION'),
   liked('REGIONS'),

@@ -741,6 +741,7 @@ describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
       ["SHOW WAREHOUSES LIKE 'etl%' WITH PRIVILEGES MODIFY, CREATE SCHEMA", 'SHOW WAREHOUSES', { withPrivileges: ['MODIFY', 'CREATE SCHEMA'] }],
       ['SHOW TERSE ROLES IN CLASS SNOWFLAKE.CORE.BUDGET', 'SHOW ROLES', { terse: true }],
       ['SHOW FUNCTIONS IN MODEL ml.churn', 'SHOW FUNCTIONS', { in: { objectType: 'MODEL', name: 'ml.churn' } }],
+      ['SHOW PROCEDURES IN CLASS SNOWFLAKE.ML.FORECAST', 'SHOW PROCEDURES', { in: { objectType: 'CLASS', name: 'SNOWFLAKE.ML.FORECAST' } }],
     ];
     for (const [sql, type, ast] of cases) {
       const r = parse(sql);
