@@ -86,6 +86,10 @@ function sqlparserEngine(m: SqlparserModule, dialect: string): Engine {
         throw new ParseFailure(msg.slice(0, 500), at ? offsetOf(sql, Number(at[1]), Number(at[2])) : null);
       }
       if (statements.length !== 1) throw new ParseFailure(`parsed as ${statements.length} statements`, null);
+      // It reads `SHOW <any words>` as PostgreSQL's SHOW <setting> (`SHOW NONSENSE` parses); no
+      // dialect it parses here has that form (Snowflake's SHOW commands go to its object grammar).
+      const root = statements[0] as Record<string, unknown> | null;
+      if (root && typeof root === 'object' && 'ShowVariable' in root) throw new ParseFailure(`sqlparser-rs (${dialect}) has no rule for this SHOW`, null);
       return sqlparserFacts(statements, dialect === 'snowflake');
     },
   };

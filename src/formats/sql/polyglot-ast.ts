@@ -15,11 +15,13 @@ const UNPARSED = new Set(['raw', 'command']);
 
 /**
  * Statements polyglot reads as SQL does. Anything else at the root is an expression it took as
- * a statement (`FROBNICATE everything` → alias, `x` → column), and its COPY INTO accepts
- * `FROM FROM @stage`: neither is a parse of the statement.
+ * a statement (`FROBNICATE everything` → alias, `x` → column), or a form it reads as a bag of
+ * words: SHOW (`SHOW NONSENSE`), DESCRIBE and COMMENT ON any word, and its COPY INTO accepts
+ * `FROM FROM @stage`. None of those is a parse of the statement (Snowflake's SHOW and DESCRIBE
+ * go to the object grammar).
  */
 const STATEMENT_KINDS =
-  /^(select|union|intersect|except|values|insert|update|delete|merge|truncate|grant|revoke|use|describe|show|comment|undrop|transaction|commit|rollback|set_statement|put|(create|drop|alter)_\w+)$/;
+  /^(select|union|intersect|except|values|insert|update|delete|merge|truncate|grant|revoke|use|undrop|transaction|commit|rollback|set_statement|put|(create|drop|alter)_\w+)$/;
 
 /** Statement kinds whose parts polyglot keeps as unparsed text. */
 const UNPARSED_PARTS: Record<string, string> = { create_task: 'its properties' };

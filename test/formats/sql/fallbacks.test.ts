@@ -173,6 +173,15 @@ describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses i
     ]);
   });
 
+  it("SHOW is read by the object grammar's list of SHOW commands: sqlparser-rs's reading of any words after SHOW as a setting name is not taken", async () => {
+    const { content } = await statementsOf("show warehouses like 'etl%';\nshow grants to role analyst;\nshow nonsense", 'Snowflake');
+    expect(content.statements.map(view)).toEqual([
+      ['SHOW WAREHOUSES', 'parsed', 'docparse Snowflake object grammar', []],
+      ['SHOW GRANTS', 'parsed', 'docparse Snowflake object grammar', []],
+      [expect.any(String), 'error', null, []],
+    ]);
+  });
+
   it("T-SQL's @table variables stay tables", async () => {
     const { content } = await statementsOf('DECLARE @t TABLE (id int);\nSELECT id FROM @t', 'MsSql');
     expect(content.statements[1].tables).toEqual(['@t']);
