@@ -6,6 +6,8 @@
 // (snowflake-object-kinds.ts); anything else is rejected with what was expected and where.
 // Embedded statements and expressions (… AS COPY INTO …, AS <query>, WHEN <expr>, CLUSTER BY
 // (…), SET BODY -> …) are handed to the dialect's other parsers through `parseInner`.
+// Snowflake Scripting blocks (DECLARE … / BEGIN … END, a task's block body, a LANGUAGE SQL
+// procedure's) are read by snowflake-scripting.ts.
 
 import { ParseFailure, type Engine, type EngineResult } from './engine.js';
 import { LEX, Lexer } from './lexer.js';
@@ -33,6 +35,7 @@ import {
   type PropTable,
   type Shape,
 } from './snowflake-object-kinds.js';
+import { anonymousBlock, atBlock, createProcedure, isProcedure, scriptingBody } from './snowflake-scripting.js';
 import { show } from './snowflake-show.js';
 
 export type InnerParser = (sql: string) => EngineResult | null;
@@ -58,7 +61,7 @@ function unquote(raw: string): string {
 }
 
 /** The statement's tokens (the shared SQL lexer, Snowflake rules), without spaces and comments. */
-function tokenize(sql: string): Tok[] {
+export function tokenize(sql: string): Tok[] {
   const lexer = new Lexer(sql, LEX.Snowflake);
   const out: Tok[] = [];
   for (let t = lexer.next(); t; t = lexer.next()) {
@@ -383,7 +386,7 @@ function tagAssignment(c: Cursor): Property {
 const MAX_TYPE_NESTING = 100;
 
 /** A Snowflake data type: NUMBER(38, 0), VARCHAR, DOUBLE PRECISION, ARRAY(INT), OBJECT(a INT) … */
-function dataType(c: Cursor, what: string, depth = 0): string {
+export function dataType(c: Cursor, what: string, depth = 0): string {
   const first = c.tok;
   if (depth > MAX_TYPE_NESTING) c.failAt(`a data type nested deeper than ${MAX_TYPE_NESTING} levels`, first);
   if (first.kind !== 'word' || !DATA_TYPES.has(first.value)) c.fail(what);
@@ -427,47 +430,20 @@ export function innerStatement(ctx: Ctx, text: string, at: Tok, what: string): B
   return innerResult(ctx, { ...r, tables: r.tables.filter((t) => !/^\$\d+$/.test(t)) }, true);
 }
 
-/**
- * The statement after AS: the rest of the text, offered to the dialect's parsers. With
- * `block`, a BEGIN … END block none of them reads whole is read as its ';'-terminated statements.
- */
-function body(ctx: Ctx, what: string, block = false): Body {
+/** The statement after AS: the rest of the text, offered to the dialect's parsers. */
+function body(ctx: Ctx, what: string): Body {
   const { c } = ctx;
   const t = c.tok;
   if (t.kind === 'eof') c.fail(`the ${what} after AS`);
   const r = ctx.parseInner(c.sql.slice(t.start).trimEnd());
-  const read = r ? innerResult(ctx, r, true) : block ? scriptingBlock(ctx) : null;
-  if (!read) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);
+  if (!r) return c.failAt(`no Snowflake parser accepts the ${what} after AS`, t);
   c.i = c.toks.length - 1;
-  return read;
+  return innerResult(ctx, r, true);
 }
 
-/**
- * `BEGIN <statement>; … END` (a task's Snowflake Scripting body) when the parsers reject it as a
- * whole — typically because it holds object DDL only this grammar reads: each statement goes to
- * the parsers on its own. Null when the text is not such a block; a statement no parser reads
- * (a nested block, IF, LET …) rejects it.
- */
-function scriptingBlock(ctx: Ctx): Body | null {
-  const { c } = ctx;
-  const end = c.toks.length - 2; // the token before eof
-  if (!c.isWord('BEGIN') || end <= c.i || c.toks[end].kind !== 'word' || c.toks[end].value !== 'END') return null;
-  const statements: Body[] = [];
-  let from = c.i + 1;
-  for (let k = from; k <= end; k++) {
-    const semicolon = c.toks[k].kind === 'punct' && c.toks[k].text === ';';
-    if (!semicolon && k < end) continue;
-    if (!semicolon && k > from) c.fail("';' after the block's last statement", c.toks[k]);
-    if (semicolon && k === from) c.fail("a statement before ';'", c.toks[k]);
-    if (k > from) {
-      const r = ctx.parseInner(c.sql.slice(c.toks[from].start, c.toks[k - 1].end));
-      if (!r) return c.failAt('no Snowflake parser accepts this statement of the BEGIN … END block', c.toks[from]);
-      statements.push(innerResult(ctx, r, true));
-    }
-    from = k + 1;
-  }
-  if (!statements.length) c.fail('a statement in the BEGIN … END block', c.toks[end]);
-  return { parser: null, type: 'BEGIN … END', ast: { statements } };
+/** A task's body: a Snowflake Scripting block (snowflake-scripting.ts) or one statement. */
+function taskBody(ctx: Ctx): unknown {
+  return atBlock(ctx.c) ? scriptingBody(ctx) : body(ctx, 'task statement');
 }
 
 /** Tokens from here up to (not including) a depth-0 token for which `stop` holds: an expression. */
@@ -517,6 +493,7 @@ const CREATED: readonly ObjectKind[] = CREATED_KINDS.map((n) => KINDS.find((k) =
 
 function create(ctx: Ctx): Statement {
   const { c } = ctx;
+  if (isProcedure(c)) return createProcedure(ctx);
   c.expect('CREATE');
   const orReplace = c.accept('OR', 'REPLACE');
   const orTok = c.tok;
@@ -602,7 +579,7 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
       ...(after ? { after } : {}),
       ...(executeAs ? { executeAsUser: executeAs } : {}),
       ...(when ? { when: when.text } : {}),
-      body: body(ctx, 'task statement', true),
+      body: taskBody(ctx),
     };
   },
   WAREHOUSE: (ctx) => {
@@ -1183,7 +1160,7 @@ const FORMS: Record<string, (ctx: Ctx, kind: ObjectKind) => Action | null> = {
       c.i += 2;
       return { action: `${op} AFTER`, tasks: nameList(c, 'a predecessor task name') };
     }
-    if (c.accept('MODIFY', 'AS')) return { action: 'MODIFY AS', body: body(ctx, 'task statement', true) };
+    if (c.accept('MODIFY', 'AS')) return { action: 'MODIFY AS', body: taskBody(ctx) };
     if (c.accept('MODIFY', 'WHEN')) return { action: 'MODIFY WHEN', when: expression(ctx, 'a WHEN condition', () => false).text };
     return null;
   },
@@ -1285,7 +1262,8 @@ const STATEMENTS: Record<string, (ctx: Ctx) => Statement> = {
   DESCRIBE: describeStatement,
   DESC: describeStatement,
   SHOW: show,
-  BEGIN: begin,
+  BEGIN: (ctx) => (atBlock(ctx.c) ? anonymousBlock(ctx) : begin(ctx)),
+  DECLARE: anonymousBlock,
   START: begin,
 };
 
@@ -1294,7 +1272,7 @@ export function parseSnowflakeObject(sql: string, parseInner: InnerParser): Engi
   const c = new Cursor(sql, tokenize(sql));
   const ctx: Ctx = { c, parseInner, tables: [], columns: [], at: new Map() };
   const form = c.tok.kind === 'word' ? STATEMENTS[c.tok.value] : undefined;
-  if (!form) return c.fail('CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN');
+  if (!form) return c.fail('CREATE, ALTER, DROP, DESCRIBE, SHOW, BEGIN or DECLARE');
   const { ast, type } = form(ctx);
   return { ast, type, tables: [...new Set(ctx.tables)], columns: [...new Set(ctx.columns)] };
 }
