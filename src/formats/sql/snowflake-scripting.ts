@@ -265,11 +265,11 @@ const FORMS: Record<string, Form> = {
   CASE: (ctx, depth, first) => {
     const { c } = ctx;
     c.next();
-    const operand = c.isWord('WHEN') ? null : expr(ctx, 'the expression to match after CASE', ['WHEN']);
+    const operand = c.isWord('WHEN') ? null : expr(ctx, 'the expression to match after CASE', ['WHEN'], [], true);
     if (!c.isWord('WHEN')) c.fail('WHEN after CASE');
     const branches: Node[] = [];
     while (c.accept('WHEN')) {
-      const when = expr(ctx, 'an expression after WHEN', ['THEN']);
+      const when = expr(ctx, 'an expression after WHEN', ['THEN'], [], true);
       c.expect('THEN');
       branches.push({ when, body: statements(ctx, depth + 1, ['WHEN', 'ELSE', 'END'], 'WHEN, ELSE or END CASE') });
     }
@@ -287,15 +287,16 @@ const FORMS: Record<string, Form> = {
     c.expect('IN');
     const reverse = c.accept('REVERSE');
     const fromTok = c.tok;
-    const from = expr(ctx, 'a start value or a cursor name after IN', ['TO', 'DO', 'LOOP']);
+    const from = expr(ctx, 'a start value or a cursor name after IN', ['TO', 'DO', 'LOOP'], [], true);
     let node: Node;
-    if (c.accept('TO')) node = { kind: 'for', variable, ...(reverse ? { reverse } : {}), from, to: expr(ctx, 'an end value after TO', ['DO', 'LOOP']) };
+    if (c.accept('TO'))
+      node = { kind: 'for', variable, ...(reverse ? { reverse } : {}), from, to: expr(ctx, 'an end value after TO', ['DO', 'LOOP'], [], true) };
     else {
       if (reverse) c.fail('TO (REVERSE is for a counter loop)');
       if (!/^("[^"]*"|[A-Za-z_][\w$]*)$/.test(from.text)) c.failAt('expected a cursor name or a range <start> TO <end> after IN', fromTok);
       node = { kind: 'for', variable, cursor: from.text };
     }
-    const kw = c.accept('DO') ? 'FOR' : (c.expect('LOOP'), 'LOOP');
+    const kw = c.accept('DO') ? 'FOR' : c.accept('LOOP') ? 'LOOP' : c.fail('DO or LOOP');
     node.body = statements(ctx, depth + 1, ['END'], `END ${kw}`);
     const label = endOf(c, kw, first);
     return { ...node, ...(label ? { label } : {}) };
@@ -304,7 +305,7 @@ const FORMS: Record<string, Form> = {
     const { c } = ctx;
     c.next();
     const cond = condition(ctx, 'WHILE');
-    const kw = c.accept('DO') ? 'WHILE' : (c.expect('LOOP'), 'LOOP');
+    const kw = c.accept('DO') ? 'WHILE' : c.accept('LOOP') ? 'LOOP' : c.fail('DO or LOOP after the WHILE condition');
     const body = statements(ctx, depth + 1, ['END'], `END ${kw}`);
     const label = endOf(c, kw, first);
     return { kind: 'while', condition: cond, body, ...(label ? { label } : {}) };
@@ -336,7 +337,13 @@ const FORMS: Record<string, Form> = {
     if (c.isWord('TABLE') && c.isPunct('(', 1)) {
       // RETURN TABLE ( <resultset> | RESULTSET_FROM_CURSOR ( <cursor> ) ): a table of a procedure that RETURNS TABLE.
       c.next();
-      value = { ...parenthesisedValue(ctx), table: true } as Sql;
+      const open = c.i;
+      const close = matching(c, open);
+      if (close < 0) c.fail("')' closing RETURN TABLE ( … )", c.toks[c.toks.length - 1]);
+      if (close === open + 1) c.fail('a resultset in RETURN TABLE ( … )', c.toks[close]);
+      const from = c.toks[open + 1];
+      value = { ...expression(ctx, c.sql.slice(from.start, c.toks[close - 1].end), from, 'the resultset in RETURN TABLE ( … )'), table: true } as Sql;
+      c.i = close + 1;
     } else if (!c.isPunct(';')) value = expr(ctx, 'a value after RETURN', []);
     terminator(c, first);
     return { kind: 'return', ...(value ? { value } : {}) };
@@ -438,11 +445,13 @@ function sqlUntilSemicolon(ctx: Ctx, what: string): Sql {
 }
 
 /** An expression up to a depth-0 ';', one of `puncts` or one of the words `stops` (not consumed), read as `SELECT <expr>`. */
-function expr(ctx: Ctx, what: string, stops: string[], puncts: string[] = []): Sql {
+function expr(ctx: Ctx, what: string, stops: string[], puncts: string[] = [], required = false): Sql {
   const { c } = ctx;
   const first = c.tok;
   scan(c, (t) => stops.includes(t.value), false, puncts);
   if (c.tok === first) c.fail(what);
+  // A construct's keyword (THEN, DO …) missing: say so where the expression ran into ';'.
+  if (required && !stops.some((w) => c.isWord(w))) c.fail(`${stops.join(' or ')} after ${clip(c.textFrom(first))}`);
   return expression(ctx, c.textFrom(first), first, what);
 }
 
