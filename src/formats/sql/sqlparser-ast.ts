@@ -46,6 +46,8 @@ function typeOf(node: Json): string | null {
     return `DROP ${body.object_type.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase()}`;
   }
   if (key === 'Query' && body && typeof body === 'object' && !Array.isArray(body) && body.with) return 'SELECT';
+  // BEGIN <statements> END is a block, not a transaction (it reads both as StartTransaction).
+  if (key === 'StartTransaction' && body && typeof body === 'object' && !Array.isArray(body) && body.has_end_keyword === true) return 'BLOCK';
   if (key === 'CreateTable' && body && typeof body === 'object' && !Array.isArray(body)) {
     // Snowflake's dynamic, external and Iceberg tables are objects of their own kind.
     const kind = (['dynamic', 'external', 'iceberg'] as const).filter((k) => body[k] === true);

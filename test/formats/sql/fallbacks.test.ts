@@ -152,7 +152,7 @@ describe('Snowflake: polyglot-sql takes table options, DIRECTED joins and functi
 });
 
 describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses it', () => {
-  it('COPY to and from stages, CLONE and LIKE sources, a stage read like a table, dynamic tables typed as such', async () => {
+  it('COPY to and from stages, CLONE and LIKE sources, a stage read like a table, dynamic tables and BEGIN … END blocks typed as such', async () => {
     const sql = [
       'copy into @unload/daily/ from sales.orders',
       "copy into sales.orders from @landing/2026/ file_format = (type = 'JSON')",
@@ -160,6 +160,8 @@ describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses i
       'create table orders_empty like sales.orders',
       'create table raw_rows as select $1 as v from @landing',
       "create dynamic table daily target_lag = '1 hour' warehouse = wh as select d, count(*) from sales.orders group by d",
+      'begin\n  insert into audit select * from sales.orders;\nend',
+      'begin transaction',
     ].join(';\n');
     const { content } = await statementsOf(sql, 'Snowflake');
     const sqlparser = expect.stringMatching(/^sqlparser-rs .* \(snowflake\)$/);
@@ -170,6 +172,8 @@ describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses i
       ['CREATE TABLE', 'parsed', sqlparser, ['orders_empty', 'sales.orders']],
       ['CREATE TABLE', 'parsed', sqlparser, ['raw_rows']],
       ['CREATE DYNAMIC TABLE', 'parsed', sqlparser, ['daily', 'sales.orders']],
+      ['BLOCK', 'parsed', sqlparser, ['audit', 'sales.orders']],
+      ['BEGIN TRANSACTION', 'parsed', sqlparser, []],
     ]);
   });
 

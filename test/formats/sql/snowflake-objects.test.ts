@@ -155,23 +155,23 @@ describe('CREATE STAGE, PIPE, TASK, WAREHOUSE', () => {
     );
   });
 
-  it('a task body BEGIN … END that no parser reads whole (it holds object DDL) is read statement by statement; a scripting construct none reads is rejected where it stands', () => {
+  it('a task body BEGIN … END is a Snowflake Scripting block (snowflake-scripting.ts): each statement goes to the parsers; a statement none reads rejects it where it stands', () => {
     const r = parse(
       'CREATE TASK refresh_landing WAREHOUSE = etl_wh AS BEGIN\n  ALTER PIPE raw.orders_pipe REFRESH;\n  INSERT INTO etl.log SELECT CURRENT_TIMESTAMP();\nEND',
     );
-    expect(r.ast.body).toMatchObject({ parser: null, type: 'BEGIN … END' });
-    expect(r.ast.body.ast.statements.map((s: any) => s.type)).toEqual(['ALTER PIPE', 'INSERT']);
+    expect(r.ast.body).toMatchObject({ statement: 'BLOCK' });
+    expect(r.ast.body.body.map((s: any) => s.type)).toEqual(['ALTER PIPE', 'INSERT']);
     expect(r.tables).toEqual(['etl.log']);
-    expect(parse('ALTER TASK t MODIFY AS BEGIN CREATE FILE FORMAT f TYPE = JSON; ALTER WAREHOUSE w SUSPEND; END').ast.body.type).toBe('BEGIN … END');
-    const unread = 'CREATE TASK t WAREHOUSE = w AS BEGIN ALTER PIPE p REFRESH; LET n := 1; END';
+    expect(parse('ALTER TASK t MODIFY AS BEGIN CREATE FILE FORMAT f TYPE = JSON; ALTER WAREHOUSE w SUSPEND; END').ast.body.statement).toBe('BLOCK');
+    const unread = 'CREATE TASK t WAREHOUSE = w AS BEGIN ALTER PIPE p REFRESH; FROBNICATE n; END';
     expect(rejection(unread)).toMatchObject({
-      message: expect.stringMatching(/^no Snowflake parser accepts this statement of the BEGIN … END block/),
-      offset: unread.indexOf('LET'),
+      message: expect.stringMatching(/^no Snowflake parser accepts this statement of the block/),
+      offset: unread.indexOf('FROBNICATE'),
     });
     const unterminated = 'CREATE TASK t WAREHOUSE = w AS BEGIN ALTER PIPE p REFRESH; INSERT INTO l SELECT 1 END';
     expect(rejection(unterminated)).toMatchObject({
-      message: expect.stringMatching(/^expected ';' after the block's last statement, found 'END'/),
-      offset: unterminated.lastIndexOf('END'),
+      message: expect.stringMatching(/^expected ';' after the INSERT statement, found end of statement/),
+      offset: unterminated.length,
     });
   });
 
@@ -810,7 +810,8 @@ describe('DROP, DESCRIBE, SHOW, BEGIN', () => {
     for (const sql of ['BEGIN', 'BEGIN WORK', 'BEGIN TRANSACTION NAME nightly_load', 'START TRANSACTION NAME t1'])
       expect(parse(sql)).toMatchObject({ type: 'BEGIN TRANSACTION', tables: [] });
     expect(parse('BEGIN NAME t1').ast).toEqual({ statement: 'BEGIN', name: 't1' });
-    expect(rejection('BEGIN SELECT 1; END').message).toBe("expected NAME <transaction name> or end of statement, found 'SELECT' at offset 6");
+    expect(parse('BEGIN SELECT 1; END').type).toBe('BLOCK');
+    expect(rejection('BEGIN TRANSACTION SELECT').message).toBe("expected NAME <transaction name> or end of statement, found 'SELECT' at offset 18");
   });
 });
 
@@ -860,7 +861,7 @@ describe('malformed statements are rejected with what was expected and where', (
       /^expected an object kind after CREATE \(FILE FORMAT, STAGE, PIPE, TASK, WAREHOUSE, DYNAMIC TABLE, DYNAMIC ICEBERG TABLE, STREAM, MASKING POLICY, ROW ACCESS POLICY, STORAGE INTEGRATION, DATABASE ROLE\), found 'TABLE'/,
       7,
     ],
-    ['a statement it does not read', 'SELECT 1', /^expected CREATE, ALTER, DROP, DESCRIBE, SHOW or BEGIN, found 'SELECT'/, 0],
+    ['a statement it does not read', 'SELECT 1', /^expected CREATE, ALTER, DROP, DESCRIBE, SHOW, BEGIN or DECLARE, found 'SELECT'/, 0],
     ['a WHEN condition no parser reads', 'CREATE TASK t WAREHOUSE = w WHEN 1 + AS SELECT 1', /^no Snowflake parser accepts a WHEN condition '1 \+'/, 33],
     [
       'a data type nested past 100 levels (the job goes on: the statement is rejected)',
