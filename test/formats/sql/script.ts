@@ -5,8 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
+import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
+import { SqlEngines } from '../../../src/formats/sql/engines.js';
 import { parseSql } from '../../../src/formats/sql/index.js';
 import { SqlContent } from '../../../src/formats/sql/schema.js';
+import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
 import { parseFileWith } from '../../helpers/parse.js';
 
 export async function parseScript(sql: string | Buffer, sqlDialect: string): Promise<Awaited<ReturnType<typeof parseFileWith>>> {
@@ -27,4 +30,27 @@ export async function statementsOf(sql: string, sqlDialect: string): Promise<{ c
   const c = r.artifact.content;
   expect(Value.Check(SqlContent, c), JSON.stringify([...Value.Errors(SqlContent, c)].slice(0, 3))).toBe(true);
   return { content: c, units: r.artifact.documentUnits };
+}
+
+/**
+ * The Snowflake object grammar alone, its embedded statements going to the dialect's real
+ * chain: `parse` returns what it read, `rejection` the ParseFailure it refused `sql` with.
+ */
+export async function snowflakeGrammar(): Promise<{
+  engine: Engine;
+  parse: (sql: string) => EngineResult & { ast: any };
+  rejection: (sql: string) => ParseFailure;
+}> {
+  const chain = await SqlEngines.forDialect('Snowflake');
+  const engine = snowflakeObjectsEngine((sql) => chain.parseEmbedded(sql));
+  const rejection = (sql: string): ParseFailure => {
+    try {
+      engine.parse(sql);
+    } catch (e) {
+      if (e instanceof ParseFailure) return e;
+      throw e;
+    }
+    throw new Error(`accepted: ${sql}`);
+  };
+  return { engine, parse: (sql) => engine.parse(sql) as EngineResult & { ast: any }, rejection };
 }

@@ -3,33 +3,16 @@
 // type, name, properties and tables — and, for malformed input, a ParseFailure naming what was
 // expected and where. Embedded statements go to the dialect's real parsers (SqlEngines).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
-import { SqlEngines } from '../../../src/formats/sql/engines.js';
-import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
-import { statementsOf } from './script.js';
+import type { Engine, EngineResult, ParseFailure } from '../../../src/formats/sql/engine.js';
+import { snowflakeGrammar, statementsOf } from './script.js';
 
 let engine: Engine;
+let parse: (sql: string) => EngineResult & { ast: any };
+let rejection: (sql: string) => ParseFailure;
 
 beforeAll(async () => {
-  const chain = await SqlEngines.forDialect('Snowflake');
-  engine = snowflakeObjectsEngine((sql): EngineResult | null => {
-    const r = chain.parse(sql);
-    return r.parseStatus === 'parsed' ? { ast: r.ast, type: r.type, tables: r.tables, columns: r.columns } : null;
-  });
+  ({ engine, parse, rejection } = await snowflakeGrammar());
 });
-
-const parse = (sql: string): EngineResult & { ast: any } => engine.parse(sql) as EngineResult & { ast: any };
-
-/** The ParseFailure `sql` is rejected with. */
-function rejection(sql: string): ParseFailure {
-  try {
-    engine.parse(sql);
-  } catch (e) {
-    if (e instanceof ParseFailure) return e;
-    throw e;
-  }
-  throw new Error(`accepted: ${sql}`);
-}
 
 describe('the engine', () => {
   it('is named as the parser that produced the AST, takes long statements and is not offered re-terminated text', () => {

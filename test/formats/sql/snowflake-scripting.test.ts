@@ -2,30 +2,16 @@
 // object grammar: anonymous blocks, task bodies and LANGUAGE SQL procedure bodies, written here
 // from the Snowflake Scripting reference's syntax. Inner SQL goes to the dialect's real parsers.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
-import { SqlEngines } from '../../../src/formats/sql/engines.js';
-import { snowflakeObjectsEngine } from '../../../src/formats/sql/snowflake-objects.js';
-import { statementsOf } from './script.js';
+import type { EngineResult, ParseFailure } from '../../../src/formats/sql/engine.js';
+import { snowflakeGrammar, statementsOf } from './script.js';
 
-let engine: Engine;
+let parse: (sql: string) => EngineResult & { ast: any };
+let rejection: (sql: string) => ParseFailure;
 
 beforeAll(async () => {
-  const chain = await SqlEngines.forDialect('Snowflake');
-  engine = snowflakeObjectsEngine((sql) => chain.parseEmbedded(sql));
+  ({ parse, rejection } = await snowflakeGrammar());
 });
-
-const parse = (sql: string): EngineResult & { ast: any } => engine.parse(sql) as EngineResult & { ast: any };
 const sqlparser = expect.stringMatching(/^sqlparser-rs /);
-
-function rejection(sql: string): ParseFailure {
-  try {
-    engine.parse(sql);
-  } catch (e) {
-    if (e instanceof ParseFailure) return e;
-    throw e;
-  }
-  throw new Error(`accepted: ${sql}`);
-}
 
 describe('anonymous blocks', () => {
   const block = [
