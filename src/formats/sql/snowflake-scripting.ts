@@ -15,7 +15,7 @@
 // still parses. One still rejected rejects the block.
 
 import { ParseFailure, type EngineResult } from './engine.js';
-import { Cursor, dataType, objectName, stringLiteral, integer, tokenize, type Ctx, type Statement, type Tok } from './snowflake-objects.js';
+import { Cursor, dataType, objectName, stringLiteral, integer, tokenize, type Ctx, type Statement, type Tok } from './snowflake-syntax.js';
 
 /** Blocks and control statements nested deeper than this are refused (the recursion would otherwise follow the input down the stack). */
 const MAX_DEPTH = 100;

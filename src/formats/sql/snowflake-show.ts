@@ -6,8 +6,8 @@
 // is not a parse. `SHOW … ->> <statement> [ ->> … ]` (the pipe operator) hands each following
 // statement to the dialect's other parsers.
 
-import type { Cursor, Ctx, Statement, Tok } from './snowflake-objects.js';
-import { innerStatement, integer, objectName, stringLiteral } from './snowflake-objects.js';
+import type { Cursor, Ctx, Statement, Tok } from './snowflake-syntax.js';
+import { innerStatement, integer, objectName, stringLiteral } from './snowflake-syntax.js';
 
 /** One alternative after IN: its words and whether a name follows (`DATABASE [ <name> ]`). */
 interface Scope {
