@@ -249,6 +249,9 @@ async function makeEngine(kind: EngineKind, dialect: Exclude<Dialect, 'PostgreSq
   }
 }
 
+/** A task whose body is a block whose statement is a pipe … : deeper than this is refused. */
+const MAX_EMBEDDED_DEPTH = 8;
+
 export class SqlEngines {
   private constructor(private readonly engines: Engine[]) {}
 
@@ -264,11 +267,21 @@ export class SqlEngines {
     return chain;
   }
 
+  private embeddedDepth = 0;
+
   /** An embedded statement (a pipe's COPY, a task's body) through the whole chain: its facts and the parser that read it. */
   parseEmbedded(sql: string): (EngineResult & { parser: string | null }) | null {
-    const r = this.parse(sql);
-    if (r.parseStatus !== 'parsed') return null;
-    return { ast: r.ast, type: r.type, tables: r.tables, columns: r.columns, parser: r.parser };
+    // Each level re-reads the rest of the statement (CREATE TASK t AS CREATE TASK u AS …), so
+    // depth is bounded: past it the statement is refused, in linear time.
+    if (this.embeddedDepth >= MAX_EMBEDDED_DEPTH) throw new ParseFailure(`statements embedded deeper than ${MAX_EMBEDDED_DEPTH} levels`, null);
+    this.embeddedDepth++;
+    try {
+      const r = this.parse(sql);
+      if (r.parseStatus !== 'parsed') return null;
+      return { ast: r.ast, type: r.type, tables: r.tables, columns: r.columns, parser: r.parser };
+    } finally {
+      this.embeddedDepth--;
+    }
   }
 
   /** Names of the parsers tried, in order. */

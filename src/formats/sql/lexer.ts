@@ -148,16 +148,18 @@ export class Lexer {
     } else if (c >= 48 && c <= 57) {
       while (e < n && /[0-9A-Za-z_.]/.test(t[e])) e++;
       kind = 'other';
-    } else kind = 'punct';
+    } else {
+      // A URL's slashes (file:///…) are one token, so a long run is read in one step.
+      if (c === 47 && this.cfg.slashSlashComment && this.afterUrlScheme(s)) while (e < n && t.charCodeAt(e) === 47) e++;
+      kind = 'punct';
+    }
     this.pos = e;
     return { kind, start: s, end: e };
   }
 
-  /** Whether the slashes at `s` follow a URL scheme's ':' (PUT file:///tmp/x, FROM s3://bucket/): a path, not a `//` comment. */
+  /** Whether the slashes at `s` follow a URL scheme (PUT file:///tmp/x, FROM s3://bucket/): a path, not a `//` comment. */
   private afterUrlScheme(s: number): boolean {
-    let k = s;
-    while (k > 0 && this.text.charCodeAt(k - 1) === 47) k--;
-    return this.text.charCodeAt(k - 1) === 58;
+    return this.text.charCodeAt(s - 1) === 58 && /[A-Za-z][\w+.-]{0,31}:$/.test(this.text.slice(Math.max(0, s - 33), s));
   }
 
   private blockComment(s: number): number {

@@ -54,6 +54,15 @@ export function polyglotFacts(statement: unknown): EngineResult {
   const kind = isObject(root) ? Object.keys(root)[0] : undefined;
   if (!kind || UNPARSED.has(kind)) throw new ParseFailure('polyglot-sql kept the statement as unparsed text', null);
   if (!STATEMENT_KINDS.test(kind)) throw new ParseFailure(`polyglot-sql read it as ${kind.replace(/_/g, ' ')}, not as a statement`, null);
+  // A SQL procedure's body is Snowflake Scripting, which polyglot keeps as text or reads word by
+  // word (`BEGIN FROBNICATE; END`); the Scripting grammar reads it. Other languages' bodies are opaque.
+  const body = isObject(root) ? root[kind] : null;
+  if (kind === 'create_procedure' && isObject(body) && (body.language == null || String(body.language).toUpperCase() === 'SQL'))
+    throw new ParseFailure("polyglot-sql does not read a SQL procedure's body", null);
+  // CREATE TABLE … AS takes a query; polyglot also takes any statement there (AS DROP TABLE x).
+  const asSelect = isObject(body) && isObject(body.as_select) ? Object.keys(body.as_select)[0] : null;
+  if (asSelect && !/^(select|union|intersect|except|values|subquery)$/.test(asSelect))
+    throw new ParseFailure(`polyglot-sql read ${asSelect.replace(/_/g, ' ')} as a table's query`, null);
   if (UNPARSED_PARTS[kind]) throw new ParseFailure(`polyglot-sql keeps ${UNPARSED_PARTS[kind]} as unparsed text`, null);
   const tables = new Set<string>();
   const columns = new Set<string>();

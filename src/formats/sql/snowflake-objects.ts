@@ -227,7 +227,8 @@ function expression(ctx: Ctx, what: string, stop: (t: Tok) => boolean): { text: 
   }
   if (c.tok === first) c.fail(what);
   const text = c.textFrom(first);
-  const r = ctx.parseInner(`SELECT ${text}`);
+  // In parentheses, so the text must be one expression: not an alias, a list or a FROM clause.
+  const r = ctx.parseInner(`SELECT (${text})`);
   if (!r) return c.failAt(`no Snowflake parser accepts ${what} '${text.length > 40 ? text.slice(0, 37) + '...' : text}'`, first);
   return { text, body: innerResult(ctx, r, false) };
 }
@@ -324,6 +325,8 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
     // The docs also write the statement in parentheses: AS ( COPY INTO … ).
     const wrapped = c.isPunct('(') && c.isWords(['COPY', 'INTO'], 1);
     if (!wrapped && !c.isWords(['COPY', 'INTO'])) c.fail('COPY INTO (the body of a pipe is a COPY INTO <table> statement)');
+    const target = c.peek(wrapped ? 3 : 2);
+    if (target.text.startsWith('@')) c.fail('a table after COPY INTO (a pipe loads into a table, not a stage)', target);
     return { properties, body: wrapped ? parenthesisedBody(ctx, 'COPY INTO statement') : body(ctx, 'COPY INTO statement') };
   },
   TASK: (ctx) => {
@@ -570,7 +573,9 @@ function createDynamicTable(ctx: Ctx, name: string, table: PropTable): Record<st
   for (const required of scheduled ? ['TARGET_LAG', 'WAREHOUSE'] : ['WAREHOUSE'])
     if (!seen.has(required)) c.failAt(`CREATE ${what} needs ${required} before AS`, c.tok);
   c.next();
+  const at = c.tok;
   const query = body(ctx, 'query');
+  if (query.type !== 'SELECT') c.failAt(`a ${what} is defined by a query, not ${query.type ?? 'that statement'}`, at);
   return { ...(columns ? { columns } : {}), properties, ...clauses, body: query };
 }
 

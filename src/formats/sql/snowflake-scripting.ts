@@ -457,7 +457,8 @@ function expr(ctx: Ctx, what: string, stops: string[], puncts: string[] = [], re
 
 function expression(ctx: Ctx, text: string, at: Tok, what: string): Sql {
   // An expression keeps the parser that read it (or the one that read it without binds), not the SELECT's AST.
-  const { parser, readWithoutBinds } = inner(ctx, `SELECT ${text}`, at, what, false);
+  // In parentheses, so the text must be one expression: not an alias, a list or a FROM clause.
+  const { parser, readWithoutBinds } = inner(ctx, `SELECT (${text})`, at, what, false);
   return { text, parser, ...(readWithoutBinds !== undefined ? { readWithoutBinds } : {}) } as Sql;
 }
 

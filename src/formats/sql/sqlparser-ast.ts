@@ -72,6 +72,9 @@ function objectName(v: Json): string | null {
 /** Keys whose ObjectName value names a table (besides TableFactor::Table's `name`). */
 const TABLE_KEYS = new Set(['table_name', 'TableName']);
 
+/** Drop object types that are tables (or read like them). */
+const TABLE_LIKE = new Set(['Table', 'View', 'MaterializedView']);
+
 /** CreateTable keys naming the table it copies: CLONE t, LIKE t. */
 const SOURCE_KEYS = new Set(['clone', 'like']);
 
@@ -105,8 +108,15 @@ export function sqlparserFacts(statements: unknown[], stages = false): Sqlparser
         const name = objectName(Array.isArray(v) ? v : like && typeof like === 'object' && !Array.isArray(like) ? like.name : null);
         if (name) tables.add(name);
       } else if (k === 'names' && parentKey === 'Drop' && Array.isArray(v)) {
+        // DROP TABLE / VIEW names tables; DROP STAGE, SCHEMA, PROCEDURE … do not.
+        if (TABLE_LIKE.has(String(n.object_type)))
+          for (const x of v) {
+            const name = objectName(x);
+            if (name) tables.add(name);
+          }
+      } else if (k === 'table_names' && parentKey === 'Truncate' && Array.isArray(v)) {
         for (const x of v) {
-          const name = objectName(x);
+          const name = x && typeof x === 'object' && !Array.isArray(x) ? objectName(x.name) : null;
           if (name) tables.add(name);
         }
       } else if (k === 'cte_tables' && Array.isArray(v)) {

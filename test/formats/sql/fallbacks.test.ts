@@ -192,6 +192,41 @@ describe('Snowflake: what a statement reads and writes, as sqlparser-rs parses i
   });
 });
 
+describe('Snowflake: loose readings are refused', () => {
+  it('an embedded expression must be one expression, a dynamic table a query, a pipe a COPY into a table, a SQL procedure a block', async () => {
+    const refused = [
+      'create task t warehouse = w when x from secret_tbl where y = 1 as select 1',
+      'create masking policy m as (v string) returns string -> v from users where 1 = 1',
+      'alter dynamic table d cluster by (a from b)',
+      "create dynamic table d (a) target_lag = '1 minute' warehouse = w as drop table x",
+      'create pipe p as copy into @s from t',
+      'create procedure p() returns int language sql as $$ this is not sql $$',
+      'create procedure p() returns int as begin frobnicate; end',
+    ];
+    const { content } = await statementsOf(refused.join(';\n'), 'Snowflake');
+    expect(content.statements.map((s: any) => [s.parseStatus, s.tables])).toEqual(refused.map(() => ['error', []]));
+  });
+
+  it('statements embedded in statements past 8 levels are refused; two levels parse', async () => {
+    const deep = 'create task t as '.repeat(2000) + 'select 1';
+    const { content } = await statementsOf(`${deep};\ncreate task t as create task u as select 1`, 'Snowflake');
+    expect(content.statements.map((s: any) => [s.type, s.parseStatus])).toEqual([
+      ['CREATE TASK', 'error'],
+      ['CREATE TASK', 'parsed'],
+    ]);
+  });
+
+  it('DROP of a stage or schema names no table; TRUNCATE names its table', async () => {
+    const { content } = await statementsOf('drop stage landing;\ndrop schema raw;\ndrop view v1;\ntruncate table sales.orders', 'Snowflake');
+    expect(content.statements.map((s: any) => s.tables)).toEqual([[], [], ['v1'], ['sales.orders']]);
+  });
+
+  it('a URL with a long run of slashes is read in one step and still ends at its ;', async () => {
+    const { units } = await statementsOf(`put file:${'/'.repeat(200_000)}tmp/x.csv @s;\nselect 1`, 'Snowflake');
+    expect(units).toBe(2);
+  });
+});
+
 describe('Oracle: PL/SQL units by the grammars-v4 PL/SQL grammar, the SQL inside them statement by statement', () => {
   it('a procedure is parsed whole; its SQL statements are parsed on their own, its PL/SQL statements are not', async () => {
     const sql =
