@@ -35,6 +35,7 @@ import {
 import { anonymousBlock, atBlock, createProcedure, isProcedure, scriptingBody } from './snowflake-scripting.js';
 import { show } from './snowflake-show.js';
 import {
+  argTypes,
   Cursor,
   dataType,
   innerResult,
@@ -194,11 +195,6 @@ function tagAssignment(c: Cursor): Property {
   return { name, value: stringLiteral(c, `a string literal for tag ${name}`) };
 }
 
-/** `( <arg type> [ , … ] )` after a procedure's name. */
-function argTypes(c: Cursor): string[] {
-  return parenthesised(c, 'the argument types', () => dataType(c, 'an argument data type'), true);
-}
-
 /** The statement after AS: the rest of the text, offered to the dialect's parsers. */
 function body(ctx: Ctx, what: string): Body {
   const { c } = ctx;
@@ -355,8 +351,9 @@ const CREATE_FORMS: Record<string, (ctx: Ctx, name: string) => Record<string, un
   WAREHOUSE: (ctx) => {
     const { c } = ctx;
     const seen = new Set<string>();
-    if (c.isWord('WITH') && !c.isWord('TAG', 1)) c.next();
+    const withWord = c.isWord('WITH') && !c.isWord('TAG', 1) ? c.next() : null;
     const properties = propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen);
+    if (withWord && !properties.length) c.fail('a WAREHOUSE property after WITH');
     const tags = withTag(c, false, ctx.orAlter);
     if (tags) properties.push(...propertyList(ctx, CREATE_PROPS.WAREHOUSE, 'WAREHOUSE', seen));
     c.expectEnd(`a WAREHOUSE property${tags ? '' : ', [ WITH ] TAG ( … )'} or end of statement`);

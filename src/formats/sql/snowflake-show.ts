@@ -7,7 +7,7 @@
 // statement to the dialect's other parsers.
 
 import type { Cursor, Ctx, Statement, Tok } from './snowflake-syntax.js';
-import { innerStatement, integer, objectName, stringLiteral } from './snowflake-syntax.js';
+import { argTypes, innerStatement, integer, objectName, stringLiteral } from './snowflake-syntax.js';
 
 /** One alternative after IN: its words and whether a name follows (`DATABASE [ <name> ]`). */
 interface Scope {
@@ -499,16 +499,11 @@ function grantsLimit(c: Cursor, ast: Record<string, unknown>): void {
 }
 
 /** `( <arg type> [ , … ] )` after a function or procedure named in SHOW GRANTS ON: kept as written. */
+/** `( <arg type> [ , … ] )` after a function's or procedure's name, as written (checked by the data type grammar). */
 function argumentTypes(c: Cursor): string | null {
   if (!c.isPunct('(')) return null;
   const first = c.tok;
-  let depth = 0;
-  do {
-    if (c.tok.kind === 'eof') c.fail("')' closing the argument types");
-    if (c.tok.text === '(') depth++;
-    else if (c.tok.text === ')') depth--;
-    c.next();
-  } while (depth > 0);
+  argTypes(c);
   return c.textFrom(first);
 }
 
@@ -523,6 +518,7 @@ function parameters(c: Cursor): Statement {
     const kind = ['SESSION', 'ACCOUNT', 'USER', 'WAREHOUSE', 'DATABASE', 'SCHEMA', 'TASK', 'TABLE'].find((k) => c.accept(k));
     if (!kind) return c.fail(`SESSION, ACCOUNT, USER, WAREHOUSE, DATABASE, SCHEMA, TASK or TABLE after ${prep}`);
     const named = kind !== 'SESSION' && kind !== 'ACCOUNT' && isName(c.tok);
+    if (kind === 'TABLE' && !named) c.fail(`a table or view name after ${prep} TABLE`);
     ast[prep === 'IN' ? 'in' : 'for'] = { objectType: kind, ...(named ? { name: objectName(c) } : {}) };
   }
   return { ast, type: 'SHOW PARAMETERS' };

@@ -232,6 +232,11 @@ export function dataType(c: Cursor, what: string, depth = 0): string {
   return c.textFrom(first);
 }
 
+/** `( <arg type> [ , … ] )` after a procedure's name. */
+export function argTypes(c: Cursor): string[] {
+  return parenthesised(c, 'the argument types', () => dataType(c, 'an argument data type'), true);
+}
+
 // ---- Embedded statements and expressions ----
 
 export interface Body {
