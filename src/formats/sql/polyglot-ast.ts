@@ -69,9 +69,9 @@ export function polyglotFacts(statement: unknown): EngineResult {
   const ctes = new Set<string>();
   // The name a CREATE FUNCTION (PROCEDURE, SEQUENCE …) defines is written like a table's.
   const namesTable = /table|view/.test(kind);
-  const strip = (n: Json, depth: number, key: string | null): Json | undefined => {
+  const strip = (n: Json, depth: number, key: string | null): Json => {
     if (depth > 400 || n === null || typeof n !== 'object') return n;
-    if (Array.isArray(n)) return n.map((x) => strip(x, depth + 1, null) ?? null);
+    if (Array.isArray(n)) return n.map((x) => strip(x, depth + 1, null));
     const table = depth === 2 && key === 'name' && !namesTable ? null : tableName(n);
     if (table) tables.add(table);
     const out: JsonObject = {};
@@ -87,12 +87,11 @@ export function polyglotFacts(statement: unknown): EngineResult {
           if (isObject(alias) && typeof alias.name === 'string') ctes.add(alias.name);
         }
       }
-      const s = strip(v, depth + 1, k);
-      if (s !== undefined) out[k] = s;
+      out[k] = strip(v, depth + 1, k);
     }
     return out;
   };
-  const ast = strip(root, 0, null) ?? null;
+  const ast = strip(root, 0, null);
   for (const c of ctes) tables.delete(c);
   return { ast, type: TYPE_NAMES[kind] ?? kind.replace(/_/g, ' ').toUpperCase(), tables: [...tables], columns: [...columns] };
 }

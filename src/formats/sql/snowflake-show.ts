@@ -7,7 +7,7 @@
 // statement to the dialect's other parsers.
 
 import type { Cursor, Ctx, Statement, Tok } from './snowflake-syntax.js';
-import { argTypes, innerStatement, integer, objectName, stringLiteral } from './snowflake-syntax.js';
+import { argTypes, innerStatement, integer, nameList, objectName, stringLiteral } from './snowflake-syntax.js';
 
 /** One alternative after IN: its words and whether a name follows (`DATABASE [ <name> ]`). */
 interface Scope {
@@ -279,20 +279,20 @@ export function show(ctx: Ctx): Statement {
   }
   if (spec.words.endsWith('SERVICES') && c.accept('EXCLUDE', 'JOBS')) ast.excludeJobs = true;
   if (spec.history && c.accept('HISTORY')) ast.history = true;
-  if (spec.like !== false && spec.like && c.accept('LIKE')) ast.like = stringLiteral(c, 'a pattern as a string literal after LIKE');
+  if (spec.like && c.accept('LIKE')) ast.like = stringLiteral(c, 'a pattern as a string literal after LIKE');
   if (spec.in && spec.in.length && (spec.inRequired || c.isWord('IN'))) {
     c.expect('IN');
     ast.in = scope(c, spec);
   }
   for (const extra of spec.extra ?? []) readExtra(c, extra, ast);
   if (spec.startsWith && c.accept('STARTS', 'WITH')) ast.startsWith = stringLiteral(c, 'a string literal after STARTS WITH');
-  if (spec.words === 'TASKS' && c.accept('ROOT', 'ONLY')) ast.rootOnly = true;
+  if (spec.extra?.includes('ROOT ONLY') && c.accept('ROOT', 'ONLY')) ast.rootOnly = true;
   if (spec.limit && c.accept('LIMIT')) {
     ast.limit = integer(c, 'a row count after LIMIT');
     if (spec.limit === 'from' && c.accept('FROM')) ast.from = stringLiteral(c, 'a string literal after LIMIT … FROM');
   }
   // SHOW [ JOB ] SERVICES … [ OF TYPE <workload_type> [ , … ] ] closes the command.
-  if (spec.extra?.includes('OF TYPE') && c.accept('OF', 'TYPE')) ast.ofType = nameListOf(c, 'a workload type after OF TYPE');
+  if (spec.extra?.includes('OF TYPE') && c.accept('OF', 'TYPE')) ast.ofType = nameList(c, 'a workload type after OF TYPE');
   return finish(ctx, { ast, type }, expectedNext(spec, ast));
 }
 
@@ -318,12 +318,6 @@ function scope(c: Cursor, spec: ShowSpec): Record<string, unknown> {
     return { objectType, ...(named ? { name: objectName(c, `the ${objectType.toLowerCase()} name`) } : {}) };
   }
   return c.fail(`${spec.in!.map((a) => (a.words.length ? a.words.join(' ') : `a ${a.as?.toLowerCase() ?? 'schema'} name`)).join(', ')} after IN`);
-}
-
-function nameListOf(c: Cursor, what: string): string[] {
-  const out = [objectName(c, what)];
-  while (c.acceptPunct(',')) out.push(objectName(c, what));
-  return out;
 }
 
 function isName(t: Tok): boolean {
@@ -362,7 +356,7 @@ function readExtra(c: Cursor, extra: Extra, ast: Record<string, unknown>): void 
       return;
     case 'ROOT ONLY':
     case 'OF TYPE':
-      return; // read after STARTS WITH / LIMIT, where the pages put them
+      return; // read later, where the pages put them: ROOT ONLY after STARTS WITH, OF TYPE last
   }
 }
 

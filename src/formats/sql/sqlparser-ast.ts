@@ -41,18 +41,15 @@ function typeOf(node: Json): string | null {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return null;
   const key = Object.keys(node)[0];
   if (!key) return null;
-  const body = (node as Record<string, Json>)[key];
-  if (key === 'Drop' && body && typeof body === 'object' && !Array.isArray(body) && typeof body.object_type === 'string') {
-    return `DROP ${body.object_type.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase()}`;
-  }
-  if (key === 'Query' && body && typeof body === 'object' && !Array.isArray(body) && body.with) return 'SELECT';
+  const value = (node as Record<string, Json>)[key];
+  const body: Record<string, Json> = value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  if (key === 'Drop' && typeof body.object_type === 'string') return `DROP ${body.object_type.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase()}`;
+  if (key === 'Query' && body.with) return 'SELECT';
   // BEGIN <statements> END is a block, not a transaction (it reads both as StartTransaction).
-  if (key === 'StartTransaction' && body && typeof body === 'object' && !Array.isArray(body) && body.has_end_keyword === true) return 'BLOCK';
-  if (key === 'CreateTable' && body && typeof body === 'object' && !Array.isArray(body)) {
-    // Snowflake's dynamic, external and Iceberg tables are objects of their own kind.
-    const kind = (['dynamic', 'external', 'iceberg'] as const).filter((k) => body[k] === true);
-    if (kind.length) return `CREATE ${kind.join(' ').toUpperCase()} TABLE`;
-  }
+  if (key === 'StartTransaction' && body.has_end_keyword === true) return 'BLOCK';
+  // Snowflake's dynamic, external and Iceberg tables are objects of their own kind.
+  const kind = key === 'CreateTable' ? (['dynamic', 'external', 'iceberg'] as const).filter((k) => body[k] === true) : [];
+  if (kind.length) return `CREATE ${kind.join(' ').toUpperCase()} TABLE`;
   return TYPE_NAMES[key] ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 

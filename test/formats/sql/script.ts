@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { ParseFailure, type Engine, type EngineResult } from '../../../src/formats/sql/engine.js';
+import { ParseFailure, type EngineResult } from '../../../src/formats/sql/engine.js';
 import { SqlEngines } from '../../../src/formats/sql/engines.js';
 import { parseSql } from '../../../src/formats/sql/index.js';
 import { SqlContent } from '../../../src/formats/sql/schema.js';
@@ -37,7 +37,6 @@ export async function statementsOf(sql: string, sqlDialect: string): Promise<{ c
  * chain: `parse` returns what it read, `rejection` the ParseFailure it refused `sql` with.
  */
 export async function snowflakeGrammar(): Promise<{
-  engine: Engine;
   parse: (sql: string) => EngineResult & { ast: any };
   rejection: (sql: string) => ParseFailure;
 }> {
@@ -52,5 +51,5 @@ export async function snowflakeGrammar(): Promise<{
     }
     throw new Error(`accepted: ${sql}`);
   };
-  return { engine, parse: (sql) => engine.parse(sql) as EngineResult & { ast: any }, rejection };
+  return { parse: (sql) => engine.parse(sql) as EngineResult & { ast: any }, rejection };
 }

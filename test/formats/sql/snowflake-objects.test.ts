@@ -3,23 +3,14 @@
 // type, name, properties and tables — and, for malformed input, a ParseFailure naming what was
 // expected and where. Embedded statements go to the dialect's real parsers (SqlEngines).
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, EngineResult, ParseFailure } from '../../../src/formats/sql/engine.js';
+import type { EngineResult, ParseFailure } from '../../../src/formats/sql/engine.js';
 import { snowflakeGrammar, statementsOf } from './script.js';
 
-let engine: Engine;
 let parse: (sql: string) => EngineResult & { ast: any };
 let rejection: (sql: string) => ParseFailure;
 
 beforeAll(async () => {
-  ({ engine, parse, rejection } = await snowflakeGrammar());
-});
-
-describe('the engine', () => {
-  it('is named as the parser that produced the AST, takes long statements and is not offered re-terminated text', () => {
-    expect(engine.name).toBe('docparse Snowflake object grammar');
-    expect(engine.maxChars).toBe(1_000_000);
-    expect(engine.wantsSemicolons).toBe(false);
-  });
+  ({ parse, rejection } = await snowflakeGrammar());
 });
 
 describe('CREATE FILE FORMAT', () => {
