@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { VERSION } from './node.js';
 import { runAdminCli } from './cli/run-admin-cli.js';
 import { serve } from './cli/serve.js';
-import { DataDirLockedError } from './manage/data-dir-lock.js';
+import { DataDirLockedError } from './data-dir/lock.js';
 
 interface TopCommand {
   name: string;

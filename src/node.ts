@@ -2,14 +2,14 @@
 // and loop, retention. Roles decide which parts run; `serve` runs all of them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
 import { Sealer } from './crypto/sealed.js';
+import { resolveMasterKey } from './data-dir/master-key.js';
 import { openControlPlaneStore } from './tenancy/sql-store.js';
-import { seedDemoWorkspace } from './tenancy/demo.js';
+import { seedDemoWorkspace } from './manage/demo-workspace.js';
 import type { ControlPlaneStore } from './tenancy/types.js';
 import { openJobBackend, type JobBackend } from './jobs/open.js';
 import { recoverUnfinished } from './jobs/embedded-queue.js';
@@ -24,7 +24,7 @@ import { healthRoutes, type ReadinessCheck } from './api/health.js';
 import { documentRoutes } from './api/documents.js';
 import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
-import { LimitsCache } from './api/limits.js';
+import { LimitsCache } from './tenancy/plan-limits.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
 
@@ -34,8 +34,8 @@ import { ParseHost } from './pipeline/parse-host.js';
 import { pdfiumBinary } from './formats/pdf/pdfium-loader.js';
 import { initEngineInventory } from './engines/inventory.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
-import { RetentionSweeper } from './jobs/retention.js';
-import { acquireDataDirLock, describeHolder, type DataDirLock } from './manage/data-dir-lock.js';
+import { RetentionSweeper } from './pipeline/retention.js';
+import { acquireDataDirLock, describeHolder, type DataDirLock } from './data-dir/lock.js';
 import { startLocalManagement } from './manage/local-management.js';
 import { executeAdminCommand } from './cli/admin-command.js';
 import { startOutboxSender } from './mail/sender.js';
@@ -79,22 +79,6 @@ export interface RunningNode {
   } | null;
   /** Graceful stop: stop accepting, finish in-flight requests and jobs, close stores. */
   close(): Promise<void>;
-}
-
-/** The master key: configured, or generated once into the data dir for the embedded default. */
-export async function resolveMasterKey(config: Config): Promise<string> {
-  if (config.masterKey) return config.masterKey;
-  const file = path.join(config.dataDir, 'master.key');
-  try {
-    return (await fs.readFile(file, 'utf8')).trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const key = randomBytes(32).toString('base64url');
-  await fs.writeFile(file, key + '\n', { mode: 0o600, flag: 'wx' }).catch(async (err) => {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  });
-  return (await fs.readFile(file, 'utf8')).trim();
 }
 
 /** Browser origins the demo app accepts: the dashboard's and the API's own host. */

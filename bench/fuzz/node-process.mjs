@@ -12,7 +12,7 @@ import { REPO_ROOT } from './seeds.mjs'; // where dist/ and node_modules are
 
 export const CLIENT_ID = 'fuzz-client';
 export const CLIENT_SECRET = 'fuzz-secret-0123456789';
-const DEMO_APP_ID = '00000000-0000-4000-8000-0000000de302'; // src/tenancy/demo.ts
+const DEMO_APP_ID = '00000000-0000-4000-8000-0000000de302'; // src/manage/demo-workspace.ts
 const TAIL_BYTES = 64 * 1024;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http/route.js';
 import { problem } from '../http/problem.js';
-import { DependencyUnavailableError, type Dependency } from '../jobs/dependency-unavailable.js';
+import { DependencyUnavailableError, type Dependency } from '../errors/dependency-unavailable.js';
 import type { QueueDepth } from '../jobs/types.js';
 import type { PoolStats } from '../pipeline/pool.js';
 import type { Role } from '../config.js';

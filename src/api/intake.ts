@@ -13,7 +13,7 @@ import type { ControlPlaneStore } from '../tenancy/types.js';
 import { detectFormat, UndecidedFormat, type Detection } from '../formats/detect.js';
 import { familyOf, isSupported, laneFor, supportedFormats } from '../formats/registry.js';
 import { monthOf } from '../tenancy/month.js';
-import type { AppLimits, LimitsCache } from './limits.js';
+import type { AppLimits, LimitsCache } from '../tenancy/plan-limits.js';
 import type { UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
 import { requireEngines } from '../engines/requirements.js';

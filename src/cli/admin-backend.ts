@@ -45,7 +45,7 @@ export interface AdminBackend {
   createApp(input: NewAppInput): Promise<AppWithSecret>;
   rotateSecret(appId: string): Promise<AppWithSecret>;
   tenantUsage(tenantId: string, month: string, granularity: 'month' | 'day'): Promise<TenantUsage>;
-  /** Every charge of the tenant's month as CSV (billing/render.ts usageLinesCsv). */
+  /** Every charge of the tenant's month as CSV (manage/api/billing-csv.ts usageLinesCsv). */
   tenantUsageLinesCsv(tenantId: string, month: string): Promise<string>;
   appUsage(app: App, month: string): Promise<AppUsage>;
   appUsageLinesCsv(app: App, month: string): Promise<string>;

@@ -2,9 +2,9 @@
 // management endpoint (URL from the lock file, credential from the data dir) and its answer
 // is printed as is. The CLI never opens the database then; when it cannot reach the node it
 // says so and changes nothing.
-import type { LockHolder } from '../manage/data-dir-lock.js';
+import type { LockHolder } from '../data-dir/lock.js';
 import { LOCAL_ADMIN_PATH } from '../manage/local-admin-routes.js';
-import { credentialFilePath, readOperatorCredential } from '../manage/operator-credential.js';
+import { credentialFilePath, readOperatorCredential } from '../data-dir/operator-credential.js';
 import type { AdminResult } from './admin-command.js';
 
 export interface CliOutput {

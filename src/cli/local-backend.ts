@@ -1,7 +1,7 @@
 // The admin commands' backend on an open control plane: the CLI holding the data dir (or on
 // PostgreSQL), and a node running a command for the CLI on its local management endpoint.
 // The master key and the key ring are asked for only by the commands that need them.
-import { statementCsv, usageLinesCsv } from '../billing/render.js';
+import { statementCsv, usageLinesCsv } from '../manage/api/billing-csv.js';
 import type { Sealer } from '../crypto/sealed.js';
 import { listSigningKeys, rotateSigningKey } from '../identity/admin-keys.js';
 import type { KeyRing } from '../identity/keyring.js';
@@ -13,7 +13,7 @@ import { s3StoreFor, storageSecretContext } from '../storage/router.js';
 import { BillingStore } from '../tenancy/billing-store.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
 import { SqlControlPlaneStore } from '../tenancy/sql-store.js';
-import type { SqlClient } from '../tenancy/sql.js';
+import type { SqlClient } from '../db/sql.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { AdminBackend } from './admin-backend.js';
 

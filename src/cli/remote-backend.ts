@@ -7,7 +7,7 @@ import type { Statement, TenantUsage } from '../tenancy/billing-store.js';
 import type { OperatorKey, Plan } from '../tenancy/types.js';
 import { NotFoundError } from '../tenancy/types.js';
 import type { AdminBackend, AppWithSecret, MailSummary, PublicStorageConfig } from './admin-backend.js';
-import { usageLinesCsv } from '../billing/render.js';
+import { usageLinesCsv } from '../manage/api/billing-csv.js';
 import { ManageApiError, type ManageClient } from './manage-client.js';
 import { asApp, remoteStore, type PublicApp } from './remote-store.js';
 

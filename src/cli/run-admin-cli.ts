@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { resolveMasterKey } from '../node.js';
+import { resolveMasterKey } from '../data-dir/master-key.js';
 import { openControlPlaneStore } from '../tenancy/sql-store.js';
 import { Sealer } from '../crypto/sealed.js';
 import { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
@@ -14,7 +14,7 @@ import { AuditStore } from '../tenancy/audit-store.js';
 import { KeyRing } from '../identity/keyring.js';
 import { createLogger } from '../log.js';
 import { mailSettingsOf } from '../mail/settings.js';
-import { describeHolder, tryAcquireDataDirLock } from '../manage/data-dir-lock.js';
+import { describeHolder, tryAcquireDataDirLock } from '../data-dir/lock.js';
 import { adminUsage } from './admin.js';
 import { executeAdminCommand } from './admin-command.js';
 import { forwardToNode, type CliOutput } from './forward-to-node.js';

@@ -7,7 +7,7 @@ import { ClientAbortedError } from './body.js';
 import type { Exchange } from './exchange.js';
 import { ProblemError, problem, problems, toProblemBody } from './problem.js';
 import type { Reply } from './route.js';
-import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 
 export function errorReply(err: unknown, ex: Exchange, logger: Logger): Reply {
   let refusal: ProblemError;

@@ -2,7 +2,7 @@
 // application/problem+json in exactly one place (toProblemBody). Every problem is made from
 // a code of the catalogue (src/errors/catalogue.ts), which alone gives its status and title.
 import { PROBLEMS, type JobFailureCode, type ProblemCode } from '../errors/catalogue.js';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, type DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, type DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 
 export interface ProblemExtras {
   /** Extra members of the problem body, e.g. { parameter, allowed }. */

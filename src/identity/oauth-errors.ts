@@ -2,7 +2,7 @@
 // not problem documents, so standard OAuth clients understand them.
 import type { ProblemError } from '../http/problem.js';
 import type { OAuthErrorCode, OAuthStatus } from '../errors/catalogue.js';
-import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../jobs/dependency-unavailable.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../errors/dependency-unavailable.js';
 
 export type { OAuthErrorCode } from '../errors/catalogue.js';
 

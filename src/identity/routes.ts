@@ -9,7 +9,7 @@ import type { FailureLimits } from './attempt-limiter.js';
 import { ClientAuthenticator, readClientCredentials } from './client-auth.js';
 import { TOKEN_ALG, type KeyRing } from './keyring.js';
 import { OAuthError, oauthErrorFromProblem, oauthErrors } from './oauth-errors.js';
-import { DependencyUnavailableError } from '../jobs/dependency-unavailable.js';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 import { FORM_CONTENT_TYPE, TOKEN_FORM_MAX_BYTES, readTokenForm } from './token-form.js';
 import { API_SCOPE, TokenService } from './token-service.js';
 

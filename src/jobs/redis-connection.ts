@@ -8,7 +8,7 @@
 
 import { Redis, type RedisOptions } from 'ioredis';
 
-import { DependencyUnavailableError, isSocketError } from './dependency-unavailable.js';
+import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
 import { errorInfo, type JobLogger } from './support.js';
 
 /** Delay before reconnection attempt n (1-based): 100 ms, 200 ms, … then every second. */

@@ -26,7 +26,7 @@
 
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 
-import { DependencyUnavailableError } from './dependency-unavailable.js';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 import type { Delivery, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, type JobLogger } from './support.js';
 import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConnectionOptions } from './redis-connection.js';

@@ -3,7 +3,7 @@
 // schedule the next attempt. Claims are atomic across nodes (FOR UPDATE SKIP LOCKED inside one
 // UPDATE … RETURNING), so two senders never hold the same row.
 import { randomUUID } from 'node:crypto';
-import type { SqlClient } from '../tenancy/sql.js';
+import type { SqlClient } from '../db/sql.js';
 import type { MailMessage } from './templates.js';
 
 type Ts = Date | string;

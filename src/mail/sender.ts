@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log.js';
-import type { SqlClient } from '../tenancy/sql.js';
+import type { SqlClient } from '../db/sql.js';
 import { OutboxStore, type OutboxMail } from './outbox-store.js';
 import { redactSmtpUrl, withoutSmtpSecret, type MailSettings } from './settings.js';
-import { enqueueOpenInvitationEmails, recordDelivery } from './tenant-mail.js';
+import { enqueueOpenInvitationEmails, recordDelivery } from '../tenancy/tenant-mail.js';
 import { renderMail } from './templates.js';
 
 export interface RetryPolicy {

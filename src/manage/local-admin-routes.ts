@@ -8,7 +8,7 @@ import type { RequestContext, RouteDef } from '../http/route.js';
 import { problem, problems, type ProblemError } from '../http/problem.js';
 import { validateBody } from '../http/validation.js';
 import type { AdminResult } from '../cli/admin-command.js';
-import type { OperatorCredential } from './operator-credential.js';
+import type { OperatorCredential } from '../data-dir/operator-credential.js';
 import { MANAGE_REALM } from './principal.js';
 
 export const LOCAL_ADMIN_PATH = '/manage/v1/local/admin';

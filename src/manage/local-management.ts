@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { HttpServer } from '../http/server.js';
 import type { AdminResult } from '../cli/admin-command.js';
-import { OperatorCredential } from './operator-credential.js';
+import { OperatorCredential } from '../data-dir/operator-credential.js';
 import { localAdminRoutes } from './local-admin-routes.js';
 
 const LOOPBACK = '127.0.0.1';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ControlPlaneStore, QuotaCheck } from '../tenancy/types.js';
 import type { JobRecord } from '../jobs/types.js';
 import { monthOf } from '../tenancy/month.js';
-import { LimitsCache, NO_PLAN_LIMITS } from '../api/limits.js';
+import { LimitsCache, NO_PLAN_LIMITS } from '../tenancy/plan-limits.js';
 import type { ReserveOutcome } from './unit-meter.js';
 
 export interface JobUsageOptions {

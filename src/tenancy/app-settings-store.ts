@@ -1,7 +1,7 @@
 // App fields the original control-plane store has no setter for (name, license region,
 // database code), deleting an app, and listing a tenant's storage configs. Reads go back
 // through ControlPlaneStore so every caller sees one App shape.
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 import { NotFoundError, type App, type ControlPlaneStore, type StorageConfig } from './types.js';
 
 type Ts = Date | string;

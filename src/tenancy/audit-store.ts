@@ -1,6 +1,6 @@
 // The management audit log (migration 3): who changed what, when, from where. Append-only;
 // read newest first in pages (cursor: the id of the last entry of the previous page).
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 import type { AuditEntry, NewAuditEntry } from './types.js';
 
 type Ts = Date | string;

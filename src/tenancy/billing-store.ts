@@ -3,7 +3,7 @@
 // remaining per app; the monthly statement. Holds of jobs in progress are not charges and are
 // left out everywhere here.
 import { FORMATS } from '../formats/registry.js';
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 import type { UsageRow } from './store/usage.js';
 import { NotFoundError, type TenantState } from './types.js';
 

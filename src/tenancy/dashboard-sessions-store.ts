@@ -2,7 +2,7 @@
 // is decided by its reader (src/dashboard/auth/sessions.ts) from created_at and last_seen_at,
 // so a change of the configured lifetimes applies to sessions already open.
 import { randomUUID } from 'node:crypto';
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 
 type Ts = Date | string;
 const ms = (v: Ts) => (v instanceof Date ? v : new Date(v)).getTime();

@@ -2,8 +2,8 @@
 // becomes a membership when the invited person signs in (acceptInvitations, issue 20).
 // The invitation row is also the mailer's queue: rows with mailed_at NULL are still to send.
 import { randomUUID } from 'node:crypto';
-import type { SqlClient } from './sql.js';
-import { sqlErrorCode } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
+import { sqlErrorCode } from '../db/sql.js';
 import type { TenantInvitation, TenantMember, TenantRole } from './types.js';
 
 type Ts = Date | string;

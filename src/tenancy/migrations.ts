@@ -1,7 +1,7 @@
 // Versioned schema migrations for the control plane. Append new entries; never edit an
 // applied one. Each migration runs in its own transaction under a PostgreSQL advisory lock,
 // so several nodes booting at once apply each version exactly once.
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 import { mailOutboxMigration } from './migrations-mail.js';
 import { dashboardSessionsMigration } from './migrations-dashboard.js';
 import type { Migration } from './migration.js';

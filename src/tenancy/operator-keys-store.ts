@@ -2,7 +2,7 @@
 // 256 random bits, shown once; only its SHA-256 is stored (a slow hash adds nothing against
 // guessing 256 bits), looked up by that hash and compared again in constant time.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 import type { OperatorKey } from './types.js';
 
 export const OPERATOR_KEY_PREFIX = 'dp_op_';

@@ -2,7 +2,7 @@
 // redirect to the provider and its callback, and one-time local operator links. Each is
 // looked up by the SHA-256 of its secret and deleted by the same statement that reads it,
 // so two concurrent uses cannot both succeed.
-import type { SqlClient } from './sql.js';
+import type { SqlClient } from '../db/sql.js';
 
 type Ts = Date | string;
 const ms = (v: Ts) => (v instanceof Date ? v : new Date(v)).getTime();

@@ -4,7 +4,7 @@
 // its connection.
 import { join } from 'node:path';
 import { migrate } from './migrations.js';
-import { isPostgresUrl, PGliteSqlClient, PostgresSqlClient, type SqlClient } from './sql.js';
+import { isPostgresUrl, PGliteSqlClient, PostgresSqlClient, type SqlClient } from '../db/sql.js';
 import type {
   App,
   ControlPlaneStore,

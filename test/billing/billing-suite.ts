@@ -4,7 +4,7 @@
 // and on PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statementCsv, usageCsv, usageLinesCsv } from '../../src/billing/render.js';
+import { statementCsv, usageCsv, usageLinesCsv } from '../../src/manage/api/billing-csv.js';
 import { runAdmin } from '../../src/cli/admin.js';
 import { BillingStore, familyOf, OVERAGE_NOTE } from '../../src/tenancy/billing-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';

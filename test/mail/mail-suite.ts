@@ -9,7 +9,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { enqueueMail, OutboxStore } from '../../src/mail/outbox-store.js';
 import { startOutboxSender, type OutboxSender, type OutboxSenderDeps } from '../../src/mail/sender.js';
 import type { MailSettings } from '../../src/mail/settings.js';
-import type { SqlClient } from '../../src/tenancy/sql.js';
+import type { SqlClient } from '../../src/db/sql.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { waitFor } from '../helpers/node.js';
 import { createSmtpSink, type SmtpSink } from './smtp-sink.js';

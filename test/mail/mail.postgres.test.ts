@@ -1,4 +1,4 @@
-import { PostgresSqlClient } from '../../src/tenancy/sql.js';
+import { PostgresSqlClient } from '../../src/db/sql.js';
 import { openControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { createTempDatabase } from '../helpers/pg.js';
 import { mailSuite } from './mail-suite.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { REPO_ROOT, cliEntry } from '../helpers/http.js';
-import { ownStartedAtMs, processScope } from '../../src/manage/process-liveness.js';
+import { ownStartedAtMs, processScope } from '../../src/data-dir/process-liveness.js';
 
 export interface CliRun {
   code: number | null;

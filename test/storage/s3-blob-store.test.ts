@@ -11,7 +11,7 @@ import { Sealer } from '../../src/crypto/sealed.js';
 import { runStorageAdmin } from '../../src/cli/storage.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 import { createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
-import { resolveMasterKey } from '../../src/node.js';
+import { resolveMasterKey } from '../../src/data-dir/master-key.js';
 
 async function* chunks(buf: Buffer, size = 1 << 20): AsyncIterable<Buffer> {
   for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);

@@ -1,7 +1,7 @@
 // Test fixtures for the control plane: fresh PGlite stores cloned from one migrated snapshot
 // (a cold PGlite start costs seconds, a clone well under one), and small record builders.
 import { randomUUID } from 'node:crypto';
-import { PGliteSqlClient } from '../../src/tenancy/sql.js';
+import { PGliteSqlClient } from '../../src/db/sql.js';
 import { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { NewPlan } from '../../src/tenancy/types.js';
 

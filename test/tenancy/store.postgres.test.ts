@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appliedVersions, migrate, migrations } from '../../src/tenancy/migrations.js';
-import { PostgresSqlClient } from '../../src/tenancy/sql.js';
+import { PostgresSqlClient } from '../../src/db/sql.js';
 import { openControlPlaneStore, SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg.js';
 import { controlPlaneStoreSuite } from './store-suite.js';

@@ -1,6 +1,6 @@
 // `docparse admin usage` and `statement`: Document Units charged in a month, per app or per
 // tenant, against plan quotas; a tenant's monthly statement. As text, JSON or CSV.
-import { statementLines, usageCsv } from '../../billing/render.js';
+import { statementLines, usageCsv } from '../../manage/api/billing-csv.js';
 import type { AdminCommand } from '../command-table.js';
 import { emit, emitCsv, table } from '../command-output.js';
 import { monthOption, required, str, UsageError } from '../command-values.js';

@@ -10,7 +10,7 @@ import { DashboardSessionsStore } from '../../tenancy/dashboard-sessions-store.j
 import type { MembersStore } from '../../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
 import { SignInStore } from '../../tenancy/sign-in-store.js';
-import type { SqlClient } from '../../tenancy/sql.js';
+import type { SqlClient } from '../../db/sql.js';
 import type { DashboardAuth } from '../types.js';
 import { dashboardCookies } from './cookies.js';
 import { LocalOperatorSignIn } from './local-operator.js';

@@ -12,7 +12,7 @@ import { planRoutes } from './plan-routes.js';
 import { storageRoutes } from './storage-routes.js';
 import { tenantRoutes } from './tenant-routes.js';
 import { usageRoutes } from './usage-routes.js';
-import { billingRoutes } from '../../billing/routes.js';
+import { billingRoutes } from './billing-routes.js';
 
 export const MANAGE_OPENAPI_PATH = '/openapi/manage-v1.json';
 

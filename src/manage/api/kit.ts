@@ -38,7 +38,7 @@ export interface ManageDeps {
   authenticate: ManageAuthenticator;
   /** License regions an app may be given (config.regions). */
   regions: readonly string[];
-  /** Usage and statements from the ledger (src/billing/routes.ts). */
+  /** Usage and statements from the ledger (billing-routes.ts). */
   billing: BillingStore;
   /** The node's mail settings (the outbox routes render e-mails with them). */
   mail: MailSettings;

@@ -2,7 +2,7 @@
 // allowed domains, plan, secret hash, storage config.
 import { randomUUID } from 'node:crypto';
 import { normalizeAllowedDomains } from '../domains.js';
-import type { SqlClient } from '../sql.js';
+import type { SqlClient } from '../../db/sql.js';
 import { NotFoundError, type App, type NewApp } from '../types.js';
 import { iso, requireText, rethrow, type Ts } from './checks.js';
 import type { StorageConfigRow } from './storage-configs.js';

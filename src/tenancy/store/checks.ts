@@ -1,7 +1,7 @@
 // Checks and conversions every control-plane table module shares: timestamps as ISO
 // strings, required text and integers, constraint violations turned into errors a caller
 // can act on.
-import { sqlErrorCode, type SqlError } from '../sql.js';
+import { sqlErrorCode, type SqlError } from '../../db/sql.js';
 import { NotFoundError } from '../types.js';
 
 export type Ts = Date | string;

@@ -1,6 +1,6 @@
 // Plans in SQL: create, read, list, retire.
 import { randomUUID } from 'node:crypto';
-import type { SqlClient } from '../sql.js';
+import type { SqlClient } from '../../db/sql.js';
 import { NotFoundError, type NewPlan, type Plan } from '../types.js';
 import { iso, requireNonNegInt, requirePosInt, requireText, rethrow, type Ts } from './checks.js';
 

@@ -1,5 +1,5 @@
 // Token signing keys in SQL (the private key arrives sealed with the master key).
-import type { SqlClient } from '../sql.js';
+import type { SqlClient } from '../../db/sql.js';
 import { NotFoundError, type SigningKey } from '../types.js';
 import { iso, isoOrNull, rethrow, type Ts } from './checks.js';
 

@@ -1,6 +1,6 @@
 // Tenants' storage configs in SQL (the secret key arrives sealed; it is never stored in clear).
 import { randomUUID } from 'node:crypto';
-import { sqlErrorCode, type SqlClient, type SqlError } from '../sql.js';
+import { sqlErrorCode, type SqlClient, type SqlError } from '../../db/sql.js';
 import type { NewStorageConfig, StorageConfig } from '../types.js';
 import { iso, requireText, rethrow, type Ts } from './checks.js';
 

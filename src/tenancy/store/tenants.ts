@@ -1,8 +1,8 @@
 // Tenants in SQL: create, read, list, and state changes (becoming Active e-mails the owners
 // in the same transaction).
 import { randomUUID } from 'node:crypto';
-import { enqueueTenantActiveEmail } from '../../mail/tenant-mail.js';
-import type { SqlClient } from '../sql.js';
+import { enqueueTenantActiveEmail } from '../tenant-mail.js';
+import type { SqlClient } from '../../db/sql.js';
 import { NotFoundError, type NewTenant, type Tenant, type TenantState } from '../types.js';
 import { iso, isoOrNull, requireText, rethrow, type Ts } from './checks.js';
 

@@ -1,7 +1,7 @@
 // The usage ledger and quota holds in SQL: charges (idempotent by charge key), units used
 // and committed per app and month, holds reserved before the work and settled or released
 // after it, every quota decision serialised per app and month across nodes.
-import type { SqlClient } from '../sql.js';
+import type { SqlClient } from '../../db/sql.js';
 import type { QuotaCheck, UnitHold, UsageCharge } from '../types.js';
 import { MONTH, requireNonNegInt, requireText, rethrow } from './checks.js';
 

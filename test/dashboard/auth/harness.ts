@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Role } from '../../../src/config.js';
 import type { SqlControlPlaneStore } from '../../../src/tenancy/sql-store.js';
-import type { SqlClient } from '../../../src/tenancy/sql.js';
+import type { SqlClient } from '../../../src/db/sql.js';
 import { freePort } from '../../helpers/http.js';
 import { createTestEnv, destroyTestEnv, startTestNode, type Mode, type TestEnv, type TestNode } from '../../helpers/node.js';
 import { CookieJar, startOidcProvider, type OidcTestClient, type TestOidcProvider } from '../../helpers/oidc-provider.js';

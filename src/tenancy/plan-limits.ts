@@ -1,6 +1,6 @@
 // The limits that apply to an app: its plan's, or the documented no-plan defaults.
 // Cached briefly so an upload does not cost two control-plane queries.
-import type { ControlPlaneStore, Plan } from '../tenancy/types.js';
+import type { ControlPlaneStore, Plan } from './types.js';
 
 export type AppLimits = Pick<
   Plan,

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingRoutes } from '../../src/billing/routes.js';
+import { billingRoutes } from '../../src/manage/api/billing-routes.js';
 import { HttpServer } from '../../src/http/server.js';
 import type { ManageDeps } from '../../src/manage/api/kit.js';
 import { createManageAuthenticator } from '../../src/manage/principal.js';
@@ -15,7 +15,7 @@ import { MembersStore } from '../../src/tenancy/members-store.js';
 import { OperatorKeysStore } from '../../src/tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { freshPGliteStore, planInput } from '../tenancy/fixtures.js';
-import { parseCsv } from './csv.js';
+import { parseCsv } from '../billing/csv.js';
 
 const MONTH = '2025-05';
 

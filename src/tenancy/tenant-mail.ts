@@ -1,9 +1,9 @@
 // Which tenant events become e-mails, and to whom. Each is written to the outbox (never sent
 // from here): the activation e-mail in the transaction that makes the tenant Active, an
 // invitation e-mail for every open invitation that has none yet.
-import type { SqlClient } from '../tenancy/sql.js';
-import type { TenantInvitation, TenantState } from '../tenancy/types.js';
-import { enqueueMail, type OutboxMail } from './outbox-store.js';
+import type { SqlClient } from '../db/sql.js';
+import type { TenantInvitation, TenantState } from './types.js';
+import { enqueueMail, type OutboxMail } from '../mail/outbox-store.js';
 
 interface ActivatedTenant {
   id: string;

@@ -12,12 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedJobStore } from '../../src/jobs/embedded-store.js';
 import { recordKey } from '../../src/jobs/support.js';
 import { JobState, type JobRecord } from '../../src/jobs/types.js';
-import { RetentionSweeper } from '../../src/jobs/retention.js';
+import { RetentionSweeper } from '../../src/pipeline/retention.js';
 import { jobKeys } from '../../src/storage/blob-store.js';
 import { DiskBlobStore } from '../../src/storage/disk-blob-store.js';
 import { BlobRouter } from '../../src/storage/router.js';
 import { filesUnder } from '../helpers/node.js';
-import { captureLog, makeJob } from './contract.js';
+import { captureLog, makeJob } from '../jobs/contract.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

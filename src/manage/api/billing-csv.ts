@@ -1,7 +1,7 @@
 // Billing figures as files and text: statements and usage as CSV (RFC 4180, one header row,
 // one record per line) and as lines for the CLI. Pure; the figures come from
 // src/tenancy/billing-store.ts and are printed as they are, never rounded or recomputed.
-import type { Statement, TenantUsage, UsageLine } from '../tenancy/billing-store.js';
+import type { Statement, TenantUsage, UsageLine } from '../../tenancy/billing-store.js';
 
 /**
  * One CSV field. Quoted when it holds a separator, quote or line break; text that a

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import pg from 'pg';
-import { DependencyUnavailableError, isSocketError } from '../jobs/dependency-unavailable.js';
+import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
 
 export interface SqlClient {
   /** One statement with $1… parameters. */

@@ -1,7 +1,7 @@
 // CSV fields as the billing exports write them, and the test parser reading them back.
 import { describe, expect, it } from 'vitest';
-import { csvField } from '../../src/billing/render.js';
-import { parseCsv } from './csv.js';
+import { csvField } from '../../src/manage/api/billing-csv.js';
+import { parseCsv } from '../billing/csv.js';
 
 describe('csvField', () => {
   it('quotes separators, quotes and line breaks; defuses formulas', () => {

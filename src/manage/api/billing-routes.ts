@@ -3,13 +3,13 @@
 // the usage lines as CSV. Whoever may see the tenant may read them (members, owners, operators);
 // anyone else gets 404, as for every tenant object.
 import { Type } from '@sinclair/typebox';
-import { problems } from '../http/problem.js';
-import type { Reply, RequestContext, RouteDef } from '../http/route.js';
-import { manageRoute, ok, visibleTenant, type ManageDeps } from '../manage/api/kit.js';
-import { MONTH_PATTERN, TenantIdParams } from '../manage/api/schemas.js';
-import type { BillingStore } from '../tenancy/billing-store.js';
-import { currentMonth } from '../tenancy/month.js';
-import { statementCsv, usageCsv, usageLinesCsv } from './render.js';
+import { problems } from '../../http/problem.js';
+import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
+import { manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
+import { MONTH_PATTERN, TenantIdParams } from './schemas.js';
+import type { BillingStore } from '../../tenancy/billing-store.js';
+import { currentMonth } from '../../tenancy/month.js';
+import { statementCsv, usageCsv, usageLinesCsv } from './billing-csv.js';
 
 const Format = Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: the same figures as text/csv (so does Accept: text/csv).' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { jobFolder } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
-import type { JobRecord, JobStore } from './types.js';
+import type { JobRecord, JobStore } from '../jobs/types.js';
 
 const BATCH = 200;
 

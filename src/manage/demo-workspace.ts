@@ -1,7 +1,7 @@
 // The demo workspace: one active tenant, one all-features plan and one enabled app, so a
 // fresh `npm start` can issue tokens and parse documents without any admin step.
 import { generateClientId, generateClientSecret, hashSecret } from '../identity/secrets.js';
-import type { ControlPlaneStore } from './types.js';
+import type { ControlPlaneStore } from '../tenancy/types.js';
 
 export const DEMO_TENANT_ID = '00000000-0000-4000-8000-0000000de300';
 export const DEMO_PLAN_ID = '00000000-0000-4000-8000-0000000de301';

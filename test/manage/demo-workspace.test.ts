@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySecret } from '../../src/identity/secrets.js';
-import { DEMO_APP_ID, DEMO_TENANT_ID, seedDemoWorkspace } from '../../src/tenancy/demo.js';
+import { DEMO_APP_ID, DEMO_TENANT_ID, seedDemoWorkspace } from '../../src/manage/demo-workspace.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
-import { freshPGliteStore } from './fixtures.js';
+import { freshPGliteStore } from '../tenancy/fixtures.js';
 
 describe('seedDemoWorkspace', () => {
   const open: SqlControlPlaneStore[] = [];

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/http.js';
-import { acquireDataDirLock, DataDirLockedError, readDataDirLock, tryAcquireDataDirLock, type DataDirLock } from '../../src/manage/data-dir-lock.js';
-import { deadPid, exists, lockFile, writeLock } from './cli.js';
+import { acquireDataDirLock, DataDirLockedError, readDataDirLock, tryAcquireDataDirLock, type DataDirLock } from '../../src/data-dir/lock.js';
+import { deadPid, exists, lockFile, writeLock } from '../manage/cli.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -116,7 +116,7 @@ describe('data dir lock', () => {
   });
 
   it('processes racing for a stale lock: exactly one takes it', async () => {
-    const modulePath = path.join(REPO_ROOT, 'dist/manage/data-dir-lock.js');
+    const modulePath = path.join(REPO_ROOT, 'dist/data-dir/lock.js');
     for (let round = 0; round < 3; round++) {
       const dir = await newDir();
       await writeLock(dir, { pid: await deadPid() });
@@ -157,7 +157,7 @@ describe('data dir lock', () => {
 
   it('a process that exits without releasing frees its lock', async () => {
     const dir = await newDir();
-    const modulePath = path.join(REPO_ROOT, 'dist/manage/data-dir-lock.js');
+    const modulePath = path.join(REPO_ROOT, 'dist/data-dir/lock.js');
     const script = `
       const { acquireDataDirLock } = await import(${JSON.stringify(modulePath)});
       await acquireDataDirLock(${JSON.stringify(dir)}, 'node');
