@@ -260,6 +260,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       regions: config.regions,
       billing: new BillingStore(controlPlane.db),
       mail: mailSettingsOf(config),
+      counters: jobs.counters,
       // The outbox is filled in the same transaction; the sender need not wait for its next pass.
       events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
     };

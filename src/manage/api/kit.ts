@@ -17,6 +17,7 @@ import type { App, ControlPlaneStore, Tenant, TenantInvitation } from '../../ten
 import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
 import type { BillingStore } from '../../tenancy/billing-store.js';
 import type { MailSettings } from '../../mail/settings.js';
+import type { RateCounters } from '../../jobs/types.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -42,6 +43,8 @@ export interface ManageDeps {
   billing: BillingStore;
   /** The node's mail settings (the outbox routes render e-mails with them). */
   mail: MailSettings;
+  /** Fixed-window counters shared by the nodes (limits on what one tenant or user may ask for). */
+  counters: RateCounters;
   events?: ManageEvents;
 }
 
