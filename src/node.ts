@@ -36,18 +36,13 @@ import { initEngineInventory } from './engines/inventory.js';
 import { WorkerLoop } from './pipeline/worker-loop.js';
 import { RetentionSweeper } from './pipeline/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './data-dir/lock.js';
-import { startLocalManagement } from './manage/local-management.js';
-import { executeAdminCommand } from './cli/admin-command.js';
+import { startLocalManagement, type LocalManagement } from './manage/local-management.js';
+import { OperatorCredential } from './data-dir/operator-credential.js';
+import { createManageDeps, manageStores } from './manage/deps.js';
 import { startOutboxSender } from './mail/sender.js';
 import { mailSettingsOf } from './mail/settings.js';
-import { BillingStore } from './tenancy/billing-store.js';
-import { MembersStore } from './tenancy/members-store.js';
-import { OperatorKeysStore } from './tenancy/operator-keys-store.js';
-import { AuditStore } from './tenancy/audit-store.js';
-import { AppSettingsStore } from './tenancy/app-settings-store.js';
 import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
 import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
-import type { ManageDeps } from './manage/api/kit.js';
 import { createDashboardAuth, type DashboardAuthService } from './dashboard/auth/index.js';
 import { mountDashboard } from './dashboard/index.js';
 
@@ -169,10 +164,8 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
 
   const has = (r: string) => config.roles.includes(r as never);
   // The management API's stores share the control plane's connection.
-  const members = new MembersStore(controlPlane.db);
-  const operatorKeys = new OperatorKeysStore(controlPlane.db);
-  const audit = new AuditStore(controlPlane.db);
-  let localCredential: { matches(secret: string): boolean } | null = null;
+  const stores = manageStores(controlPlane);
+  const { members, operatorKeys } = stores;
   // What engines this node has, where config.parsers.engines says to look (uploads that need a missing one are refused).
   initEngineInventory(config.parsers);
   // Parsing runs in a supervised child process: no document can take this one down.
@@ -240,30 +233,25 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         ...opts.dashboardAuth,
       })
     : null;
+  // One set of management dependencies serves the public port, the dashboard and the loopback listener.
+  const manageDeps = createManageDeps({
+    controlPlane,
+    stores,
+    config,
+    sealer,
+    keyring: identity.keyring,
+    counters: jobs.counters,
+    authenticate: createManageAuthenticator({
+      operatorKeys,
+      members,
+      operatorEmails: config.operatorEmails,
+      sessions: opts.manageSessions ?? dashboardAuth?.resolveSession,
+    }),
+    // The outbox is filled in the same transaction; the sender need not wait for its next pass.
+    events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
+  });
   if (has('api')) {
     let manageDoc: Record<string, unknown> | null = null;
-    const manageDeps: ManageDeps = {
-      store: controlPlane,
-      members,
-      operatorKeys,
-      audit,
-      appSettings: new AppSettingsStore(controlPlane.db, controlPlane),
-      sealer,
-      keyring: identity.keyring,
-      authenticate: createManageAuthenticator({
-        operatorKeys,
-        members,
-        operatorEmails: config.operatorEmails,
-        localCredential: () => localCredential,
-        sessions: opts.manageSessions ?? dashboardAuth?.resolveSession,
-      }),
-      regions: config.regions,
-      billing: new BillingStore(controlPlane.db),
-      mail: mailSettingsOf(config),
-      counters: jobs.counters,
-      // The outbox is filled in the same transaction; the sender need not wait for its next pass.
-      events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
-    };
     const manageRoutes = manageApiRoutes(
       manageDeps,
       () => (manageDoc ??= buildOpenApi({ routes: http.router.routes, api: 'manage', baseUrl: config.baseUrl, authUrl: config.authUrl, version: VERSION })),
@@ -319,26 +307,24 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
 
   const port = await http.listen(config.host, config.port);
   undo.push(() => http.drain(0));
-  // `docparse admin` comes through this node while it holds the data dir: the same commands,
-  // on this node's own open control plane, key ring and sealer.
-  const management = lock
-    ? await startLocalManagement({
-        dataDir: config.dataDir,
-        logger,
-        maxHeaderBytes: config.maxHeaderBytes,
-        run: (args) =>
-          executeAdminCommand(args, {
-            store: controlPlane,
-            sealer: async () => sealer,
-            keyring: async () => identity.keyring,
-            operatorKeys,
-            audit,
-            mail: mailSettingsOf(config),
-          }),
-      })
-    : null;
-  if (management) undo.push(() => management.close(0));
-  localCredential = management?.credential ?? null;
+  // `docparse admin` comes through this node while it holds the data dir: the management API
+  // on a loopback listener, opened by the credential the node writes into the data dir.
+  let management: LocalManagement | null = null;
+  let credential: OperatorCredential | null = null;
+  if (lock) {
+    credential = await OperatorCredential.create(config.dataDir);
+    const made = credential;
+    undo.push(() => made.remove());
+    management = await startLocalManagement({
+      deps: manageDeps,
+      credential,
+      createSignInLink: dashboardAuth ? () => dashboardAuth.createSignInLink() : null,
+      logger,
+      maxHeaderBytes: config.maxHeaderBytes,
+    });
+    const listening = management;
+    undo.push(() => listening.close(0));
+  }
   await lock?.update({ host: config.host, port, manageUrl: management?.url ?? null });
   // Which PDFium binary the workers run: the build's re-optimised one, or the package's and why.
   const binary = pool ? pdfiumBinary(config.parsers.pdf.optimizedPdfium) : null;
@@ -369,6 +355,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         const left = () => Math.max(0, deadline - Date.now());
         await Promise.all([http.drain(left()), management?.close(left())]);
+        await credential?.remove();
         await retention.stop();
         await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, left()).unref())]);
         await pool?.close();

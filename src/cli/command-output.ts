@@ -5,9 +5,6 @@ import type { MailView } from '../mail/view.js';
 import type { App, Plan, Tenant } from '../tenancy/types.js';
 import { UsageError } from './command-values.js';
 
-/** An app as shown to operators (the API shows it so too): never the secret hash. */
-export { publicApp } from '../manage/api/kit.js';
-
 export type Out = (line: string) => void;
 
 export interface Printer {
@@ -42,7 +39,7 @@ export function tenantLines(t: Tenant): string[] {
   ];
 }
 
-export function appLines(a: App): string[] {
+export function appLines(a: Omit<App, 'secretHash'>): string[] {
   return [
     `App ${a.id} "${a.name}"`,
     `  tenant:       ${a.tenantId}`,

@@ -1,18 +1,16 @@
-// The `docparse admin` command table and its one runner. Every route runs commands through
-// runCommand: the CLI on a local database, a node's local management endpoint (for the CLI
-// while that node holds the data dir) and `--url` against a remote node's management API;
-// only the AdminBackend differs. Exit codes: 0 done, 1 the operation failed, 2 bad command line.
+// The `docparse admin` command table and its one runner. Every command is a client of the
+// management API (AdminApi), whichever node answers it: a remote one (--url), the node
+// holding the data dir, or the CLI's own listener. Exit codes: 0 done, 1 the operation
+// failed, 2 bad command line.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ControlPlaneStore } from '../tenancy/types.js';
-import type { AdminBackend } from './admin-backend.js';
+import type { AdminApi } from './admin-api.js';
 import type { Out } from './command-output.js';
 import { UsageError, type Values } from './command-values.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface CommandContext {
-  backend: AdminBackend;
-  store: ControlPlaneStore;
+  api: AdminApi;
   out: Out;
   err: Out;
   json: boolean;
@@ -32,8 +30,6 @@ export interface AdminCommand {
   options: Options | null;
   /** Exact number of arguments; undefined when the command checks them itself. */
   positionals?: number;
-  /** It changes something: audited when it succeeds (admin-command.ts). */
-  changes: boolean;
   /**
    * Where its refusals go. The storage and key commands have always said theirs on stderr
    * as `error: …` (scripts read their stdout as the answer); the others on stdout, with the
@@ -67,12 +63,6 @@ export class CommandTable {
     }
   }
 
-  /** The command the arguments name (their first one or two words), if any. */
-  find(args: readonly string[]): AdminCommand | undefined {
-    const words = args.filter((a) => a !== '--json');
-    return this.byName.get(words[0] ?? '') ?? this.byName.get(`${words[0] ?? ''} ${words[1] ?? ''}`);
-  }
-
   usage(): string[] {
     return [
       'Usage: docparse admin <command> [--json]',
@@ -85,7 +75,7 @@ export class CommandTable {
   }
 
   /** Runs one command; returns the process exit code (0 ok, 1 failed, 2 bad usage). */
-  async run(argv: readonly string[], backend: AdminBackend, io: CommandIo): Promise<number> {
+  async run(argv: readonly string[], api: AdminApi, io: CommandIo): Promise<number> {
     const { out } = io;
     let args = [...argv];
     let json = false;
@@ -154,7 +144,7 @@ export class CommandTable {
     }
 
     try {
-      return (await command.run({ backend, store: backend.store, out, err: io.err, json, values, positionals })) ?? 0;
+      return (await command.run({ api, out, err: io.err, json, values, positionals })) ?? 0;
     } catch (err) {
       if (err instanceof UsageError) return refuse(err.message, 2);
       return refuse((err as Error).message, 1, false);

@@ -1,6 +1,7 @@
-// A small client of the management API (/manage/v1) for `docparse admin --url …`: JSON in
-// and out, the operator key as a bearer token, and problem documents turned into errors
-// whose message is the problem's detail (what the CLI prints after "error: ").
+// A small client of the management API (/manage/v1) for `docparse admin`: JSON in and out,
+// the operator key (or the local operator credential) as a bearer token, and problem
+// documents turned into errors whose message is the problem's detail (what the CLI prints
+// after "error: ").
 import { NotFoundError } from '../tenancy/types.js';
 
 /** The API refused the request; `status` and `code` from its problem document. */
@@ -16,7 +17,14 @@ export class ManageApiError extends Error {
 }
 
 /** The node could not be reached or did not answer in time. */
-export class ManageUnreachableError extends Error {}
+export class ManageUnreachableError extends Error {
+  constructor(
+    /** In a few words: "does not answer at http://… (ECONNREFUSED)". */
+    readonly reason: string,
+  ) {
+    super(`the node ${reason}`);
+  }
+}
 
 const ANSWER_TIMEOUT_MS = 120_000;
 
@@ -25,6 +33,8 @@ export class ManageClient {
   constructor(
     baseUrl: string,
     private readonly key: string,
+    /** What the key is, for a refusal: "the operator key", "the operator credential in …". */
+    private readonly keyName = 'the operator key',
   ) {
     this.base = baseUrl.replace(/\/+$/, '');
   }
@@ -71,17 +81,23 @@ export class ManageClient {
         signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       });
     } catch (err) {
+      if ((err as Error).name === 'TimeoutError') {
+        throw new ManageUnreachableError(
+          `at ${this.base} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (the request may or may not have been carried out: check before repeating it)`,
+        );
+      }
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new ManageUnreachableError(`the node at ${this.base} does not answer (${cause})`);
+      throw new ManageUnreachableError(`does not answer at ${this.base} (${cause})`);
     }
   }
 
   /** The error for a refused request, from its problem document. */
   private refusal(status: number, parsed: unknown, notFound: [string, string] | undefined): Error {
-    const problem = (parsed ?? {}) as { code?: string; detail?: string; title?: string };
+    const problem = (parsed ?? {}) as { code?: string; detail?: string; title?: string; allowed?: unknown[] };
     if (status === 404 && notFound) return new NotFoundError(notFound[0], notFound[1]);
     if (status === 401)
-      return new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused the operator key (${problem.detail ?? problem.code})`);
-    return new ManageApiError(status, problem.code ?? 'error', problem.detail ?? problem.title ?? `HTTP ${status}`);
+      return new ManageApiError(401, problem.code ?? 'unauthorized', `the node at ${this.base} refused ${this.keyName} (${problem.detail ?? problem.code})`);
+    const allowed = Array.isArray(problem.allowed) && problem.allowed.length ? ` (allowed: ${problem.allowed.join(', ')})` : '';
+    return new ManageApiError(status, problem.code ?? 'error', (problem.detail ?? problem.title ?? `HTTP ${status}`) + allowed);
   }
 }

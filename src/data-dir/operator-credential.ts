@@ -17,9 +17,16 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 export class OperatorCredential {
   private constructor(
-    readonly file: string,
+    /** Where the secret was written; null for one only this process knows. */
+    readonly file: string | null,
     private readonly hash: Buffer,
   ) {}
+
+  /** A credential held in memory only: the CLI's own, for the listener it runs for one command. */
+  static inMemory(): { credential: OperatorCredential; secret: string } {
+    const secret = randomBytes(32).toString('base64url');
+    return { credential: new OperatorCredential(null, sha256(secret)), secret };
+  }
 
   /** Makes a new credential and writes it (0600, replacing the previous node's atomically). */
   static async create(dataDir: string): Promise<OperatorCredential> {
@@ -44,8 +51,10 @@ export class OperatorCredential {
 
   /** Deletes the file if it still holds this credential. */
   async remove(): Promise<void> {
-    const current = await fs.readFile(this.file, 'utf8').catch(() => null);
-    if (current !== null && this.matches(current.trim())) await fs.unlink(this.file).catch(() => {});
+    const file = this.file;
+    if (file === null) return;
+    const current = await fs.readFile(file, 'utf8').catch(() => null);
+    if (current !== null && this.matches(current.trim())) await fs.unlink(file).catch(() => {});
   }
 }
 

@@ -220,7 +220,7 @@ export const PROBLEMS = {
     status: 401,
     title: 'Operator credential required',
     group: 'manage',
-    when: "`POST /manage/v1/local/admin` without the node's operator credential from the data dir.",
+    when: "A request to the node's loopback management listener (what `docparse admin` talks to) without the operator credential from the data dir.",
   },
   csrf_failed: {
     status: 403,

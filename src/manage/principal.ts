@@ -1,5 +1,6 @@
-// Who calls the management API: operator keys (and the node's local operator credential) as
-// bearer tokens, and dashboard sessions (issue 20) through a `SessionResolver`, so the routes
+// Who calls the management API: operator keys as bearer tokens and dashboard sessions
+// (issue 20) through a `SessionResolver` on the public port; the node's local operator
+// credential on its loopback listener only (localOperatorAuthenticator). The routes
 // never change: they only ever see a ManagePrincipal. A session cookie rides along with every
 // request the browser makes, so a state change authenticated by it must also prove it comes
 // from the dashboard (the session's CSRF token); a bearer key is never sent implicitly.
@@ -45,8 +46,6 @@ export interface ManageAuthOptions {
   members: MembersStore;
   /** Lower-cased e-mail addresses of platform operators (DOCPARSE_OPERATOR_EMAILS). */
   operatorEmails: readonly string[];
-  /** The node's local operator credential (data dir), when it has one. */
-  localCredential?: () => { matches(secret: string): boolean } | null;
   sessions?: SessionResolver;
 }
 
@@ -113,7 +112,29 @@ export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthen
     const presented = m[1];
     const key = await opts.operatorKeys.verify(presented);
     if (key) return { kind: 'operator', id: `operator-key:${key.id}`, tenantRoles: new Map(), isOperator: true };
-    if (opts.localCredential?.()?.matches(presented)) return { kind: 'operator', id: 'local-operator', tenantRoles: new Map(), isOperator: true };
     throw manageProblems.invalidCredentials();
+  };
+}
+
+/** The audit log's id for whoever holds the node's data dir (its local credential, its one-time link). */
+export const LOCAL_OPERATOR = 'local-operator';
+
+function invalidLocalCredential(detail: string) {
+  return problem('invalid_operator_credential', detail, {}, { 'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"` });
+}
+
+/**
+ * The loopback listener's only principal: whoever shows the credential the node (or the CLI
+ * holding the data dir) made — proof of being able to read the data dir, so an operator.
+ * Nothing else opens it: no operator key, no session, no app token.
+ */
+export function localOperatorAuthenticator(credential: { matches(secret: string): boolean }): ManageAuthenticator {
+  const principal: ManagePrincipal = { kind: 'operator', id: LOCAL_OPERATOR, tenantRoles: new Map(), isOperator: true };
+  return async (ctx) => {
+    const header = ctx.headers.authorization;
+    if (header === undefined) throw invalidLocalCredential('Send the operator credential from the data dir as "Authorization: Bearer <credential>".');
+    const m = BEARER.exec(header.trim());
+    if (!m || !credential.matches(m[1])) throw invalidLocalCredential('The operator credential is not valid (the node makes a new one on every start).');
+    return principal;
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statementCsv, usageCsv, usageLinesCsv } from '../../src/manage/api/billing-csv.js';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { BillingStore, familyOf, OVERAGE_NOTE } from '../../src/tenancy/billing-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { App, Plan, Tenant } from '../../src/tenancy/types.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { enqueueMail, OutboxStore } from '../../src/mail/outbox-store.js';
 import { startOutboxSender, type OutboxSender, type OutboxSenderDeps } from '../../src/mail/sender.js';
 import type { MailSettings } from '../../src/mail/settings.js';

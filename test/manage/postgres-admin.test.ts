@@ -20,6 +20,8 @@ beforeAll(async () => {
   cliEnv = {
     DATABASE_URL: env.env.DATABASE_URL,
     DOCPARSE_MASTER_KEY: env.env.DOCPARSE_MASTER_KEY,
+    // The cluster's settings, as every node has them: the API the CLI serves itself checks regions too.
+    DOCPARSE_REGIONS: 'local,eu',
     // Its own data dir: the CLI must not need (or touch) one with PostgreSQL.
     DOCPARSE_DATA_DIR: path.join(env.dataDir, 'cli'),
   };

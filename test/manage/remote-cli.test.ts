@@ -10,7 +10,7 @@ import { startNode, type RunningNode } from '../../src/node.js';
 import { runAdminCli } from '../../src/cli/run-admin-cli.js';
 import { tempDir } from '../helpers/http.js';
 import { requestToken } from './cli.js';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { mailSettingsOf } from '../../src/mail/settings.js';
 import { enqueueMail } from '../../src/mail/outbox-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';

@@ -27,6 +27,7 @@ async function serve(dataDir: string): Promise<ChildNode> {
     DOCPARSE_WORKER_THREADS: '1',
     DOCPARSE_DEMO_CLIENT_ID: DEMO.clientId,
     DOCPARSE_DEMO_CLIENT_SECRET: DEMO.clientSecret,
+    DOCPARSE_REGIONS: 'local,eu-west-1',
     LOG_LEVEL: 'warn',
   });
   nodes.push(n);
@@ -138,14 +139,12 @@ describe('docparse admin while docparse serve runs (embedded default)', () => {
     expect((await fs.stat(lockFile(dataDir))).mode & 0o777).toBe(0o600);
   });
 
-  it('the local endpoint answers only the operator credential: none, a wrong one or an app token get 401', async () => {
+  it('the loopback listener is the management API, opened by the operator credential only; the public port refuses that credential', async () => {
     const { manageUrl } = await readLock(dataDir);
-    const endpoint = `${manageUrl}/manage/v1/local/admin`;
     const credential = (await fs.readFile(credentialFile(dataDir), 'utf8')).trim();
     const appToken = (await requestToken(node.url, DEMO.clientId, DEMO.clientSecret)).body.access_token as string;
-    const body = JSON.stringify({ args: ['tenant', 'list', '--json'] });
-    const post = (headers: Record<string, string>, b = body) =>
-      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
+    const create = (base: string, headers: Record<string, string>, b = JSON.stringify({ name: 'Through loopback' })) =>
+      fetch(`${base}/manage/v1/tenants`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
 
     for (const authorization of [
       undefined,
@@ -154,33 +153,54 @@ describe('docparse admin while docparse serve runs (embedded default)', () => {
       `Basic ${Buffer.from(`op:${credential}`).toString('base64')}`,
       credential,
     ]) {
-      const res = await post(authorization === undefined ? {} : { authorization });
+      const res = await create(manageUrl, authorization === undefined ? {} : { authorization });
       expect(res.status, String(authorization)).toBe(401);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="docparse-manage"');
       expect(await res.json()).toMatchObject({ status: 401, code: 'invalid_operator_credential' });
     }
     // Checked before the body: a bad body without the credential is a 401 too.
-    expect((await post({}, 'not json')).status).toBe(401);
+    expect((await create(manageUrl, {}, 'not json')).status).toBe(401);
 
-    const ok = await post({ authorization: `Bearer ${credential}` });
-    expect(ok.status).toBe(200);
-    const result = (await ok.json()) as { exitCode: number; stdout: string[]; stderr: string[] };
-    expect(result.exitCode).toBe(0);
-    expect(result.stderr).toEqual([]);
-    expect(JSON.parse(result.stdout[0]).map((t: { name: string }) => t.name)).toContain('Acme');
-    const malformed = await post({ authorization: `Bearer ${credential}` }, JSON.stringify({ args: 'tenant list' }));
-    expect(malformed.status).toBe(400);
+    const ok = await create(manageUrl, { authorization: `Bearer ${credential}` });
+    expect(ok.status).toBe(201);
+    const tenant = (await ok.json()) as { id: string; name: string };
+    expect(tenant.name).toBe('Through loopback');
+    // The API's own validation, audit and answers: a bad body is the API's 400.
+    expect((await create(manageUrl, { authorization: `Bearer ${credential}` }, JSON.stringify({ nom: 'x' }))).status).toBe(400);
+    const audit = (await (
+      await fetch(`${manageUrl}/manage/v1/audit?tenantId=${tenant.id}`, { headers: { authorization: `Bearer ${credential}` } })
+    ).json()) as {
+      items: { action: string; tenantId: string; actor: { id: string } }[];
+    };
+    expect(audit.items).toEqual([
+      expect.objectContaining({ action: 'tenant.create', tenantId: tenant.id, actor: expect.objectContaining({ id: 'local-operator' }) }),
+    ]);
 
-    // Not on the public port, not in the public OpenAPI document.
-    const pub = await fetch(`${node.url}/manage/v1/local/admin`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
-      body,
-    });
-    expect(pub.status).toBe(404);
+    // The credential opens nothing on the public port, and the loopback listener is in no public OpenAPI document.
+    const pub = await fetch(`${node.url}/manage/v1/tenants`, { headers: { authorization: `Bearer ${credential}` } });
+    expect(pub.status).toBe(401);
+    expect(await pub.json()).toMatchObject({ code: 'invalid_credentials' });
+    expect((await create(node.url, { authorization: `Bearer ${credential}` })).status).toBe(401);
+    expect((await fetch(`${node.url}/manage/v1/local/sign-in-link`, { method: 'POST', headers: { authorization: `Bearer ${credential}` } })).status).toBe(404);
     const doc = (await (await fetch(`${node.url}/openapi/v1.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/manage'))).toEqual([]);
+    const manageDoc = (await (await fetch(`${node.url}/openapi/manage-v1.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(manageDoc.paths).filter((p) => p.includes('/local/'))).toEqual([]);
+  });
+
+  it('sign-in-link prints a new one-time link that signs the operator in once', async () => {
+    const r = await runCli(env, ['sign-in-link']);
+    expect(r.code, r.stderr).toBe(0);
+    const url = /(http:\/\/\S+\/dashboard\/auth\/local\?token=\S+)/.exec(r.stdout)![1];
+    expect(r.stdout).toMatch(/within 15 minutes/);
+    // Its confirm page answers; the button's POST spends it (the dashboard's own tests follow it in a browser).
+    const page = await fetch(url.replace(/^http:\/\/[^/]+/, node.url));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<form/);
+    const json = await cliJson<{ url: string; expiresInSeconds: number }>(env, 'sign-in-link');
+    expect(json.url).not.toBe(url);
+    expect(json.expiresInSeconds).toBe(900);
   });
 
   it('a node killed with SIGKILL leaves a stale lock that the next start takes over', async () => {

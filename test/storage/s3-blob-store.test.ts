@@ -8,7 +8,8 @@ import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 import { BlobTooLargeError } from '../../src/storage/blob-store.js';
 import { storageSecretContext } from '../../src/storage/router.js';
 import { Sealer } from '../../src/crypto/sealed.js';
-import { runStorageAdmin } from '../../src/cli/storage.js';
+import { runAdmin } from '../helpers/admin-cli.js';
+import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 import { createApp, createTestEnv, destroyTestEnv, filesUnder, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { resolveMasterKey } from '../../src/data-dir/master-key.js';
@@ -86,7 +87,7 @@ describe('a tenant app with its own S3 storage', () => {
     const app = await createApp(n.node, {});
     const sealer = new Sealer(await resolveMasterKey(n.node.config));
     const out: string[] = [];
-    const code = await runStorageAdmin(
+    const code = await runAdmin(
       [
         'storage',
         'create',
@@ -107,16 +108,16 @@ describe('a tenant app with its own S3 storage', () => {
         '--path-style',
         '--json',
       ],
-      n.node.controlPlane,
-      sealer,
+      n.node.controlPlane as SqlControlPlaneStore,
       (l) => out.push(l),
+      { sealer },
     );
     expect(code).toBe(0);
     const cfg = JSON.parse(out.at(-1)!) as { id: string };
     const stored = await n.node.controlPlane.getStorageConfig(cfg.id);
     expect(stored!.secretAccessKeySealed).not.toContain(s3.secretAccessKey);
     expect(sealer.open(stored!.secretAccessKeySealed, storageSecretContext(app.tenantId))).toBe(s3.secretAccessKey);
-    expect(await runStorageAdmin(['app', 'set-storage', app.appId, cfg.id], n.node.controlPlane, sealer, () => {})).toBe(0);
+    expect(await runAdmin(['app', 'set-storage', app.appId, cfg.id], n.node.controlPlane as SqlControlPlaneStore, () => {}, { sealer })).toBe(0);
 
     const token = await getToken(n.url, app.clientId, app.clientSecret);
     const before = await filesUnder(`${env.dataDir}/blobs`);

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin, SECRET_NOTICE } from '../../src/cli/admin.js';
-import { executeAdminCommand, type AdminDeps } from '../../src/cli/admin-command.js';
-import { Sealer } from '../../src/crypto/sealed.js';
-import { KeyRing } from '../../src/identity/keyring.js';
-import { pino } from 'pino';
+import { SECRET_NOTICE } from '../../src/cli/commands/app.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { verifySecret } from '../../src/identity/secrets.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import type { App, Plan, Tenant } from '../../src/tenancy/types.js';
@@ -17,10 +14,14 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function run(...argv: string[]): Promise<{ code: number; lines: string[]; text: string }> {
+/** The license regions of the node these commands run for (DOCPARSE_REGIONS). */
+const REGIONS = ['eu-west-1', 'us-east-1', 'r'];
+
+async function run(...argv: string[]): Promise<{ code: number; lines: string[]; text: string; stderr: string[] }> {
   const lines: string[] = [];
-  const code = await runAdmin(argv, store, (l) => lines.push(l));
-  return { code, lines, text: lines.join('\n') };
+  const stderr: string[] = [];
+  const code = await runAdmin(argv, store, (l) => lines.push(l), { config: { regions: REGIONS }, err: (l) => stderr.push(l) });
+  return { code, lines, text: lines.join('\n'), stderr };
 }
 
 /** Runs with --json and parses the single line printed. */
@@ -289,66 +290,63 @@ describe('command line errors', () => {
   });
 });
 
-// The executor both the CLI and a node's local endpoint run: the same lines and exit codes.
-describe('executeAdminCommand', () => {
-  const sealer = new Sealer('admin-cli-test-master-key-0123456789abcdef');
-  const deps = (): AdminDeps => ({
-    store,
-    sealer: async () => sealer,
-    keyring: async () => {
-      const k = new KeyRing({ store, sealer, logger: pino({ level: 'silent' }) });
-      await k.init();
-      return k;
-    },
+// Every command goes through the management API, so the API's checks are the CLI's.
+describe('the management API decides', () => {
+  it('an app in a region the node does not offer is refused, as through the API', async () => {
+    const t = await newTenant();
+    const r = await run('app', 'create', '--tenant', t.id, '--name', 'n', '--region', 'mars-1', '--db-code', 'c');
+    expect(r.code).toBe(1);
+    expect(r.text).toMatch(/"mars-1" is not a configured region/);
+    expect(r.text).toMatch(/allowed: eu-west-1, us-east-1, r/);
+    expect(await store.listApps(t.id)).toHaveLength(0);
   });
 
-  it('collects what runAdmin prints, with its exit code', async () => {
-    const direct = await run('tenant', 'activate', 'nope');
-    const collected = await executeAdminCommand(['tenant', 'activate', 'nope'], deps());
-    expect(collected).toEqual({ exitCode: direct.code, stdout: direct.lines, stderr: [] });
-    const created = await executeAdminCommand(['tenant', 'create', '--name', 'Exec', '--json'], deps());
-    expect(created.exitCode).toBe(0);
-    expect(JSON.parse(created.stdout[0])).toMatchObject({ name: 'Exec', state: 'Pending Activation' });
+  it('a change is in the audit log with the tenant it touched and the local operator as actor', async () => {
+    const t = await newTenant('Audited');
+    const { app } = await newApp(t.id);
+    expect((await run('app', 'disable', app.id)).code).toBe(0);
+    const { rows } = await store.db.query<{ action: string; tenant_id: string | null; actor_id: string; object_id: string }>(
+      'SELECT action, tenant_id, actor_id, object_id FROM audit_log WHERE tenant_id = $1 ORDER BY id',
+      [t.id],
+    );
+    expect(rows.map((r) => r.action)).toEqual(['tenant.create', 'app.create', 'app.disable']);
+    expect(rows.every((r) => r.actor_id === 'local-operator')).toBe(true);
+    expect(rows.at(-1)!.object_id).toBe(app.id);
   });
 
   it('keys: rotate and list print JSON lines; anything else is usage on stderr, exit 2', async () => {
-    const rotated = await executeAdminCommand(['keys', 'rotate'], deps());
-    expect(rotated.exitCode).toBe(0);
-    const { kid } = JSON.parse(rotated.stdout[0]) as { kid: string };
-    const listed = await executeAdminCommand(['keys', 'list', '--json'], deps());
-    expect(listed.stdout.map((l) => JSON.parse(l).kid)).toContain(kid);
-    expect(await executeAdminCommand(['keys', 'shuffle'], deps())).toEqual({ exitCode: 2, stdout: [], stderr: ['usage: docparse admin keys rotate|list'] });
+    const rotated = await run('keys', 'rotate');
+    expect(rotated.code).toBe(0);
+    const { kid } = JSON.parse(rotated.lines[0]) as { kid: string };
+    const listed = await run('keys', 'list', '--json');
+    expect(listed.lines.map((l) => JSON.parse(l).kid)).toContain(kid);
+    const shuffle = await run('keys', 'shuffle');
+    expect(shuffle).toMatchObject({ code: 2, lines: [], stderr: ['usage: docparse admin keys rotate|list'] });
   });
 
   it('storage: an unknown option is a usage error (2), said on stderr, not a crash', async () => {
-    const r = await executeAdminCommand(['storage', 'create', '--bucket-name', 'x'], deps());
-    expect(r.exitCode).toBe(2);
+    const r = await run('storage', 'create', '--bucket-name', 'x');
+    expect(r.code).toBe(2);
     expect(r.stderr).toEqual([expect.stringMatching(/^error: Unknown option '--bucket-name'/)]);
-    const missing = await executeAdminCommand(['storage', 'create', '--tenant', 't'], deps());
-    expect(missing.exitCode).toBe(2);
-    expect(missing.stdout[0]).toMatch(/missing --bucket/);
+    const missing = await run('storage', 'create', '--tenant', 't');
+    expect(missing.code).toBe(2);
+    expect(missing.lines[0]).toMatch(/missing --bucket/);
   });
 
-  it('an error the command does not handle becomes exit 1 with its message', async () => {
-    const broken: AdminDeps = {
-      ...deps(),
-      store: new Proxy(store, {
-        get: (t, k) =>
-          k === 'createTenant'
-            ? async () => {
-                throw new Error('disk on fire');
-              }
-            : Reflect.get(t, k),
-      }),
-    };
-    const viaRunAdmin = await executeAdminCommand(['tenant', 'create', '--name', 'x'], broken);
-    expect(viaRunAdmin).toMatchObject({ exitCode: 1, stdout: ['error: disk on fire'] });
-    const viaKeys = await executeAdminCommand(['keys', 'list'], {
-      ...deps(),
-      keyring: async () => {
-        throw new Error('master key mismatch');
-      },
+  it("a failure inside the node is exit 1 with the API's sentence, never a stack trace", async () => {
+    const broken = new Proxy(store, {
+      get: (t, k) =>
+        k === 'createTenant'
+          ? async () => {
+              throw new Error('disk on fire');
+            }
+          : Reflect.get(t, k),
     });
-    expect(viaKeys).toEqual({ exitCode: 1, stdout: [], stderr: ['error: master key mismatch'] });
+    const lines: string[] = [];
+    const code = await runAdmin(['tenant', 'create', '--name', 'x'], broken, (l) => lines.push(l));
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).not.toMatch(/disk on fire|at .*\.js:\d+/);
   });
 });

@@ -1,8 +1,8 @@
 // `docparse admin app …`: create (credentials printed once), enable, disable, domains, plan,
 // secret rotation, list. Where an app's documents are stored is storage.ts.
 import type { AdminCommand, CommandContext } from '../command-table.js';
-import type { AppWithSecret } from '../admin-backend.js';
-import { appLines, emit, publicApp, table } from '../command-output.js';
+import type { AppWithSecret } from '../admin-api.js';
+import { appLines, emit, table } from '../command-output.js';
 import { required, splitList, str } from '../command-values.js';
 import { mustApp, mustTenant, usablePlan } from './lookups.js';
 import { SECRET_NOTICE } from '../../manage/api/app-routes.js';
@@ -10,7 +10,7 @@ import { SECRET_NOTICE } from '../../manage/api/app-routes.js';
 export { SECRET_NOTICE };
 
 function emitCredentials(ctx: CommandContext, { app, clientSecret }: AppWithSecret, heading: string): void {
-  emit(ctx, { app: publicApp(app), clientId: app.clientId, clientSecret, notice: SECRET_NOTICE }, [
+  emit(ctx, { app, clientId: app.clientId, clientSecret, notice: SECRET_NOTICE }, [
     heading,
     ...appLines(app),
     '',
@@ -35,17 +35,16 @@ export const appCommands: AdminCommand[] = [
       plan: { type: 'string' },
     },
     positionals: 0,
-    changes: true,
     async run(ctx) {
       const tenantId = required(ctx.values, 'tenant');
       const name = required(ctx.values, 'name');
       const region = required(ctx.values, 'region');
       const dbCode = required(ctx.values, 'db-code');
       const domains = splitList(str(ctx.values, 'domains') ?? '');
-      const tenant = await mustTenant(ctx.store, tenantId);
+      const tenant = await mustTenant(ctx.api, tenantId);
       const planRef = str(ctx.values, 'plan');
-      const plan = planRef !== undefined && planRef !== 'none' ? await usablePlan(ctx.store, planRef) : null;
-      const created = await ctx.backend.createApp({
+      const plan = planRef !== undefined && planRef !== 'none' ? await usablePlan(ctx.api, planRef) : null;
+      const created = await ctx.api.createApp({
         tenantId: tenant.id,
         name,
         licenseRegion: region,
@@ -65,10 +64,9 @@ export const appCommands: AdminCommand[] = [
     summary: 'enable an app',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
-      const app = await ctx.store.setAppEnabled(ctx.positionals[0], true);
-      emit(ctx, publicApp(app), ['App enabled.', ...appLines(app)]);
+      const app = await ctx.api.setAppEnabled(ctx.positionals[0], true);
+      emit(ctx, app, ['App enabled.', ...appLines(app)]);
     },
   },
   {
@@ -77,10 +75,9 @@ export const appCommands: AdminCommand[] = [
     summary: 'disable an app (no new tokens)',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
-      const app = await ctx.store.setAppEnabled(ctx.positionals[0], false);
-      emit(ctx, publicApp(app), ['App disabled; it can no longer get tokens.', ...appLines(app)]);
+      const app = await ctx.api.setAppEnabled(ctx.positionals[0], false);
+      emit(ctx, app, ['App disabled; it can no longer get tokens.', ...appLines(app)]);
     },
   },
   {
@@ -89,10 +86,9 @@ export const appCommands: AdminCommand[] = [
     summary: 'replace the allowed domains of an app',
     options: {},
     positionals: 2,
-    changes: true,
     async run(ctx) {
-      const app = await ctx.store.setAppDomains(ctx.positionals[0], splitList(ctx.positionals[1]));
-      emit(ctx, publicApp(app), ['Allowed domains updated.', ...appLines(app)]);
+      const app = await ctx.api.updateApp(ctx.positionals[0], { allowedDomains: splitList(ctx.positionals[1]) });
+      emit(ctx, app, ['Allowed domains updated.', ...appLines(app)]);
     },
   },
   {
@@ -101,16 +97,12 @@ export const appCommands: AdminCommand[] = [
     summary: 'assign a usable plan to an app (by id or name), or remove it',
     options: {},
     positionals: 2,
-    changes: true,
     async run(ctx) {
       const [appId, ref] = ctx.positionals;
-      await mustApp(ctx.store, appId);
-      const plan = ref === 'none' ? null : await usablePlan(ctx.store, ref);
-      const app = await ctx.store.assignPlan(appId, plan?.id ?? null);
-      emit(ctx, publicApp(app), [
-        plan ? `Plan "${plan.name}" assigned.` : 'Plan removed; the app gets basic extraction without entitlements.',
-        ...appLines(app),
-      ]);
+      await mustApp(ctx.api, appId);
+      const plan = ref === 'none' ? null : await usablePlan(ctx.api, ref);
+      const app = await ctx.api.updateApp(appId, { planId: plan?.id ?? null });
+      emit(ctx, app, [plan ? `Plan "${plan.name}" assigned.` : 'Plan removed; the app gets basic extraction without entitlements.', ...appLines(app)]);
     },
   },
   {
@@ -119,11 +111,10 @@ export const appCommands: AdminCommand[] = [
     summary: 'replace the client secret (the old one stops working now) and print the new one once',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
       const appId = ctx.positionals[0];
-      await mustApp(ctx.store, appId);
-      emitCredentials(ctx, await ctx.backend.rotateSecret(appId), 'Client secret rotated; the previous secret no longer works.');
+      await mustApp(ctx.api, appId);
+      emitCredentials(ctx, await ctx.api.rotateSecret(appId), 'Client secret rotated; the previous secret no longer works.');
     },
   },
   {
@@ -132,12 +123,11 @@ export const appCommands: AdminCommand[] = [
     summary: 'list apps',
     options: { tenant: { type: 'string' } },
     positionals: 0,
-    changes: false,
     async run(ctx) {
-      const list = await ctx.store.listApps(str(ctx.values, 'tenant'));
+      const list = await ctx.api.listApps(str(ctx.values, 'tenant'));
       emit(
         ctx,
-        list.map(publicApp),
+        list,
         list.length === 0
           ? ['No apps.']
           : table([

@@ -4,6 +4,7 @@ import { appCommands } from './app.js';
 import { keysCommands, keysUsage } from './keys.js';
 import { mailCommands } from './mail.js';
 import { planCommands } from './plan.js';
+import { signInLink } from './sign-in.js';
 import { appSetStorage, storageCreate, storageUsage } from './storage.js';
 import { tenantCommands } from './tenant.js';
 import { usageCommands } from './usage.js';
@@ -16,6 +17,7 @@ export const ADMIN_COMMANDS = new CommandTable([
   { name: 'mail', commands: mailCommands },
   { name: 'storage', commands: [storageCreate], onUnknown: storageUsage },
   { name: 'keys', commands: keysCommands, onUnknown: keysUsage },
+  { name: 'sign-in-link', commands: [signInLink] },
 ]);
 
 export function adminUsage(): string[] {

@@ -31,10 +31,9 @@ export const keysCommands: AdminCommand[] = [
     usage: 'keys rotate',
     summary: 'a new token signing key signs from now on; the previous ones verify until their last token has expired',
     options: null,
-    changes: true,
     refusals: 'stderr',
     async run(ctx) {
-      ctx.out(JSON.stringify(await ctx.backend.rotateSigningKey()));
+      ctx.out(JSON.stringify(await ctx.api.rotateSigningKey()));
     },
   },
   {
@@ -42,10 +41,9 @@ export const keysCommands: AdminCommand[] = [
     usage: 'keys list',
     summary: 'token signing keys, one JSON line each',
     options: null,
-    changes: false,
     refusals: 'stderr',
     async run(ctx) {
-      for (const k of await ctx.backend.listSigningKeys()) ctx.out(JSON.stringify(k));
+      for (const k of await ctx.api.listSigningKeys()) ctx.out(JSON.stringify(k));
     },
   },
   {
@@ -53,11 +51,10 @@ export const keysCommands: AdminCommand[] = [
     usage: 'keys create-operator [--name NAME]',
     summary: 'an operator API key for the management API (printed once)',
     options: OPERATOR_OPTIONS,
-    changes: true,
     refusals: 'stderr',
     async run(ctx) {
       if (badOperatorArgs(ctx, 0, true)) return 2;
-      const { key, operatorKey } = await ctx.backend.createOperatorKey(str(ctx.values.name) ?? '');
+      const { key, operatorKey } = await ctx.api.createOperatorKey(str(ctx.values.name) ?? '');
       if (ctx.json) ctx.out(JSON.stringify({ key, operatorKey, notice: OPERATOR_KEY_NOTICE }));
       else for (const l of [`Created operator key ${operatorKey.id} "${operatorKey.name}".`, '', `  key: ${key}`, '', OPERATOR_KEY_NOTICE]) ctx.out(l);
     },
@@ -67,11 +64,10 @@ export const keysCommands: AdminCommand[] = [
     usage: 'keys list-operators',
     summary: 'operator API keys (never the keys themselves)',
     options: OPERATOR_OPTIONS,
-    changes: false,
     refusals: 'stderr',
     async run(ctx) {
       if (badOperatorArgs(ctx, 0, false)) return 2;
-      const items = await ctx.backend.listOperatorKeys();
+      const items = await ctx.api.listOperatorKeys();
       if (ctx.json) ctx.out(JSON.stringify(items));
       else if (items.length === 0) ctx.out('No operator keys.');
       else for (const l of operatorKeyTable(items)) ctx.out(l);
@@ -82,12 +78,11 @@ export const keysCommands: AdminCommand[] = [
     usage: 'keys revoke-operator KEY_ID',
     summary: 'revoke an operator API key (refused from now on)',
     options: OPERATOR_OPTIONS,
-    changes: true,
     refusals: 'stderr',
     async run(ctx) {
       if (badOperatorArgs(ctx, 1, false)) return 2;
       const id = ctx.positionals[0];
-      const k = await ctx.backend.revokeOperatorKey(id);
+      const k = await ctx.api.revokeOperatorKey(id);
       if (!k) {
         ctx.out(ctx.json ? JSON.stringify({ error: `operator key ${id} not found` }) : `error: operator key ${id} not found`);
         return 1;

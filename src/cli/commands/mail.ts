@@ -12,10 +12,9 @@ export const mailCommands: AdminCommand[] = [
     summary: 'e-mails in the outbox, newest first (without DOCPARSE_SMTP_URL they are kept there, not sent)',
     options: { pending: { type: 'boolean' }, tenant: { type: 'string' }, limit: { type: 'string' } },
     positionals: 0,
-    changes: false,
     async run(ctx) {
       const limit = parseCount(str(ctx.values, 'limit') ?? '50', '--limit', 1);
-      const views = await ctx.backend.mailList({ pendingOnly: ctx.values.pending === true, tenantId: str(ctx.values, 'tenant'), limit });
+      const views = await ctx.api.mailList({ pendingOnly: ctx.values.pending === true, tenantId: str(ctx.values, 'tenant'), limit });
       emit(
         ctx,
         views,
@@ -34,9 +33,8 @@ export const mailCommands: AdminCommand[] = [
     summary: 'one e-mail of the outbox: recipients, status, subject, the text (and, with --json, the HTML)',
     options: {},
     positionals: 1,
-    changes: false,
     async run(ctx) {
-      const v = await ctx.backend.mailShow(ctx.positionals[0]);
+      const v = await ctx.api.mailShow(ctx.positionals[0]);
       if (!v) throw new NotFoundError('e-mail', ctx.positionals[0]);
       emit(ctx, v, [
         `E-mail ${v.id} (${v.template})`,

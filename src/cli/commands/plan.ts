@@ -23,10 +23,9 @@ export const planCommands: AdminCommand[] = [
       'max-bytes-per-second': { type: 'string' },
     },
     positionals: 0,
-    changes: true,
     async run(ctx) {
       const v = ctx.values;
-      const plan = await ctx.store.createPlan({
+      const plan = await ctx.api.createPlan({
         name: required(v, 'name'),
         maxDocumentUnitsPerMonth: parseCount(required(v, 'units'), '--units', 0),
         advancedPdfExtraction: v.advanced === true,
@@ -44,10 +43,9 @@ export const planCommands: AdminCommand[] = [
     summary: 'retire a plan (apps on it can no longer get tokens)',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
-      const plan = await ctx.store.retirePlan(ctx.positionals[0]);
-      const onPlan = (await ctx.store.listApps()).filter((a) => a.planId === plan.id).length;
+      const plan = await ctx.api.retirePlan(ctx.positionals[0]);
+      const onPlan = (await ctx.api.listApps()).filter((a) => a.planId === plan.id).length;
       emit(ctx, plan, [
         'Plan retired.',
         ...planLines(plan),
@@ -61,9 +59,8 @@ export const planCommands: AdminCommand[] = [
     summary: 'list plans',
     options: {},
     positionals: 0,
-    changes: false,
     async run(ctx) {
-      const list = await ctx.store.listPlans();
+      const list = await ctx.api.listPlans();
       emit(
         ctx,
         list,

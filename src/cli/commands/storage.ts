@@ -34,9 +34,8 @@ export const storageCreate: AdminCommand = {
     'no-verify': { type: 'boolean', default: false },
   },
   positionals: 0,
-  changes: true,
   refusals: 'stderr',
-  async run({ values, json, store, backend, out }) {
+  async run({ values, json, api, out }) {
     const missing = ['tenant', 'bucket', 'access-key-id', 'secret-access-key'].filter((k) => !values[k]);
     if (missing.length) {
       out(`storage create: missing ${missing.map((m) => `--${m}`).join(', ')}`);
@@ -48,11 +47,11 @@ export const storageCreate: AdminCommand = {
       return 2;
     }
     const tenantId = values.tenant as string;
-    if (!(await store.getTenant(tenantId))) {
+    if (!(await api.tenant(tenantId))) {
       out(`tenant ${tenantId} not found`);
       return 1;
     }
-    const { config, unreachable } = await backend.createStorageConfig(
+    const { config, unreachable } = await api.createStorageConfig(
       {
         tenantId,
         provider,
@@ -76,27 +75,26 @@ export const appSetStorage: AdminCommand = {
   usage: 'app set-storage APP_ID STORAGE_CONFIG_ID|none',
   summary: "store an app's documents in one of its tenant's storage configs, or in the node storage again (none)",
   options: null,
-  changes: true,
   refusals: 'stderr',
-  async run({ positionals, json, store, out }) {
+  async run({ positionals, json, api, out }) {
     const [appId, configId] = positionals;
     if (!appId || !configId) {
       out(SET_STORAGE_USAGE);
       return 2;
     }
-    const app = await store.getApp(appId);
+    const app = await api.app(appId);
     if (!app) {
       out(`app ${appId} not found`);
       return 1;
     }
     if (configId !== 'none') {
-      const cfg = await store.getStorageConfig(configId);
+      const cfg = await api.storageConfig(configId);
       if (!cfg || cfg.tenantId !== app.tenantId) {
         out(`storage config ${configId} not found for the app's tenant`);
         return 1;
       }
     }
-    const updated = await store.setAppStorageConfig(appId, configId === 'none' ? null : configId);
+    const updated = await api.updateApp(appId, { storageConfigId: configId === 'none' ? null : configId });
     out(
       json
         ? JSON.stringify({ appId: updated.id, storageConfigId: updated.storageConfigId })

@@ -10,9 +10,8 @@ export const tenantCommands: AdminCommand[] = [
     summary: 'create a tenant (starts as Pending Activation)',
     options: { name: { type: 'string' }, email: { type: 'string' } },
     positionals: 0,
-    changes: true,
     async run(ctx) {
-      const t = await ctx.store.createTenant({ name: required(ctx.values, 'name'), contactEmail: str(ctx.values, 'email') ?? null });
+      const t = await ctx.api.createTenant(required(ctx.values, 'name'), str(ctx.values, 'email') ?? null);
       emit(ctx, t, ['Created tenant.', ...tenantLines(t)]);
     },
   },
@@ -22,9 +21,8 @@ export const tenantCommands: AdminCommand[] = [
     summary: 'activate a tenant (its apps can get tokens)',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
-      const t = await ctx.store.setTenantState(ctx.positionals[0], 'Active');
+      const t = await ctx.api.activateTenant(ctx.positionals[0]);
       emit(ctx, t, ['Tenant is active.', ...tenantLines(t)]);
     },
   },
@@ -34,9 +32,8 @@ export const tenantCommands: AdminCommand[] = [
     summary: 'deactivate a tenant (its apps can no longer get tokens)',
     options: {},
     positionals: 1,
-    changes: true,
     async run(ctx) {
-      const t = await ctx.store.setTenantState(ctx.positionals[0], 'Deactivated');
+      const t = await ctx.api.deactivateTenant(ctx.positionals[0]);
       emit(ctx, t, ['Tenant is deactivated; its apps can no longer get tokens.', ...tenantLines(t)]);
     },
   },
@@ -46,9 +43,8 @@ export const tenantCommands: AdminCommand[] = [
     summary: 'list tenants',
     options: {},
     positionals: 0,
-    changes: false,
     async run(ctx) {
-      const list = await ctx.store.listTenants();
+      const list = await ctx.api.listTenants();
       emit(
         ctx,
         list,

@@ -13,7 +13,6 @@ export const usageCommands: AdminCommand[] = [
     summary: 'Document Units used in a month against the plan quota; --csv prints the usage lines (every charge)',
     options: { app: { type: 'string' }, tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' }, 'by-day': { type: 'boolean' } },
     positionals: 0,
-    changes: false,
     async run(ctx) {
       const appId = str(ctx.values, 'app');
       const tenantId = str(ctx.values, 'tenant');
@@ -22,12 +21,12 @@ export const usageCommands: AdminCommand[] = [
       const byDay = ctx.values['by-day'] === true;
       const csv = ctx.values.csv === true;
       if (tenantId !== undefined) {
-        await mustTenant(ctx.store, tenantId);
+        await mustTenant(ctx.api, tenantId);
         if (csv) {
-          emitCsv(ctx, byDay ? usageCsv(await ctx.backend.tenantUsage(tenantId, month, 'day')) : await ctx.backend.tenantUsageLinesCsv(tenantId, month));
+          emitCsv(ctx, byDay ? usageCsv(await ctx.api.tenantUsage(tenantId, month, 'day')) : await ctx.api.tenantUsageLinesCsv(tenantId, month));
           return;
         }
-        const u = await ctx.backend.tenantUsage(tenantId, month, byDay ? 'day' : 'month');
+        const u = await ctx.api.tenantUsage(tenantId, month, byDay ? 'day' : 'month');
         emit(ctx, u, [
           `Tenant ${tenantId} used ${u.totals.units} Document Units in ${month} (${u.totals.documents} documents).`,
           ...u.quotas.map(
@@ -47,12 +46,12 @@ export const usageCommands: AdminCommand[] = [
         ]);
         return;
       }
-      const app = await mustApp(ctx.store, appId!);
+      const app = await mustApp(ctx.api, appId!);
       if (csv) {
-        emitCsv(ctx, await ctx.backend.appUsageLinesCsv(app, month));
+        emitCsv(ctx, await ctx.api.appUsageLinesCsv(app, month));
         return;
       }
-      const u = await ctx.backend.appUsage(app, month);
+      const u = await ctx.api.appUsage(app, month);
       const remaining = u.quota === null ? null : Math.max(0, u.quota - u.unitsUsed);
       emit(
         ctx,
@@ -83,13 +82,12 @@ export const usageCommands: AdminCommand[] = [
     summary: "a tenant's monthly statement: units per app and format family, each app's plan, overage (none: the quota is hard)",
     options: { tenant: { type: 'string' }, month: { type: 'string' }, csv: { type: 'boolean' } },
     positionals: 0,
-    changes: false,
     async run(ctx) {
       const tenantId = required(ctx.values, 'tenant');
       const month = monthOption(ctx.values);
-      if (ctx.values.csv === true) emitCsv(ctx, await ctx.backend.statementCsv(tenantId, month));
+      if (ctx.values.csv === true) emitCsv(ctx, await ctx.api.statementCsv(tenantId, month));
       else {
-        const s = await ctx.backend.statement(tenantId, month);
+        const s = await ctx.api.statement(tenantId, month);
         emit(ctx, s, statementLines(s));
       }
     },

@@ -1,0 +1,56 @@
+// What the management routes run on, put together in one place for everyone who serves them:
+// a node (public port and loopback listener) and `docparse admin` holding the data dir itself.
+import type { Config } from '../config.js';
+import type { Sealer } from '../crypto/sealed.js';
+import type { KeyRing } from '../identity/keyring.js';
+import type { RateCounters } from '../jobs/types.js';
+import { mailSettingsOf } from '../mail/settings.js';
+import { AppSettingsStore } from '../tenancy/app-settings-store.js';
+import { AuditStore } from '../tenancy/audit-store.js';
+import { BillingStore } from '../tenancy/billing-store.js';
+import { MembersStore } from '../tenancy/members-store.js';
+import { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
+import type { SqlControlPlaneStore } from '../tenancy/sql-store.js';
+import type { ManageDeps, ManageEvents } from './api/kit.js';
+import type { ManageAuthenticator } from './principal.js';
+
+/** The management side's stores, on the control plane's connection. */
+export type ManageStores = Pick<ManageDeps, 'members' | 'operatorKeys' | 'audit' | 'appSettings' | 'billing'>;
+
+export function manageStores(controlPlane: SqlControlPlaneStore): ManageStores {
+  const db = controlPlane.db;
+  return {
+    members: new MembersStore(db),
+    operatorKeys: new OperatorKeysStore(db),
+    audit: new AuditStore(db),
+    appSettings: new AppSettingsStore(db, controlPlane),
+    billing: new BillingStore(db),
+  };
+}
+
+export interface ManageDepsParts {
+  controlPlane: SqlControlPlaneStore;
+  /** Made by manageStores when the caller has none yet. */
+  stores?: ManageStores;
+  config: Pick<Config, 'regions' | 'smtpUrl' | 'mailFrom' | 'dashboardUrl'>;
+  sealer: Sealer;
+  keyring: KeyRing;
+  counters: RateCounters;
+  authenticate: ManageAuthenticator;
+  events?: ManageEvents;
+}
+
+export function createManageDeps(parts: ManageDepsParts): ManageDeps {
+  const { controlPlane, config } = parts;
+  return {
+    store: controlPlane,
+    ...(parts.stores ?? manageStores(controlPlane)),
+    sealer: parts.sealer,
+    keyring: parts.keyring,
+    counters: parts.counters,
+    authenticate: parts.authenticate,
+    regions: config.regions,
+    mail: mailSettingsOf(config),
+    events: parts.events,
+  };
+}
