@@ -102,7 +102,7 @@ describe('storage checks through the outbound policy (management API)', () => {
       const answer = await m('POST', `/tenants/${tenantId}/storage-configs`, ALICE, storage(endpoint));
       expect(answer.status, endpoint).toBe(422);
       expect(answer.body, endpoint).toMatchObject({ code: 'storage_unreachable', bucket: 'docs', reason: 'endpoint not reachable' });
-      expect(answer.body.detail).toBe('Bucket "docs" could not be used with these credentials: endpoint not reachable. Nothing was saved.');
+      expect(answer.body.detail).toBe('Bucket "docs" could not be reached with these credentials: endpoint not reachable; nothing was saved.');
       expect(answer.text, endpoint).not.toMatch(RAW);
       expect((await m('GET', `/tenants/${tenantId}/storage-configs`, ALICE)).body.items).toEqual([]);
       if (i === loopback.length - 1) {
@@ -184,6 +184,110 @@ describe('storage checks through the outbound policy (management API)', () => {
       expect((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).toEqual([]);
     } finally {
       client.destroy();
+    }
+  });
+});
+
+describe('storage checks where the operator allows a range (DOCPARSE_OUTBOUND_ALLOW=127.0.0.0/8)', () => {
+  let t: TestEnv;
+  let node: RunningNode;
+  let url: string;
+  let s3: TestS3;
+  let operatorKey: string;
+  const m = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/manage/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  beforeAll(async () => {
+    s3 = await startS3(`onprem-${randomUUID().slice(0, 8)}`);
+    t = await createTestEnv('embedded', { DOCPARSE_SEED_DEMO: 'false', DOCPARSE_OUTBOUND_ALLOW: '127.0.0.0/8' });
+    node = await startNode(loadConfig(t.env, ['api', 'auth']), { logger: pino({ level: 'silent' }), redisPrefix: t.redisPrefix });
+    url = `http://127.0.0.1:${node.port}`;
+    operatorKey = (await new OperatorKeysStore((node.controlPlane as SqlControlPlaneStore).db).create('outbound')).key;
+  });
+  afterAll(async () => {
+    await node?.close();
+    await s3?.close();
+    if (t) await destroyTestEnv(t);
+  });
+
+  it('the check reaches the S3 server in the allowed range and saves; uploads are written there', async () => {
+    const app = await createApp(node, null);
+    const saved = await m('POST', `/tenants/${app.tenantId}/storage-configs`, {
+      provider: 'minio',
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body).toMatchObject({ endpoint: s3.endpoint, bucket: s3.bucket });
+    const missing = await m('POST', `/tenants/${app.tenantId}/storage-configs`, {
+      endpoint: s3.endpoint,
+      bucket: 'no-such-bucket',
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    });
+    expect(missing.body).toMatchObject({ code: 'storage_unreachable', reason: 'bucket not found' });
+    // [::1] is not in the allowed range.
+    const v6 = await m('POST', `/tenants/${app.tenantId}/storage-configs`, {
+      endpoint: s3.endpoint.replace('127.0.0.1', '[::1]'),
+      bucket: s3.bucket,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    });
+    expect(v6.body).toMatchObject({ code: 'storage_unreachable', reason: 'endpoint not reachable' });
+
+    await m('PATCH', `/apps/${app.appId}`, { storageConfigId: saved.body.id });
+    const token = await getToken(url, app.clientId, app.clientSecret);
+    const upload = await fetch(`${url}/api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular&documentId=on-prem`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: 'a,b\n1,2\n',
+    });
+    expect(upload.status).toBe(202);
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
+    try {
+      const keys = ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).map((o) => o.Key!);
+      expect(keys.some((k) => k.endsWith('/upload'))).toBe(true);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('follows no redirect: a listener redirecting to another fails the check, and the other never sees a request', async () => {
+    const target = await startCountingListener();
+    const redirecting = await startCountingListener({ answer: (req, res) => res.writeHead(307, { location: `${target.url}${req.url}` }).end() });
+    try {
+      const app = await createApp(node, null);
+      const answer = await m('POST', `/tenants/${app.tenantId}/storage-configs`, {
+        endpoint: redirecting.url,
+        bucket: 'docs',
+        accessKeyId: 'AK',
+        secretAccessKey: 'SK',
+        forcePathStyle: true,
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject({ code: 'storage_unreachable', reason: 'endpoint not reachable' });
+      expect(redirecting.requests.length).toBeGreaterThan(0);
+      expect(target.connections).toBe(0);
+      expect(target.requests).toEqual([]);
+    } finally {
+      await redirecting.close();
+      await target.close();
     }
   });
 });

@@ -123,7 +123,7 @@ export function storageRoutes(deps: ManageDeps & { outbound?: OutboundPolicy }):
             });
             throw problem(
               'storage_unreachable',
-              `Bucket ${JSON.stringify(settings.bucket)} could not be used with these credentials: ${reason}. Nothing was saved.`,
+              `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials: ${reason}; nothing was saved.`,
               { bucket: settings.bucket, reason },
             );
           }
