@@ -49,7 +49,7 @@ type Connect = (options: http.ClientRequestArgs, callback?: ConnectCallback) => 
 const quiet: OutboundLog = { debug: () => {} };
 
 export class OutboundPolicy {
-  readonly addresses: AddressPolicy;
+  private readonly addresses: AddressPolicy;
   readonly log: OutboundLog;
   private readonly resolve: Resolve;
 
