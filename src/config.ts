@@ -9,6 +9,7 @@ import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
 import { defaultMailFrom } from './mail/settings.js';
 import { DEFAULT_PARSER_SETTINGS, type OfficeRender, type ParserSettings } from './formats/settings.js';
+import { parseRange } from './outbound/address-policy.js';
 
 /** Values a boolean variable may take (case-insensitive). */
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
@@ -66,6 +67,8 @@ export interface Config {
   sessionMaxHours: number;
   /** The parsers' limits and switches, and where the engines are (src/formats/settings.ts). */
   parsers: ParserSettings;
+  /** Address ranges the node may reach on a tenant's behalf besides public unicast (src/outbound). */
+  outboundAllow: string[];
 }
 
 export class ConfigError extends Error {
@@ -253,6 +256,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   },
   { name: 'DOCPARSE_MAIL_FROM', default: 'DocParse <no-reply@DASHBOARD_HOST>', description: 'From: of the e-mails the service sends.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal, error, warn, info, debug, trace, silent).' },
+  {
+    name: 'DOCPARSE_OUTBOUND_ALLOW',
+    default: '(none → public addresses only)',
+    description:
+      "Comma-separated CIDR ranges (or single addresses) that requests on a tenant's behalf (their storage endpoints) may reach besides public unicast, e.g. `10.0.0.0/8` for an on-premises MinIO. Loopback, private, link-local, unique-local, CGNAT, multicast, metadata and reserved addresses are refused otherwise (docs/operations.md).",
+  },
 ];
 
 export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): Config {
@@ -441,6 +450,10 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     problems.push(`DOCPARSE_MAIL_FROM=${JSON.stringify(env.DOCPARSE_MAIL_FROM)} is not an address (e.g. "DocParse <no-reply@example.com>")`);
   }
 
+  const outboundAllow = listOf('DOCPARSE_OUTBOUND_ALLOW', []);
+  for (const r of outboundAllow)
+    if (!parseRange(r)) problems.push(`DOCPARSE_OUTBOUND_ALLOW: ${JSON.stringify(r)} is not a CIDR range or an IP address (e.g. 10.0.0.0/8, fd00::/8)`);
+
   const config: Config = {
     port,
     host,
@@ -479,6 +492,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     sessionIdleMinutes: int('DOCPARSE_SESSION_IDLE_MINUTES', 120, 1, 7 * 24 * 60),
     sessionMaxHours: int('DOCPARSE_SESSION_MAX_HOURS', 24, 1, 90 * 24),
     parsers,
+    outboundAllow,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

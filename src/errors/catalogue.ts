@@ -186,7 +186,13 @@ export const PROBLEMS = {
     status: 429,
     title: 'Rate limit exceeded',
     group: 'documents',
-    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address. `Retry-After`.",
+    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address, or more than 10 storage checks for one tenant in a minute (nothing sent). `Retry-After`.",
+  },
+  storage_unavailable: {
+    status: 502,
+    title: 'Storage unavailable',
+    group: 'documents',
+    when: "The app keeps documents in its tenant's own storage, and that storage could not be used; `reason` is `endpoint not reachable` (also an address the node's outbound policy refuses), `access denied` or `bucket not found`, and `bucket` names it. An upload refused with it stored and charged nothing; the tenant's owners fix the storage config.",
   },
   engine_unavailable: {
     status: 503,
@@ -276,7 +282,7 @@ export const PROBLEMS = {
     status: 422,
     title: 'Storage unreachable',
     group: 'manage',
-    when: 'The bucket of a new storage config could not be reached with its credentials; nothing was saved (names `bucket`).',
+    when: 'The bucket of a new storage config could not be used with its credentials; nothing was saved. Names `bucket` and `reason`: `endpoint not reachable` (also an address the outbound policy refuses: loopback, private, link-local …), `access denied` or `bucket not found`.',
   },
 
   // ---- dashboard sign-in (issue 20)

@@ -1,6 +1,9 @@
 // Which blob store holds a job's bytes: the node's own, or the tenant's S3-compatible
-// storage configured on the app (credentials sealed in the control plane).
+// storage configured on the app (credentials sealed in the control plane). A tenant's storage
+// is always reached through the outbound policy, checked on every connection: an endpoint
+// saved while it was public and private since (or saved unchecked by an operator) is refused.
 import type { Sealer } from '../crypto/sealed.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { ControlPlaneStore, StorageConfig } from '../tenancy/types.js';
 import type { BlobStore } from './blob-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
@@ -17,6 +20,8 @@ export class BlobRouter {
     readonly nodeStore: BlobStore,
     private readonly controlPlane: ControlPlaneStore,
     private readonly sealer: Sealer,
+    /** The node's policy (DOCPARSE_OUTBOUND_ALLOW); without one, public addresses only. */
+    private readonly outbound: OutboundPolicy = new OutboundPolicy(),
   ) {}
 
   /** The store for a storage config id (null: the node's own). */
@@ -35,18 +40,22 @@ export class BlobRouter {
   private async open(id: string): Promise<BlobStore> {
     const cfg = await this.controlPlane.getStorageConfig(id);
     if (!cfg) throw new Error(`storage config ${id} not found`);
-    return s3StoreFor(cfg, this.sealer);
+    return s3StoreFor(cfg, this.sealer, this.outbound);
   }
 }
 
-export function s3StoreFor(cfg: StorageConfig, sealer: Sealer): S3BlobStore {
-  return new S3BlobStore({
-    endpoint: cfg.endpoint,
-    region: cfg.region,
-    bucket: cfg.bucket,
-    prefix: cfg.prefix,
-    accessKeyId: cfg.accessKeyId,
-    secretAccessKey: sealer.open(cfg.secretAccessKeySealed, storageSecretContext(cfg.tenantId)),
-    forcePathStyle: cfg.forcePathStyle,
-  });
+/** A tenant's storage config opened as a blob store, behind the outbound policy (public addresses only by default). */
+export function s3StoreFor(cfg: StorageConfig, sealer: Sealer, outbound: OutboundPolicy = new OutboundPolicy()): S3BlobStore {
+  return new S3BlobStore(
+    {
+      endpoint: cfg.endpoint,
+      region: cfg.region,
+      bucket: cfg.bucket,
+      prefix: cfg.prefix,
+      accessKeyId: cfg.accessKeyId,
+      secretAccessKey: sealer.open(cfg.secretAccessKeySealed, storageSecretContext(cfg.tenantId)),
+      forcePathStyle: cfg.forcePathStyle,
+    },
+    outbound,
+  );
 }

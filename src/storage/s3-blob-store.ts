@@ -1,5 +1,9 @@
 // S3-compatible blob store (AWS S3, MinIO, R2, Wasabi, GCS interop …). Uploads stream in
 // multipart parts of PART_SIZE, so memory per upload is bounded whatever the file size.
+// A tenant's own storage is opened with the node's outbound policy: every connection to it is
+// checked (src/outbound), no redirect is followed, and a failure reads as one fixed reason
+// (storageFailureReason) while the raw error goes to the operator's log only. The node's own
+// bucket (DOCPARSE_S3_*, set by the operator, often MinIO on a private address) has no policy.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -20,6 +24,8 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { problem } from '../http/problem.js';
+import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
@@ -34,11 +40,38 @@ export interface S3BlobStoreOptions {
 }
 
 const PART_SIZE = 8 * 1024 * 1024;
+/** A tenant endpoint that has not accepted the connection by then is not reachable. */
+const TENANT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** All a tenant is told about a failed request to their storage. */
+export type StorageFailureReason = 'endpoint not reachable' | 'access denied' | 'bucket not found';
+
+/**
+ * The fixed reason for a failed request to a tenant's storage: its credentials refused (401,
+ * 403), no such bucket (404), else the endpoint is not reachable (a refused address, DNS,
+ * connection, TLS, timeout, a redirect or any other answer no S3 service gives).
+ */
+export function storageFailureReason(err: unknown): StorageFailureReason {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  const status = e?.$metadata?.httpStatusCode;
+  if (status === 401 || status === 403) return 'access denied';
+  if (status === 404 || e?.name === 'NoSuchBucket') return 'bucket not found';
+  return 'endpoint not reachable';
+}
 
 export class S3BlobStore implements BlobStore {
   private readonly s3: S3Client;
+  private readonly agents: ReturnType<OutboundPolicy['agents']> | null = null;
+  /** Why the policy refuses the endpoint URL itself (scheme, credentials), checked before any request. */
+  private readonly refusedUrl: string | null;
 
-  constructor(private readonly o: S3BlobStoreOptions) {
+  /** @param outbound The policy for a tenant's storage; none for the node's own bucket. */
+  constructor(
+    private readonly o: S3BlobStoreOptions,
+    private readonly outbound: OutboundPolicy | null = null,
+  ) {
+    if (outbound) this.agents = outbound.agents({ keepAlive: true, maxSockets: 50 });
+    this.refusedUrl = outbound && o.endpoint ? outbound.urlRefusal(o.endpoint) : null;
     this.s3 = new S3Client({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint } : {}),
@@ -48,7 +81,53 @@ export class S3BlobStore implements BlobStore {
       // S3-compatible servers (PACKAGES.md); checksums only where the API requires them.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The SDK follows no redirect (its handler is plain node:http); nor may a wrong-region answer send it elsewhere.
+      followRegionRedirects: false,
+      ...(this.agents ? { requestHandler: { httpAgent: this.agents.http, httpsAgent: this.agents.https, connectionTimeout: TENANT_CONNECT_TIMEOUT_MS } } : {}),
     });
+  }
+
+  /**
+   * Sends one request; for a tenant's storage a failure becomes the 502 storage_unavailable
+   * problem with its fixed reason (the API answers it as it is), the raw error logged.
+   */
+  private async send<T>(request: () => Promise<T>, opts: { raw?: (err: unknown) => boolean } = {}): Promise<T> {
+    if (this.refusedUrl) throw this.tenantFailure(new Error(`the endpoint ${this.refusedUrl}`));
+    try {
+      return await request();
+    } catch (err) {
+      if (!this.outbound || opts.raw?.(err)) throw err;
+      throw this.tenantFailure(err);
+    }
+  }
+
+  /** The fixed reason for err; the raw error is logged (debug) for the operator, never shown to the tenant. */
+  private reasonFor(err: unknown, message: string): StorageFailureReason {
+    const reason = storageFailureReason(err);
+    this.outbound?.log.debug({ err, bucket: this.o.bucket, endpoint: this.o.endpoint, reason }, message);
+    return reason;
+  }
+
+  private tenantFailure(err: unknown) {
+    const reason = this.reasonFor(err, 'tenant storage request failed');
+    return problem('storage_unavailable', `The app's own storage (bucket ${JSON.stringify(this.o.bucket)}) could not be used: ${reason}.`, {
+      bucket: this.o.bucket,
+      reason,
+    });
+  }
+
+  /**
+   * The live check of a tenant's bucket with its credentials, within timeoutMs: null when it
+   * answers, else the fixed reason (the raw error goes to the outbound log).
+   */
+  async check(timeoutMs: number): Promise<StorageFailureReason | null> {
+    try {
+      if (this.refusedUrl) throw new Error(`the endpoint ${this.refusedUrl}`);
+      await this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+      return null;
+    } catch (err) {
+      return this.reasonFor(err, 'storage check failed');
+    }
   }
 
   private key(key: string): string {
@@ -72,13 +151,14 @@ export class S3BlobStore implements BlobStore {
       pendingBytes = 0;
       if (uploadId === null) {
         if (last) {
-          await this.s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: body.length }));
+          await this.send(() => this.s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: body.length })));
           return;
         }
-        uploadId = (await this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key }))).UploadId!;
+        uploadId = (await this.send(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
       }
       const PartNumber = parts.length + 1;
-      const r = await this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
+      const UploadId = uploadId;
+      const r = await this.send(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })));
       parts.push({ ETag: r.ETag!, PartNumber });
     };
 
@@ -92,12 +172,14 @@ export class S3BlobStore implements BlobStore {
         if (pendingBytes >= PART_SIZE) await sendPart(false);
       }
       if (uploadId === null || pendingBytes > 0) await sendPart(true);
-      if (uploadId !== null) {
-        await this.s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+      const UploadId = uploadId;
+      if (UploadId !== null) {
+        await this.send(() => this.s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
       }
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
-      if (uploadId !== null) await this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId })).catch(() => {});
+      const UploadId = uploadId;
+      if (UploadId !== null) await this.send(() => this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))).catch(() => {});
       throw err;
     }
   }
@@ -110,7 +192,7 @@ export class S3BlobStore implements BlobStore {
 
   async read(key: string) {
     try {
-      const r = await this.s3.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) }));
+      const r = await this.send(() => this.s3.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })), { raw: isNotFound });
       return { stream: r.Body as Readable, size: Number(r.ContentLength ?? 0) };
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -128,26 +210,29 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) }));
+    await this.send(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const Prefix = `${this.key(prefix).replace(/\/+$/, '')}/`;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix, ContinuationToken }));
+      const page = await this.send(() => this.s3.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
       const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
-      if (keys.length) await this.s3.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } }));
+      if (keys.length) await this.send(() => this.s3.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
   }
 
   async ping(): Promise<void> {
-    await this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket }));
+    await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket })));
   }
 
   close(): void {
     this.s3.destroy();
+    // The SDK leaves agents it was handed alone.
+    this.agents?.http.destroy();
+    this.agents?.https.destroy();
   }
 }
 

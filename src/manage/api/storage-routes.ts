@@ -1,9 +1,14 @@
 // A tenant's own S3-compatible storage: created only after a live check of the bucket with
 // the given credentials (nothing is saved when it fails), the secret sealed under the master
 // key and never shown back; listed and read without it; assigned to apps with PATCH /apps.
+// The check is a request on the tenant's behalf: it goes through the node's outbound policy
+// (no loopback, private, link-local … address; no redirect), answers only a fixed reason
+// (never the network error, which would make it a port scanner), and a tenant gets
+// CHECKS_PER_MINUTE of them.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import { problem } from '../../http/problem.js';
+import { problem, problems } from '../../http/problem.js';
+import { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import { S3BlobStore } from '../../storage/s3-blob-store.js';
 import { storageSecretContext } from '../../storage/router.js';
 import type { StorageConfig } from '../../tenancy/types.js';
@@ -51,21 +56,45 @@ export function publicStorageConfig(cfg: StorageConfig): Omit<StorageConfig, 'se
 }
 
 const BUCKET_CHECK_MS = 15_000;
+/** Live checks one tenant may ask for per fixed minute (each one is a request the node sends for them). */
+export const CHECKS_PER_MINUTE = 10;
+const CHECK_WINDOW_SECONDS = 60;
 
-export function storageRoutes(deps: ManageDeps): RouteDef[] {
+/**
+ * @param deps.outbound The node's outbound policy (DOCPARSE_OUTBOUND_ALLOW); without one,
+ * public addresses only.
+ */
+export function storageRoutes(deps: ManageDeps & { outbound?: OutboundPolicy }): RouteDef[] {
+  const outbound = deps.outbound ?? new OutboundPolicy();
+
+  /** Takes one of the tenant's checks this minute, or 429 rate_limited until the window ends. */
+  async function takeCheck(tenantId: string): Promise<void> {
+    const r = await deps.counters.reserveInWindow([{ key: `storage-check:${tenantId}`, limit: CHECKS_PER_MINUTE }], CHECK_WINDOW_SECONDS);
+    if (r.taken) return;
+    const retryAfter = CHECK_WINDOW_SECONDS - (Math.floor(Date.now() / 1000) % CHECK_WINDOW_SECONDS);
+    throw problem(
+      'rate_limited',
+      `A tenant may check storage ${CHECKS_PER_MINUTE} times a minute; try again in ${retryAfter} s. Nothing was sent or saved.`,
+      { limit: CHECKS_PER_MINUTE },
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+
   return [
     manageRoute<{ tenantId: string }, Record<string, never>, CreateBody>(deps, {
       method: 'POST',
       path: '/tenants/:tenantId/storage-configs',
       operationId: 'createStorageConfig',
       summary: "Add the tenant's own S3-compatible storage, after checking the bucket with these credentials (owners only)",
+      description:
+        "The check is a request the node sends on the tenant's behalf: to public addresses only (loopback, private, link-local, unique-local, CGNAT, multicast, metadata and reserved ones are refused unless the operator allows a range), following no redirect. A failed check answers 422 `storage_unreachable` with `reason` `endpoint not reachable`, `access denied` or `bucket not found` — never the network error. A tenant gets 10 checks a minute; the 11th answers 429 `rate_limited` with `Retry-After`, and nothing is sent.",
       tags: ['storage'],
       params: TenantIdParams,
       body: CreateStorage,
       responses: {
         201: { description: 'The storage config (without its secret).', schema: StorageConfigSchema },
       },
-      errors: ['owner_required', 'operator_required', 'tenant_not_found', 'storage_unreachable'],
+      errors: ['owner_required', 'operator_required', 'tenant_not_found', 'storage_unreachable', 'rate_limited'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'add storage');
         if (body.verify === false && !principal.isOperator) throw manageErrors.operatorOnly('save storage without the bucket check');
@@ -77,28 +106,26 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
           accessKeyId: body.accessKeyId,
           forcePathStyle: body.forcePathStyle ?? false,
         };
+        const refusedUrl = settings.endpoint ? outbound.urlRefusal(settings.endpoint) : null;
+        if (refusedUrl) throw problems.invalidParameter('endpoint', `The endpoint ${refusedUrl}.`);
         if (body.verify !== false) {
-          const s3 = new S3BlobStore({ ...settings, secretAccessKey: body.secretAccessKey });
-          try {
-            await Promise.race([
-              s3.ping(),
-              new Promise((_, reject) =>
-                setTimeout(
-                  () => reject(Object.assign(new Error(`no answer within ${BUCKET_CHECK_MS / 1000} s`), { name: 'Timeout' })),
-                  BUCKET_CHECK_MS,
-                ).unref(),
-              ),
-            ]);
-          } catch (err) {
-            const e = err as Error & { $metadata?: { httpStatusCode?: number } };
-            const status = e.$metadata?.httpStatusCode;
+          await takeCheck(tenant.id);
+          const s3 = new S3BlobStore({ ...settings, secretAccessKey: body.secretAccessKey }, outbound);
+          const reason = await s3.check(BUCKET_CHECK_MS).finally(() => s3.close());
+          if (reason) {
+            // Who probed what stays on record for the operator (at most CHECKS_PER_MINUTE a minute).
+            await audit({
+              action: 'storage.check-failed',
+              tenantId: tenant.id,
+              objectType: 'storage-config',
+              objectId: null,
+              diff: { endpoint: settings.endpoint, bucket: settings.bucket, reason },
+            });
             throw problem(
               'storage_unreachable',
-              `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials (${e.name}${status ? ` ${status}` : ''}: ${e.message}); nothing was saved.`,
-              { bucket: settings.bucket },
+              `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials: ${reason}; nothing was saved.`,
+              { bucket: settings.bucket, reason },
             );
-          } finally {
-            s3.close();
           }
         }
         const cfg = await deps.store.createStorageConfig({
