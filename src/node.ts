@@ -15,6 +15,7 @@ import { openJobBackend, type JobBackend } from './jobs/open.js';
 import { recoverUnfinished } from './jobs/embedded-queue.js';
 import { checkRedisDurability } from './jobs/redis-durability.js';
 import { DiskBlobStore } from './storage/disk-blob-store.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
 import { BlobRouter } from './storage/router.js';
 import { S3BlobStore } from './storage/s3-blob-store.js';
 import { createIdentity, type Identity } from './identity/index.js';
@@ -158,7 +159,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   // Accepted jobs live only in Redis: say so at start when it would lose them.
   if (config.redisUrl) await checkRedisDurability(config.redisUrl, logger);
   const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
-  const blobs = new BlobRouter(nodeStore, controlPlane, sealer);
+  // Requests on a tenant's behalf (their storage) reach public addresses and the operator's ranges only.
+  const outbound = new OutboundPolicy({ allow: config.outboundAllow, log: logger });
+  const blobs = new BlobRouter(nodeStore, controlPlane, sealer, outbound);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
   const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
 
@@ -241,6 +244,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     sealer,
     keyring: identity.keyring,
     counters: jobs.counters,
+    outbound,
     authenticate: createManageAuthenticator({
       operatorKeys,
       members,

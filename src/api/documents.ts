@@ -48,7 +48,16 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     responses: {
       202: { description: 'Accepted; poll the status endpoint.', schema: UploadAccepted },
     },
-    errors: ['feature_not_in_plan', 'app_disabled', 'document_too_large', 'unsupported_format', 'quota_exceeded', 'rate_limited', 'engine_unavailable'],
+    errors: [
+      'feature_not_in_plan',
+      'app_disabled',
+      'document_too_large',
+      'unsupported_format',
+      'quota_exceeded',
+      'rate_limited',
+      'engine_unavailable',
+      'storage_unavailable',
+    ],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const q = ctx.query;
@@ -154,7 +163,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         headers: { 'Retry-After': { description: 'Seconds before polling again.', schema: { type: 'integer' } as never } },
       },
     },
-    errors: ['document_not_found', 'extraction_failed'],
+    errors: ['document_not_found', 'extraction_failed', 'storage_unavailable'],
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
@@ -183,7 +192,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       200: { description: 'The part (streamed).', contentType: 'application/octet-stream' },
       202: { description: 'Still processing.', schema: JobStatusSchema },
     },
-    errors: ['document_not_found', 'part_not_found'],
+    errors: ['document_not_found', 'part_not_found', 'storage_unavailable'],
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);

@@ -197,7 +197,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     responses: {
       204: { description: 'Stored; call upload-complete.' },
     },
-    errors: ['invalid_signature', 'app_disabled', 'upload_completed', 'upload_expired', 'document_too_large', 'rate_limited'],
+    errors: ['invalid_signature', 'app_disabled', 'upload_completed', 'upload_expired', 'document_too_large', 'rate_limited', 'storage_unavailable'],
     handler: async (ctx): Promise<Reply> => {
       const { uploadId } = ctx.params;
       const { expires, signature } = ctx.query;

@@ -12,6 +12,7 @@ import { EmbeddedRateCounters } from '../jobs/embedded-counters.js';
 import { createManageAuthenticator } from '../manage/principal.js';
 import { createManageDeps, manageStores } from '../manage/deps.js';
 import { startLocalManagement } from '../manage/local-management.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { SqlControlPlaneStore } from '../tenancy/sql-store.js';
 import { ManageClient } from './manage-client.js';
 
@@ -35,6 +36,7 @@ export async function withOwnListener<T>(parts: OwnListenerParts, fn: (client: M
     // Loaded on first use: only the signing-key commands read it.
     keyring: new KeyRing({ store: controlPlane, sealer, logger }),
     counters,
+    outbound: new OutboundPolicy({ allow: config.outboundAllow, log: logger }),
     // Replaced by the local credential's on the listener.
     authenticate: createManageAuthenticator({ operatorKeys: stores.operatorKeys, members: stores.members, operatorEmails: [] }),
   });

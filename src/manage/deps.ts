@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Sealer } from '../crypto/sealed.js';
 import type { KeyRing } from '../identity/keyring.js';
 import type { RateCounters } from '../jobs/types.js';
+import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { mailSettingsOf } from '../mail/settings.js';
 import { AppSettingsStore } from '../tenancy/app-settings-store.js';
 import { AuditStore } from '../tenancy/audit-store.js';
@@ -36,6 +37,7 @@ export interface ManageDepsParts {
   sealer: Sealer;
   keyring: KeyRing;
   counters: RateCounters;
+  outbound: OutboundPolicy;
   authenticate: ManageAuthenticator;
   events?: ManageEvents;
 }
@@ -48,6 +50,7 @@ export function createManageDeps(parts: ManageDepsParts): ManageDeps {
     sealer: parts.sealer,
     keyring: parts.keyring,
     counters: parts.counters,
+    outbound: parts.outbound,
     authenticate: parts.authenticate,
     regions: config.regions,
     mail: mailSettingsOf(config),

@@ -20,8 +20,8 @@ export class BlobRouter {
     readonly nodeStore: BlobStore,
     private readonly controlPlane: ControlPlaneStore,
     private readonly sealer: Sealer,
-    /** The node's policy (DOCPARSE_OUTBOUND_ALLOW); without one, public addresses only. */
-    private readonly outbound: OutboundPolicy = new OutboundPolicy(),
+    /** What a tenant's storage may be (DOCPARSE_OUTBOUND_ALLOW). */
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   /** The store for a storage config id (null: the node's own). */

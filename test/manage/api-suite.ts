@@ -67,6 +67,8 @@ export function manageApiSuite(mode: Mode): void {
         DOCPARSE_REGIONS: 'eu-west-1, us-east-1',
         DOCPARSE_OPERATOR_EMAILS: 'Root@ops.test',
         DOCPARSE_SEED_DEMO: 'false',
+        // The tenant storage of these tests is s3rver on loopback.
+        DOCPARSE_OUTBOUND_ALLOW: '127.0.0.0/8',
       });
       node = await startNode(loadConfig(t.env, ['api', 'auth']), {
         logger: pino({ level: 'silent' }),

@@ -74,7 +74,8 @@ describe('a tenant app with its own S3 storage', () => {
   let n: TestNode;
   beforeAll(async () => {
     s3 = await startS3('tenant-bucket');
-    env = await createTestEnv('embedded');
+    // The tenant's storage is s3rver on loopback.
+    env = await createTestEnv('embedded', { DOCPARSE_OUTBOUND_ALLOW: '127.0.0.0/8' });
     n = await startTestNode(env);
   });
   afterAll(async () => {

@@ -18,6 +18,7 @@ import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
 import type { BillingStore } from '../../tenancy/billing-store.js';
 import type { MailSettings } from '../../mail/settings.js';
 import type { RateCounters } from '../../jobs/types.js';
+import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -45,6 +46,8 @@ export interface ManageDeps {
   mail: MailSettings;
   /** Fixed-window counters shared by the nodes (limits on what one tenant or user may ask for). */
   counters: RateCounters;
+  /** What requests on a tenant's behalf (the storage check) may reach: DOCPARSE_OUTBOUND_ALLOW. */
+  outbound: OutboundPolicy;
   events?: ManageEvents;
 }
 

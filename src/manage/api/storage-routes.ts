@@ -8,7 +8,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { problem, problems } from '../../http/problem.js';
-import { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import { S3BlobStore } from '../../storage/s3-blob-store.js';
 import { storageSecretContext } from '../../storage/router.js';
 import type { StorageConfig } from '../../tenancy/types.js';
@@ -64,8 +63,8 @@ const CHECK_WINDOW_SECONDS = 60;
  * @param deps.outbound The node's outbound policy (DOCPARSE_OUTBOUND_ALLOW); without one,
  * public addresses only.
  */
-export function storageRoutes(deps: ManageDeps & { outbound?: OutboundPolicy }): RouteDef[] {
-  const outbound = deps.outbound ?? new OutboundPolicy();
+export function storageRoutes(deps: ManageDeps): RouteDef[] {
+  const { outbound } = deps;
 
   /** Takes one of the tenant's checks this minute, or 429 rate_limited until the window ends. */
   async function takeCheck(tenantId: string): Promise<void> {

@@ -30,7 +30,8 @@ const store = () => rig.node.node.controlPlane;
 
 beforeAll(async () => {
   s3 = await startS3('tenant-bucket');
-  rig = await startDashboardRig({ DOCPARSE_OPERATOR_EMAILS: 'root@ops.test' });
+  // The tenant's storage is s3rver on loopback.
+  rig = await startDashboardRig({ DOCPARSE_OPERATOR_EMAILS: 'root@ops.test', DOCPARSE_OUTBOUND_ALLOW: '127.0.0.0/8' });
   owner = await signIn(rig, 'owner@forms.test');
   operator = await signIn(rig, 'root@ops.test');
   expect((await post(owner, `${D}/onboarding`, { _csrf: await csrf(owner), name: 'Forms Ltd' })).status).toBe(303);
