@@ -1,7 +1,9 @@
 // The few pages of the sign-in itself (the dashboard's own pages live in ../pages): plain
 // server-rendered HTML under a strict Content-Security-Policy — no script at all, one
-// stylesheet from this server, forms that post only here — and no Referer sent on, since a
-// one-time link's token is in its URL.
+// stylesheet from this server, forms that post only here. A one-time link's token is in its
+// URL, so no Referer goes to another site; within this site it does (referrer policy
+// same-origin), which also makes browsers send the real Origin with the forms' POSTs (under
+// no-referrer they send `Origin: null`).
 import type { Reply } from '../../http/route.js';
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -9,7 +11,7 @@ const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action '
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
 };
 

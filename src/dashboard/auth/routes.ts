@@ -47,6 +47,15 @@ async function readForm(ctx: RequestContext): Promise<Record<string, string>> {
   return form;
 }
 
+/** The host[:port] of an Origin header, or null when it is not a URL. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the page asking is a browser's (it gets HTML refusals). */
 const wantsHtml = (ctx: RequestContext) => /\btext\/html\b/.test(ctx.headers.accept ?? '');
 
@@ -55,18 +64,24 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
   const home = dashboardHome(base);
   const loginUrl = (next?: string) => `${base}/auth/login${next ? `?next=${encodeURIComponent(next)}` : ''}`;
 
-  /** A form posted to a sign-in route must come from a page of this dashboard (login CSRF). */
+  /**
+   * A form posted to a sign-in route must come from a page of this dashboard (login CSRF).
+   * Browsers say where a request comes from in Sec-Fetch-Site, which no page can forge; only
+   * `same-origin` passes. Browsers without it send Origin (the sign-in pages' referrer policy
+   * lets them), which must be this site. Origin `null` (an opaque origin: a sandboxed frame,
+   * a data: page, a page that hides its origin) passes only with Sec-Fetch-Site same-origin.
+   * A request with neither header is no browser's (a script), so it cannot be login CSRF.
+   */
   const sameOrigin = (ctx: RequestContext) => {
-    if (ctx.headers['sec-fetch-site'] === 'cross-site') throw crossSite();
+    const site = ctx.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') throw crossSite();
     const origin = ctx.headers.origin;
     if (origin === undefined || origin === o.dashboardOrigin) return;
-    let host: string | null = null;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      /* "null" or garbage: not this site */
+    if (origin === 'null') {
+      if (site === 'same-origin') return;
+      throw crossSite();
     }
-    if (host === null || host !== ctx.headers.host) throw crossSite();
+    if (hostOf(origin) !== ctx.headers.host) throw crossSite();
   };
 
   const nextOf = (next: string | undefined): string => {

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEntry, freePort, REPO_ROOT, tempDir, waitFor } from '../../helpers/http.js';
 import { getToken } from '../../helpers/node.js';
-import { CookieJar, FORM } from './harness.js';
+import { CookieJar, FORM, postedFrom } from './harness.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 const running: ChildProcess[] = [];
@@ -65,7 +65,12 @@ describe('what `docparse serve` tells the person who started it', () => {
 
       const jar = new CookieJar();
       const token = new URL(link).searchParams.get('token')!;
-      const signIn = () => jar.fetch(new URL('/dashboard/auth/local', node.url), { method: 'POST', headers: FORM, body: new URLSearchParams({ token }) });
+      const signIn = () =>
+        jar.fetch(new URL('/dashboard/auth/local', node.url), {
+          method: 'POST',
+          headers: { ...FORM, ...postedFrom(node.url) },
+          body: new URLSearchParams({ token }),
+        });
       expect((await signIn()).status).toBe(303);
       expect((await jar.fetch(`${node.url}/manage/v1/tenants`)).status).toBe(200);
       expect((await signIn()).status).toBe(403);
