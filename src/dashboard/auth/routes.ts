@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { problem, ProblemError, problems } from '../../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
+import type { ManagePrincipal, SessionCaller } from '../../manage/principal.js';
 import { esc, page, SIGN_IN_CSS } from './html.js';
 import { LINK_TTL_MS, localProblems, type LocalOperatorSignIn } from './local-operator.js';
 import { dashboardHome, safeNextPath } from './next-path.js';
@@ -16,6 +17,8 @@ export interface AuthRoutesOptions {
   /** Origin of {dashboard_url}: a sign-in form posted from anywhere else is refused. */
   dashboardOrigin: string;
   sessions: Sessions;
+  /** Who a session's caller is to the management API (operator or not): the API's own rule. */
+  principalOf(caller: SessionCaller): Promise<ManagePrincipal>;
   /** Null without an identity provider configured (local operator sign-in only). */
   flow: OidcFlow | null;
   local: LocalOperatorSignIn;
@@ -266,7 +269,7 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
             userId: s.caller.userId,
             email: s.caller.email || null,
             name: s.name,
-            operator: s.caller.operator === true,
+            operator: (await o.principalOf(s.caller)).isOperator,
             csrfToken: s.csrfToken,
             signedInAt: new Date(s.createdAt).toISOString(),
             expiresAt: new Date(Math.min(s.createdAt + o.maxMs, idleEnds)).toISOString(),
