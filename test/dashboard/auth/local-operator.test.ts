@@ -54,7 +54,7 @@ describe('local operator sign-in (no identity provider configured)', () => {
     const res = await fetch(`${dashboardUrl}/auth/login?next=${encodeURIComponent(`${BASE}/plans`)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     // No Referer (it may hold a one-time link's token) to another site; the real Origin to this one.
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
