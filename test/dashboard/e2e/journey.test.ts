@@ -4,12 +4,21 @@
 // the secret gets a token that parses a CSV through the API, and the units appear in the usage
 // chart's data table and in the statement. Every page is checked with axe-core and saved as
 // a screenshot in test-artifacts/dashboard/.
+//
+// Every way in is used as a person uses it (issue 26): the OpenID provider's own sign-in page;
+// on `docparse serve` with nothing configured, the one-time link it prints at its terminal
+// (opened, its button pressed) and an operator key printed by `docparse admin keys
+// create-operator` (typed into the sign-in form, Enter). The browser sends what it sends —
+// Origin, Sec-Fetch-Site — never a hand-made request. Needs the compiled CLI (`npm run build`).
+import fs from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/node.js';
 import { collectPageErrors, launchBrowser, newContext, screenshot, seriousAxeViolations } from '../../helpers/browser.js';
 import { createSmtpSink, type SmtpSink } from '../../mail/smtp-sink.js';
-import { signIn, startDashboardRig, type DashboardRig } from '../pages/rig.js';
+import { createOperatorKey, hasScript, printedSignInLink, serve, stopServed, type ServedNode } from '../auth/serve.js';
+import { startDashboardRig, type DashboardRig } from '../pages/rig.js';
 
 const OPERATOR = 'ops@docparse.test';
 const OWNER = 'alice@acme.test';
@@ -37,8 +46,8 @@ afterAll(async () => {
  * A browser profile that signs in as this user through the OpenID provider's own sign-in
  * page, starting from a dashboard page (which sends it to sign in and back again).
  */
-async function signedIn(email: string, start: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await newContext(browser, base);
+async function signedIn(email: string, start: string, opts: { phone?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await newContext(browser, base, opts);
   const page = await context.newPage();
   const errors = collectPageErrors(page);
   await page.goto(`${base}${start}`);
@@ -46,9 +55,18 @@ async function signedIn(email: string, start: string): Promise<{ context: Browse
   await page.getByLabel('E-mail address').fill(email);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.waitForURL((u) => u.origin === base);
+  expect(await page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true);
   // What the provider's own pages reported (its missing favicon) is not the dashboard's.
   errors.length = 0;
   return { context, page, errors };
+}
+
+/** The page is the dashboard's, signed in as a platform operator called `name`, and the session says so. */
+async function expectSignedInOperator(page: Page, name: string): Promise<void> {
+  expect(await page.getByRole('banner').getByText(`${name} (operator)`, { exact: true }).isVisible()).toBe(true);
+  expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All tenants (operator)' }).isVisible()).toBe(true);
+  const session = await page.request.get(new URL('/dashboard/auth/session', page.url()).toString());
+  expect(await session.json()).toMatchObject({ name, operator: true });
 }
 
 /** axe-core finds nothing serious or critical, the page reported no error (a CSP violation is one), and it is saved. */
@@ -190,18 +208,14 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     await checkPage(page, owner.errors, 'plans');
 
     // A phone-sized window: the navigation wraps instead of being cut off.
-    const phone = await newContext(browser, base, { phone: true });
-    const s = await signIn(rig, OWNER);
-    await phone.addCookies([{ ...s.sessionCookie, url: base }]);
-    const small = await phone.newPage();
-    const smallErrors = collectPageErrors(small);
-    await small.goto(`${base}${tenantPath}/usage`);
+    const phone = await signedIn(OWNER, `${tenantPath}/usage`, { phone: true });
+    const small = phone.page;
     const nav = small.getByRole('navigation', { name: 'Acme Analytics' });
     for (const link of ['Overview', 'Apps', 'Members', 'Storage', 'Usage and billing', 'Audit log'])
       expect(await nav.getByRole('link', { name: link }).isVisible()).toBe(true);
     expect(await small.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-    await checkPage(small, smallErrors, 'phone-usage');
-    await phone.close();
+    await checkPage(small, phone.errors, 'phone-usage');
+    await phone.context.close();
 
     // Signing out ends the session: with the browser's cookies, a page now sends it to sign in.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -211,5 +225,49 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     expect(after.headers().location).toBe(`/dashboard/auth/login?next=${encodeURIComponent(tenantPath)}`);
     await owner.context.close();
     await op.context.close();
+  });
+});
+
+describe.skipIf(!hasScript)("the local operator's ways in on `docparse serve` with nothing configured", { timeout: 180_000 }, () => {
+  let dataDir: string;
+  let node: ServedNode;
+
+  beforeAll(async () => {
+    dataDir = await tempDir('dp-journey-');
+    node = await serve(dataDir, { terminal: true });
+  }, 120_000);
+  afterAll(async () => {
+    await stopServed();
+    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('the one-time link printed at the terminal: opened, its button pressed, the browser is signed in as the local operator', async () => {
+    const context = await newContext(browser, node.url);
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(await printedSignInLink(node));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in as the local operator');
+    await checkPage(page, errors, 'sign-in-link');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${node.url}/dashboard/`);
+    await expectSignedInOperator(page, 'Local operator');
+    await checkPage(page, errors, 'local-operator-home');
+    await context.close();
+  });
+
+  it('an operator key printed by `docparse admin keys create-operator`: typed into the sign-in form, Enter, signed in where the browser was going', async () => {
+    const key = await createOperatorKey(dataDir, 'first operator');
+    const context = await newContext(browser, node.url);
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(`${node.url}/dashboard/plans`);
+    await page.waitForURL(`${node.url}/dashboard/auth/login?next=${encodeURIComponent('/dashboard/plans')}`);
+    await checkPage(page, errors, 'sign-in-operator-key');
+    const field = page.getByLabel('Operator key');
+    await field.pressSequentially(key);
+    await field.press('Enter');
+    await page.waitForURL(`${node.url}/dashboard/plans`);
+    await expectSignedInOperator(page, 'Operator key "first operator"');
+    await context.close();
   });
 });
