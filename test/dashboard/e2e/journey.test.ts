@@ -11,7 +11,7 @@
 // create-operator` (typed into the sign-in form, Enter). The browser sends what it sends —
 // Origin, Sec-Fetch-Site — never a hand-made request. Needs the compiled CLI (`npm run build`).
 import fs from 'node:fs/promises';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/http.js';
 import { waitFor } from '../../helpers/node.js';
@@ -19,6 +19,7 @@ import { collectPageErrors, launchBrowser, newContext, screenshot, seriousAxeVio
 import { createSmtpSink, type SmtpSink } from '../../mail/smtp-sink.js';
 import { createOperatorKey, hasScript, printedSignInLink, serve, stopServed, type ServedNode } from '../auth/serve.js';
 import { startDashboardRig, type DashboardRig } from '../pages/rig.js';
+import { signedInBrowser } from './signed-in.js';
 
 const OPERATOR = 'ops@docparse.test';
 const OWNER = 'alice@acme.test';
@@ -42,24 +43,8 @@ afterAll(async () => {
   await sink?.stop();
 });
 
-/**
- * A browser profile that signs in as this user through the OpenID provider's own sign-in
- * page, starting from a dashboard page (which sends it to sign in and back again).
- */
-async function signedIn(email: string, start: string, opts: { phone?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await newContext(browser, base, opts);
-  const page = await context.newPage();
-  const errors = collectPageErrors(page);
-  await page.goto(`${base}${start}`);
-  await page.waitForURL((u) => u.origin === rig.provider.issuer);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL((u) => u.origin === base);
-  expect(await page.getByRole('button', { name: 'Sign out', exact: true }).isVisible()).toBe(true);
-  // What the provider's own pages reported (its missing favicon) is not the dashboard's.
-  errors.length = 0;
-  return { context, page, errors };
-}
+/** A browser profile signed in as this user through the OpenID provider's pages, from a dashboard page. */
+const signedIn = (email: string, start: string, opts: { phone?: boolean } = {}) => signedInBrowser(browser, rig, email, start, opts);
 
 /** The page is the dashboard's, signed in as a platform operator called `name`, and the session says so. */
 async function expectSignedInOperator(page: Page, name: string): Promise<void> {
@@ -188,6 +173,10 @@ describe('the dashboard, end to end', { timeout: 300_000 }, () => {
     await checkPage(op.page, op.errors, 'operator-tenants');
     await row.getByRole('button', { name: 'Activate Acme Analytics', exact: true }).click();
     await op.page.waitForURL(/done=activate/);
+    // The page says who the activation e-mail goes to (the owner), as the outbox has it.
+    expect(await op.page.getByRole('status').filter({ hasText: 'Acme Analytics is active' }).textContent()).toMatch(
+      /Its activation e-mail to alice@acme\.test (is on its way|has been sent)\./,
+    );
     expect(await op.page.getByRole('row').filter({ hasText: 'Acme Analytics' }).getByText('Active', { exact: true }).count()).toBe(1);
 
     // The activation e-mail reaches the owner.
