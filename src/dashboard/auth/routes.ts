@@ -153,7 +153,7 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
         if (!o.flow) {
           return operatorForm(
             next,
-            `<p>No identity provider is configured on this node, so the local operator signs in here: open the one-time link printed in the terminal where the node started, or give an operator key.</p>`,
+            `<p>No identity provider is configured on this node, so the local operator signs in here: open the one-time link printed in the terminal where the node started (for a new one, run <code>docparse admin sign-in-link</code> where the node runs), or give an operator key.</p>`,
           );
         }
         const started = await o.flow.start(ctx, next);

@@ -62,6 +62,7 @@ describe('local operator sign-in (no identity provider configured)', () => {
     expect(html).toContain(`action="${BASE}/auth/operator"`);
     expect(html).toContain(`name="next" value="${BASE}/plans"`);
     expect(html).toMatch(/one-time link printed in the terminal/);
+    expect(html).toContain('run <code>docparse admin sign-in-link</code> where the node runs');
     expect(html).toMatch(/<label for="key">/);
   });
 
