@@ -27,7 +27,10 @@ RUN bash /tmp/install-engines.sh \
  && rm -rf /var/lib/apt/lists/* /tmp/install-engines.sh
 WORKDIR /app
 # No demo tenant in an image unless asked for (DOCPARSE_SEED_DEMO=true at `docker run`): a
-# container is a deployment, and its first operator creates the tenants.
+# container is a deployment, and its first operator creates the tenants. Without an identity
+# provider the first operator signs in to the dashboard with a one-time link or an operator key
+# made inside the container: `docker exec -it <container> node dist/bin.js admin sign-in-link`
+# or `... admin keys create-operator --name NAME` (docs/dashboard-sign-in.md).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data DOCPARSE_SEED_DEMO=false
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

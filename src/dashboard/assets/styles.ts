@@ -47,7 +47,20 @@ caption { text-align: left; font-weight: 600; padding: .4rem 0; }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--wash); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-.table-wrap { overflow-x: auto; margin-bottom: 1.25rem; }
+/* A wide table scrolls sideways in its own box (a focusable region: the arrow keys scroll it
+   too). Phones show no scroll bar until one scrolls, so a shadow marks each edge with more
+   table beyond it: the paper-coloured covers scroll with the table and hide a shadow once its
+   edge is reached. */
+.table-wrap {
+  overflow-x: auto; overscroll-behavior-x: contain; margin-bottom: 1.25rem; background-color: var(--paper);
+  background-image: linear-gradient(to right, var(--paper) 40%, transparent), linear-gradient(to left, var(--paper) 40%, transparent),
+    linear-gradient(to right, rgb(0 0 0 / 25%), transparent), linear-gradient(to left, rgb(0 0 0 / 25%), transparent);
+  background-position: left center, right center, left center, right center;
+  background-size: 2.5rem 100%, 2.5rem 100%, 0.9rem 100%, 0.9rem 100%;
+  background-repeat: no-repeat;
+  background-attachment: local, local, scroll, scroll;
+}
+.table-wrap table { background: transparent; }
 form.stack { display: grid; gap: .9rem; max-width: 36rem; }
 .field { display: grid; gap: .25rem; }
 .field label, .field legend { font-weight: 600; }

@@ -1,15 +1,18 @@
 // The few pages of the sign-in itself (the dashboard's own pages live in ../pages): plain
 // server-rendered HTML under a strict Content-Security-Policy — no script at all, one
-// stylesheet from this server, forms that post only here — and no Referer sent on, since a
-// one-time link's token is in its URL.
+// stylesheet from this server, an empty data: icon (so no /favicon.ico is asked for and
+// missed), forms that post only here. A one-time link's token is in its
+// URL, so no Referer goes to another site; within this site it does (referrer policy
+// same-origin), which also makes browsers send the real Origin with the forms' POSTs (under
+// no-referrer they send `Origin: null`).
 import type { Reply } from '../../http/route.js';
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
 };
 
@@ -24,6 +27,7 @@ export function page(basePath: string, title: string, body: string, status = 200
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · DocParse</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${esc(basePath)}/auth/sign-in.css">
 </head>
 <body>

@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { RequestContext } from '../../http/route.js';
 import type { FailureLimits } from '../../identity/attempt-limiter.js';
 import type { RateCounters } from '../../jobs/types.js';
-import type { SessionResolver } from '../../manage/principal.js';
+import { sessionPrincipal, type SessionResolver } from '../../manage/principal.js';
 import { DashboardSessionsStore } from '../../tenancy/dashboard-sessions-store.js';
 import type { MembersStore } from '../../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
@@ -50,6 +50,7 @@ export function createDashboardAuth(o: DashboardAuthOptions): DashboardAuthServi
   const cookies = dashboardCookies(config.dashboardUrl);
   const idleMs = config.sessionIdleMinutes * 60_000;
   const maxMs = config.sessionMaxHours * 3_600_000;
+  const operatorEmails = new Set(config.operatorEmails.map((e) => e.toLowerCase()));
   const users = new DashboardSessionsStore(o.db);
   const signIns = new SignInStore(o.db);
   const sessions = new Sessions({
@@ -78,7 +79,16 @@ export function createDashboardAuth(o: DashboardAuthOptions): DashboardAuthServi
 
   return {
     basePath,
-    routes: authRoutes({ basePath, dashboardOrigin: new URL(config.dashboardUrl).origin, sessions, flow, local, idleMs, maxMs }),
+    routes: authRoutes({
+      basePath,
+      dashboardOrigin: new URL(config.dashboardUrl).origin,
+      sessions,
+      principalOf: (caller) => sessionPrincipal(caller, o.members, operatorEmails),
+      flow,
+      local,
+      idleMs,
+      maxMs,
+    }),
     signedIn: (ctx: RequestContext) => sessions.signedIn(ctx),
     checkCsrf: (session, presented) => sessions.checkCsrf(session, presented),
     loginUrl: (next: string) => {

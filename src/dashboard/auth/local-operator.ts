@@ -30,7 +30,7 @@ export const localProblems = {
   deadLink: () =>
     problem(
       'sign_in_link_invalid',
-      'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). Restart the node for a new one, or sign in with an operator key.',
+      'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). For a new one run docparse admin sign-in-link where the node runs (or restart it), or sign in with an operator key.',
     ),
   wrongKey: () => problem('invalid_credentials', 'That is not a live operator key (unknown or revoked).'),
   tooManyFailures: (retryAfter: string) =>

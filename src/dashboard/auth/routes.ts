@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { problem, ProblemError, problems } from '../../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
+import type { ManagePrincipal, SessionCaller } from '../../manage/principal.js';
 import { esc, page, SIGN_IN_CSS } from './html.js';
 import { LINK_TTL_MS, localProblems, type LocalOperatorSignIn } from './local-operator.js';
 import { dashboardHome, safeNextPath } from './next-path.js';
@@ -16,6 +17,8 @@ export interface AuthRoutesOptions {
   /** Origin of {dashboard_url}: a sign-in form posted from anywhere else is refused. */
   dashboardOrigin: string;
   sessions: Sessions;
+  /** Who a session's caller is to the management API (operator or not): the API's own rule. */
+  principalOf(caller: SessionCaller): Promise<ManagePrincipal>;
   /** Null without an identity provider configured (local operator sign-in only). */
   flow: OidcFlow | null;
   local: LocalOperatorSignIn;
@@ -47,6 +50,15 @@ async function readForm(ctx: RequestContext): Promise<Record<string, string>> {
   return form;
 }
 
+/** The host[:port] of an Origin header, or null when it is not a URL. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the page asking is a browser's (it gets HTML refusals). */
 const wantsHtml = (ctx: RequestContext) => /\btext\/html\b/.test(ctx.headers.accept ?? '');
 
@@ -55,18 +67,24 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
   const home = dashboardHome(base);
   const loginUrl = (next?: string) => `${base}/auth/login${next ? `?next=${encodeURIComponent(next)}` : ''}`;
 
-  /** A form posted to a sign-in route must come from a page of this dashboard (login CSRF). */
+  /**
+   * A form posted to a sign-in route must come from a page of this dashboard (login CSRF).
+   * Browsers say where a request comes from in Sec-Fetch-Site, which no page can forge; only
+   * `same-origin` passes. Browsers without it send Origin (the sign-in pages' referrer policy
+   * lets them), which must be this site. Origin `null` (an opaque origin: a sandboxed frame,
+   * a data: page, a page that hides its origin) passes only with Sec-Fetch-Site same-origin.
+   * A request with neither header is no browser's (a script), so it cannot be login CSRF.
+   */
   const sameOrigin = (ctx: RequestContext) => {
-    if (ctx.headers['sec-fetch-site'] === 'cross-site') throw crossSite();
+    const site = ctx.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') throw crossSite();
     const origin = ctx.headers.origin;
     if (origin === undefined || origin === o.dashboardOrigin) return;
-    let host: string | null = null;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      /* "null" or garbage: not this site */
+    if (origin === 'null') {
+      if (site === 'same-origin') return;
+      throw crossSite();
     }
-    if (host === null || host !== ctx.headers.host) throw crossSite();
+    if (hostOf(origin) !== ctx.headers.host) throw crossSite();
   };
 
   const nextOf = (next: string | undefined): string => {
@@ -135,7 +153,7 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
         if (!o.flow) {
           return operatorForm(
             next,
-            `<p>No identity provider is configured on this node, so the local operator signs in here: open the one-time link printed in the terminal where the node started, or give an operator key.</p>`,
+            `<p>No identity provider is configured on this node, so the local operator signs in here: open the one-time link printed in the terminal where the node started (for a new one, run <code>docparse admin sign-in-link</code> where the node runs), or give an operator key.</p>`,
           );
         }
         const started = await o.flow.start(ctx, next);
@@ -251,7 +269,7 @@ export function authRoutes(o: AuthRoutesOptions): RouteDef[] {
             userId: s.caller.userId,
             email: s.caller.email || null,
             name: s.name,
-            operator: s.caller.operator === true,
+            operator: (await o.principalOf(s.caller)).isOperator,
             csrfToken: s.csrfToken,
             signedInAt: new Date(s.createdAt).toISOString(),
             expiresAt: new Date(Math.min(s.createdAt + o.maxMs, idleEnds)).toISOString(),

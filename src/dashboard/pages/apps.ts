@@ -3,10 +3,11 @@
 // appears once, in the answer to the POST that made it (never stored, never shown again).
 import { problem, ProblemError } from '../../http/problem.js';
 import type { RouteDef } from '../../http/route.js';
+import { NO_PLAN_LIMITS, type AppLimits } from '../../tenancy/plan-limits.js';
 import type { App, Plan, StorageConfig, Tenant } from '../../tenancy/types.js';
 import { FormErrors, field, select, type FormFields } from './forms.js';
 import { html, type Html } from './html.js';
-import { actionButton, csrfField, formatDate, notice, redirect } from './layout.js';
+import { actionButton, csrfField, formatDate, formatNumber, notice, redirect } from './layout.js';
 import { getPage, postForm, type Dashboard, type Page } from './page-kit.js';
 import { AppParams, TenantParams, tenantPath } from './params.js';
 
@@ -14,7 +15,11 @@ interface Choices {
   regions: string[];
   plans: Plan[];
   storage: Omit<StorageConfig, 'secretAccessKeySealed'>[];
+  /** On an app's page: its own region and plan, offered even when no longer among the choices (so saving keeps them). */
+  own?: { region: string | null; plan: Plan | null };
 }
+
+const MiB = 1024 * 1024;
 
 const APP_FIELDS = ['name', 'licenseRegion', 'allowedDomains', 'planId', 'storageConfigId', 'dbCode'] as const;
 
@@ -29,6 +34,13 @@ async function choices(page: Page, tenantId: string): Promise<Choices> {
   return { regions: regions.items, plans: plans.items, storage: storage.items };
 }
 
+/** The choices on an app's page: also its own region and plan (a retired plan is not among the usable ones). */
+async function appChoices(page: Page, tenantId: string, app: App): Promise<Choices> {
+  const c = await choices(page, tenantId);
+  const plan = app.planId ? (c.plans.find((p) => p.id === app.planId) ?? (await page.api.call<Plan>('getPlan', { params: { planId: app.planId } }))) : null;
+  return { ...c, own: { region: app.licenseRegion, plan } };
+}
+
 /** The app of the URL, only within the URL's tenant. */
 async function appOf(page: Page, tenantId: string, appId: string): Promise<App> {
   const app = await page.api.call<App>('getApp', { params: { appId } });
@@ -36,8 +48,26 @@ async function appOf(page: Page, tenantId: string, appId: string): Promise<App> 
   return app;
 }
 
-const planLabel = (p: Plan) =>
-  `${p.name} — ${p.maxDocumentUnitsPerMonth.toLocaleString('en-US')} units a month${p.ocrPdfExtraction ? ', OCR' : ''}${p.advancedPdfExtraction ? ', advanced PDF' : ''}`;
+type Limits = Omit<AppLimits, 'planId' | 'storageConfigId'>;
+
+/** The quota and PDF features, for a choice of plan. */
+const shortLimits = (l: Limits) =>
+  `${formatNumber(l.maxDocumentUnitsPerMonth)} units a month${l.ocrPdfExtraction ? ', OCR' : ''}${l.advancedPdfExtraction ? ', advanced PDF' : ''}`;
+
+const planLabel = (p: Plan) => `${p.name} — ${shortLimits(p)}${p.status === 'retired' ? ' (retired: no tokens until another plan is chosen)' : ''}`;
+const NO_PLAN_LABEL = `No plan — ${shortLimits(NO_PLAN_LIMITS)}, the limits of every app without a plan`;
+
+/** Every limit an app works within, in words. */
+function limitsText(l: Limits): string {
+  const pdf = [l.ocrPdfExtraction ? 'OCR' : '', l.advancedPdfExtraction ? 'advanced extraction' : ''].filter(Boolean).join(' and ');
+  return [
+    `${formatNumber(l.maxDocumentUnitsPerMonth)} Document Units a month`,
+    `files up to ${formatNumber(Math.round(l.maxFileSizeBytes / MiB))} MiB`,
+    `${formatNumber(l.maxConcurrentJobs)} unfinished jobs at a time`,
+    `uploads at up to ${formatNumber(Math.round(l.maxBytesPerSecond / MiB))} MiB/s`,
+    pdf ? `PDF ${pdf}` : 'no OCR or advanced PDF extraction',
+  ].join(', ');
+}
 
 interface AppFormValues {
   name: string;
@@ -48,15 +78,31 @@ interface AppFormValues {
   dbCode: string;
 }
 
+/** The regions offered, with the app's own first when it is not one of them (any more). */
+function regionOptions(c: Choices): { value: string; label: string }[] {
+  const options = c.regions.map((r) => ({ value: r, label: r }));
+  const own = c.own?.region;
+  if (own === null) return [{ value: '', label: 'None yet' }, ...options];
+  if (own !== undefined && !c.regions.includes(own)) return [{ value: own, label: `${own} (no longer offered)` }, ...options];
+  return options;
+}
+
+/** No plan, the usable plans, and the app's own plan when it is retired. */
+function planOptions(c: Choices): { value: string; label: string }[] {
+  const own = c.own?.plan;
+  const plans = own && !c.plans.some((p) => p.id === own.id) ? [own, ...c.plans] : c.plans;
+  return [{ value: '', label: NO_PLAN_LABEL }, ...plans.map((p) => ({ value: p.id, label: planLabel(p) }))];
+}
+
 function appFields(page: Page, c: Choices, v: AppFormValues, errors: FormErrors | undefined, withStorage: boolean): Html {
   return html`${field({ name: 'name', label: 'Name', value: v.name, required: true, errors, attrs: { maxlength: '200' } })}
-${select({ name: 'licenseRegion', label: 'License region', value: v.licenseRegion, options: c.regions.map((r) => ({ value: r, label: r })), errors, hint: 'Where the app is licensed to process documents.' })}
+${select({ name: 'licenseRegion', label: 'License region', value: v.licenseRegion, options: regionOptions(c), errors, hint: 'Where the app is licensed to process documents.' })}
 ${field({ name: 'allowedDomains', label: 'Allowed domains', value: v.allowedDomains, textarea: true, errors, hint: 'Up to three host[:port] entries, one a line (e.g. app.example.com). Browsers on other origins are refused. Leave empty for server-to-server use only.' })}
 ${select({
   name: 'planId',
   label: 'Plan',
   value: v.planId,
-  options: [{ value: '', label: 'No plan (unlimited, no plan features)' }, ...c.plans.map((p) => ({ value: p.id, label: planLabel(p) }))],
+  options: planOptions(c),
   errors,
   hint: 'One of the plans in use. The plan sets the monthly quota and the PDF features.',
 })}
@@ -76,6 +122,12 @@ function appBody(page: Page, form: FormFields, forCreate: boolean): Record<strin
   if (page.user.principal.isOperator && (form.optional('dbCode') !== undefined || !forCreate))
     body.dbCode = form.optional('dbCode') ?? (forCreate ? undefined : null);
   return body;
+}
+
+/** The settings the form changes: only those go to the API, so a setting the form cannot show as it is (a retired plan, a region no longer offered) is never overwritten. */
+function changedSettings(app: App, body: Record<string, unknown>): Record<string, unknown> {
+  const current: Record<string, unknown> = { ...app, licenseRegion: app.licenseRegion ?? '' };
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(current[k])));
 }
 
 function valuesOf(form: FormFields): AppFormValues {
@@ -166,17 +218,20 @@ ${
     getPage(d, '/t/:tenantId/apps/:appId', { params: AppParams, summary: 'One app' }, async (page) => {
       const tenant = await page.tenant();
       const app = await appOf(page, tenant.id, page.ctx.params.appId);
-      return appView(page, tenant, app, await choices(page, tenant.id), null);
+      return appView(page, tenant, app, await appChoices(page, tenant.id, app), null);
     }),
     postForm(d, '/t/:tenantId/apps/:appId', { params: AppParams, summary: "Change an app's settings" }, async (page, form) => {
       const tenant = await page.tenant();
       const app = await appOf(page, tenant.id, page.ctx.params.appId);
+      const changes = changedSettings(app, appBody(page, form, false));
+      const done = (outcome: string) => redirect(page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}?done=${outcome}`)));
+      if (Object.keys(changes).length === 0) return done('unchanged');
       try {
-        await page.api.call('updateApp', { params: { appId: app.id }, body: appBody(page, form, false) });
-        return redirect(page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}?done=saved`)));
+        await page.api.call('updateApp', { params: { appId: app.id }, body: changes });
+        return done('saved');
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return appView(page, tenant, app, await choices(page, tenant.id), {
+        return appView(page, tenant, app, await appChoices(page, tenant.id, app), {
           values: valuesOf(form),
           errors: FormErrors.fromProblem(err, APP_FIELDS),
           status: err.status,
@@ -204,6 +259,7 @@ ${
 
 const DONE: Record<string, string> = {
   saved: 'Settings saved.',
+  unchanged: 'Nothing to save: the settings are as they were.',
   enabled: 'App enabled: it can get access tokens again.',
   disabled: 'App disabled: its next token request is refused.',
 };
@@ -218,7 +274,7 @@ function appView(page: Page, tenant: Tenant, app: App, c: Choices, failed: { val
     storageConfigId: app.storageConfigId ?? '',
     dbCode: app.dbCode ?? '',
   };
-  const plan = c.plans.find((p) => p.id === app.planId);
+  const plan = c.own?.plan ?? null;
   const base = tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}`);
   const done = DONE[page.ctx.query.done ?? ''];
   return page.view({
@@ -233,7 +289,8 @@ ${tenant.state !== 'Active' ? notice('warn', html`<p>The organisation is ${tenan
 <dt>Client id</dt><dd><code>${app.clientId}</code></dd>
 <dt>Client secret</dt><dd>Shown only when it was made. Rotate it to get a new one.</dd>
 <dt>Status</dt><dd>${app.enabled ? 'enabled' : 'disabled'}</dd>
-<dt>Plan</dt><dd>${plan ? planLabel(plan) : app.planId ? 'a retired plan: choose another' : 'none'}</dd>
+<dt>Plan</dt><dd>${plan ? (plan.status === 'retired' ? `${plan.name}, retired: the app gets no tokens until another plan is chosen` : plan.name) : 'No plan'}</dd>
+<dt>Limits</dt><dd id="app-limits">${limitsText(plan ?? NO_PLAN_LIMITS)}${plan ? '' : ' (the limits of every app without a plan)'}</dd>
 <dt>Created</dt><dd>${formatDate(app.createdAt)}</dd>
 </dl>
 ${

@@ -3,7 +3,8 @@
 // remaining, the month's statement and CSV exports (relayed from the API's own CSV).
 import { Type } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../../http/route.js';
-import type { Statement, TenantUsage } from '../../tenancy/billing-store.js';
+import type { AppQuota, Statement, TenantUsage } from '../../tenancy/billing-store.js';
+import { NO_PLAN_LIMITS } from '../../tenancy/plan-limits.js';
 import { html } from './html.js';
 import { formatDate, formatNumber, PAGE_HEADERS } from './layout.js';
 import { getPage, type Dashboard, type Page } from './page-kit.js';
@@ -38,6 +39,13 @@ const families = (byFamily: Record<string, number>) =>
     .filter(([, n]) => n > 0)
     .map(([f, n]) => `${f}: ${formatNumber(n)}`)
     .join(', ') || '—';
+
+/** An app's monthly quota and what is left of it: its plan's, or the no-plan default the quota check applies (the ledger reports none). */
+function quotaOf(q: AppQuota): { quota: string; remaining: string } {
+  if (q.plan) return { quota: formatNumber(q.plan.quota), remaining: q.remaining === null ? '—' : formatNumber(q.remaining) };
+  const quota = NO_PLAN_LIMITS.maxDocumentUnitsPerMonth;
+  return { quota: `${formatNumber(quota)} (no plan)`, remaining: formatNumber(Math.max(0, quota - q.unitsCharged)) };
+}
 
 async function usageView(page: Page<{ month?: string }>) {
   const tenant = await page.tenant();
@@ -81,10 +89,10 @@ ${
 <h2>Quota remaining</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Quota remaining per app, ${month}"><table id="quota-table"><caption class="visually-hidden">Quota remaining per app, ${month}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Plan</th><th scope="col" class="num">Monthly quota</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Remaining</th></tr></thead>
-<tbody>${usage.quotas.map(
-      (q) =>
-        html`<tr><td>${name(q.appId)}</td><td>${q.plan?.name ?? 'none'}</td><td class="num">${q.plan ? formatNumber(q.plan.quota) : 'unlimited'}</td><td class="num">${formatNumber(q.unitsCharged)}</td><td class="num">${q.remaining === null ? '—' : formatNumber(q.remaining)}</td></tr>`,
-    )}</tbody></table></div>
+<tbody>${usage.quotas.map((q) => {
+      const { quota, remaining } = quotaOf(q);
+      return html`<tr><td>${name(q.appId)}</td><td>${q.plan?.name ?? 'none'}</td><td class="num">${quota}</td><td class="num">${formatNumber(q.unitsCharged)}</td><td class="num">${remaining}</td></tr>`;
+    })}</tbody></table></div>
 <h2 id="statement">Statement for ${month}</h2>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Statement of ${tenant.name} for ${month}"><table id="statement-table"><caption class="visually-hidden">Statement of ${tenant.name} for ${month}</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Plan</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Units</th><th scope="col">By family</th></tr></thead>

@@ -16,6 +16,9 @@ export const BASE = '/dashboard';
 export const SESSION_COOKIE = 'docparse_session';
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
+/** What a browser sends with a form posted from a page of `origin` to that same origin (Chromium, Firefox, Safari today). */
+export const postedFrom = (origin: string) => ({ origin, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' });
+
 export interface SignInRig {
   t: TestEnv;
   node: TestNode;

@@ -7,7 +7,10 @@ import type { SqlControlPlaneStore } from '../../../src/tenancy/sql-store.js';
 import { OperatorKeysStore } from '../../../src/tenancy/operator-keys-store.js';
 import { freePort } from '../../helpers/http.js';
 import { createTestEnv, destroyTestEnv, startTestNode, type TestEnv, type TestNode } from '../../helpers/node.js';
-import { BASE, CookieJar, FORM, SESSION_COOKIE } from './harness.js';
+import { BASE, CookieJar, FORM, postedFrom, SESSION_COOKIE } from './harness.js';
+
+/** Headers given as '' are left out (the request does not send them). */
+const withoutEmpty = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== ''));
 
 async function startLocalNode(
   env: Record<string, string> = {},
@@ -34,8 +37,13 @@ describe('local operator sign-in (no identity provider configured)', () => {
     if (t) await destroyTestEnv(t);
   });
 
+  /** A sign-in form posted the way a browser posts it from the dashboard's own page; `headers` override (a header given as '' is not sent). */
   const post = (jar: CookieJar, path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-    jar.fetch(`${dashboardUrl}${path}`, { method: 'POST', headers: { ...FORM, ...headers }, body: new URLSearchParams(form) });
+    jar.fetch(`${dashboardUrl}${path}`, {
+      method: 'POST',
+      headers: withoutEmpty({ ...FORM, ...postedFrom(url), ...headers }),
+      body: new URLSearchParams(form),
+    });
   const session = async (jar: CookieJar) => {
     const res = await jar.fetch(`${dashboardUrl}/auth/session`);
     return { status: res.status, body: await res.json() };
@@ -46,13 +54,15 @@ describe('local operator sign-in (no identity provider configured)', () => {
     const res = await fetch(`${dashboardUrl}/auth/login?next=${encodeURIComponent(`${BASE}/plans`)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
-    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    // No Referer (it may hold a one-time link's token) to another site; the real Origin to this one.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
     const html = await res.text();
     expect(html).toContain(`action="${BASE}/auth/operator"`);
     expect(html).toContain(`name="next" value="${BASE}/plans"`);
     expect(html).toMatch(/one-time link printed in the terminal/);
+    expect(html).toContain('run <code>docparse admin sign-in-link</code> where the node runs');
     expect(html).toMatch(/<label for="key">/);
   });
 
@@ -130,13 +140,47 @@ describe('local operator sign-in (no identity provider configured)', () => {
     expect((await tenants(jar)).status).toBe(401);
   });
 
-  it('a sign-in form posted from another site is refused', async () => {
+  it('a sign-in form posted from the dashboard itself is taken, whatever Origin its browser could send', async () => {
+    const { key } = await keys.create('same-site');
+    const accepted: [string, Record<string, string>][] = [
+      ['a browser today (Fetch Metadata and Origin)', postedFrom(url)],
+      ['a browser that hid the origin (Origin: null, as under Referrer-Policy: no-referrer)', { origin: 'null', 'sec-fetch-site': 'same-origin' }],
+      ['a browser without Fetch Metadata', { origin: url }],
+      ['a script (neither header)', { origin: '', 'sec-fetch-site': '' }],
+    ];
+    for (const [who, headers] of accepted) {
+      const res = await post(new CookieJar(), '/auth/operator', { key }, headers);
+      expect(res.status, who).toBe(303);
+      expect(res.headers.getSetCookie()[0], who).toMatch(new RegExp(`^${SESSION_COOKIE}=`));
+    }
+    const link = new URL(await n.node.dashboard!.createSignInLink()).searchParams.get('token')!;
+    expect((await post(new CookieJar(), '/auth/local', { token: link }, { origin: 'null', 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+  });
+
+  it('a sign-in form posted from another site is refused, and signs nobody in', async () => {
     const { key } = await keys.create('cross-site');
-    const res = await post(new CookieJar(), '/auth/operator', { key }, { origin: 'https://evil.test' });
-    expect(res.status).toBe(403);
-    expect((await res.json()).code).toBe('csrf_failed');
-    const fetchMeta = await post(new CookieJar(), '/auth/operator', { key }, { 'sec-fetch-site': 'cross-site' });
-    expect(fetchMeta.status).toBe(403);
+    const refused: [string, Record<string, string>][] = [
+      ['another site, in a browser today', { origin: 'https://evil.test', 'sec-fetch-site': 'cross-site' }],
+      ['a sandboxed frame or data: page elsewhere (Origin: null)', { origin: 'null', 'sec-fetch-site': 'cross-site' }],
+      ['a sibling site (same-site is not same-origin)', { origin: 'http://other.example.test', 'sec-fetch-site': 'same-site' }],
+      ['another site, in a browser without Fetch Metadata', { origin: 'https://evil.test', 'sec-fetch-site': '' }],
+      ['an opaque origin, in a browser without Fetch Metadata', { origin: 'null', 'sec-fetch-site': '' }],
+      ['a forged Fetch Metadata header with another Origin', { origin: 'https://evil.test', 'sec-fetch-site': 'same-origin' }],
+    ];
+    const link = new URL(await n.node.dashboard!.createSignInLink()).searchParams.get('token')!;
+    for (const [who, headers] of refused) {
+      for (const [path, form] of [
+        ['/auth/operator', { key }],
+        ['/auth/local', { token: link }],
+      ] as const) {
+        const res = await post(new CookieJar(), path, form, headers);
+        expect(res.status, `${who}: ${path}`).toBe(403);
+        expect((await res.json()).code, who).toBe('csrf_failed');
+        expect(res.headers.getSetCookie(), who).toEqual([]);
+      }
+    }
+    // Refused before it was looked at: the link still signs in from the dashboard's own page.
+    expect((await post(new CookieJar(), '/auth/local', { token: link })).status).toBe(303);
   });
 
   it('wrong operator keys are limited per address: past 10 failures in a minute even the right key is refused (429)', async () => {

@@ -166,8 +166,10 @@ describe('dashboard sessions', () => {
     expect((await rig.manage(jar, 'GET', '/tenants')).status).toBe(401);
   });
 
-  it('a user listed in DOCPARSE_OPERATOR_EMAILS is a platform operator through the session', async () => {
+  it('a user listed in DOCPARSE_OPERATOR_EMAILS is a platform operator through the session, and /auth/session says so', async () => {
     const { jar } = await rig.signIn(OPERATOR_EMAIL);
+    expect((await rig.session(jar)).body).toMatchObject({ email: OPERATOR_EMAIL, operator: true });
+    expect((await rig.session((await rig.signIn('ivan@acme.test')).jar)).body).toMatchObject({ email: 'ivan@acme.test', operator: false });
     const all = (await rig.manage(jar, 'GET', '/tenants')).body.items;
     expect(all.length).toBeGreaterThanOrEqual(3);
     const plan = await rig.manage(jar, 'POST', '/plans', { name: 'from the dashboard', maxDocumentUnitsPerMonth: 10 }, { 'x-csrf-token': await csrfOf(jar) });

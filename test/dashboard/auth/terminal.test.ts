@@ -4,51 +4,22 @@
 // run without any terminal (its own session, pipes only), stdout holds JSON log lines with
 // neither, and the secret is in a file only the service's user can read.
 // Needs the compiled CLI: `npx tsc -p tsconfig.json` first.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliEntry, freePort, REPO_ROOT, tempDir, waitFor } from '../../helpers/http.js';
+import { tempDir, waitFor } from '../../helpers/http.js';
 import { getToken } from '../../helpers/node.js';
-import { CookieJar, FORM } from './harness.js';
+import { CookieJar, FORM, postedFrom } from './harness.js';
+import { hasScript, printedSignInLink, serve, stopServed } from './serve.js';
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
-const running: ChildProcess[] = [];
-afterEach(async () => {
-  for (const c of running.splice(0)) {
-    if (c.exitCode === null && c.signalCode === null) {
-      const gone = new Promise((r) => c.once('close', r));
-      process.kill(-c.pid!, 'SIGTERM');
-      await gone;
-    }
-  }
-});
-
-/** Starts `docparse serve` in a session of its own (no controlling terminal), optionally inside a pseudo-terminal. */
-async function serve(dataDir: string, terminal: boolean): Promise<{ url: string; output: () => { out: string; err: string } }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), DOCPARSE_BASE_URL: url, DOCPARSE_DATA_DIR: dataDir, DOCPARSE_SEED_DEMO: 'true', LOG_LEVEL: 'info' };
-  for (const k of ['DOCPARSE_DEMO_CLIENT_SECRET', 'DOCPARSE_OIDC_CLIENT_ID', 'DOCPARSE_OIDC_CLIENT_SECRET', 'DATABASE_URL', 'REDIS_URL']) delete env[k];
-  const command = [process.execPath, cliEntry(), 'serve', '--role', 'api,auth'];
-  const child = terminal
-    ? spawn('script', ['-qfec', command.map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: REPO_ROOT, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
-    : spawn(command[0], command.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  await waitFor(async () => (await fetch(`${url}/health/live`).catch(() => null))?.ok, `docparse serve on ${url} (${err})`, 60_000);
-  return { url, output: () => ({ out, err }) };
-}
+afterEach(stopServed);
 
 describe('what `docparse serve` tells the person who started it', () => {
   it.skipIf(!hasScript)('at a terminal: the demo secret and a one-time sign-in link, which signs in once', async () => {
     const dataDir = await tempDir('dp-terminal-');
     try {
-      const node = await serve(dataDir, true);
+      const node = await serve(dataDir, { terminal: true, seedDemo: true });
       const text = () => node.output().out.replace(/\r/g, '');
-      const link = (await waitFor(() => /https?:\/\/\S+\/auth\/local\?token=[A-Za-z0-9_-]+/.exec(text())?.[0], 'the sign-in link')) as string;
+      const link = await printedSignInLink(node);
       const secret = /client_secret: (\S+)/.exec(text())![1];
       const clientId = /client_id:\s+(\S+)/.exec(text())![1];
       expect(await getToken(node.url, clientId, secret)).toMatch(/^ey/);
@@ -65,7 +36,12 @@ describe('what `docparse serve` tells the person who started it', () => {
 
       const jar = new CookieJar();
       const token = new URL(link).searchParams.get('token')!;
-      const signIn = () => jar.fetch(new URL('/dashboard/auth/local', node.url), { method: 'POST', headers: FORM, body: new URLSearchParams({ token }) });
+      const signIn = () =>
+        jar.fetch(new URL('/dashboard/auth/local', node.url), {
+          method: 'POST',
+          headers: { ...FORM, ...postedFrom(node.url) },
+          body: new URLSearchParams({ token }),
+        });
       expect((await signIn()).status).toBe(303);
       expect((await jar.fetch(`${node.url}/manage/v1/tenants`)).status).toBe(200);
       expect((await signIn()).status).toBe(403);
@@ -77,7 +53,7 @@ describe('what `docparse serve` tells the person who started it', () => {
   it('without a terminal: stdout is JSON log lines only, with no secret and no link; the secret is in a file for this user only', async () => {
     const dataDir = await tempDir('dp-terminal-');
     try {
-      const node = await serve(dataDir, false);
+      const node = await serve(dataDir, { terminal: false, seedDemo: true });
       const file = `${dataDir}/demo-credentials.txt`;
       await waitFor(() => fs.stat(file).catch(() => null), 'the demo credentials file');
       expect((await fs.stat(file)).mode & 0o777).toBe(0o600);

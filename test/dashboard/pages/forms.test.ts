@@ -208,3 +208,33 @@ describe('plans', () => {
     expect((await store().listPlans()).map((p) => p.name)).not.toContain('Mine');
   });
 });
+
+describe('organisations and their activation e-mail', () => {
+  it('an organisation an operator creates is not called theirs: it has no members, and activating it says nobody was e-mailed', async () => {
+    const made = await post(operator, `${D}/onboarding`, { _csrf: await csrf(operator), name: 'Made By Ops' });
+    expect(made.status).toBe(303);
+    const overview = await (await get(operator, made.headers.get('location')!)).text();
+    expect(overview).not.toContain('You are its owner');
+    expect(overview).toContain('Organisation created. It has no members yet');
+    expect(overview).toContain('when it is activated, nobody is e-mailed, since it has no owner yet');
+    const opsTenant = (await store().listTenants()).find((t) => t.name === 'Made By Ops')!;
+    const activated = await post(operator, `${D}/operator/tenants/${opsTenant.id}/activate`, { _csrf: await csrf(operator) });
+    expect(activated.status).toBe(303);
+    const list = await (await get(operator, activated.headers.get('location')!)).text();
+    expect(list).toContain('Made By Ops is active. Nobody was e-mailed: it has no owner and no contact address yet.');
+    expect(list).not.toMatch(/being e-mailed|on its way|has been sent/);
+  });
+
+  it("activating an owner's organisation names who the e-mail goes to, and says it waits in the outbox when no SMTP server is configured", async () => {
+    const made = await post(owner, `${D}/onboarding`, { _csrf: await csrf(owner), name: 'Owned And Mailed' });
+    const overview = await (await get(owner, made.headers.get('location')!)).text();
+    expect(overview).toContain('Organisation created. You are its owner.');
+    expect(overview).toContain('when it is activated, its owners get an e-mail');
+    const owned = (await store().listTenants()).find((t) => t.name === 'Owned And Mailed')!;
+    const activated = await post(operator, `${D}/operator/tenants/${owned.id}/activate`, { _csrf: await csrf(operator) });
+    const list = await (await get(operator, activated.headers.get('location')!)).text();
+    expect(list).toContain(
+      'Owned And Mailed is active. Its activation e-mail to owner@forms.test is kept in the outbox, unsent: no SMTP server is configured (DOCPARSE_SMTP_URL).',
+    );
+  });
+});
