@@ -152,7 +152,10 @@ export async function convert(inputPath: string, target: string, outDir: string,
         .filter((l) => l.trim() && !/javaldx/.test(l))
         .slice(-3)
         .join(' | ');
-      throw new ExtractionError(`LibreOffice could not read the document (no ${targetExt} output${why ? `: ${why}` : ''})`);
+      // LibreOffice's own stderr (file paths of this node, its internals) goes to the log only.
+      throw new ExtractionError(`LibreOffice could not read the document (it wrote no ${targetExt.toUpperCase()} output).`, 'extraction_failed', false, {
+        cause: why || `exit code ${code}`,
+      });
     }
     return { outputPath: expected, millis: Date.now() - started };
   } finally {
