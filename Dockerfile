@@ -19,11 +19,13 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 # Runtime: engine data from Debian packages (OCR model, LibreOffice for legacy Office and
 # page counts, metric-compatible fonts: the list is scripts/install-engines.sh, the same step
-# `npm start` runs), no compilers, non-root.
+# `npm start` runs), no compilers, non-root. tini is the container's init: it reaps what a
+# killed LibreOffice leaves (Node as process 1 would not), and util-linux's setpriv, which ties
+# LibreOffice to the parsing process (src/formats/process-groups.ts), is in every Debian image.
 FROM node:20-bookworm-slim
 COPY scripts/install-engines.sh /tmp/install-engines.sh
 RUN bash /tmp/install-engines.sh \
- && apt-get install -y --no-install-recommends ca-certificates \
+ && apt-get install -y --no-install-recommends ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* /tmp/install-engines.sh
 WORKDIR /app
 # No demo tenant in an image unless asked for (DOCPARSE_SEED_DEMO=true at `docker run`): a
@@ -43,4 +45,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # SIGTERM drains in-flight requests and jobs before exit (see README: Running in production).
 STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/bin.js", "serve"]

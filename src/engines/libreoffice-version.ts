@@ -1,8 +1,9 @@
 // LibreOffice's version, from `soffice --version` (the one answer every kind of install
 // gives; it takes from ~0.1 s to over a second, so the node asks once, in the background, at
-// start). Run in a process group of its own, killed if it does not answer in time.
-import { spawn } from 'node:child_process';
+// start). Run in a process group of its own that dies with the node, killed if it does not
+// answer in time.
 import { sofficeEnvironment } from '../formats/kit/soffice-env.js';
+import { killProcessGroup, spawnTiedGroup } from '../formats/process-groups.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 
@@ -21,22 +22,17 @@ export function parseSofficeVersion(output: string): string | null {
 export function probeLibreOfficeVersion(soffice: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | null> {
   return new Promise((resolve) => {
     // HOME and the headless plugin as for conversions: soffice writes caches under HOME.
-    const child = spawn(soffice, ['--version'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: sofficeEnvironment() });
+    const child = spawnTiedGroup(soffice, ['--version'], sofficeEnvironment());
     let out = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       if (out.length < 4096) out += d.toString();
     });
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }, timeoutMs);
+    child.stderr!.resume();
+    const timer = setTimeout(() => child.pid && killProcessGroup(child.pid), timeoutMs);
     // A probe never keeps the process alive.
     timer.unref();
     child.unref();
-    (child.stdout as unknown as { unref?: () => void }).unref?.();
+    for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
     child.on('error', () => {
       clearTimeout(timer);
       resolve(null);

@@ -4,44 +4,106 @@
 // allocation — ends this process, not the node's HTTP front or its job loop; the node's
 // supervisor (parse-host.ts) starts a new one.
 //
-// It also owns the subprocesses the parsers start: every process group a task registers
-// (formats/process-groups.ts) is killed when that task ends, whichever way it ends, and the
-// node is told of each group so it can kill them if this whole process dies.
+// It also owns the subprocesses the parsers start (formats/process-groups.ts): its main thread
+// spawns them for the threads' tasks, reaps them, and kills a task's groups when that task
+// ends, whichever way it ends. Each group is reported to the node, which kills them if this
+// process dies alone, and recorded on disk while it runs, so that what the groups' own guard
+// could not kill when the node and this process died together (kill -9 of their process
+// group) is killed by the next parsing process started on this machine.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { ParsePool, PoolTaskError } from './pool.js';
 import type { FromHost, ToHost } from './host-protocol.js';
-import { PROCESS_GROUP_CHANNEL, killProcessGroup, type ProcessGroupMessage } from '../formats/process-groups.js';
+import { ProcessGroupHost, killProcessGroup } from '../formats/process-groups.js';
 import { UNITS_CHANNEL, type UnitsMessage } from './unit-meter.js';
 import { compilePdfiumModule } from '../formats/pdf/pdfium-loader.js';
 import { compileTesseractModule } from '../formats/pdf/tesseract-loader.js';
+import { ownStartedAtMs, pidExists, processScope, processStartedAtMs, processStillRuns } from '../data-dir/process-liveness.js';
 
 let pool: ParsePool | null = null;
 let statsTimer: NodeJS.Timeout | null = null;
-
-/** Process groups by the task that started them; tasks that have ended. */
-const groupsByTask = new Map<string, Set<number>>();
-const endedTasks = new Set<string>();
 
 function send(message: FromHost): void {
   if (process.connected) process.send!(message);
 }
 
-const channel = new BroadcastChannel(PROCESS_GROUP_CHANNEL);
-channel.onmessage = (event) => {
-  const m = (event as { data: ProcessGroupMessage }).data;
-  send({ type: 'process-group', op: m.op, pgid: m.pgid });
-  if (!m.taskId) return;
-  if (m.op === 'add') {
-    // A registration that arrives after its task ended (the thread was torn down right after
-    // posting it) is killed at once.
-    if (endedTasks.has(m.taskId)) return killProcessGroup(m.pgid);
-    let set = groupsByTask.get(m.taskId);
-    if (!set) groupsByTask.set(m.taskId, (set = new Set()));
-    set.add(m.pgid);
-  } else {
-    groupsByTask.get(m.taskId)?.delete(m.pgid);
+// ── Records of live groups, for a successor ───────────────────────────────────────────────
+
+/** One file per live group, under this machine's temp dir (a pid means something only here). */
+const GROUP_RECORDS = path.join(os.tmpdir(), 'docparse-process-groups');
+
+interface GroupRecord {
+  scope: string;
+  pgid: number;
+  /** The leader's start time: its pid taken by a younger process is not the group's. */
+  leaderStartedAtMs: number | null;
+  ownerPid: number;
+  ownerStartedAtMs: number;
+}
+
+const recordPath = (pgid: number) => path.join(GROUP_RECORDS, `${pgid}.json`);
+
+function recordGroup(pgid: number): void {
+  const record: GroupRecord = {
+    scope: processScope(),
+    pgid,
+    leaderStartedAtMs: processStartedAtMs(pgid),
+    ownerPid: process.pid,
+    ownerStartedAtMs: ownStartedAtMs(),
+  };
+  try {
+    fs.mkdirSync(GROUP_RECORDS, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(recordPath(pgid), JSON.stringify(record));
+  } catch {
+    /* a full or read-only temp dir: the group's own guard still holds */
   }
-};
+}
+
+function forgetGroup(pgid: number): void {
+  fs.rmSync(recordPath(pgid), { force: true });
+}
+
+/**
+ * Kills the groups recorded by parsing processes that are gone (a live one's, another node's
+ * on this machine, are left alone), unless the leader's pid now names a younger process. A
+ * group whose leader died may still hold its children: its id is not reused while it does.
+ */
+function killGroupsOfDeadOwners(): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(GROUP_RECORDS);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(GROUP_RECORDS, name);
+    let record: GroupRecord;
+    try {
+      record = JSON.parse(fs.readFileSync(file, 'utf8')) as GroupRecord;
+    } catch {
+      continue; // being written by its owner this instant
+    }
+    if (record.scope !== processScope() || processStillRuns(record.ownerPid, record.ownerStartedAtMs)) continue;
+    const sameLeader = record.leaderStartedAtMs !== null && processStartedAtMs(record.pgid) === record.leaderStartedAtMs;
+    if (!pidExists(record.pgid) || sameLeader) killProcessGroup(record.pgid);
+    fs.rmSync(file, { force: true });
+  }
+}
+
+killGroupsOfDeadOwners();
+
+const groups = new ProcessGroupHost({
+  started: (pgid) => {
+    recordGroup(pgid);
+    send({ type: 'process-group', op: 'add', pgid });
+  },
+  ended: (pgid) => {
+    forgetGroup(pgid);
+    send({ type: 'process-group', op: 'remove', pgid });
+  },
+});
 
 // Unit reservations: threads ask here, the node answers (it holds the control plane).
 const units = new BroadcastChannel(UNITS_CHANNEL);
@@ -49,19 +111,6 @@ units.onmessage = (event) => {
   const m = (event as { data: UnitsMessage }).data;
   if (m.op === 'reserve') send({ type: 'reserve', id: m.taskId, reqId: m.reqId, total: m.total });
 };
-
-function taskEnded(taskId: string): void {
-  for (const pgid of groupsByTask.get(taskId) ?? []) killProcessGroup(pgid);
-  groupsByTask.delete(taskId);
-  endedTasks.add(taskId);
-  // Late registrations arrive within a tick or two; the set stays small.
-  setTimeout(() => endedTasks.delete(taskId), 60_000).unref();
-}
-
-function killAllGroups(): void {
-  for (const set of groupsByTask.values()) for (const pgid of set) killProcessGroup(pgid);
-  groupsByTask.clear();
-}
 
 async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise<void> {
   // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
@@ -84,15 +133,14 @@ async function run(id: string, message: Extract<ToHost, { type: 'run' }>): Promi
     const kind = err instanceof PoolTaskError ? err.kind : 'crash';
     send({ type: 'failed', id, kind, message: (err as Error)?.message ?? String(err) });
   } finally {
-    taskEnded(id);
+    groups.taskEnded(id);
   }
 }
 
 async function close(): Promise<void> {
   if (statsTimer) clearInterval(statsTimer);
   await pool?.close();
-  killAllGroups();
-  channel.close();
+  groups.close();
   units.close();
   process.disconnect?.();
 }
@@ -120,7 +168,7 @@ process.on('message', (message: ToHost) => {
 
 // The node is gone (stopped, or killed with -9): nothing may outlive it.
 process.on('disconnect', () => {
-  killAllGroups();
+  groups.killAll();
   process.exit(0);
 });
 

@@ -136,12 +136,12 @@ const CODEPAGES: Record<number, string> = {
 export async function readDwg(filePath: string, maxBytes: number): Promise<CadDocument> {
   await checkCadSize(filePath, maxBytes);
   const bytes = await readFile(filePath);
-  if (bytes.length < 0x80 || !/^AC[12][.0-9]\d{2}/.test(bytes.subarray(0, 6).toString('latin1'))) {
-    throw new ExtractionError(
-      bytes.length < 6 || !/^AC/.test(bytes.subarray(0, 2).toString('latin1'))
-        ? 'not a DWG file: the AutoCAD version signature (AC10xx) is missing'
-        : `not a readable DWG file: only ${bytes.length} bytes after the ${bytes.subarray(0, 6).toString('latin1')} signature`,
-    );
+  // The signature is quoted only once it is known to be one (six printable characters).
+  if (!/^AC[12][.0-9]\d{2}/.test(bytes.subarray(0, 6).toString('latin1'))) {
+    throw new ExtractionError('not a DWG file: the AutoCAD version signature (AC10xx) is missing');
+  }
+  if (bytes.length < 0x80) {
+    throw new ExtractionError(`not a readable DWG file: only ${bytes.length} bytes after the ${bytes.subarray(0, 6).toString('latin1')} signature`);
   }
   const signature = bytes.subarray(0, 6).toString('latin1');
   const { lib, raw } = await newLibreDwgInstance();

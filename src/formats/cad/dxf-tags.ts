@@ -108,6 +108,12 @@ export function decodeText(buf: Buffer): { text: string; encoding: string } {
   }
 }
 
+/** A line of the file as a reason quotes it: its text (shortened), or what it holds when that is not text. */
+function quoteLine(line: string): string {
+  if (/[\p{Cc}\uFFFD]/u.test(line)) return 'binary data (control characters), not text';
+  return JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}…` : line);
+}
+
 export function readAsciiTags(text: string): { tags: Tags; warnings: string[] } {
   // Scans line by line without splitting the whole text into an array of lines.
   const codes: number[] = [];
@@ -138,7 +144,7 @@ export function readAsciiTags(text: string): { tags: Tags; warnings: string[] } 
     const raw = codeLine.trim();
     if (!/^-?\d{1,4}$/.test(raw)) {
       if (raw === '' && /^\s*$/.test(text.slice(pos))) break;
-      throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a group code but holds ${JSON.stringify(raw.slice(0, 40))}`);
+      throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a group code but holds ${quoteLine(raw)}`);
     }
     const v = nextLine();
     if (v === null) {
@@ -157,9 +163,7 @@ export function readAsciiTags(text: string): { tags: Tags; warnings: string[] } 
         if (Number.isFinite(num)) lenient++;
       }
       if (!Number.isFinite(num)) {
-        throw new ExtractionError(
-          `malformed DXF: line ${lineNo} should hold a number for group code ${code} but holds ${JSON.stringify(v.trim().slice(0, 40))}`,
-        );
+        throw new ExtractionError(`malformed DXF: line ${lineNo} should hold a number for group code ${code} but holds ${quoteLine(v.trim())}`);
       }
       values.push(num);
     }

@@ -34,7 +34,9 @@ export function sniffDialect(text: string, complete: boolean, fileName: string |
   const quoteChar = quoteScore(text, "'") > quoteScore(text, '"') ? "'" : '"';
   const lower = (fileName ?? '').toLowerCase();
   const tabName = lower.endsWith('.tsv') || lower.endsWith('.tab');
-  const t = text.length > 262144 ? text.slice(0, 262144) : text;
+  // The first 256 Ki characters, or the first line whole when it is longer (a wide header).
+  const firstLineEnd = text.search(/[\r\n]/) + 1;
+  const t = text.slice(0, Math.max(262144, firstLineEnd || text.length));
   const cut = complete && t.length === text.length;
   let best: { delimiter: string; consistency: number; mode: number; rank: number } | null = null;
   CANDIDATES.forEach((delimiter, order) => {

@@ -19,13 +19,22 @@ import {
 import { decodeSample, detectEncoding, legacyEncoding, NotUtf8Error, readSample, streamText, type EncodingChoice } from './encoding.js';
 import { findGeometry, type GeometrySource } from './geo.js';
 import { CsvTokenizer, type RecordSink } from './tokenizer.js';
-import { Bounds, parseGeoJsonGeometry, parseWkt, type Geometry } from './wkt.js';
+import { Bounds, parseGeoJsonGeometry, parseWkt, WktError, type Geometry } from './wkt.js';
 
 export type { ColumnInfo } from './columns.js';
 export type { GeometrySource } from './geo.js';
 
 const SAMPLE_BYTES = 256 * 1024;
+/**
+ * The sample grows (×4) until it holds the first record whole, up to this: the header of a
+ * file with 100,000 columns is about 1 MB, and cut, it would be read as data.
+ */
+const MAX_SAMPLE_BYTES = 8 * 1024 * 1024;
 const MAX_FIELD_CHARS = 32 * 1024 * 1024;
+/** Fields per record kept (the tokenizer's limit); more are dropped, with a warning. */
+const MAX_FIELDS = 100_000;
+/** Column names a failure reason lists. */
+const SHOWN_COLUMNS = 50;
 
 interface Plan {
   enc: EncodingChoice;
@@ -60,6 +69,7 @@ function newTokenizer(plan: Plan): CsvTokenizer {
     delimiter: plan.dialect.delimiter.charCodeAt(0),
     quote: plan.dialect.quoteChar.charCodeAt(0),
     maxFieldChars: MAX_FIELD_CHARS,
+    maxFields: MAX_FIELDS,
   });
 }
 
@@ -160,12 +170,10 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
   const { size } = await stat(input.filePath);
 
   // Detection on a sample: encoding, dialect, header.
-  const sample = await readSample(input.filePath, SAMPLE_BYTES);
-  const wholeFile = sample.length >= size;
-  const enc = detectEncoding(sample, wholeFile);
-  const text = decodeSample(sample, enc);
-  const dialect = sniffDialect(text, wholeFile, input.fileName);
-  const records = sampleRecords(text, dialect, wholeFile, 50);
+  const { sample, enc, dialect, records } = await detectionSample(input, size);
+  if (records.length === 0 && sample.length < size) {
+    warnings.push(`The first record is longer than ${MAX_SAMPLE_BYTES / (1024 * 1024)} MiB: it was not examined as a header and is read as data.`);
+  }
   const eurostat = detectEurostat(dialect.delimiter, records[0]);
   const plan: Plan = { enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
   if (enc.source === 'fallback') {
@@ -226,8 +234,8 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
     const extNames = columnNames([...names, ...profiles.slice(columnCount).map(() => '')], profiles.length);
     const found = findGeometry(extNames, profiles, metadata.hasHeader as boolean);
     if (!found) {
-      const shown = names.slice(0, 200).map((n) => JSON.stringify(n));
-      if (names.length > 200) shown.push(`… (${names.length - 200} more)`);
+      const shown = names.slice(0, SHOWN_COLUMNS).map((n) => JSON.stringify(n.length > 40 ? `${n.slice(0, 40)}…` : n));
+      if (names.length > SHOWN_COLUMNS) shown.push(`… (${names.length - SHOWN_COLUMNS} more)`);
       const list = names.length ? shown.join(', ') : '(none: the file is empty)';
       throw new ExtractionError(
         `Spatial CSV: no longitude/latitude column pair and no geometry column (WKT or GeoJSON) was found. ` +
@@ -251,6 +259,19 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
   return { documentFormat: 'csv', documentUnits: 1, metadata, warnings };
 };
 
+/** Encoding, dialect and the first records, from a sample that holds the first record whole where it can. */
+async function detectionSample(input: ParseInput, size: number) {
+  for (let bytes = SAMPLE_BYTES; ; bytes = Math.min(bytes * 4, MAX_SAMPLE_BYTES)) {
+    const sample = await readSample(input.filePath, bytes);
+    const wholeFile = sample.length >= size;
+    const enc = detectEncoding(sample, wholeFile);
+    const text = decodeSample(sample, enc);
+    const dialect = sniffDialect(text, wholeFile, input.fileName);
+    const records = sampleRecords(text, dialect, wholeFile, 50);
+    if (records.length > 0 || wholeFile || bytes >= MAX_SAMPLE_BYTES) return { sample, enc, dialect, records };
+  }
+}
+
 function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows: number, warnings: string[]): void {
   let longer = 0;
   let shorter = 0;
@@ -273,7 +294,11 @@ function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows
     warnings.push(`${plural(t.strayQuoteText, 'field')} had text after the closing quote; it was kept as part of the field.`);
   }
   if (t.truncatedFields) warnings.push(`Fields longer than ${MAX_FIELD_CHARS} characters were truncated.`);
-  if (t.droppedFields) warnings.push(`${plural(t.droppedFields, 'field')} beyond 100000 per row were dropped.`);
+  if (t.droppedFields) {
+    warnings.push(
+      `Rows have more than ${MAX_FIELDS} fields: the fields past the ${MAX_FIELDS}th of each row were dropped (${plural(t.droppedFields, 'field')} in all).`,
+    );
+  }
   const kinds = [t.lf, t.crlf, t.cr].filter((k) => k > 0).length;
   if (kinds > 1) warnings.push(`Mixed line endings: ${t.lf} LF, ${t.crlf} CRLF, ${t.cr} CR.`);
   for (const p of plans) {
@@ -406,7 +431,8 @@ async function writeSpatial(
       return g;
     } catch (err) {
       invalid++;
-      if (!firstError) firstError = (err as Error).message;
+      // Our parsers' own reasons only; anything else they hit is not for users to read.
+      if (!firstError) firstError = err instanceof WktError ? err.message : 'the value could not be read as a geometry';
       return null;
     }
   };

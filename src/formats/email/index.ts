@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type EmbeddedParsers, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../kit/types.js';
 import { StreamingUnits } from '../streaming-units.js';
-import { headerValue } from './common.js';
+import { headerValue, unreadableBecause } from './common.js';
 import { splitMbox, MboxTooLarge } from './mbox.js';
 import { parseMime } from './mime.js';
 import { enrichAttachments } from './service-attachments.js';
@@ -173,7 +173,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
             attachmentCount: 0,
             totalAttachmentCount: 0,
             nestedMessageCount: 0,
-            warnings: [`not parsed as MIME: ${(e as Error).message}`],
+            warnings: [`not parsed as MIME: ${unreadableBecause(e, 'its MIME structure is damaged')}`],
           };
         }
         const labels = headerValue(msg.headers, 'x-gmail-labels');

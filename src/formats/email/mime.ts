@@ -4,7 +4,7 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { rememberContent } from './service-attachments.js';
 import { ExtractionError } from '../kit/types.js';
-import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
+import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256, unreadableBecause } from './common.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 function addresses(v: AddressObject | AddressObject[] | undefined): EmailAddressT[] {
@@ -64,7 +64,7 @@ async function attachment(a: Attachment, depth: number, warnings: string[]): Pro
       const nested = await parseMime(content, depth + 1);
       return { ...base, extraction: 'message', message: nested };
     } catch (e) {
-      return { ...base, extraction: 'message', message: null, note: `nested message unreadable: ${(e as Error).message}` };
+      return { ...base, extraction: 'message', message: null, note: `nested message unreadable: ${unreadableBecause(e, 'its MIME structure is damaged')}` };
     }
   }
   return rememberContent({ ...base, ...extractAttachment(contentType, a.filename ?? null, content, charsetOf(a)) }, content);

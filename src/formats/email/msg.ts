@@ -10,6 +10,7 @@ import { ExtractionError } from '../kit/types.js';
 import {
   MAX_NESTING,
   address,
+  attachmentLabel,
   codePageEncoding,
   countTree,
   decodeText,
@@ -100,7 +101,7 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
   const b = bodies(d, cp);
   const warnings: string[] = [];
   const attachments: EmailAttachmentT[] = [];
-  for (const a of d.attachments ?? []) {
+  for (const [index, a] of (d.attachments ?? []).entries()) {
     if (a.innerMsgContent) {
       let bytes: Uint8Array | null;
       try {
@@ -124,13 +125,16 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
       } else attachments.push({ ...base, extraction: 'message', message: mapMessage(reader, inner, depth + 1, cp) });
       continue;
     }
+    const fileName = a.fileName ?? a.fileNameShort ?? a.name ?? null;
     let content: Uint8Array | null = null;
     try {
       content = reader.getAttachment(a).content;
-    } catch (e) {
-      warnings.push(`attachment ${a.fileName ?? a.fileNameShort ?? '?'} unreadable: ${(e as Error).message}`);
+    } catch {
+      // msgreader fails with its own TypeError when the attachment's data stream is missing.
+      warnings.push(
+        `attachment ${attachmentLabel(fileName, index)}: its content could not be read (the attachment's data in the MSG file is missing or damaged)`,
+      );
     }
-    const fileName = a.fileName ?? a.fileNameShort ?? a.name ?? null;
     const contentType = a.attachMimeTag ? String(a.attachMimeTag).toLowerCase() : guessContentType(fileName);
     attachments.push(
       rememberContent(

@@ -9,6 +9,7 @@ import { rememberContent } from './service-attachments.js';
 import {
   MAX_NESTING,
   address,
+  attachmentLabel,
   countTree,
   extractAttachment,
   guessContentType,
@@ -70,7 +71,7 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
   for (let i = 0; i < n; i++) {
     const a = safe(() => m.getAttachment(i), null as Any);
     if (!a) {
-      warnings.push(`attachment ${i} unreadable`);
+      warnings.push(`attachment ${i + 1}: it could not be read (its entry in the PST file is damaged)`);
       continue;
     }
     const fileName = a.longFilename || a.filename || a.displayName || null;
@@ -94,8 +95,8 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
       try {
         if (!a.descriptorIndexNode) a.descriptorIndexNode = m.descriptorIndexNode;
         embedded = a.embeddedPSTMessage;
-      } catch (e) {
-        warnings.push(`embedded message ${fileName ?? i} unreadable: ${(e as Error).message}`);
+      } catch {
+        warnings.push(`embedded message ${attachmentLabel(fileName, i)}: it could not be read (its data in the PST file is damaged)`);
       }
       if (embedded)
         out.push({
@@ -109,8 +110,8 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
     let content: Buffer | null = null;
     try {
       content = method === ATTACH_BY_VALUE || method === ATTACH_OLE || method === 0 || method === undefined ? readAttachment(a) : null;
-    } catch (e) {
-      warnings.push(`attachment ${fileName ?? i} unreadable: ${(e as Error).message}`);
+    } catch {
+      warnings.push(`attachment ${attachmentLabel(fileName, i)}: its content could not be read (its data in the PST file is damaged)`);
     }
     out.push(
       rememberContent(

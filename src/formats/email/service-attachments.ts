@@ -11,6 +11,7 @@ import path from 'node:path';
 import { JsonWriter } from '../kit/json-writer.js';
 import type { EmbeddedParsers } from '../kit/types.js';
 import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
+import { unreadableBecause } from './common.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';
 import type { ParserSettings } from '../settings.js';
 
@@ -87,7 +88,7 @@ async function parseAttachment(
     if ((await stat(outPath)).size > MAX_CONTENT_JSON_BYTES) return { format, error: 'its content is too large to inline' };
     return { format, text: collectText(JSON.parse(await readFile(outPath, 'utf8'))) };
   } catch (e) {
-    return { format, error: (e as Error).message.slice(0, 200) };
+    return { format, error: unreadableBecause(e, `the ${format} file is damaged or not what its name says`).slice(0, 200) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

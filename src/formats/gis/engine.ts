@@ -407,7 +407,11 @@ export class GdalSession {
       const err = this.lastError();
       if (err.type >= 3) this.fail('export to GeoJSON failed');
       const io = takeIoError();
-      if (io) throw new GdalError(`export to GeoJSON failed: ${io.message}`, this.drainLog());
+      if (io)
+        throw new GdalError(
+          `export to GeoJSON failed: the converted copy could not be written (${(io as NodeJS.ErrnoException).code ?? 'I/O error'})`,
+          this.drainLog(),
+        );
     } finally {
       this.M._free(list);
       this.M.ccall('GDALVectorTranslateOptionsFree', null, ['number'], [opts]);

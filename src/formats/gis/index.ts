@@ -136,20 +136,32 @@ class BBox {
   }
 }
 
-function cleanGdalMessage(m: string): string {
-  return m
-    .replace(/^(ERROR|Warning) \d+:\s*/i, '')
+/**
+ * GDAL's words as the user reads them: the paths of the job's scratch folder that GDAL quotes
+ * (`/dp/gis-in/…`) become the upload's own file or member names, its quotes plain ones.
+ */
+function gdalText(m: string, job: JobState): string {
+  let t = m.replace(/^(ERROR|Warning) \d+:\s*/i, '');
+  if (job.upload) t = t.split(`/dp/gis-in/${job.upload.stored}`).join(job.upload.name);
+  return t
     .replace(/\/dp\/gis-in\//g, '')
-    .trim();
+    .replace(/\/dp\/gis-out\/[^\s'"`]*/g, 'the converted copy')
+    .replace(/`([^`']*)'/g, '"$1"')
+    .replace(/[.\s]+$/, '');
+}
+
+/** A dataset's path as the user knows it (a single upload by its own name). */
+function shownPath(relPath: string, job: JobState): string {
+  return job.upload && relPath === job.upload.stored ? job.upload.name : relPath;
 }
 
 /** GDAL messages that are artefacts of our own export step, not facts about the data. */
 const NOISE = [/^No SRS set on layer/i, /does not natively support .* type for field/i, /^Pointer '\w+' is NULL/i];
 
-function gdalWarnings(lines: string[]): string[] {
+function gdalWarnings(lines: string[], job: JobState): string[] {
   const seen = new Set<string>();
   for (const l of lines) {
-    let m = cleanGdalMessage(l);
+    let m = gdalText(l, job);
     const internal = /^Error occurred in .*\/([^/]+) at line (\d+)$/.exec(m);
     if (internal) m = `internal read error (${internal[1]}:${internal[2]})`;
     if (m && !NOISE.some((re) => re.test(m))) seen.add(m);
@@ -188,6 +200,8 @@ interface JobState {
   totalFeatures: number;
   drivers: Set<string>;
   outSeq: number;
+  /** A single (not zipped) upload: its name in the scratch folder and its own. */
+  upload: { stored: string; name: string } | null;
 }
 
 /** Features past the per-job cap: a result part (GeoJSON text sequence) opened on the first one, served with the result. */
@@ -465,8 +479,8 @@ async function writeLayer(
         if (attempts[i].args.includes('-nlt'))
           warnings.push('Geometries with no GeoJSON form (multipatch, TIN, polyhedral surface) were converted to MultiPolygon.');
       } catch (err) {
-        const msgs = gdalWarnings((err as GdalError).gdalMessages ?? []).filter((m) => !/failed to create/i.test(m));
-        lastError = msgs[0] ?? (err as Error).message;
+        const msgs = gdalWarnings((err as GdalError).gdalMessages ?? [], job).filter((m) => !/failed to create/i.test(m));
+        lastError = msgs[0] ?? gdalText((err as Error).message, job);
       }
     }
     if (!exported) warnings.push(`The features could not be exported: ${lastError}.`);
@@ -497,7 +511,7 @@ async function writeLayer(
       `GDAL counts ${featureCount} features but returned ${exportedCount} when reading them; ${featureCount - exportedCount} are missing from features (e.g. KML placemarks without geometry, MapInfo records GDAL skips, unreadable records).`,
     );
   }
-  for (const w of gdalWarnings([...fgbLog, ...s.drainLog()])) warnings.push(`GDAL: ${w}`);
+  for (const w of gdalWarnings([...fgbLog, ...s.drainLog()], job)) warnings.push(`GDAL: ${w}`);
 
   const native = Array.isArray(gf?.extent) && gf.extent.length >= 4 ? gf.extent.slice(0, 4).map(Number) : null;
   content
@@ -580,7 +594,7 @@ async function processSource(
     const driver = String(info.driverShortName ?? '');
     job.drivers.add(driver);
     const format = DRIVER_FORMAT[driver] ?? src.format;
-    const openWarnings = gdalWarnings(s.drainLog()).map((w) => `GDAL: ${w}`);
+    const openWarnings = gdalWarnings(s.drainLog(), job).map((w) => `GDAL: ${w}`);
     let layers: any[] = Array.isArray(info.layers) ? info.layers : [];
     // GPX always exposes five fixed layers (waypoints, routes, tracks, route_points,
     // track_points): only those holding features are datasets of the document.
@@ -602,7 +616,7 @@ async function processSource(
     }
     if (layers.length === 0) {
       failures.push({ source: src.relPath, format, error: 'The dataset opened but holds no layer.' });
-      warnings.push(`${src.relPath}: the dataset holds no layer; nothing to report.`);
+      warnings.push(`${shownPath(src.relPath, job)}: the dataset holds no layer; nothing to report.`);
       return;
     }
     const domains = info.domains && typeof info.domains === 'object' ? (info.domains as Record<string, unknown>) : {};
@@ -617,9 +631,9 @@ async function processSource(
     }
   } catch (err) {
     if (!(err instanceof GdalError)) throw err;
-    const msg = err.message;
+    const msg = gdalText(err.message, job);
     failures.push({ source: src.relPath, format: src.format, error: msg });
-    warnings.push(`${src.relPath} could not be read: ${msg}.`);
+    warnings.push(`${shownPath(src.relPath, job)} could not be read: ${msg}.`);
   } finally {
     s.close(ds);
   }
@@ -656,6 +670,7 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
     totalFeatures: 0,
     drivers: new Set(),
     outSeq: 0,
+    upload: prepared.stored ? { stored: prepared.stored, name: input.fileName || prepared.stored } : null,
   };
   const failures: { source: string; format: string; error: string }[] = [];
 

@@ -37,6 +37,8 @@ export interface Prepared {
   /** Folder (inside tempDir) holding the datasets. */
   root: string;
   archive: ExtractReport | null;
+  /** A single (not zipped) upload: its name in `root`, which GDAL's messages quote. */
+  stored: string | null;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function prepareInput(input: ParseInput, warnings: string[]): Promi
     const archive = await extractZip(input.filePath, root, budget);
     await expandNestedZips(root, archive, budget);
     for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${s}.`);
-    return { root, archive };
+    return { root, archive, stored: null };
   }
   if (['shapefile', 'filegdb', 'kmz'].includes(input.format) && !/\.shp$/i.test(input.fileName ?? '')) {
     throw new ExtractionError(
@@ -108,11 +110,12 @@ export async function prepareInput(input: ParseInput, warnings: string[]): Promi
     );
   }
   if (head.length === 0) throw new ExtractionError('The upload is empty.');
-  const target = path.join(root, safeBaseName(input.fileName, input.format));
+  const stored = safeBaseName(input.fileName, input.format);
+  const target = path.join(root, stored);
   try {
     await link(input.filePath, target);
   } catch {
     await copyFile(input.filePath, target);
   }
-  return { root, archive: null };
+  return { root, archive: null, stored };
 }

@@ -57,7 +57,10 @@ export async function extractZip(zipPath: string, destDir: string, budget = new 
         const e = err as NodeJS.ErrnoException;
         if (e.code === 'EEXIST') throw new ExtractionError(`The ZIP archive holds the same member twice (${JSON.stringify(m.name)}).`);
         if (MACHINE_ERRNO.has(e.code ?? '')) throw err; // the machine's trouble: the job is retried
-        throw new ExtractionError(`ZIP member ${JSON.stringify(m.name)} could not be extracted: ${e.message}.`);
+        // The error's own text names paths of this node: its code says enough.
+        throw new ExtractionError(`ZIP member ${JSON.stringify(m.name)} could not be extracted (${e.code ?? 'I/O error'}).`, 'extraction_failed', false, {
+          cause: err,
+        });
       }
       report.uncompressedBytes += budget.inflatedBytes - before;
       report.files++;

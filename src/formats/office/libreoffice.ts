@@ -2,15 +2,15 @@
 // renderer (→ PDF, to count pages exactly). Every concurrent soffice process gets its own
 // user profile (soffice hands work to a running instance that shares one), macros are
 // disabled in that profile, each run is bounded by a timeout that kills the whole process
-// group, and the output is checked because soffice exits 0 even when it failed.
-import { spawn } from 'node:child_process';
+// group (soffice → oosplash → soffice.bin), the group dies with the process that holds it
+// (process-groups.ts), and the output is checked because soffice exits 0 even when it failed.
 import { readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ExtractionError } from '../kit/types.js';
-import { killProcessGroup, trackProcessGroup, untrackProcessGroup } from '../process-groups.js';
+import { runProcessGroup } from '../process-groups.js';
 import { sofficePath } from '../kit/engine-locations.js';
 import { sofficeEnvironment } from '../kit/soffice-env.js';
 import { engineUnavailable } from '../kit/engine-unavailable.js';
@@ -137,7 +137,9 @@ export async function convert(inputPath: string, target: string, outDir: string,
       src,
     ];
     const timeoutMs = lo.timeoutMs;
-    const { code, stderr, timedOut } = await run(bin, args, timeoutMs);
+    const { code, stderr, timedOut } = await runProcessGroup({ command: bin, args, env: sofficeEnvironment(), timeoutMs }).catch((err: unknown) => {
+      throw new ExtractionError('LibreOffice could not be started on this node.', 'extraction_failed', false, { cause: err });
+    });
     if (timedOut) {
       healthy = false;
       throw new ExtractionError(`LibreOffice did not finish converting within ${Math.round(timeoutMs / 1000)} s`);
@@ -150,48 +152,16 @@ export async function convert(inputPath: string, target: string, outDir: string,
         .filter((l) => l.trim() && !/javaldx/.test(l))
         .slice(-3)
         .join(' | ');
-      throw new ExtractionError(`LibreOffice could not read the document (no ${targetExt} output${why ? `: ${why}` : ''})`);
+      // LibreOffice's own stderr (file paths of this node, its internals) goes to the log only.
+      throw new ExtractionError(`LibreOffice could not read the document (it wrote no ${targetExt.toUpperCase()} output).`, 'extraction_failed', false, {
+        cause: why || `exit code ${code}`,
+      });
     }
     return { outputPath: expected, millis: Date.now() - started };
   } finally {
     releaseProfile(profile, healthy);
     await fs.rm(srcDir, { recursive: true, force: true });
   }
-}
-
-function run(bin: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: sofficeEnvironment(),
-    });
-    // The parsing process kills this group if the task ends first (timeout, dead thread).
-    if (child.pid) trackProcessGroup(child.pid);
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', () => {});
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < 8192) stderr += d.toString();
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) killProcessGroup(child.pid);
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new ExtractionError(`cannot start LibreOffice: ${err.message}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (child.pid) {
-        // soffice may leave helpers behind in its group after the leader exits.
-        killProcessGroup(child.pid);
-        untrackProcessGroup(child.pid);
-      }
-      resolve({ code, stderr, timedOut });
-    });
-  });
 }
 
 /** Pages of a PDF written by LibreOffice (page objects; LO writes no object streams). */
