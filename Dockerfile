@@ -37,7 +37,9 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DOCPARSE_DATA_DIR=/data DOCPARSE_
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-RUN mkdir -p /data && chown node:node /data
+# `docparse …` on the PATH, as `npm install -g` would make it (docker exec <container> docparse admin …).
+RUN chmod +x dist/bin.js && ln -s /app/dist/bin.js /usr/local/bin/docparse \
+ && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -76,7 +76,7 @@ async function tellWhoStartedIt(node: RunningNode): Promise<void> {
       try {
         const link = await node.dashboard.createSignInLink();
         toTerminal(
-          `Dashboard: no identity provider is configured, so the local operator signs in with this one-time link (works once, for 15 minutes):\n  ${link}\nFor another link restart the node, ${hint}.\n\n`,
+          `Dashboard: no identity provider is configured, so the local operator signs in with this one-time link (works once, for 15 minutes):\n  ${link}\nFor another link run docparse admin sign-in-link, ${hint}.\n\n`,
         );
       } catch (err) {
         logger.warn({ reason: (err as Error).message }, `could not make a one-time dashboard sign-in link; ${hint}`);

@@ -2,6 +2,7 @@
 // a tenant is billed, to the unit. Usage per app, format family and (optionally) day; quota
 // remaining per app; the monthly statement. Holds of jobs in progress are not charges and are
 // left out everywhere here.
+import { NO_PLAN_LIMITS } from './plan-limits.js';
 import { FORMATS } from '../formats/registry.js';
 import type { SqlClient } from '../db/sql.js';
 import type { UsageRow } from './store/usage.js';
@@ -39,8 +40,10 @@ export interface AppQuota {
   /** Null for an app deleted since (its charges stay billed). */
   appName: string | null;
   plan: { id: string; name: string; quota: number } | null;
+  /** The monthly quota the app is held to: its plan's, or the no-plan limit; null for a deleted app. */
+  quota: number | null;
   unitsCharged: number;
-  /** quota − units charged, never below 0; null without a plan. */
+  /** quota − units charged, never below 0; null for a deleted app. */
   remaining: number | null;
 }
 
@@ -155,7 +158,8 @@ export class BillingStore {
       const a = known.get(id);
       const plan = a?.plan_id ? { id: a.plan_id, name: a.plan_name ?? '', quota: Number(a.quota) } : null;
       const unitsCharged = units.get(id) ?? 0;
-      return { appId: id, appName: a?.name ?? null, plan, unitsCharged, remaining: plan ? Math.max(0, plan.quota - unitsCharged) : null };
+      const quota = a ? (plan?.quota ?? NO_PLAN_LIMITS.maxDocumentUnitsPerMonth) : null;
+      return { appId: id, appName: a?.name ?? null, plan, quota, unitsCharged, remaining: quota === null ? null : Math.max(0, quota - unitsCharged) };
     });
     return byKey(list, (q) => `${q.appName ?? '\uffff'}\u0000${q.appId}`);
   }

@@ -2,6 +2,7 @@
 // charged through the store like jobs are) against the usage figures, quota remaining, the
 // statement and its CSV — every figure equal to the units charged, to the unit. Run on PGlite
 // and on PostgreSQL.
+import { NO_PLAN_LIMITS } from '../../src/tenancy/plan-limits.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statementCsv, usageCsv, usageLinesCsv } from '../../src/manage/api/billing-csv.js';
@@ -133,7 +134,7 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       expect(u.totals.units).toBe(sum(charges));
     });
 
-    it('quota remaining: the plan quota minus units charged this month, holds aside', async () => {
+    it('quota remaining: the plan quota (or the no-plan limit) minus units charged this month, holds aside', async () => {
       const q = await billing.quotas(tenant.id, MONTH);
       const ingest = q.find((x) => x.appId === apps[0].id)!;
       const used = sum(charges.filter((c) => c.appId === apps[0].id));
@@ -141,10 +142,20 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
         appId: apps[0].id,
         appName: 'ingest',
         plan: { id: plan.id, name: 'metered', quota: 5000 },
+        quota: 5000,
         unitsCharged: used,
         remaining: 5000 - used,
       });
-      expect(q.find((x) => x.appId === apps[2].id)).toEqual({ appId: apps[2].id, appName: 'no plan', plan: null, unitsCharged: 0, remaining: null });
+      // An app without a plan is held to the no-plan limit, and shown so.
+      const noPlan = NO_PLAN_LIMITS.maxDocumentUnitsPerMonth;
+      expect(q.find((x) => x.appId === apps[2].id)).toEqual({
+        appId: apps[2].id,
+        appName: 'no plan',
+        plan: null,
+        quota: noPlan,
+        unitsCharged: 0,
+        remaining: noPlan,
+      });
       expect(q.map((x) => x.appId)).not.toContain(undefined);
     });
 
@@ -190,7 +201,14 @@ export function billingSuite(engine: string, open: () => Promise<BillingEnv>): v
       expect(records.every((r) => r.tenant_name === tenant.name && r.overage_units === '0')).toBe(true);
       // A name a spreadsheet would run as a formula is defused.
       expect(records.find((r) => r.app_id === apps[1].id)!.app_name).toBe("'=SUM(A1)");
-      expect(records.filter((r) => r.app_id === apps[2].id)).toEqual([expect.objectContaining({ family: '', units: '0', quota_remaining: '' })]);
+      expect(records.filter((r) => r.app_id === apps[2].id)).toEqual([
+        expect.objectContaining({
+          family: '',
+          units: '0',
+          quota: String(NO_PLAN_LIMITS.maxDocumentUnitsPerMonth),
+          quota_remaining: String(NO_PLAN_LIMITS.maxDocumentUnitsPerMonth),
+        }),
+      ]);
     });
 
     it('the usage lines export has every charge once; usage CSV parses back to the figures', async () => {

@@ -32,7 +32,8 @@ export const usageCommands: AdminCommand[] = [
           ...u.quotas.map(
             (q) =>
               `  app ${q.appId}${q.appName === null ? ' (deleted)' : ` "${q.appName}"`}: ${q.unitsCharged}` +
-              (q.plan ? ` of ${q.plan.quota} (${q.remaining} remaining)` : ' (no plan)'),
+              (q.quota === null ? '' : ` of ${q.quota} (${q.remaining} remaining)`) +
+              (q.plan ? '' : q.quota === null ? ' (no plan)' : ' (no plan: the no-plan limit)'),
           ),
           ...(u.items.length
             ? [
@@ -67,7 +68,9 @@ export const usageCommands: AdminCommand[] = [
         },
         [
           `App ${app.id} used ${u.unitsUsed} Document Units in ${month}` +
-            (u.quota === null ? ' (no plan assigned).' : ` of ${u.quota} (plan "${u.planName}"); ${remaining} remaining.`),
+            (u.quota === null
+              ? ' (no plan assigned).'
+              : ` of ${u.quota} (${u.planId === null ? 'no plan assigned: the no-plan limit' : `plan "${u.planName}"`}); ${remaining} remaining.`),
           `  documents:    ${u.documents}`,
           ...Object.entries(u.byFormat)
             .sort(([a], [b]) => a.localeCompare(b))

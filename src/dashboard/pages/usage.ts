@@ -4,7 +4,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Reply, RouteDef } from '../../http/route.js';
 import type { AppQuota, Statement, TenantUsage } from '../../tenancy/billing-store.js';
-import { NO_PLAN_LIMITS } from '../../tenancy/plan-limits.js';
 import { html } from './html.js';
 import { formatDate, formatNumber, PAGE_HEADERS } from './layout.js';
 import { getPage, type Dashboard, type Page } from './page-kit.js';
@@ -40,11 +39,10 @@ const families = (byFamily: Record<string, number>) =>
     .map(([f, n]) => `${f}: ${formatNumber(n)}`)
     .join(', ') || '—';
 
-/** An app's monthly quota and what is left of it: its plan's, or the no-plan default the quota check applies (the ledger reports none). */
+/** An app's monthly quota and what is left of it: its plan's, or the limit of every app without a plan. */
 function quotaOf(q: AppQuota): { quota: string; remaining: string } {
-  if (q.plan) return { quota: formatNumber(q.plan.quota), remaining: q.remaining === null ? '—' : formatNumber(q.remaining) };
-  const quota = NO_PLAN_LIMITS.maxDocumentUnitsPerMonth;
-  return { quota: `${formatNumber(quota)} (no plan)`, remaining: formatNumber(Math.max(0, quota - q.unitsCharged)) };
+  if (q.quota === null) return { quota: '—', remaining: '—' };
+  return { quota: `${formatNumber(q.quota)}${q.plan ? '' : ' (no plan)'}`, remaining: formatNumber(q.remaining ?? 0) };
 }
 
 async function usageView(page: Page<{ month?: string }>) {

@@ -41,7 +41,7 @@ export const STATEMENT_CSV_HEADER = [
 export function statementCsv(s: Statement): string {
   const rows: (string | number | null)[][] = [];
   for (const a of s.apps) {
-    const app = [s.month, s.tenant.id, s.tenant.name, a.appId, a.appName, a.plan?.id ?? null, a.plan?.name ?? null, a.plan?.quota ?? null, a.remaining];
+    const app = [s.month, s.tenant.id, s.tenant.name, a.appId, a.appName, a.plan?.id ?? null, a.plan?.name ?? null, a.quota, a.remaining];
     const families = Object.keys(a.byFamily).sort();
     if (families.length === 0) rows.push([...app, '', 0, 0, 0]);
     // Documents are counted per app, not per family: given on the app's first record only.
@@ -84,7 +84,7 @@ export function statementLines(s: Statement): string[] {
     lines.push(
       '',
       `App ${a.appId} ${a.appName === null ? '(deleted)' : `"${a.appName}"`}`,
-      `  plan:         ${a.plan ? `"${a.plan.name}" (${a.plan.quota} units/month)` : 'none'}`,
+      `  plan:         ${a.plan ? `"${a.plan.name}" (${a.plan.quota} units/month)` : a.quota === null ? 'none' : `none (the no-plan limit: ${a.quota} units/month)`}`,
       `  units:        ${a.unitsCharged}` + (a.remaining === null ? '' : ` (${a.remaining} remaining)`),
       `  documents:    ${a.documents}`,
       ...Object.keys(a.byFamily)

@@ -19,9 +19,12 @@ const AppQuotaSchema = Type.Object({
   appId: Type.String(),
   appName: Nullable(Type.String({ description: 'Null for an app deleted since; its charges stay billed.' })),
   plan: Plan,
+  quota: Type.Union([Type.Integer(), Type.Null()], {
+    description: "Document Units a month the app is held to: its plan's, or the limit of every app without a plan; null for a deleted app.",
+  }),
   unitsCharged: Type.Integer(),
   remaining: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Quota minus units charged this month (holds of jobs in progress aside); null without a plan.',
+    description: 'Quota minus units charged this month (holds of jobs in progress aside); null for a deleted app.',
   }),
 });
 const FamilyUnits = Type.Record(Type.String(), Type.Integer(), { description: 'Units per format family (pdf, office, email, sql, gis, cad, csv, parquet).' });

@@ -1,5 +1,6 @@
 // Usage per app per month from the ledger (the units charged to jobs, to the unit), against
 // the plan's quota; per tenant, one line per app (deleted apps' charges included).
+import { NO_PLAN_LIMITS } from '../../tenancy/plan-limits.js';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import type { App, ControlPlaneStore, UsageCharge } from '../../tenancy/types.js';
@@ -44,7 +45,8 @@ export async function usageReport(
     tenantId,
     month,
     unitsUsed,
-    quota: plan ? plan.maxDocumentUnitsPerMonth : null,
+    // Deleted apps are held to nothing any more; an app without a plan to the no-plan limit.
+    quota: app ? (plan?.maxDocumentUnitsPerMonth ?? NO_PLAN_LIMITS.maxDocumentUnitsPerMonth) : null,
     planId: plan?.id ?? null,
     documents: charges.length,
     byFormat,
