@@ -1,5 +1,6 @@
 // Takes jobs off the queue and drives each through its states on the thread pool:
-// 2/5 → 3 (light) or 6 → 7 (heavy) → 4 → 8, or → 5 (transient, retried with backoff) / 9.
+// 2/5 → 3 (light) or 6 → 7 (heavy, at most heavyPerTenant of one tenant at once) → 4 → 8, or
+// → 5 (transient, retried with backoff) / 9.
 // This is the only writer of job states after upload, so every transition is visible here.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
 import { JobUsage } from './job-usage.js';
+import { defaultHeavySlotsPerTenant } from '../config.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -25,6 +27,11 @@ export interface WorkerLoopDeps {
   maxAttempts: number;
   lightConcurrency: number;
   heavyConcurrency: number;
+  /**
+   * Heavy slots one tenant holds at once (config.heavySlotsPerTenant; default half the heavy
+   * slots, at least one): its other heavy jobs wait in 6 without holding a slot.
+   */
+  heavyPerTenant?: number;
   scratchDir?: string;
   /** Longest wait between two tries to charge a finished job while the control plane is down (ms). */
   chargeRetryMaxMs?: number;
@@ -47,7 +54,8 @@ export class WorkerLoop {
 
   start(): void {
     this.d.queue.consume('light', this.d.lightConcurrency, (x) => this.handle(x));
-    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x));
+    const perTenant = this.d.heavyPerTenant ?? defaultHeavySlotsPerTenant(this.d.heavyConcurrency);
+    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant });
   }
 
   async handle(delivery: Delivery): Promise<void> {
