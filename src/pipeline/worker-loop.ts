@@ -33,7 +33,7 @@ export interface WorkerLoopDeps {
    */
   heavyPerTenant?: number;
   scratchDir?: string;
-  /** Longest wait between two tries to charge a finished job while the control plane is down (ms). */
+  /** Longest wait between two tries to charge a finished job after a failure other than an outage (ms). */
   chargeRetryMaxMs?: number;
 }
 
@@ -114,7 +114,8 @@ export class WorkerLoop {
       const quota = await this.usage.untilReachable(job, 'read the quota', () => this.usage.quotaOf(running.appId));
       const first = await this.usage.untilReachable(job, 'reserve Document Units', () => this.usage.reserve(running, quota, 1));
       if (!first.ok) return await this.fail(job, { code: 'quota_exceeded', message: first.message, stage: 'worker' });
-      const blobStore = await this.d.blobs.for(job.storageConfigId);
+      // A tenant's own storage is described in the control plane: waited for like the quota.
+      const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
       const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
       const result = await this.d.pool.run(
