@@ -54,6 +54,23 @@ async function tenant() {
 }
 
 describe('the heavy lane', () => {
+  it('an RTF announcing 2³¹ bytes of binary data fails at once', async () => {
+    const a = await tenant();
+    for (const id of ['hang-1', 'hang-2']) {
+      const started = performance.now();
+      await a.upload(id, rtfBinPastEnd());
+      const s = await waitFor(async () => ((x) => (x.statusInt === 9 || x.statusInt === 8) && x)(await a.status(id)), 'the refusal', 30_000);
+      const ms = Math.round(performance.now() - started);
+      expect(s.statusInt).toBe(9);
+      expect(s.error).toMatchObject({
+        code: 'corrupt_document',
+        message: expect.stringMatching(/^the RTF file is damaged: \\bin2147483647 at byte \d+ announces/),
+      });
+      // The first runs on a fresh parsing thread: it loads the office parser first.
+      console.log(`hanging RTF ${id} (${rtfBinPastEnd().length} bytes): upload → failed in ${ms} ms (status polled every 100 ms)`);
+    }
+  });
+
   it("a tenant's two LibreOffice jobs never hold both heavy slots while another tenant's waits", async () => {
     const [a, b] = [await tenant(), await tenant()];
     // LibreOffice jobs go to the heavy lane: they wait in 6 waiting-for-provider.
@@ -73,21 +90,5 @@ describe('the heavy lane', () => {
     const t = (iso?: string | null) => Date.parse(iso!);
     expect(t(b1.startedAt)).toBeLessThan(t(a1.completedAt)); // b1 ran beside a1
     expect(t(a2.startedAt)).toBeGreaterThanOrEqual(t(a1.completedAt)); // a2 waited for a1
-  });
-
-  it('an RTF announcing 2³¹ bytes of binary data fails at once', async () => {
-    const a = await tenant();
-    for (const id of ['hang-1', 'hang-2']) {
-      const started = performance.now();
-      await a.upload(id, rtfBinPastEnd());
-      const s = await waitFor(async () => ((x) => (x.statusInt === 9 || x.statusInt === 8) && x)(await a.status(id)), 'the refusal', 30_000);
-      const ms = Math.round(performance.now() - started);
-      expect(s.statusInt).toBe(9);
-      expect(s.error).toMatchObject({
-        code: 'corrupt_document',
-        message: expect.stringMatching(/^the RTF file is damaged: \\bin2147483647 at byte \d+ announces/),
-      });
-      console.log(`hanging RTF ${id} (${rtfBinPastEnd().length} bytes): upload → failed in ${ms} ms (status polled every 100 ms)`);
-    }
   });
 });
