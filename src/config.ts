@@ -42,6 +42,8 @@ export interface Config {
   retentionSeconds: number;
   workerThreads: number;
   heavySlots: number;
+  /** Heavy slots one tenant may hold at once: on this node (embedded) or across the nodes sharing Redis. */
+  heavySlotsPerTenant: number;
   taskTimeoutSeconds: number;
   workerMaxHeapMb: number;
   /** The parsing process is killed (and its culprit job failed) past this resident size. */
@@ -142,6 +144,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_RETENTION_SECONDS', default: '10800', description: 'How long jobs, uploads and artifacts are kept (3 hours).' },
   { name: 'DOCPARSE_WORKER_THREADS', default: 'CPU count', description: 'Worker threads in the parsing pool.' },
   { name: 'DOCPARSE_HEAVY_SLOTS', default: 'half the threads (≥ 1)', description: 'Threads that heavy work (OCR, Advanced PDF) may occupy at once.' },
+  {
+    name: 'DOCPARSE_HEAVY_SLOTS_PER_TENANT',
+    default: 'half the heavy slots (≥ 1)',
+    description:
+      "Heavy slots one tenant's jobs may hold at once — on this node, or across every node sharing `REDIS_URL`; its further heavy jobs wait in `waiting-for-provider`, in order, while other tenants' run.",
+  },
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
   { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
   {
@@ -362,6 +370,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   const heavySlots = int('DOCPARSE_HEAVY_SLOTS', Math.max(1, Math.floor((threadsValid ? workerThreads : cpus) / 2)), 1, 256);
   // Only compare two valid values, so one bad value gives one message.
   if (threadsValid && heavySlots > workerThreads) problems.push(`DOCPARSE_HEAVY_SLOTS=${heavySlots} exceeds DOCPARSE_WORKER_THREADS=${workerThreads}`);
+  const heavySlotsPerTenant = int('DOCPARSE_HEAVY_SLOTS_PER_TENANT', defaultHeavySlotsPerTenant(heavySlots), 1, 256);
 
   const logLevel = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -474,6 +483,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     retentionSeconds: int('DOCPARSE_RETENTION_SECONDS', 3 * 3600, 1, 365 * 24 * 3600),
     workerThreads,
     heavySlots,
+    heavySlotsPerTenant,
     taskTimeoutSeconds: int('DOCPARSE_TASK_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
     workerMaxHeapMb: int('DOCPARSE_WORKER_MAX_HEAP_MB', 2048, 64, 64 * 1024),
     parserMaxRssMb: int('DOCPARSE_PARSER_MAX_RSS_MB', Math.max(512, Math.floor((os.totalmem() / 1048576) * 0.75)), 128, 1024 * 1024),
@@ -496,6 +506,11 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
   };
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** Half a node's heavy slots, at least one: a tenant alone uses half, two tenants never wait on each other. */
+export function defaultHeavySlotsPerTenant(heavySlots: number): number {
+  return Math.max(1, Math.floor(heavySlots / 2));
 }
 
 /** http://127.x.x.x, http://[::1] or http://localhost. */

@@ -1,8 +1,8 @@
 // A backing service (Redis, PostgreSQL) could not be reached. The stores throw this instead
 // of their driver's error, so the HTTP front answers 503 with Retry-After in one place
 // (http/server.ts errorReply) and the token endpoint its RFC 6749 equivalent, while every
-// other error keeps meaning "a bug": 500. It lives with the job stores because src/jobs is
-// self-contained (its tests run it transpiled on its own); the control plane uses it too.
+// other error keeps meaning "a bug": 500. The job stores and the control plane both throw it;
+// RecoveryWatch wakes the work that waits for such a dependency the moment it answers again.
 
 export type Dependency = 'Redis' | 'PostgreSQL';
 
@@ -40,4 +40,56 @@ export function isSocketError(err: unknown): boolean {
   if (typeof code === 'string' && SOCKET_CODES.has(code)) return true;
   const inner = (err as { errors?: unknown }).errors;
   return Array.isArray(inner) && inner.some(isSocketError);
+}
+
+/**
+ * Wakes everyone waiting for a dependency as soon as it answers again. While anyone waits, one
+ * probe runs every `intervalMs` (never two at once), whatever the number of waiters: a node
+ * with many jobs waiting knocks once per interval, and each resumes within an interval of the
+ * dependency's return instead of at the end of its own back-off.
+ */
+export class RecoveryWatch {
+  private waiters: (() => void)[] = [];
+  private probing = false;
+
+  constructor(
+    /** Resolves when the dependency answers (a cheap round trip: SELECT 1). */
+    private readonly probe: () => Promise<unknown>,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** Resolves once a probe has answered, or when `signal` aborts (the waiter gives up). */
+  whenReachable(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const wake = () => {
+        signal?.removeEventListener('abort', giveUp);
+        resolve();
+      };
+      const giveUp = () => {
+        this.waiters = this.waiters.filter((w) => w !== wake);
+        resolve();
+      };
+      signal?.addEventListener('abort', giveUp, { once: true });
+      this.waiters.push(wake);
+      if (!this.probing) void this.watch();
+    });
+  }
+
+  private async watch(): Promise<void> {
+    this.probing = true;
+    try {
+      while (this.waiters.length) {
+        await new Promise((r) => setTimeout(r, this.intervalMs));
+        if (!this.waiters.length) break;
+        const answered = await this.probe().then(
+          () => true,
+          () => false,
+        );
+        if (answered) for (const wake of this.waiters.splice(0)) wake();
+      }
+    } finally {
+      this.probing = false;
+    }
+  }
 }

@@ -56,9 +56,15 @@ export const ROUTING_PARAMETERS: readonly { parameter: RoutingParameter; family:
   family.routing.map((parameter) => ({ parameter, family })),
 );
 
-/** The lane a job runs in: heavy when its family says so (OCR and Advanced PDF), else light. */
-export function laneFor(format: string, options: JobOptions): Lane {
-  return familyOf(format)?.lane?.(options) ?? 'light';
+/**
+ * The lane a job runs in: heavy when its family says so (OCR and Advanced PDF) or when
+ * LibreOffice runs for it (up to two soffice processes of its own, each up to a core and a
+ * gigabyte), else light. `officeRender` (DOCPARSE_OFFICE_RENDER): whether every DOCX is rendered;
+ * by default it is, so DOCX jobs are heavy too.
+ */
+export function laneFor(format: string, options: JobOptions, officeRender: OfficeRender = 'always'): Lane {
+  if (familyOf(format)?.lane?.(options) === 'heavy') return 'heavy';
+  return enginesNeeded(format, options, officeRender).some((n) => n.engine === 'LibreOffice') ? 'heavy' : 'light';
 }
 
 /** The engines a document of `format` with `options` needs on the node that parses it. */

@@ -1,40 +1,45 @@
-// In-process JobQueue for the embedded deployment: a FIFO per lane, a concurrency-limited
-// consumer, timers for RetryLater. The queue itself is not persisted: the JobStore is the
+// In-process JobQueue for the embedded deployment: a FIFO per lane (one per tenant inside it,
+// so that a tenant at its perTenant bound waits while the next tenant's oldest delivery
+// runs), a concurrency-limited consumer, timers for RetryLater. The queue itself is not persisted: the JobStore is the
 // durable record, and recoverUnfinished() re-enqueues every job that still needs a worker
 // when the process boots.
 
 import { needsDelivery } from './transitions.js';
-import type { Delivery, JobQueue, JobRef, JobStore, Lane, QueueDepth } from './types.js';
+import type { ConsumeOptions, Delivery, JobQueue, JobRef, JobStore, Lane, QueueDepth } from './types.js';
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, refOf, type JobLogger } from './support.js';
 
 interface Item {
   id: string;
   ref: JobRef;
   attempt: number;
+  /** Arrival order in the lane: the oldest eligible delivery runs first. */
+  seq: number;
 }
 
 interface LaneState {
-  waiting: Item[];
-  head: number;
+  /** Waiting deliveries by tenant, each tenant's in arrival order. */
+  waiting: Map<string, Item[]>;
+  size: number;
   active: number;
-  consumer: { concurrency: number; handler: (d: Delivery) => Promise<void> } | null;
+  activeByTenant: Map<string, number>;
+  consumer: { concurrency: number; perTenant: number; handler: (d: Delivery) => Promise<void> } | null;
 }
 
 export interface EmbeddedJobQueueOptions {
   log?: JobLogger;
 }
 
+const newLane = (): LaneState => ({ waiting: new Map(), size: 0, active: 0, activeByTenant: new Map(), consumer: null });
+
 export class EmbeddedJobQueue implements JobQueue {
-  private readonly lanes: Record<Lane, LaneState> = {
-    light: { waiting: [], head: 0, active: 0, consumer: null },
-    heavy: { waiting: [], head: 0, active: 0, consumer: null },
-  };
+  private readonly lanes: Record<Lane, LaneState> = { light: newLane(), heavy: newLane() };
   /** Delivery ids not yet acknowledged: waiting, delayed or active. */
   private readonly pending = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private readonly log: JobLogger;
   private closing = false;
+  private seq = 0;
 
   constructor(opts: EmbeddedJobQueueOptions = {}) {
     this.log = opts.log ?? consoleLogger;
@@ -45,14 +50,16 @@ export class EmbeddedJobQueue implements JobQueue {
     const id = deliveryId(ref);
     if (this.pending.has(id)) return;
     this.pending.add(id);
-    this.push({ id, ref: { ...ref }, attempt: 1 });
+    this.push({ id, ref: { ...ref }, attempt: 1, seq: 0 });
   }
 
-  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>): void {
+  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts: ConsumeOptions = {}): void {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    const perTenant = opts.perTenant ?? concurrency;
+    if (!Number.isInteger(perTenant) || perTenant < 1) throw new RangeError(`perTenant must be a positive integer, got ${perTenant}`);
     const state = this.lanes[lane];
     if (state.consumer) throw new Error(`lane ${lane} already has a consumer`);
-    state.consumer = { concurrency, handler };
+    state.consumer = { concurrency, perTenant, handler };
     this.pump(lane);
   }
 
@@ -60,7 +67,7 @@ export class EmbeddedJobQueue implements JobQueue {
     let waiting = 0;
     let active = 0;
     for (const s of Object.values(this.lanes)) {
-      waiting += s.waiting.length - s.head;
+      waiting += s.size;
       active += s.active;
     }
     return { waiting, active, delayed: this.timers.size };
@@ -75,17 +82,25 @@ export class EmbeddedJobQueue implements JobQueue {
 
   private push(item: Item): void {
     const s = this.lanes[item.ref.lane];
-    s.waiting.push(item);
+    item.seq = ++this.seq;
+    const list = s.waiting.get(item.ref.tenantId);
+    if (list) list.push(item);
+    else s.waiting.set(item.ref.tenantId, [item]);
+    s.size++;
     this.pump(item.ref.lane);
   }
 
-  private shift(s: LaneState): Item | undefined {
-    if (s.head >= s.waiting.length) return undefined;
-    const item = s.waiting[s.head++];
-    if (s.head > 1024 && s.head * 2 > s.waiting.length) {
-      s.waiting = s.waiting.slice(s.head);
-      s.head = 0;
+  /** The oldest waiting delivery whose tenant holds fewer than perTenant slots, taken off its list. */
+  private take(s: LaneState, perTenant: number): Item | undefined {
+    let oldest: Item[] | undefined;
+    for (const [tenant, list] of s.waiting) {
+      if ((s.activeByTenant.get(tenant) ?? 0) >= perTenant) continue;
+      if (!oldest || list[0].seq < oldest[0].seq) oldest = list;
     }
+    if (!oldest) return undefined;
+    const item = oldest.shift()!;
+    if (!oldest.length) s.waiting.delete(item.ref.tenantId);
+    s.size--;
     return item;
   }
 
@@ -94,11 +109,16 @@ export class EmbeddedJobQueue implements JobQueue {
     const consumer = s.consumer;
     if (!consumer) return;
     while (!this.closing && s.active < consumer.concurrency) {
-      const item = this.shift(s);
+      const item = this.take(s, consumer.perTenant);
       if (!item) return;
+      const tenant = item.ref.tenantId;
       s.active++;
+      s.activeByTenant.set(tenant, (s.activeByTenant.get(tenant) ?? 0) + 1);
       const run = this.run(item, consumer.handler).finally(() => {
         s.active--;
+        const n = s.activeByTenant.get(tenant)! - 1;
+        if (n) s.activeByTenant.set(tenant, n);
+        else s.activeByTenant.delete(tenant);
         this.running.delete(run);
         this.pump(lane);
       });

@@ -20,14 +20,24 @@
 //            loop, so renewals are not starved by long documents; a node whose loop
 //            stalls longer than 5 s may lose a lock and see its delivery run twice — which the
 //            generation-checked transitions and the idempotent charge make harmless.
+//   Per tenant: with ConsumeOptions.perTenant, a delivery first takes one of its tenant's slots
+//            (tenant-slots.ts, shared by every node); when they are all held it is parked in
+//            delayed, behind the tenant's earlier ones, holding no handler, and is promoted when
+//            a slot of its tenant is given back (or comes back by itself after lockDuration +
+//            stalledInterval). Parked turns are subtracted from the attempt the handler sees.
 //   Outages: the Queues (enqueue, depth) fail fast while Redis is away (→ 503); the Workers'
 //            connections wait for it. A handler that met an unreachable dependency is
 //            delivered again once Redis answers (a new attempt, like any redelivery).
 
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 
 import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
-import type { Delivery, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
+import type { ConsumeOptions, Delivery, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
+import { TenantSlots } from './tenant-slots.js';
+
+/** A delivery's data: its ref, and how often it was parked behind its tenant's other deliveries. */
+type Parkable = JobRef & { parks?: number };
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, type JobLogger } from './support.js';
 import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConnectionOptions } from './redis-connection.js';
 
@@ -75,6 +85,8 @@ export class RedisJobQueue implements JobQueue {
   private readonly opts: Required<Omit<RedisJobQueueOptions, 'log'>>;
   private readonly log: JobLogger;
   private closing = false;
+  /** For the per-tenant bound (TenantSlots), opened by the first consumer that has one. */
+  private slotsRedis: Redis | null = null;
 
   constructor(opts: RedisJobQueueOptions) {
     if (!opts.prefix) throw new Error('RedisJobQueue: prefix is required');
@@ -125,14 +137,30 @@ export class RedisJobQueue implements JobQueue {
     });
   }
 
-  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>): void {
+  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts: ConsumeOptions = {}): void {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    if (opts.perTenant !== undefined && (!Number.isInteger(opts.perTenant) || opts.perTenant < 1))
+      throw new RangeError(`perTenant must be a positive integer, got ${opts.perTenant}`);
     if (this.closing) throw new Error('job queue is closed');
     if (this.workers.has(lane)) throw new Error(`lane ${lane} already has a consumer`);
-    const processor = async (job: Job<JobRef>, token?: string): Promise<void> => {
-      const attempt = Math.max(1, job.attemptsStarted);
+    const slots = opts.perTenant === undefined ? null : this.tenantSlots(lane, opts.perTenant);
+    const processor = async (job: Job<Parkable>, token?: string): Promise<void> => {
+      const { parks = 0, ...ref } = job.data;
+      // Parked turns are not attempts: the handler counts only the runs it was given.
+      const attempt = Math.max(1, job.attemptsStarted - parks);
+      let renewal: NodeJS.Timeout | undefined;
+      if (slots) {
+        if (!(await slots.take(ref.tenantId, job.id!, job.timestamp))) {
+          // The tenant holds all it may: the delivery waits in delayed, holding no handler,
+          // until a slot of its tenant is given back (promoted then) or this delay passes.
+          await job.updateData({ ...job.data, parks: parks + 1 });
+          await job.moveToDelayed(Date.now() + this.parkMs(), token);
+          throw new DelayedError();
+        }
+        renewal = setInterval(() => void slots.renew(ref.tenantId, job.id!).catch(() => {}), this.opts.lockDurationMs / 3);
+      }
       try {
-        await handler({ ref: { ...job.data }, attempt });
+        await handler({ ref, attempt });
       } catch (err) {
         if (isRetryLater(err)) {
           await job.moveToDelayed(Date.now() + Math.max(0, err.delayMs), token);
@@ -148,9 +176,14 @@ export class RedisJobQueue implements JobQueue {
         }
         this.log.error({ ...errorInfo(err), ref: job.data, attempt }, 'jobs: handler failed; delivery dropped');
         throw err;
+      } finally {
+        if (slots) {
+          clearInterval(renewal);
+          await this.giveBack(slots, lane, ref.tenantId, job.id!);
+        }
       }
     };
-    const worker = new Worker<JobRef>(lane, processor, {
+    const worker = new Worker<Parkable>(lane, processor, {
       connection: workerConnectionOptions(this.opts.url),
       prefix: bullPrefix(this.opts.prefix),
       concurrency,
@@ -162,6 +195,31 @@ export class RedisJobQueue implements JobQueue {
     worker.on('error', (err) => this.logError(err, lane, 'jobs: worker error'));
     worker.on('stalled', (jobId) => this.log.warn({ jobId, lane }, 'jobs: stalled delivery moved back to wait'));
     this.workers.set(lane, worker);
+  }
+
+  /** A parked delivery comes back by itself after this long, should no release wake it. */
+  private parkMs(): number {
+    return this.opts.lockDurationMs + this.opts.stalledIntervalMs;
+  }
+
+  private tenantSlots(lane: Lane, perTenant: number): TenantSlots {
+    // The worker side's kind of connection: through an outage its commands wait for Redis.
+    if (!this.slotsRedis) {
+      this.slotsRedis = new Redis(this.opts.url, workerConnectionOptions(this.opts.url));
+      this.slotsRedis.on('error', (err) => this.logError(err, lane, 'jobs: tenant slots connection error'));
+    }
+    return new TenantSlots(this.slotsRedis, { prefix: this.opts.prefix, lane, perTenant, leaseMs: this.opts.lockDurationMs, parkMs: this.parkMs() });
+  }
+
+  /** Frees a tenant's slot and wakes its oldest parked delivery, if any. */
+  private async giveBack(slots: TenantSlots, lane: Lane, tenantId: string, deliveryId: string): Promise<void> {
+    try {
+      const next = await slots.give(tenantId, deliveryId);
+      if (next) await (await this.queues[lane].getJob(next))?.promote();
+    } catch (err) {
+      // Not promoted (no longer delayed, or Redis away): it comes back after its own delay.
+      if (!/not in the delayed state|is not in delayed/i.test((err as Error).message)) this.logError(err, lane, 'jobs: could not wake a parked delivery');
+    }
   }
 
   async depth(): Promise<QueueDepth> {
@@ -181,5 +239,6 @@ export class RedisJobQueue implements JobQueue {
     this.closing = true;
     await Promise.all([...this.workers.values()].map((w) => w.close()));
     await Promise.all(Object.values(this.queues).map((q) => q.close()));
+    this.slotsRedis?.disconnect();
   }
 }

@@ -145,10 +145,20 @@ export interface JobQueue {
    * dropped and logged (the handler owns the job's state). Deliveries whose handler never
    * finished (process died) are delivered again after restart (stalled-job recovery).
    */
-  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>): void;
+  consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts?: ConsumeOptions): void;
   depth(): Promise<QueueDepth>;
   /** Stops taking new deliveries and waits for running handlers. */
   close(): Promise<void>;
+}
+
+export interface ConsumeOptions {
+  /**
+   * Most handlers of one tenant's deliveries that run at once on this lane: in the process
+   * (embedded) or on every node consuming the same Redis queue together. A tenant's further
+   * deliveries wait, in the order they were enqueued, without holding a slot, while other
+   * tenants' run; waiting costs no attempt. Default: only `concurrency` bounds a tenant.
+   */
+  perTenant?: number;
 }
 
 export class RetryLater extends Error {

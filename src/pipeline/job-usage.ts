@@ -1,28 +1,40 @@
 // Document Units of one job against its app's monthly quota, which is a hard limit: units are
 // held (reserved atomically in the control plane) before the work and as soon as the parser
 // counts them, charged at completion only if they fit, and released when the job fails. A
-// job that would cross the quota fails with quota_exceeded and is charged nothing.
+// job that would cross the quota fails with quota_exceeded and is charged nothing. While the
+// control plane is unreachable, jobs wait for it together and resume as soon as it answers.
 import type { Logger } from 'pino';
 import type { ControlPlaneStore, QuotaCheck } from '../tenancy/types.js';
 import type { JobRecord } from '../jobs/types.js';
 import { monthOf } from '../tenancy/month.js';
 import { LimitsCache, NO_PLAN_LIMITS } from '../tenancy/plan-limits.js';
 import type { ReserveOutcome } from './unit-meter.js';
+import { DependencyUnavailableError, RecoveryWatch } from '../errors/dependency-unavailable.js';
 
 export interface JobUsageOptions {
   controlPlane: ControlPlaneStore;
   logger: Logger;
   /** How long a hold counts without renewal: a node that died holding one frees it then (s). */
   holdSeconds?: number;
-  /** Longest wait between two tries while the control plane is unreachable (ms). */
+  /** Longest wait between two tries after a failure other than the control plane being unreachable (ms). */
   retryMaxMs?: number;
+  /** How often one probe asks an unreachable control plane whether it is back (ms, default PROBE_INTERVAL_MS). */
+  probeIntervalMs?: number;
 }
+
+/** How often the node asks an unreachable control plane whether it is back, while jobs wait for it. */
+export const PROBE_INTERVAL_MS = 250;
 
 export class JobUsage {
   private readonly limits: LimitsCache;
+  /** The jobs waiting for the control plane, woken together when its probe answers. */
+  private readonly watch: RecoveryWatch;
+  private readonly probeIntervalMs: number;
 
   constructor(private readonly o: JobUsageOptions) {
     this.limits = new LimitsCache(o.controlPlane);
+    this.probeIntervalMs = o.probeIntervalMs ?? PROBE_INTERVAL_MS;
+    this.watch = new RecoveryWatch(() => o.controlPlane.ping(), this.probeIntervalMs);
   }
 
   /** The app's monthly quota now (its plan's, or the no-plan default). */
@@ -74,19 +86,27 @@ export class JobUsage {
       .catch((err) => this.o.logger.warn({ err, documentId: job.documentId }, 'could not release held Document Units'));
   }
 
-  /** Runs fn until the control plane answers, with back-off; rethrows once the job has expired. */
+  /**
+   * Runs fn until the control plane answers; rethrows once the job has expired. While the
+   * control plane is unreachable the job waits for the node's one probe to see it again
+   * (RecoveryWatch: it resumes within PROBE_INTERVAL_MS of its return, however long the
+   * outage); any other failure is tried again with back-off.
+   */
   async untilReachable<T>(job: JobRecord, what: string, fn: () => Promise<T>): Promise<T> {
     const maxWait = this.o.retryMaxMs ?? 30_000;
+    const expiresAt = Date.parse(job.expiresAt);
     for (let wait = 500; ; wait = Math.min(maxWait, wait * 2)) {
       try {
         return await fn();
       } catch (err) {
-        if (Date.now() + wait > Date.parse(job.expiresAt)) throw err;
+        const outage = err instanceof DependencyUnavailableError;
+        if (Date.now() + (outage ? this.probeIntervalMs : wait) > expiresAt) throw err;
         this.o.logger.warn(
-          { documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, retryInMs: wait },
+          { documentId: job.documentId, tenantId: job.tenantId, err: (err as Error).message, ...(outage ? {} : { retryInMs: wait }) },
           `could not ${what}; the job waits for the control plane`,
         );
-        await new Promise((r) => setTimeout(r, wait));
+        if (outage) await this.watch.whenReachable(AbortSignal.timeout(Math.max(0, expiresAt - Date.now())));
+        else await new Promise((r) => setTimeout(r, wait));
       }
     }
   }

@@ -1,5 +1,6 @@
 // Takes jobs off the queue and drives each through its states on the thread pool:
-// 2/5 → 3 (light) or 6 → 7 (heavy) → 4 → 8, or → 5 (transient, retried with backoff) / 9.
+// 2/5 → 3 (light) or 6 → 7 (heavy, at most heavyPerTenant of one tenant at once) → 4 → 8, or
+// → 5 (transient, retried with backoff) / 9.
 // This is the only writer of job states after upload, so every transition is visible here.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
 import { JobUsage } from './job-usage.js';
+import { defaultHeavySlotsPerTenant } from '../config.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -25,8 +27,13 @@ export interface WorkerLoopDeps {
   maxAttempts: number;
   lightConcurrency: number;
   heavyConcurrency: number;
+  /**
+   * Heavy slots one tenant holds at once (config.heavySlotsPerTenant; default half the heavy
+   * slots, at least one): its other heavy jobs wait in 6 without holding a slot.
+   */
+  heavyPerTenant?: number;
   scratchDir?: string;
-  /** Longest wait between two tries to charge a finished job while the control plane is down (ms). */
+  /** Longest wait between two tries to charge a finished job after a failure other than an outage (ms). */
   chargeRetryMaxMs?: number;
 }
 
@@ -47,7 +54,8 @@ export class WorkerLoop {
 
   start(): void {
     this.d.queue.consume('light', this.d.lightConcurrency, (x) => this.handle(x));
-    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x));
+    const perTenant = this.d.heavyPerTenant ?? defaultHeavySlotsPerTenant(this.d.heavyConcurrency);
+    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant });
   }
 
   async handle(delivery: Delivery): Promise<void> {
@@ -106,7 +114,8 @@ export class WorkerLoop {
       const quota = await this.usage.untilReachable(job, 'read the quota', () => this.usage.quotaOf(running.appId));
       const first = await this.usage.untilReachable(job, 'reserve Document Units', () => this.usage.reserve(running, quota, 1));
       if (!first.ok) return await this.fail(job, { code: 'quota_exceeded', message: first.message, stage: 'worker' });
-      const blobStore = await this.d.blobs.for(job.storageConfigId);
+      // A tenant's own storage is described in the control plane: waited for like the quota.
+      const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
       const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
       const result = await this.d.pool.run(

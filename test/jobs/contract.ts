@@ -423,6 +423,57 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(maxActive).toBe(2);
       });
 
+      it('perTenant: two heavy deliveries of one tenant never hold both slots while another tenant waits; its others wait in order', async () => {
+        const tenantA = 't-a-' + randomUUID();
+        const tenantB = 't-b-' + randomUUID();
+        const ref = (tenantId: string, documentId: string): JobRef => ({ tenantId, documentId, generation: randomUUID(), lane: 'heavy' });
+        const [a1, a2, a3, b1] = [ref(tenantA, 'a1'), ref(tenantA, 'a2'), ref(tenantA, 'a3'), ref(tenantB, 'b1')];
+        const started: Delivery[] = [];
+        const finish = new Map<string, () => void>();
+        const running = new Set<string>();
+        let twoOfA = false;
+        b.queue.consume(
+          'heavy',
+          2,
+          async (d) => {
+            started.push(d);
+            running.add(d.ref.documentId);
+            if (running.has('a1') && running.has('a2')) twoOfA = true;
+            await new Promise<void>((r) => finish.set(d.ref.documentId, r));
+            running.delete(d.ref.documentId);
+          },
+          { perTenant: 1 },
+        );
+        const startedIds = () => started.map((d) => d.ref.documentId);
+        const done = async (id: string) => {
+          finish.get(id)!();
+          await waitFor(() => !running.has(id), 15_000, `${id} to finish`);
+        };
+
+        await b.queue.enqueue(a1);
+        await waitFor(() => started.length === 1, 15_000, 'a1 to start');
+        for (const r of [a2, a3, b1]) await b.queue.enqueue(r);
+        // The second slot goes to the other tenant, not to a1's tenant's next delivery.
+        await waitFor(() => started.length === 2, 15_000, 'b1 to start');
+        await sleep(500);
+        expect(startedIds()).toEqual(['a1', 'b1']);
+
+        await done('a1');
+        await waitFor(() => started.length === 3, 15_000, 'a2 to start after a1');
+        await done('b1');
+        await sleep(500);
+        expect(startedIds()).toEqual(['a1', 'b1', 'a2']); // a3 waits for a2, though a slot is free
+        await done('a2');
+        await waitFor(() => started.length === 4, 15_000, 'a3 to start after a2');
+        await done('a3');
+
+        expect(startedIds()).toEqual(['a1', 'b1', 'a2', 'a3']);
+        expect(started.map((d) => d.ref)).toEqual([a1, b1, a2, a3]);
+        expect(started.every((d) => d.attempt === 1)).toBe(true); // waiting is no attempt
+        expect(twoOfA).toBe(false);
+        expect(log.entries.filter((e) => e.level === 'error')).toEqual([]);
+      });
+
       it('enqueue is idempotent per (tenant, document, generation) while pending', async () => {
         const ref = makeRef();
         const sameDocNewGen = { ...ref, generation: randomUUID() };

@@ -165,6 +165,43 @@ describe('redis specifics', () => {
     }
   }, 60_000);
 
+  it('perTenant holds across nodes: a tenant with one slot runs on one node while the other node takes another tenant', async () => {
+    const prefix = freshPrefix();
+    const log = captureLog();
+    const nodes = [0, 1].map(() => new RedisJobQueue({ url: REDIS_URL, prefix, log, stalledIntervalMs: 1000, lockDurationMs: 2000 }));
+    try {
+      const started: { node: number; id: string }[] = [];
+      const finish = new Map<string, () => void>();
+      nodes.forEach((q, node) =>
+        q.consume(
+          'heavy',
+          1,
+          async (d) => {
+            started.push({ node, id: d.ref.documentId });
+            await new Promise<void>((r) => finish.set(d.ref.documentId, r));
+          },
+          { perTenant: 1 },
+        ),
+      );
+      const ref = (tenantId: string, documentId: string): JobRef => ({ tenantId, documentId, generation: randomUUID(), lane: 'heavy' });
+      await nodes[0].enqueue(ref('tenant-a', 'a1'));
+      await waitFor(() => started.length === 1, 15_000, 'a1 to start');
+      await nodes[0].enqueue(ref('tenant-a', 'a2'));
+      await nodes[1].enqueue(ref('tenant-b', 'b1'));
+      await waitFor(() => started.length === 2, 15_000, 'b1 to start');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(started.map((s) => s.id)).toEqual(['a1', 'b1']);
+      expect(new Set(started.map((s) => s.node)).size).toBe(2); // a1 and b1 on different nodes: a2 held neither
+      finish.get('a1')!();
+      finish.get('b1')!();
+      await waitFor(() => started.length === 3, 15_000, 'a2 to start once a1 is done');
+      expect(started[2].id).toBe('a2');
+      finish.get('a2')!();
+    } finally {
+      await Promise.all(nodes.map((q) => q.close()));
+    }
+  }, 60_000);
+
   it('openJobBackend with a Redis URL opens the Redis backend', async () => {
     const prefix = freshPrefix();
     const backend = await openJobBackend({ redisUrl: REDIS_URL, dataDir: '/nonexistent', prefix });
@@ -196,25 +233,30 @@ describe('redis specifics', () => {
 });
 
 /**
- * Transpiles src/jobs to plain JS next to node_modules, plus a child entry that consumes the
- * heavy lane with our RedisJobQueue, prints its delivery and hangs (until killed).
+ * Transpiles src/jobs (and the one module of src/errors it imports) to plain JS next to
+ * node_modules, in the same layout, plus a child entry that consumes the heavy lane with our
+ * RedisJobQueue, prints its delivery and hangs (until killed).
  */
 async function buildChild(): Promise<string> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  const srcDir = path.join(root, 'src/jobs');
   const out = path.join(root, 'node_modules/.cache', `jobs-test-${process.pid}`);
+  const transpile = async (from: string, to: string, only?: string) => {
+    await mkdir(path.join(out, to), { recursive: true });
+    for (const f of await readdir(path.join(root, from))) {
+      if (!f.endsWith('.ts') || (only && f !== only)) continue;
+      const js = ts.transpileModule(await readFile(path.join(root, from, f), 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+      }).outputText;
+      await writeFile(path.join(out, to, f.replace(/\.ts$/, '.js')), js);
+    }
+  };
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, 'package.json'), '{"type":"module"}');
-  for (const f of await readdir(srcDir)) {
-    if (!f.endsWith('.ts')) continue;
-    const js = ts.transpileModule(await readFile(path.join(srcDir, f), 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
-    }).outputText;
-    await writeFile(path.join(out, f.replace(/\.ts$/, '.js')), js);
-  }
+  await transpile('src/jobs', 'jobs');
+  await transpile('src/errors', 'errors', 'dependency-unavailable.ts');
   await writeFile(
     path.join(out, 'child.mjs'),
-    `import { RedisJobQueue } from './redis-queue.js';
+    `import { RedisJobQueue } from './jobs/redis-queue.js';
 const [url, prefix] = process.argv.slice(2);
 const q = new RedisJobQueue({ url, prefix, stalledIntervalMs: 500, lockDurationMs: 1000 });
 q.consume('heavy', 1, async (d) => {

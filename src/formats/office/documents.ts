@@ -4,7 +4,10 @@
 import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type ParseOutcome } from '../kit/types.js';
-import { blockText, DocxReader, type DocxModel } from './docx.js';
+import { blockText, DocxReader, mainDocumentPart, type DocxModel } from './docx.js';
+import { guardDocxColumns } from './docx-guard.js';
+import { guardFlatOdf } from './odf-guard.js';
+import { guardRtf } from './rtf-guard.js';
 import { convert, libreOfficeAvailable, libreOfficeRun, renderPageCount } from './libreoffice.js';
 import { engineUnavailable } from '../kit/engine-unavailable.js';
 import { looksLikePlainText, olePageCount } from './ole.js';
@@ -27,6 +30,7 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
     if (kind === 'zip') {
       properties = await readOdfPackage(ctx);
     } else if (kind === 'flat-xml') {
+      await guardFlatOdf(input.filePath);
       renderExt = 'fodt';
       metadata.flatOpenDocument = true;
       const text = (await readFileHead(input.filePath, 4 << 20)).toString('utf8');
@@ -38,10 +42,12 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
     }
   } else if (format === 'rtf') {
     if (kind !== 'rtf') throw new ExtractionError('not an RTF file: it does not start with {\\rtf');
+    await guardRtf(input.filePath);
     const pc = /\\nofpages(\d+)/.exec((await readFileHead(input.filePath, 1 << 20)).toString('latin1'));
     if (pc) properties.pages = Number(pc[1]);
   } else if (format === 'doc') {
     if (kind === 'rtf') {
+      await guardRtf(input.filePath);
       renderExt = 'rtf';
       warnings.push('the .doc file is RTF; converted as RTF');
     } else if (kind === 'zip') {
@@ -71,7 +77,18 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
 
   const zip = await ZipPackage.open(docxPath);
   // A DOCX is rendered only once the archive guard has inflated every part of it (opening
-  // it above): LibreOffice never reads a package whose headers lie about its sizes.
+  // it above), and its sections' columns are known to be few enough to lay out: LibreOffice
+  // never reads a package whose headers lie about its sizes, nor one that would hang it.
+  let mainXml: string | undefined;
+  try {
+    if (format === 'docx') {
+      mainXml = await zip.readText(await mainDocumentPart(zip), input.settings.office.maxPartBytes);
+      guardDocxColumns(mainXml);
+    }
+  } catch (err) {
+    zip.close();
+    throw err;
+  }
   if (format === 'docx') renderP = startRender();
   let model: DocxModel;
   try {
@@ -87,7 +104,7 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
     }
     const reader = new DocxReader(zip, warnings, input.settings.office.maxPartBytes);
     try {
-      model = await reader.read();
+      model = await reader.read(mainXml);
     } catch (err) {
       if (format === 'docx' && err instanceof ExtractionError && /malformed XML/.test(err.message) && libreOfficeAvailable(input.settings.engines)) {
         // A damaged main part: LibreOffice is more forgiving; read its re-saved copy.

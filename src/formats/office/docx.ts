@@ -91,7 +91,8 @@ export class DocxReader {
     private readonly maxPartBytes: number,
   ) {}
 
-  async read(): Promise<DocxModel> {
+  /** `mainXml`: the main document part's text when the caller has read it already. */
+  async read(mainXml?: string): Promise<DocxModel> {
     const main = await mainDocumentPart(this.zip);
     const mainRels = parseRels(await this.zip.readTextIfPresent(relsPathOf(main), 8 << 20), main);
     this.model.hasMacros = this.zip.names().some((n) => /vbaProject\.bin$/i.test(n));
@@ -101,7 +102,7 @@ export class DocxReader {
     const numRel = relOf('/numbering');
     if (numRel && this.zip.resolve(numRel.target)) await this.loadNumbering(numRel.target);
 
-    const xml = await this.zip.readText(main, this.maxPartBytes);
+    const xml = mainXml ?? (await this.zip.readText(main, this.maxPartBytes));
     const doc = root(parseXml(xml, main), 'document');
     const body = doc ? child(doc, 'body') : undefined;
     if (!body) throw new ExtractionError(`not a Word document: ${main} has no w:body`);

@@ -12,10 +12,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ExtractionError, type FormatParser, type ParseInput } from '../kit/types.js';
-import { parseWord } from './documents.js';
-import { parseSheet } from './spreadsheets.js';
-import { parseSlides } from './presentations.js';
 import type { Ctx, OfficeFormat } from './shared-steps.js';
+
+// Each flow is loaded when its first document comes: a thread's first RTF does not wait for
+// exceljs (spreadsheets), and a refusal before LibreOffice stays a matter of milliseconds.
+const flows = {
+  word: async () => (await import('./documents.js')).parseWord,
+  sheet: async () => (await import('./spreadsheets.js')).parseSheet,
+  slides: async () => (await import('./presentations.js')).parseSlides,
+};
 
 const WORD: ReadonlySet<string> = new Set(['docx', 'doc', 'odt', 'rtf']);
 const SHEET: ReadonlySet<string> = new Set(['xlsx', 'xls', 'ods']);
@@ -30,9 +35,8 @@ export function officeParser(format: OfficeFormat): FormatParser {
   return async (input, content) => {
     const ctx: Ctx = { input, format, warnings: [], metadata: { sourceFormat: format }, work: await workDir(input) };
     try {
-      if (WORD.has(format)) return await parseWord(ctx, content);
-      if (SHEET.has(format)) return await parseSheet(ctx, content);
-      return await parseSlides(ctx, content);
+      const flow = await (WORD.has(format) ? flows.word : SHEET.has(format) ? flows.sheet : flows.slides)();
+      return await flow(ctx, content);
     } catch (err) {
       if (err instanceof ExtractionError) throw err;
       const e = err as NodeJS.ErrnoException;

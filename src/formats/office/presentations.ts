@@ -7,6 +7,7 @@ import { ooxmlProperties } from './props.js';
 import { readSlide, slideParts } from './pptx.js';
 import type { OfficePropertiesT } from './schema.js';
 import { ZipPackage } from './zip.js';
+import { guardFlatOdf } from './odf-guard.js';
 import { convertInput, dropConverterProps, ooxmlMacros, precheck, readOdfPackage, type Ctx } from './shared-steps.js';
 
 export async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
@@ -21,8 +22,10 @@ export async function parseSlides(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome
     if (kind === 'zip') {
       properties = await readOdfPackage(ctx);
       if (metadata.hasMacros) warnings.push('the presentation contains macros; they were not run');
-    } else if (kind === 'flat-xml') inputExt = 'fodp';
-    else throw new ExtractionError('not an OpenDocument presentation: it is not a ZIP package');
+    } else if (kind === 'flat-xml') {
+      await guardFlatOdf(input.filePath);
+      inputExt = 'fodp';
+    } else throw new ExtractionError('not an OpenDocument presentation: it is not a ZIP package');
   } else if (format === 'ppt') {
     if (kind === 'zip') throw new ExtractionError('the .ppt file is a ZIP package (probably PPTX): upload it as pptx');
     if (kind !== 'ole') throw new ExtractionError('not a PowerPoint 97+ presentation: the file is not an OLE compound file');

@@ -7,6 +7,7 @@ import { engineUnavailable } from '../kit/engine-unavailable.js';
 import { inspectOle, isBareBiff, isOle, isRtf } from './ole.js';
 import { isZipHead, readFileHead } from '../kit/file-head.js';
 import { odfProperties } from './props.js';
+import { guardOdfPackage } from './odf-guard.js';
 import type { OfficePropertiesT } from './schema.js';
 import { ZipPackage } from './zip.js';
 
@@ -72,6 +73,7 @@ export async function readOdfPackage(ctx: Ctx): Promise<OfficePropertiesT> {
   const zip = await ZipPackage.open(ctx.input.filePath);
   try {
     await checkOdfEncryption(zip);
+    await guardOdfPackage(zip);
     const properties = await odfProperties(zip, ctx.warnings);
     if (odfHasMacros(zip)) ctx.metadata.hasMacros = true;
     return properties;

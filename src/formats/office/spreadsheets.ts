@@ -8,6 +8,7 @@ import { ooxmlProperties } from './props.js';
 import type { OfficePropertiesT } from './schema.js';
 import { loadWorkbook, writeSpreadsheet } from './xlsx.js';
 import { ZipPackage } from './zip.js';
+import { guardFlatOdf } from './odf-guard.js';
 import { convertInput, dropConverterProps, HEAD_BYTES, ooxmlMacros, precheck, readOdfPackage, type Ctx } from './shared-steps.js';
 
 export async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> {
@@ -51,8 +52,10 @@ export async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome>
       properties = await readOdfPackage(ctx);
       delete properties.pages;
       if (metadata.hasMacros) warnings.push('the spreadsheet contains macros; they were not run');
-    } else if (kind === 'flat-xml') inputExt = 'fods';
-    else throw new ExtractionError('not an OpenDocument spreadsheet: it is not a ZIP package');
+    } else if (kind === 'flat-xml') {
+      await guardFlatOdf(input.filePath);
+      inputExt = 'fods';
+    } else throw new ExtractionError('not an OpenDocument spreadsheet: it is not a ZIP package');
   } else if (format === 'xls') {
     if (kind === 'zip') throw new ExtractionError('the .xls file is a ZIP package (probably XLSX): upload it as xlsx');
     if (kind === 'biff') {

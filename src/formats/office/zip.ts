@@ -87,6 +87,25 @@ export class ZipPackage {
     return Buffer.concat(parts);
   }
 
+  /** A part's bytes as they are inflated, chunk by chunk (memory stays flat whatever its size). */
+  async stream(name: string, onChunk: (chunk: Buffer) => void): Promise<void> {
+    const real = this.resolve(name);
+    const m = real ? this.byName.get(real) : undefined;
+    if (!m) throw new ExtractionError(`package part ${name} is missing`);
+    if (m.encrypted) throw new ExtractionError(`package part ${name} is encrypted`, 'encrypted_document');
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        try {
+          onChunk(chunk);
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
+      },
+    });
+    await this.zip.inflate(m, () => sink);
+  }
+
   async readText(name: string, maxBytes?: number): Promise<string> {
     const buf = await this.read(name, maxBytes);
     let s = buf.toString('utf8');
