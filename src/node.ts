@@ -274,6 +274,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       controlPlane,
       retentionSeconds: config.retentionSeconds,
       directUploadMaxBytes: config.directUploadMaxBytes,
+      officeRender: config.parsers.office.render,
       logger,
     });
     for (const r of documentRoutes(intake.d, intake)) http.add(r);
@@ -299,6 +300,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       maxAttempts: config.maxAttempts,
       lightConcurrency: config.workerThreads,
       heavyConcurrency: config.heavySlots,
+      heavyPerTenant: config.heavySlotsPerTenant,
       scratchDir: path.join(config.dataDir, 'work'),
     });
     loop.start();

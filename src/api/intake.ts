@@ -1,6 +1,7 @@
 // Intake: what direct and presigned uploads share — admission against the plan, routing
 // options, format detection, and turning stored bytes into a queued job (with
 // documentId idempotency and overwrite).
+import type { OfficeRender } from '../formats/settings.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { Static } from '@sinclair/typebox';
@@ -27,6 +28,8 @@ export interface IntakeDeps {
   controlPlane: ControlPlaneStore;
   retentionSeconds: number;
   directUploadMaxBytes: number;
+  /** DOCPARSE_OFFICE_RENDER: whether every DOCX goes through LibreOffice (and so the heavy lane). */
+  officeRender: OfficeRender;
   logger: Logger;
 }
 
@@ -246,7 +249,7 @@ export class Intake {
       };
     }
     const now = new Date();
-    const lane = laneFor(a.format, a.options);
+    const lane = laneFor(a.format, a.options, this.d.officeRender);
     const record: JobRecord = {
       tenantId: p.tenantId,
       appId: p.appId,

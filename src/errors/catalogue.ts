@@ -337,7 +337,7 @@ export const JOB_FAILURES = {
   },
   corrupt_document: {
     retried: false,
-    when: 'A damaged container the parser recognised, named in the message: a looping or out-of-range OLE2 compound-document chain (DOC, XLS, PPT, MSG), a truncated Word stream, a damaged PST item.',
+    when: 'A damaged container the parser recognised, named in the message: a looping or out-of-range OLE2 compound-document chain (DOC, XLS, PPT, MSG), a truncated Word stream, a damaged PST item, an RTF whose `\\bin` announces more bytes than the file holds.',
   },
   encrypted_document: {
     retried: false,
@@ -345,7 +345,7 @@ export const JOB_FAILURES = {
   },
   document_too_complex: {
     retried: false,
-    when: "Parsing ran past the task timeout (`DOCPARSE_TASK_TIMEOUT_SECONDS`), the per-thread heap ceiling (`DOCPARSE_WORKER_MAX_HEAP_MB`) or the parsing process's memory ceiling (`DOCPARSE_PARSER_MAX_RSS_MB`); it would recur.",
+    when: "Parsing ran past the task timeout (`DOCPARSE_TASK_TIMEOUT_SECONDS`), the per-thread heap ceiling (`DOCPARSE_WORKER_MAX_HEAP_MB`) or the parsing process's memory ceiling (`DOCPARSE_PARSER_MAX_RSS_MB`), or an Office file declares counts LibreOffice would not finish with (RTF table nesting or group depth, text columns, repeated spreadsheet cells); it would recur.",
   },
   document_too_large: {
     retried: false,
@@ -354,6 +354,10 @@ export const JOB_FAILURES = {
   engine_unavailable: {
     retried: true,
     when: 'The worker node that took the job lacks an engine it needs; retried (possibly on another worker) up to `DOCPARSE_MAX_ATTEMPTS`, then failed; never charged.',
+  },
+  storage_unavailable: {
+    retried: true,
+    when: "The app's own storage (its tenant's S3-compatible bucket) could not be used to read the upload or write the result — not reachable, access denied, bucket not found, or an address the node may not reach; retried up to `DOCPARSE_MAX_ATTEMPTS`, then failed with a message naming the bucket; never charged.",
   },
   quota_exceeded: {
     retried: false,

@@ -62,7 +62,7 @@ export const ROUTING_PARAMETERS: readonly { parameter: RoutingParameter; family:
  * gigabyte), else light. `officeRender` (DOCPARSE_OFFICE_RENDER): whether every DOCX is rendered;
  * by default it is, so DOCX jobs are heavy too.
  */
-export function laneFor(format: string, options: JobOptions, officeRender: OfficeRender = 'always'): Lane {
+export function laneFor(format: string, options: JobOptions, officeRender: OfficeRender): Lane {
   if (familyOf(format)?.lane?.(options) === 'heavy') return 'heavy';
   return enginesNeeded(format, options, officeRender).some((n) => n.engine === 'LibreOffice') ? 'heavy' : 'light';
 }

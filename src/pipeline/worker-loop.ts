@@ -2,6 +2,7 @@
 // 2/5 → 3 (light) or 6 → 7 (heavy, at most heavyPerTenant of one tenant at once) → 4 → 8, or
 // → 5 (transient, retried with backoff) / 9.
 // This is the only writer of job states after upload, so every transition is visible here.
+import { ProblemError } from '../http/problem.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,6 @@ import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
 import { JobUsage } from './job-usage.js';
-import { defaultHeavySlotsPerTenant } from '../config.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -28,10 +28,10 @@ export interface WorkerLoopDeps {
   lightConcurrency: number;
   heavyConcurrency: number;
   /**
-   * Heavy slots one tenant holds at once (config.heavySlotsPerTenant; default half the heavy
-   * slots, at least one): its other heavy jobs wait in 6 without holding a slot.
+   * Heavy slots one tenant holds at once (config.heavySlotsPerTenant): its other heavy jobs
+   * wait in 6 without holding a slot.
    */
-  heavyPerTenant?: number;
+  heavyPerTenant: number;
   scratchDir?: string;
   /** Longest wait between two tries to charge a finished job after a failure other than an outage (ms). */
   chargeRetryMaxMs?: number;
@@ -54,8 +54,7 @@ export class WorkerLoop {
 
   start(): void {
     this.d.queue.consume('light', this.d.lightConcurrency, (x) => this.handle(x));
-    const perTenant = this.d.heavyPerTenant ?? defaultHeavySlotsPerTenant(this.d.heavyConcurrency);
-    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant });
+    this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant: this.d.heavyPerTenant });
   }
 
   async handle(delivery: Delivery): Promise<void> {
@@ -181,6 +180,10 @@ export class WorkerLoop {
     } catch (err) {
       if (err instanceof RetryLater) throw err;
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
+      // The tenant's own bucket failed (its problem names the bucket and a fixed reason): may pass, so retried.
+      if (err instanceof ProblemError && err.code === 'storage_unavailable') {
+        return await this.retryOrFail(job, attempt, { code: 'storage_unavailable', message: err.detail ?? err.title, stage: 'materialize' });
+      }
       logger.error(
         { err, documentId: job.documentId, tenantId: job.tenantId, generation: job.generation, requestId: job.requestId },
         'job failed unexpectedly',
