@@ -7,7 +7,6 @@ import { workerData } from 'piscina';
 import type { ParserSettings } from '../formats/settings.js';
 import { ExtractionError } from '../formats/kit/types.js';
 import { anEngineIsBroken, provideCompiledModules } from '../formats/kit/engine-handles.js';
-import { failureReasons } from './failure-reasons.js';
 
 export interface ThreadData {
   /** The node's parser settings (config.parsers). */
@@ -68,8 +67,9 @@ export class TaskMemory {
       const grown = this.grownBytes();
       if (grown <= this.maxBytes) return;
       overBudget = true;
+      // Not a ceiling the thread or the process died of (failureReasons.memory): it was stopped in time.
       this.exceeded = new ExtractionError(
-        failureReasons.memory(`${Math.round(grown / MiB)} MB outside the JS heap, over the per-task budget of ${Math.round(this.maxBytes / MiB)} MB`),
+        `Parsing this document was stopped: it took ${Math.round(grown / MiB)} MB of memory outside the JS heap, more than the ${Math.round(this.maxBytes / MiB)} MB one parse may use.`,
         'document_too_complex',
       );
     }

@@ -155,7 +155,7 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
         const needs = decodeBytes(shape, top.length);
         if (needs > budget) {
           throw new ExtractionError(
-            `Row group ${i} would take about ${Math.ceil(needs / MiB)} MB of memory to decode (${shape.rows} rows, ${shape.values} values), more than the ${Math.round(budget / MiB)} MB a parse may use; parquetMode=MetadataOnly reads its metadata.`,
+            `Row group ${i} would take about ${Math.ceil(needs / MiB)} MB of memory to decode (${shape.rows} rows, ${shape.values} values), more than the ${Math.round(budget / MiB)} MB one parse may use; parquetMode=MetadataOnly reads its metadata.`,
             'document_too_complex',
           );
         }

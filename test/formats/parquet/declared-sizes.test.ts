@@ -188,14 +188,14 @@ describe('counts the bytes can hold but memory cannot: document_too_complex befo
     const bytes: Buffer = nullBomb();
     expect(bytes.length).toBeLessThan(200);
     expect(refused(await rows(bytes), 'document_too_complex')).toMatch(
-      /^Row group 0 would take about \d+ MB of memory to decode \(2147483647 rows, 2147483647 values\), more than the 1024 MB a parse may use; parquetMode=MetadataOnly reads its metadata\.$/,
+      /^Row group 0 would take about \d+ MB of memory to decode \(2147483647 rows, 2147483647 values\), more than the 1024 MB one parse may use; parquetMode=MetadataOnly reads its metadata\.$/,
     );
   });
 
   it('an honest row group larger than the task memory budget', async () => {
     const bytes = honestParquet({ rows: 100_000 });
     const message = refused(await rows(bytes, parserSettings({ memory: { maxBytes: 4 * 1024 * 1024 } })), 'document_too_complex');
-    expect(message).toMatch(/^Row group 0 would take about \d+ MB of memory to decode \(100000 rows, 300000 values\), more than the 4 MB a parse may use/);
+    expect(message).toMatch(/^Row group 0 would take about \d+ MB of memory to decode \(100000 rows, 300000 values\), more than the 4 MB one parse may use/);
     // The default budget reads it.
     const r = await rows(bytes);
     expect(r.ok && r.artifact.content.rowsWritten).toBe(100_000);
