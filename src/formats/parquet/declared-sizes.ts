@@ -53,6 +53,14 @@ class Damaged extends ExtractionError {
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 
+/** A count or size the file declares (`name`, as the Parquet format calls it); corrupt_document when it is missing or no count. */
+function declared(value: unknown, name: string, where: string): number {
+  if (value === undefined || value === null) throw new Damaged(where, `it gives no ${name}`);
+  const n = typeof value === 'bigint' ? Number(value) : value;
+  if (!isCount(n)) throw new Damaged(where, `${name} ${String(value)} is not a count of bytes or values`);
+  return n;
+}
+
 /**
  * Checks row group `index` and its pages. `dataEnd` is where the pages must end: the
  * footer's start. Throws corrupt_document naming the first field that lies.
@@ -64,29 +72,26 @@ export async function checkRowGroup(
   columns: Map<string, LeafColumn>,
   dataEnd: number,
 ): Promise<RowGroupShape> {
-  const rows = Number(group.num_rows);
-  if (!isCount(rows)) throw new Damaged(`row group ${index}`, `num_rows ${group.num_rows} is not a row count`);
-  if (group.columns.length !== columns.size) {
+  const rows = declared(group.num_rows, 'num_rows', `row group ${index}`);
+  if (!Array.isArray(group.columns) || group.columns.length !== columns.size) {
     throw new Damaged(`row group ${index}`, `it has ${group.columns.length} column chunks for the schema's ${columns.size} columns`);
   }
   const shape: RowGroupShape = { rows, values: 0, compressedBytes: 0, pageBytes: 0 };
   for (const chunk of group.columns) {
     const meta = chunk.meta_data;
-    if (!meta) throw new Damaged(`row group ${index}`, 'a column chunk has no meta_data');
+    if (!meta || !Array.isArray(meta.path_in_schema)) throw new Damaged(`row group ${index}`, 'a column chunk has no meta_data naming its column');
     const path = meta.path_in_schema.join('.');
     const where = `row group ${index}, column '${path}'`;
     const column = columns.get(path);
     if (!column) throw new Damaged(where, 'path_in_schema names no column of the schema');
-    const values = Number(meta.num_values);
-    if (!isCount(values)) throw new Damaged(where, `num_values ${meta.num_values} is not a count`);
+    const values = declared(meta.num_values, 'num_values', where);
     // Every row holds one level entry per column; a repeated column may hold more.
     if (column.maxRepetitionLevel === 0 ? values !== rows : values < rows) {
       throw new Damaged(`row group ${index}`, `it declares ${rows} rows (num_rows), but its column '${path}' holds ${values} values (num_values)`);
     }
-    const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
-    const size = Number(meta.total_compressed_size);
-    if (!isCount(size)) throw new Damaged(where, `total_compressed_size ${meta.total_compressed_size} is not a size`);
-    if (!isCount(start) || start < 4 || start + size > dataEnd) {
+    const start = declared(meta.dictionary_page_offset || meta.data_page_offset, 'data_page_offset', where);
+    const size = declared(meta.total_compressed_size, 'total_compressed_size', where);
+    if (start < 4 || start + size > dataEnd) {
       throw new Damaged(
         where,
         `its pages (data_page_offset ${start}, total_compressed_size ${size}) run to byte ${start + size}, past the end of the data at byte ${dataEnd}`,
@@ -136,9 +141,10 @@ async function readHeader(cursor: PageCursor, pos: number, where: string): Promi
       const reader = { view, offset: 0 };
       const header = parquetHeader(reader);
       return { header, length: reader.offset };
-    } catch {
+    } catch (err) {
       // Ran off the window: read more, unless the window already held all there is.
-      if (view.byteLength < want || want >= MAX_HEADER_BYTES) throw new Damaged(where, `the page header at byte ${pos} cannot be read`);
+      const ranOff = err instanceof RangeError || /exceeds remaining|ended without STOP/.test(String((err as Error)?.message));
+      if (!ranOff || view.byteLength < want || want >= MAX_HEADER_BYTES) throw new Damaged(where, `the page header at byte ${pos} cannot be read`);
     }
   }
 }
@@ -159,12 +165,11 @@ async function checkPages(cursor: PageCursor, start: number, meta: ColumnMetaDat
     const { header, length } = await readHeader(cursor, pos, where);
     const page = `${where}, page at byte ${pos}`;
     const dataStart = pos + length;
-    const stored = header.compressed_page_size;
-    const size = header.uncompressed_page_size;
-    if (!isCount(stored) || dataStart + stored > cursor.end) {
+    const stored = declared(header.compressed_page_size, 'compressed_page_size', page);
+    const size = declared(header.uncompressed_page_size, 'uncompressed_page_size', page);
+    if (dataStart + stored > cursor.end) {
       throw new Damaged(page, `compressed_page_size ${stored} runs past the end of its column chunk (total_compressed_size) at byte ${cursor.end}`);
     }
-    if (!isCount(size)) throw new Damaged(page, `uncompressed_page_size ${size} is not a size`);
     if (isCount(chunkUncompressed) && size > chunkUncompressed) {
       throw new Damaged(page, `uncompressed_page_size ${size} is larger than its whole column chunk (total_uncompressed_size ${chunkUncompressed})`);
     }
@@ -192,36 +197,33 @@ async function checkPage(
   let compressed = codec !== 'UNCOMPRESSED';
   if (header.type === 'DICTIONARY_PAGE') {
     const dict = header.dictionary_page_header;
-    if (!dict || !isCount(dict.num_values)) throw new Damaged(page, 'its dictionary page header has no entry count (num_values)');
-    if (dict.encoding === 'PLAIN' || dict.encoding === 'PLAIN_DICTIONARY') {
-      const fits = valuesFitting(size, column.element);
-      if (dict.num_values > fits)
-        throw new Damaged(page, `its dictionary declares ${dict.num_values} entries (num_values), more than its ${size} bytes can hold`);
+    if (!dict) throw new Damaged(page, 'it gives no dictionary_page_header');
+    const entries = declared(dict.num_values, 'num_values', page);
+    if ((dict.encoding === 'PLAIN' || dict.encoding === 'PLAIN_DICTIONARY') && entries > valuesFitting(size, column.element)) {
+      throw new Damaged(page, `its dictionary declares ${entries} entries (num_values), more than its ${size} bytes can hold`);
     }
   } else if (header.type === 'DATA_PAGE') {
     const data = header.data_page_header;
-    if (!data || !isCount(data.num_values)) throw new Damaged(page, 'its data page header has no value count (num_values)');
-    seen.values += data.num_values;
+    if (!data) throw new Damaged(page, 'it gives no data_page_header');
+    const values = declared(data.num_values, 'num_values', page);
+    seen.values += values;
     seen.v2Rows = null;
     // Without levels every value is stored: PLAIN values have a width.
-    if (
-      column.maxDefinitionLevel === 0 &&
-      column.maxRepetitionLevel === 0 &&
-      data.encoding === 'PLAIN' &&
-      data.num_values > valuesFitting(size, column.element)
-    ) {
-      throw new Damaged(page, `it declares ${data.num_values} values (num_values), more than its ${size} bytes can hold`);
+    if (column.maxDefinitionLevel === 0 && column.maxRepetitionLevel === 0 && data.encoding === 'PLAIN' && values > valuesFitting(size, column.element)) {
+      throw new Damaged(page, `it declares ${values} values (num_values), more than its ${size} bytes can hold`);
     }
   } else {
     const data = header.data_page_header_v2;
-    if (!data) throw new Damaged(page, 'its data page header is missing');
-    const { num_values: values, num_nulls: nulls, num_rows: rows } = data;
-    if (!isCount(values) || !isCount(nulls) || !isCount(rows) || nulls > values || rows > values) {
-      throw new Damaged(page, `its counts disagree (num_values ${values}, num_nulls ${nulls}, num_rows ${rows})`);
-    }
-    levels = data.definition_levels_byte_length + data.repetition_levels_byte_length;
-    if (!isCount(data.definition_levels_byte_length) || !isCount(data.repetition_levels_byte_length) || levels > size || levels > header.compressed_page_size) {
-      throw new Damaged(page, `its levels (definition_levels_byte_length, repetition_levels_byte_length) are longer than the page`);
+    if (!data) throw new Damaged(page, 'it gives no data_page_header_v2');
+    const values = declared(data.num_values, 'num_values', page);
+    const nulls = declared(data.num_nulls, 'num_nulls', page);
+    const rows = declared(data.num_rows, 'num_rows', page);
+    if (nulls > values || rows > values) throw new Damaged(page, `its counts disagree (num_values ${values}, num_nulls ${nulls}, num_rows ${rows})`);
+    levels =
+      declared(data.definition_levels_byte_length, 'definition_levels_byte_length', page) +
+      declared(data.repetition_levels_byte_length, 'repetition_levels_byte_length', page);
+    if (levels > size || levels > header.compressed_page_size) {
+      throw new Damaged(page, `its levels (definition_levels_byte_length + repetition_levels_byte_length: ${levels} bytes) are longer than the page`);
     }
     seen.values += values;
     if (seen.v2Rows !== null) seen.v2Rows += rows;

@@ -174,6 +174,13 @@ describe('declared sizes that lie are refused as corrupt_document, naming the fi
     );
   });
 
+  it('a page header without its compressed_page_size: the missing field is named', async () => {
+    const bytes = rewriteParquet(honestParquet(), { pageVersion: 1, ...pages('id', (h) => ({ ...h, compressed_page_size: undefined })) });
+    expect(refused(await rows(bytes), 'corrupt_document')).toMatch(
+      /^The Parquet file is damaged: row group 0, column 'id', page at byte 4: it gives no compressed_page_size\.$/,
+    );
+  });
+
   it('MetadataOnly still describes the footer of such a file (no page is read)', async () => {
     const file = path.join(dir, 'metadata-only.parquet');
     await fs.writeFile(file, lyingRowCount());
