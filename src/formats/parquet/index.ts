@@ -145,8 +145,8 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
       const maxRowGroupBytes = input.settings.parquet.maxRowGroupBytes;
       for (let i = 0; i < metadata.row_groups.length; i++) {
         const g = metadata.row_groups[i];
-        const n = Number(g.num_rows);
         const shape = await checkRowGroup(file, g, i, columns, dataEnd);
+        const n = shape.rows;
         if (shape.pageBytes > maxRowGroupBytes) {
           throw new ExtractionError(
             `row group ${i} holds ${shape.pageBytes} bytes uncompressed, more than the ${maxRowGroupBytes}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
