@@ -217,6 +217,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     default: '2',
     description: 'ZIPs: levels of archives inside an archive that are opened (GIS); deeper ones are named in the warnings and not opened.',
   },
+  {
+    name: 'DOCPARSE_TASK_MAX_MEMORY_MB',
+    default: '1024',
+    description:
+      'Memory one parse may take outside the V8 heap (ArrayBuffers, WebAssembly memory: PDFium, Tesseract, decompressed pages), and the most a parser may plan to allocate from sizes a document declares; past it the job fails with `document_too_complex` and its thread is replaced. The JS heap has its own ceiling, `DOCPARSE_WORKER_MAX_HEAP_MB`.',
+  },
   { name: 'DOCPARSE_CAD_MAX_BYTES', default: '268435456', description: 'CAD: largest drawing (decoded whole in memory).' },
   { name: 'DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', default: '536870912', description: 'Parquet rows: largest uncompressed row group read.' },
   {
@@ -402,6 +408,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
       maxRatio: intOf(['DOCPARSE_ARCHIVE_MAX_RATIO', 'DOCPARSE_GIS_MAX_ZIP_RATIO'], D.archive.maxRatio, 1, MAX),
       maxDepth: int('DOCPARSE_ARCHIVE_MAX_DEPTH', D.archive.maxDepth, 0, 16),
     },
+    memory: { maxBytes: int('DOCPARSE_TASK_MAX_MEMORY_MB', D.memory.maxBytes / MiB, 64, 1024 * 1024) * MiB },
     cad: { maxBytes: int('DOCPARSE_CAD_MAX_BYTES', D.cad.maxBytes, 1, MAX) },
     parquet: { maxRowGroupBytes: int('DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES', D.parquet.maxRowGroupBytes, 1, MAX) },
     office: {

@@ -34,8 +34,18 @@ export interface EngineLocations {
   searchPath: string[];
 }
 
+/** What one parse may take of its thread's memory (src/pipeline/thread-context.ts enforces it). */
+export interface TaskMemoryLimits {
+  /**
+   * Bytes one task may add outside the V8 heap (ArrayBuffers, WebAssembly memory), and the
+   * most a parser may plan to allocate for one document from sizes the document declares.
+   */
+  maxBytes: number;
+}
+
 export interface ParserSettings {
   archive: ArchiveLimits;
+  memory: TaskMemoryLimits;
   cad: { maxBytes: number };
   parquet: { maxRowGroupBytes: number };
   office: {
@@ -64,6 +74,7 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { maxBytes: 4 * 1024 ** 3, 
 
 export const DEFAULT_PARSER_SETTINGS: ParserSettings = {
   archive: DEFAULT_ARCHIVE_LIMITS,
+  memory: { maxBytes: 1024 * MiB },
   cad: { maxBytes: 256 * MiB },
   parquet: { maxRowGroupBytes: 512 * MiB },
   office: { render: 'always', maxPartBytes: 48 * MiB, maxSheetXmlBytes: 160 * MiB, convertTimeoutMs: 120_000 },

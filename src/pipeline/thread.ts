@@ -6,7 +6,7 @@ import { SyncFileStream } from './sync-file-stream.js';
 import { FORMATS } from '../formats/registry.js';
 import { ExtractionError, type FormatParser } from '../formats/kit/types.js';
 import { SCHEMA_VERSION, type ParseTask, type ParseTaskResult } from './task.js';
-import { retireIfOverCeiling } from './thread-context.js';
+import { retireIfOverCeiling, TaskMemory } from './thread-context.js';
 import { enterTask } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
 import { unitMeterFor } from './unit-meter.js';
@@ -69,6 +69,8 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
   let out: SyncFileStream | null = null;
   try {
     out = new SyncFileStream(task.artifactPath);
+    // The task's memory outside the JS heap, checked each time the parser reports progress.
+    const memory = new TaskMemory(settings.memory.maxBytes);
     const parse = await loadParser();
     const w = new JsonWriter(out);
     w.beginObject()
@@ -85,7 +87,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
         options: task.options,
         settings,
         tempDir: task.tempDir,
-        progress: () => {},
+        progress: () => memory.check(),
         units: unitMeterFor(task.taskId),
         embedded,
       },

@@ -5,20 +5,30 @@
 // rows, read row group by row group through a file-backed AsyncBuffer and written through
 // the JsonWriter as they are rendered, so memory is bounded by one row group (a row group
 // whose uncompressed size exceeds DOCPARSE_PARQUET_MAX_ROW_GROUP_BYTES fails with a clear reason).
+// Before a row group is decoded its declared sizes and counts are checked against the file's
+// bytes (declared-sizes.ts), and what decoding it takes against the task's memory budget.
 // Content shape and value rendering: schema.ts (ParquetContent) and values.ts.
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { compressors, decompressZstd } from 'hyparquet-compressors';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { describeColumns, describeGeo, describeRowGroup, describeSchema, leaves } from './describe.js';
 import { FileAsyncBuffer } from './file.js';
+import { checkRowGroup, decodeBytes, leafColumns } from './declared-sizes.js';
 import { compileRenderer, PARSERS, readSchema, renderBigInt } from './values.js';
 
 export { ParquetContent } from './schema.js';
 
 const ENGINE = 'hyparquet 1.31 + hyparquet-compressors 1.1';
 const MAGIC = Buffer.from('PAR1', 'latin1');
+const MiB = 1024 * 1024;
+
+/**
+ * The decompressors, each writing into a buffer of the page's declared (and checked) size:
+ * fzstd, left to itself, sizes its output from the Zstandard frame header instead.
+ */
+const DECOMPRESSORS = { ...compressors, ZSTD: (input: Uint8Array, length: number) => decompressZstd(input, new Uint8Array(length)) };
 
 export interface ParquetFooter {
   file: FileAsyncBuffer;
@@ -126,17 +136,27 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
     if (mode === 'MetadataPlusRows') {
       const readMetadata: FileMetaData = { ...metadata, schema: readSchema(metadata.schema) };
       const top = tree.children.map((node) => [node.element.name, compileRenderer(node, wktColumns)] as const);
+      const columns = leafColumns(tree);
+      const dataEnd = size - 8 - footerSize;
+      const budget = input.settings.memory.maxBytes;
       w.key('rows').beginArray();
       let rowStart = 0;
       // Largest uncompressed row group decoded (settings.parquet.maxRowGroupBytes).
       const maxRowGroupBytes = input.settings.parquet.maxRowGroupBytes;
       for (let i = 0; i < metadata.row_groups.length; i++) {
         const g = metadata.row_groups[i];
-        const n = Number(g.num_rows);
-        const bytes = g.columns.reduce((a, c) => a + Number(c.meta_data?.total_uncompressed_size ?? 0), 0);
-        if (bytes > maxRowGroupBytes) {
+        const shape = await checkRowGroup(file, g, i, columns, dataEnd);
+        const n = shape.rows;
+        if (shape.pageBytes > maxRowGroupBytes) {
           throw new ExtractionError(
-            `row group ${i} holds ${bytes} bytes uncompressed, more than the ${maxRowGroupBytes}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
+            `row group ${i} holds ${shape.pageBytes} bytes uncompressed, more than the ${maxRowGroupBytes}-byte limit for reading rows; use parquetMode=MetadataOnly for this file`,
+          );
+        }
+        const needs = decodeBytes(shape, top.length);
+        if (needs > budget) {
+          throw new ExtractionError(
+            `Row group ${i} would take about ${Math.ceil(needs / MiB)} MB of memory to decode (${shape.rows} rows, ${shape.values} values), more than the ${Math.round(budget / MiB)} MB one parse may use; parquetMode=MetadataOnly reads its metadata.`,
+            'document_too_complex',
           );
         }
         if (n > 0) {
@@ -148,7 +168,7 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
               rowStart,
               rowEnd: rowStart + n,
               rowFormat: 'object',
-              compressors,
+              compressors: DECOMPRESSORS,
               parsers: PARSERS,
               utf8: false,
               onComplete: (r: Record<string, unknown>[]) => {

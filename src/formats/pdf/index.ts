@@ -18,6 +18,7 @@ import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 import { r2 } from './display-units.js';
+import { pageTreeWarning, readPageTree } from './page-tree.js';
 
 export { PdfContent, type PdfContentT } from './schema.js';
 
@@ -136,10 +137,13 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
   try {
     const meta: PdfMetadata = doc.metadata();
     if (meta.repaired) warnings.push('the PDF cross-reference table is damaged: PDFium repaired the file while opening it (some content may be missing)');
-    const n = doc.pageCount;
+    // One page per page object: a tree that names one page 30,000 times holds one page.
+    const tree = readPageTree(doc);
+    const n = tree.pages.length;
     if (n <= 0) throw new ExtractionError('PDF has no pages (damaged page tree)', 'extraction_failed');
-    // Held against the quota before any page is read: a page tree that names one page
-    // 300,000 times is refused here, not after 300,000 pages of work.
+    const treeWarning = pageTreeWarning(tree);
+    if (treeWarning) warnings.push(treeWarning);
+    // Held against the quota before any page is read.
     await input.units?.reserve(n);
     w.beginObject().field('mode', mode).field('pageCount', n).key('pages').beginArray();
 
@@ -226,7 +230,8 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       await w.maybeFlush();
     };
 
-    for (let i = 0; i < n; i++) {
+    for (let k = 0; k < n; k++) {
+      const i = tree.pages[k];
       const pw = await extractPage(doc, i, mode, warnings, input.settings.engines);
       if (pw.error) failedPages.push(i + 1);
       else if (pw.textSource === 'none') emptyPages.push(i + 1);
@@ -252,7 +257,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       sigs[i] = pw.marginSigs;
       pending.push(pw);
       while (pending.length && pending[0].number - 1 + WINDOW <= i) await emit(pending.shift()!);
-      input.progress((i + 1) / n);
+      input.progress((k + 1) / n);
     }
     while (pending.length) await emit(pending.shift()!);
     w.endArray();
@@ -272,7 +277,8 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
         `text on ${garbagePages.length} page(s) has broken character mappings (no usable ToUnicode): ${listPages(garbagePages)}${mode === 'Ocr' ? '' : '; pdfMode=Ocr may give better text'}`,
       );
 
-    const metadata: Record<string, unknown> = { ...meta, mode };
+    const metadata: Record<string, unknown> = { ...meta, pageCount: n, mode };
+    if (treeWarning) metadata.pageTree = { entries: tree.entries, repeated: tree.repeated, missing: tree.missing };
     if (mode === 'Ocr') metadata.ocrPages = ocrPages.length;
     return {
       documentFormat: 'pdf',

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARSER_SETTINGS } from '../settings.js';
-import { precompiledModule, registerMemoryReporter } from '../kit/engine-handles.js';
+import { precompiledModule } from '../kit/engine-handles.js';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 
 const require = createRequire(import.meta.url);
@@ -103,10 +103,6 @@ function moduleFromWorkerData(): WasmModule | null {
   return m instanceof WA.Module ? (m as WasmModule) : null;
 }
 
-let heap: { buffer: ArrayBuffer } | null = null;
-// WASM memory never shrinks: the thread retires once it has grown past the pool's ceiling.
-registerMemoryReporter(() => heap?.buffer.byteLength ?? 0);
-
 /**
  * The thread's PDFium instance (instantiated on first use, then reused), from the module the
  * pool compiled, else (a parser run without a pool) compiled here from the chosen binary.
@@ -126,7 +122,6 @@ export function getPdfium(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<Pdfiu
       } as never);
       api.PDFiumExt_Init();
       const ex = api.pdfium.wasmExports as unknown as PdfiumExports;
-      heap = ex.memory as { buffer: ArrayBuffer };
       return { api, M: api.pdfium, ex };
     })();
     instance.catch(() => {

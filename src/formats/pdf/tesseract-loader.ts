@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { createOCREngine, supportsFastBuild, type OCREngine } from 'tesseract-wasm';
-import { precompiledModule, registerMemoryReporter } from '../kit/engine-handles.js';
+import { precompiledModule } from '../kit/engine-handles.js';
 import { tesseractModelPath } from '../kit/engine-locations.js';
 import { engineUnavailable } from '../kit/engine-unavailable.js';
 import type { EngineLocations } from '../settings.js';
@@ -22,7 +22,6 @@ interface WasmInstance {
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
-  Memory: new (d: { initial: number }) => { buffer: ArrayBuffer };
   compile(bytes: Uint8Array): Promise<object>;
   instantiate(source: unknown, imports?: unknown): Promise<unknown>;
 }
@@ -47,11 +46,6 @@ function tesseractWasmPath(): string {
 export function compileTesseractModule(): Promise<object> {
   return WA.compile(fs.readFileSync(tesseractWasmPath()));
 }
-
-let memory: { buffer: ArrayBuffer } | null = null;
-// Tesseract's heap grows with the page images (≈ 35 MB per 300 DPI page) and never shrinks:
-// counted with PDFium's toward the thread's retirement ceiling.
-registerMemoryReporter(() => memory?.buffer.byteLength ?? 0);
 
 /**
  * An OCR engine instantiated from a compiled module. tesseract-wasm's createOCREngine only takes
@@ -80,7 +74,8 @@ export async function ocrEngineFromModule(mod: object): Promise<OCREngine> {
     WA.instantiate = original;
   }
   if (!instance) throw new Error('tesseract-wasm did not instantiate the module it was given');
-  memory = (Object.values((instance as WasmInstance).exports).find((e) => e instanceof WA.Memory) as { buffer: ArrayBuffer } | undefined) ?? null;
+  // Its heap grows with the page images (≈ 35 MB per 300 DPI page) and never shrinks: V8
+  // counts it as the thread's external memory (src/pipeline/thread-context.ts).
   return engine;
 }
 
