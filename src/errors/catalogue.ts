@@ -186,7 +186,7 @@ export const PROBLEMS = {
     status: 429,
     title: 'Rate limit exceeded',
     group: 'documents',
-    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address. `Retry-After`.",
+    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address, and the management API's limits on tenants, invitations and e-mails per address (`limit`, `limitName`; nothing created, the refusal audited). `Retry-After`.",
   },
   engine_unavailable: {
     status: 503,
@@ -303,6 +303,12 @@ export const PROBLEMS = {
     title: 'E-mail address not verified',
     group: 'dashboard',
     when: 'The identity provider does not vouch for an e-mail address of the account (`email_verified` is not true); tenants are joined by e-mail address.',
+  },
+  email_not_usable: {
+    status: 403,
+    title: 'E-mail address not usable',
+    group: 'dashboard',
+    when: 'The identity provider vouches for an address the dashboard does not take: one that Unicode normalisation (NFKC) would change, such as a Kelvin sign for K (it could stand for another address), or one without a dot in its domain (`root@localhost`). Nothing is written.',
   },
   identity_provider_unavailable: {
     status: 503,
