@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { AdminBackend } from './admin-backend.js';
-import type { Out } from './command-output.js';
+import { terminalOut, type Out } from './command-output.js';
 import { UsageError, type Values } from './command-values.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -84,8 +84,9 @@ export class CommandTable {
     ];
   }
 
-  /** Runs one command; returns the process exit code (0 ok, 1 failed, 2 bad usage). */
-  async run(argv: readonly string[], backend: AdminBackend, io: CommandIo): Promise<number> {
+  /** Runs one command; returns the process exit code (0 ok, 1 failed, 2 bad usage). Everything printed is escaped for the terminal (terminalOut). */
+  async run(argv: readonly string[], backend: AdminBackend, rawIo: CommandIo): Promise<number> {
+    const io: CommandIo = { out: terminalOut(rawIo.out), err: terminalOut(rawIo.err) };
     const { out } = io;
     let args = [...argv];
     let json = false;

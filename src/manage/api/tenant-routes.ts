@@ -6,11 +6,11 @@ import type { RouteDef } from '../../http/route.js';
 import { problem } from '../../http/problem.js';
 import type { Tenant, TenantState } from '../../tenancy/types.js';
 import { manageRoute, ok, requireOperator, visibleTenant, type ManageDeps } from './kit.js';
-import { list, TenantIdParams, TenantSchema } from './schemas.js';
+import { DisplayName, list, TenantIdParams, TenantSchema } from './schemas.js';
 
 const CreateTenant = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    name: DisplayName("The tenant's name (shown in e-mails, quoted and shortened)."),
     contactEmail: Type.Optional(
       Type.String({ format: 'email', maxLength: 320, description: "Invited as the tenant's first owner when an operator creates it." }),
     ),
