@@ -77,8 +77,9 @@ export function planLines(p: Plan): string[] {
 }
 
 /** An outbox e-mail's state in a few words. */
-export function mailStatus(m: Pick<MailView, 'status' | 'sentAt' | 'attempts' | 'nextAttemptAt'>): string {
+export function mailStatus(m: Pick<MailView, 'status' | 'sentAt' | 'withdrawnAt' | 'attempts' | 'nextAttemptAt'>): string {
   if (m.status === 'sent') return `sent ${m.sentAt}`;
+  if (m.status === 'withdrawn') return `withdrawn ${m.withdrawnAt}`;
   if (m.status === 'kept') return 'kept (no DOCPARSE_SMTP_URL)';
   return m.attempts === 0 ? 'queued' : `retrying (${m.attempts} attempt${m.attempts === 1 ? '' : 's'}, next ${m.nextAttemptAt})`;
 }

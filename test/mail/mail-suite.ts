@@ -73,7 +73,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       const [mail] = await waitFor(async () => (mailsFor('owner1@acme.test').length ? mailsFor('owner1@acme.test') : null), 'the activation e-mail');
       expect(mail.envelopeTo.sort()).toEqual(['owner1@acme.test', 'owner2@acme.test']);
       expect(mail.user).toBe('sender');
-      expect(mail.parsed.subject).toBe(`Your DocParse organisation "${t.name}" is active`);
+      expect(mail.parsed.subject).toBe(`Your DocParse organisation “${t.name}” is active`);
       expect(mail.parsed.from?.value).toEqual([{ name: 'DocParse', address: 'no-reply@example.test' }]);
       expect(mail.parsed.text).toContain(DASHBOARD);
       expect(mail.parsed.html).toContain(`href="${DASHBOARD}"`);
@@ -96,7 +96,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       await env.store.setTenantState(t.id, 'Deactivated');
       await env.store.setTenantState(t.id, 'Active');
       const again = await waitFor(async () => mailsFor('ops@globex.test')[1], 'the reactivation e-mail');
-      expect(again.parsed.subject).toBe(`Your DocParse organisation "${t.name}" is active again`);
+      expect(again.parsed.subject).toBe(`Your DocParse organisation “${t.name}” is active again`);
     });
 
     it('a tenant with nobody to write to activates without an e-mail', async () => {
@@ -208,7 +208,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       );
       sender();
       const mail = await waitFor(async () => mailsFor('new.member@acme.test')[0], 'the invitation e-mail');
-      expect(mail.parsed.subject).toBe(`You are invited to "${t.name}" on DocParse`);
+      expect(mail.parsed.subject).toBe(`You have been invited to join “${t.name}” on DocParse`);
       expect(mail.parsed.text).toContain('as a member');
       expect(mail.parsed.text).toContain(DASHBOARD);
       await waitFor(async () => {
@@ -238,7 +238,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
         status: 'kept',
         template: 'tenant-active',
         to: ['kept@acme.test'],
-        subject: `Your DocParse organisation "${t.name}" is active`,
+        subject: `Your DocParse organisation “${t.name}” is active`,
         sentAt: null,
         attempts: 0,
       });

@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { problem } from '../../http/problem.js';
-import { AlreadyInvitedError, normalizeEmail } from '../../tenancy/members-store.js';
+import { canonicalEmail } from '../../mail/address.js';
+import { AlreadyInvitedError } from '../../tenancy/members-store.js';
 import type { TenantRole } from '../../tenancy/types.js';
 import { manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
 import { Id, InvitationSchema, MemberSchema, RoleSchema, TenantIdParams } from './schemas.js';
@@ -45,7 +46,7 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       errors: ['owner_required', 'tenant_not_found', 'already_member', 'already_invited'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
-        const email = normalizeEmail(body.email);
+        const email = canonicalEmail(body.email);
         const existing = await deps.members.getMember(tenant.id, email);
         if (existing && existing.role === body.role)
           throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
@@ -76,7 +77,7 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'remove members');
         let email: string;
         try {
-          email = normalizeEmail(params.email);
+          email = canonicalEmail(params.email);
         } catch {
           throw manageErrors.notFound('member', params.email);
         }
