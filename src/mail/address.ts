@@ -49,7 +49,10 @@ export function canonicalEmail(input: string): string {
   const labels = domain.split('.');
   if (domain.length > MAX_DOMAIN || !labels.every((l) => LABEL.test(l))) throw new EmailAddressError(raw, `${JSON.stringify(domain)} is not a domain name`);
   if (labels.length < 2) {
-    throw new EmailAddressError(raw, `its domain ${JSON.stringify(domain)} has no dot; only addresses that mail can reach from anywhere are used (name@example.com)`);
+    throw new EmailAddressError(
+      raw,
+      `its domain ${JSON.stringify(domain)} has no dot; only addresses that mail can reach from anywhere are used (name@example.com)`,
+    );
   }
   return raw.toLowerCase().normalize('NFKC');
 }

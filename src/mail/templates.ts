@@ -56,7 +56,13 @@ export function quotedName(name: string): string {
     .replace(/["“”„‟«»]/g, "'")
     .trim();
   const chars = [...graphemes.segment(plain)].map((g) => g.segment);
-  const shown = chars.length > NAME_MAX_CHARS ? `${chars.slice(0, NAME_MAX_CHARS - 1).join('').trimEnd()}…` : plain;
+  const shown =
+    chars.length > NAME_MAX_CHARS
+      ? `${chars
+          .slice(0, NAME_MAX_CHARS - 1)
+          .join('')
+          .trimEnd()}…`
+      : plain;
   return `“${shown}”`;
 }
 

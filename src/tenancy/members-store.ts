@@ -52,7 +52,10 @@ export class AlreadyInvitedError extends Error {}
 
 /** A new tenant's first owner: the signed-in user who creates it, or an address invited to own it. */
 export type FirstOwner =
-  | { member: { email: string; userId: string | null }; /** Refused when the user already owns this many Pending Activation tenants. */ maxPendingOwned?: number }
+  | {
+      member: { email: string; userId: string | null };
+      /** Refused when the user already owns this many Pending Activation tenants. */ maxPendingOwned?: number;
+    }
   | { invite: { email: string; invitedBy: string } };
 
 export type CreatedTenant = { tenant: Tenant; invitation: TenantInvitation | null } | { pendingOwned: number };
@@ -155,7 +158,9 @@ export class MembersStore {
         await members.upsertMember({ tenantId: tenant.id, email: owner.member.email, role: 'owner', userId: owner.member.userId });
         return { tenant, invitation: null };
       }
-      const invitation = owner ? await members.createInvitation({ tenantId: tenant.id, email: owner.invite.email, role: 'owner', invitedBy: owner.invite.invitedBy }) : null;
+      const invitation = owner
+        ? await members.createInvitation({ tenantId: tenant.id, email: owner.invite.email, role: 'owner', invitedBy: owner.invite.invitedBy })
+        : null;
       return { tenant, invitation };
     });
   }
