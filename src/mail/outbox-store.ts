@@ -95,8 +95,7 @@ const toMail = (r: OutboxRow): OutboxMail => ({
   withdrawnAt: isoOrNull(r.withdrawn_at),
 });
 
-const COLUMNS =
-  'id, dedupe_key, template, params, recipients, tenant_id, created_at, attempts, next_attempt_at, last_error, sent_at, message_id, withdrawn_at';
+const COLUMNS = 'id, dedupe_key, template, params, recipients, tenant_id, created_at, attempts, next_attempt_at, last_error, sent_at, message_id, withdrawn_at';
 
 /**
  * Writes one e-mail to the outbox, in db's transaction when db is one. Returns its id, or null
@@ -215,6 +214,16 @@ export class OutboxStore {
       [id, owner, messageId],
     );
     return rows.length > 0;
+  }
+
+  /** Gives claimed rows back untried: their lease ends and their attempt is not counted. */
+  async release(ids: string[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE mail_outbox SET lease_owner = NULL, lease_until = NULL, attempts = greatest(attempts - 1, 0)
+        WHERE id = ANY($1::text[]) AND lease_owner = $2 AND sent_at IS NULL`,
+      [ids, owner],
+    );
   }
 
   /** The attempt failed: keep the reason and try again after retryInMs. */
