@@ -19,6 +19,7 @@ import type { ManageAuthenticator, ManagePrincipal } from '../principal.js';
 import type { BillingStore } from '../../tenancy/billing-store.js';
 import type { MailSettings } from '../../mail/settings.js';
 import type { RateCounters } from '../../jobs/types.js';
+import { canonicalEmail, EmailAddressError } from '../../mail/address.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -150,6 +151,16 @@ export const manageErrors = {
   ownerOnly: (what: string) => problem('owner_required', `Only the tenant's owners (or an operator) may ${what}.`),
   invalid: (parameter: string, detail: string, allowed?: readonly string[]) => problems.invalidParameter(parameter, detail, allowed),
 };
+
+/** An address from the request in its canonical form (src/mail/address.ts); 400 naming the parameter when it has none. */
+export function emailParameter(parameter: string, value: string): string {
+  try {
+    return canonicalEmail(value);
+  } catch (err) {
+    if (err instanceof EmailAddressError) throw manageErrors.invalid(parameter, `${err.message}.`);
+    throw err;
+  }
+}
 
 // ------------------------------------------------------------------ visibility
 
