@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../src/cli/admin.js';
-import { enqueueMail, OutboxStore } from '../../src/mail/outbox-store.js';
+import { enqueueMail, MAIL_PER_RECIPIENT_PER_DAY, OutboxStore, RecipientMailLimitError } from '../../src/mail/outbox-store.js';
 import { startOutboxSender, type OutboxSender, type OutboxSenderDeps } from '../../src/mail/sender.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { SqlClient } from '../../src/db/sql.js';
@@ -255,6 +255,53 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       expect(shown.html).toContain(`href="${DASHBOARD}"`);
       expect((await cli('mail', 'show', 'nope')).code).toBe(1);
       expect(sink.received).toHaveLength(0);
+    });
+
+    // Last: the e-mails these leave unsent would go to the next test's SMTP server.
+    it(`an address is sent at most ${MAIL_PER_RECIPIENT_PER_DAY} e-mails a day: an activation leaves it out and still e-mails the other owners`, async () => {
+      const busy = `busy.${randomUUID().slice(0, 6)}@acme.test`;
+      const first = await newTenant(null);
+      const mail = (i: number, overLimit?: 'refuse') => ({
+        dedupeKey: `busy:${busy}:${i}`,
+        message: { template: 'tenant-active' as const, params: { tenantId: first.id, tenantName: `busy ${i}`, reactivated: false } },
+        recipients: [busy.toUpperCase()],
+        tenantId: first.id,
+        ...(overLimit ? { overLimit } : {}),
+      });
+      for (let i = 0; i < MAIL_PER_RECIPIENT_PER_DAY; i++) expect(await enqueueMail(env.store.db, mail(i))).not.toBeNull();
+      expect(await enqueueMail(env.store.db, mail(MAIL_PER_RECIPIENT_PER_DAY))).toBeNull();
+      const refused = await enqueueMail(env.store.db, mail(MAIL_PER_RECIPIENT_PER_DAY, 'refuse')).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RecipientMailLimitError);
+      expect((refused as RecipientMailLimitError).address).toBe(busy);
+      expect((refused as RecipientMailLimitError).retryAfterSeconds).toBeGreaterThan(0);
+      expect((refused as RecipientMailLimitError).retryAfterSeconds).toBeLessThanOrEqual(86_400);
+
+      const t = await newTenant(null, [busy, 'calm.owner@acme.test']);
+      await env.store.setTenantState(t.id, 'Active');
+      const [activation] = await outbox().list({ tenantId: t.id });
+      expect(activation.recipients).toEqual(['calm.owner@acme.test']);
+    });
+
+    it('e-mails to one address enqueued at once, from two connections, never pass its limit together', async () => {
+      const address = `race.${randomUUID().slice(0, 6)}@acme.test`;
+      const tenant = await newTenant(null);
+      const other = env.secondClient ? await env.secondClient() : null;
+      try {
+        const dbs = [env.store.db, other?.db ?? env.store.db];
+        const ids = await Promise.all(
+          Array.from({ length: 2 * MAIL_PER_RECIPIENT_PER_DAY }, (_, i) =>
+            enqueueMail(dbs[i % 2], {
+              dedupeKey: `race-limit:${address}:${i}`,
+              message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: `race ${i}`, reactivated: false } },
+              recipients: [address],
+              tenantId: tenant.id,
+            }),
+          ),
+        );
+        expect(ids.filter((id) => id !== null)).toHaveLength(MAIL_PER_RECIPIENT_PER_DAY);
+      } finally {
+        await other?.close();
+      }
     });
   });
 }
