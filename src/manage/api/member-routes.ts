@@ -93,7 +93,7 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
               limitReached(
                 'invitationsPerRecipientPerDay',
                 perAddress,
-                `${email} has been invited ${perAddress} times today, the most one address may be (from every tenant together); invite them again in ${describeWait(day.retryAfter)}.`,
+                `${email} has been invited ${perAddress} times today, from every tenant together, the most one address may be invited in a day; invite them again in ${describeWait(day.retryAfter)}.`,
                 day.retryAfter,
               ),
             );
