@@ -50,13 +50,11 @@ const toInvitation = (r: InvitationRow): TenantInvitation => ({
 /** Thrown when an open invitation for that address exists already. */
 export class AlreadyInvitedError extends Error {}
 
-/** A new tenant's first owner: the signed-in user who creates it, or an address invited to own it. */
-export type FirstOwner =
-  | {
-      member: { email: string; userId: string | null };
-      /** Refused when the user already owns this many Pending Activation tenants. */ maxPendingOwned?: number;
-    }
-  | { invite: { email: string; invitedBy: string } };
+/**
+ * A new tenant's first owner: the signed-in user who creates it (refused when they already own
+ * maxPendingOwned tenants still Pending Activation), or an address invited to own it.
+ */
+export type FirstOwner = { member: { email: string; userId: string | null }; maxPendingOwned?: number } | { invite: { email: string; invitedBy: string } };
 
 export type CreatedTenant = { tenant: Tenant; invitation: TenantInvitation | null } | { pendingOwned: number };
 
