@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { S3BlobStoreOptions } from './storage/s3-blob-store.js';
 import { isIP } from 'node:net';
+import { canonicalEmail, EmailAddressError } from './mail/address.js';
 import { defaultMailFrom } from './mail/settings.js';
 import { DEFAULT_PARSER_SETTINGS, type OfficeRender, type ParserSettings } from './formats/settings.js';
 import { parseRange } from './outbound/address-policy.js';
@@ -30,7 +31,7 @@ export interface Config {
   region: string;
   /** License regions an app may be given (DOCPARSE_REGIONS; default: [region]). */
   regions: string[];
-  /** Signed-in users with one of these (lower-cased) addresses are platform operators. */
+  /** Signed-in users with one of these addresses (canonical: src/mail/address.ts) are platform operators. */
   operatorEmails: string[];
   nodeId: string;
   demoClientId: string | null;
@@ -122,7 +123,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   {
     name: 'DOCPARSE_OPERATOR_EMAILS',
     default: '(none)',
-    description: 'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant.',
+    description:
+      'Comma-separated e-mail addresses of platform operators: dashboard users signed in with one of them see and manage every tenant. Compared in one canonical form (NFKC, lower case); an address that Unicode normalisation would change, or without a dot in its domain, is refused at start.',
   },
   { name: 'DOCPARSE_NODE_ID', default: 'hostname-pid', description: 'Node identifier reported by /health/node-state.' },
   { name: 'DOCPARSE_DEMO_CLIENT_ID', default: '(generated)', description: 'Client id of the demo app seeded on first start.' },
@@ -343,9 +345,15 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     for (const r of regions)
       if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
   }
-  const operatorEmails = listOf('DOCPARSE_OPERATOR_EMAILS', []).map((e) => e.toLowerCase());
-  for (const e of operatorEmails)
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) problems.push(`DOCPARSE_OPERATOR_EMAILS: ${JSON.stringify(e)} is not an e-mail address`);
+  const operatorEmails: string[] = [];
+  for (const e of listOf('DOCPARSE_OPERATOR_EMAILS', [])) {
+    try {
+      operatorEmails.push(canonicalEmail(e));
+    } catch (err) {
+      if (!(err instanceof EmailAddressError)) throw err;
+      problems.push(`DOCPARSE_OPERATOR_EMAILS: ${err.message}`);
+    }
+  }
 
   const oidcClientId = env.DOCPARSE_OIDC_CLIENT_ID?.trim() || null;
   const oidcIssuer = url('DOCPARSE_OIDC_ISSUER', 'https://accounts.google.com', ['http:', 'https:'])!;

@@ -1,6 +1,9 @@
 // How `docparse admin` commands print: one JSON value per line with --json, else lines for
 // a person (tables, one block per tenant, app or plan). The same lines wherever the command
-// ran (local database, the node holding the data dir, a remote node's API).
+// ran (local database, the node holding the data dir, a remote node's API). Every line goes
+// out through terminalSafe (CommandTable.run), so a name written before names were checked
+// cannot drive the terminal: its control and bidirectional characters show as \u001b.
+import { terminalSafe } from '../http/text-rules.js';
 import type { MailView } from '../mail/view.js';
 import type { App, Plan, Tenant } from '../tenancy/types.js';
 import { UsageError } from './command-values.js';
@@ -23,10 +26,16 @@ export function emitCsv(p: Printer, text: string): void {
   for (const line of text.replace(/\r\n$/, '').split('\r\n')) p.out(line);
 }
 
-/** Columns padded to their widest cell; the last one is not padded. */
+/** Columns padded to their widest cell; the last one is not padded. Cells are escaped first, so the columns stay aligned. */
 export function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+  const cells = rows.map((r) => r.map((c) => terminalSafe(c)));
+  const widths = cells[0].map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+}
+
+/** What a command prints, as it reaches the terminal: escaped, line feeds kept (usage texts hold some). */
+export function terminalOut(out: Out): Out {
+  return (line) => out(terminalSafe(line, { keepLineFeeds: true }));
 }
 
 export function tenantLines(t: Tenant): string[] {
@@ -65,8 +74,9 @@ export function planLines(p: Plan): string[] {
 }
 
 /** An outbox e-mail's state in a few words. */
-export function mailStatus(m: Pick<MailView, 'status' | 'sentAt' | 'attempts' | 'nextAttemptAt'>): string {
+export function mailStatus(m: Pick<MailView, 'status' | 'sentAt' | 'withdrawnAt' | 'attempts' | 'nextAttemptAt'>): string {
   if (m.status === 'sent') return `sent ${m.sentAt}`;
+  if (m.status === 'withdrawn') return `withdrawn ${m.withdrawnAt}`;
   if (m.status === 'kept') return 'kept (no DOCPARSE_SMTP_URL)';
   return m.attempts === 0 ? 'queued' : `retrying (${m.attempts} attempt${m.attempts === 1 ? '' : 's'}, next ${m.nextAttemptAt})`;
 }

@@ -4,7 +4,7 @@
 // failed, 2 bad command line.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AdminApi } from './admin-api.js';
-import type { Out } from './command-output.js';
+import { terminalOut, type Out } from './command-output.js';
 import { UsageError, type Values } from './command-values.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -74,8 +74,9 @@ export class CommandTable {
     ];
   }
 
-  /** Runs one command; returns the process exit code (0 ok, 1 failed, 2 bad usage). */
-  async run(argv: readonly string[], api: AdminApi, io: CommandIo): Promise<number> {
+  /** Runs one command; returns the process exit code (0 ok, 1 failed, 2 bad usage). Everything printed is escaped for the terminal (terminalOut). */
+  async run(argv: readonly string[], api: AdminApi, rawIo: CommandIo): Promise<number> {
+    const io: CommandIo = { out: terminalOut(rawIo.out), err: terminalOut(rawIo.err) };
     const { out } = io;
     let args = [...argv];
     let json = false;

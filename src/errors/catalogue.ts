@@ -186,7 +186,7 @@ export const PROBLEMS = {
     status: 429,
     title: 'Rate limit exceeded',
     group: 'documents',
-    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address, or more than 10 storage checks for one tenant in a minute (nothing sent). `Retry-After`.",
+    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address, more than 10 storage checks for one tenant in a minute (nothing sent), and the management API's limits on tenants, invitations and e-mails per address (`limit`, `limitName`; nothing created, the refusal audited). `Retry-After`.",
   },
   storage_unavailable: {
     status: 502,
@@ -310,6 +310,12 @@ export const PROBLEMS = {
     group: 'dashboard',
     when: 'The identity provider does not vouch for an e-mail address of the account (`email_verified` is not true); tenants are joined by e-mail address.',
   },
+  email_not_usable: {
+    status: 403,
+    title: 'E-mail address not usable',
+    group: 'dashboard',
+    when: 'The identity provider vouches for an address the dashboard does not take: one that Unicode normalisation (NFKC) would change, such as a Kelvin sign for K (it could stand for another address), or one without a dot in its domain (`root@localhost`). Nothing is written.',
+  },
   identity_provider_unavailable: {
     status: 503,
     title: 'Identity provider unavailable',
@@ -337,7 +343,7 @@ export const JOB_FAILURES = {
   },
   corrupt_document: {
     retried: false,
-    when: 'A damaged container the parser recognised, named in the message: a looping or out-of-range OLE2 compound-document chain (DOC, XLS, PPT, MSG), a truncated Word stream, a damaged PST item, an RTF whose `\\bin` announces more bytes than the file holds.',
+    when: 'A damaged container the parser recognised, named in the message: a looping or out-of-range OLE2 compound-document chain (DOC, XLS, PPT, MSG), a truncated Word stream, a damaged PST item, an RTF whose `\\bin` announces more bytes than the file holds, a Parquet row group whose declared sizes or counts its bytes cannot hold (page sizes, row and value counts, chunk extents; the field is named).',
   },
   encrypted_document: {
     retried: false,
@@ -345,7 +351,7 @@ export const JOB_FAILURES = {
   },
   document_too_complex: {
     retried: false,
-    when: "Parsing ran past the task timeout (`DOCPARSE_TASK_TIMEOUT_SECONDS`), the per-thread heap ceiling (`DOCPARSE_WORKER_MAX_HEAP_MB`) or the parsing process's memory ceiling (`DOCPARSE_PARSER_MAX_RSS_MB`), or an Office file declares counts LibreOffice would not finish with (RTF table nesting or group depth, text columns, repeated spreadsheet cells); it would recur.",
+    when: "Parsing ran past the task timeout (`DOCPARSE_TASK_TIMEOUT_SECONDS`), the per-thread heap ceiling (`DOCPARSE_WORKER_MAX_HEAP_MB`) or the parsing process's memory ceiling (`DOCPARSE_PARSER_MAX_RSS_MB`), the per-task memory budget outside the JS heap (`DOCPARSE_TASK_MAX_MEMORY_MB`, or a Parquet row group that would need more than it to decode), or an Office file declares counts LibreOffice would not finish with (RTF table nesting or group depth, text columns, repeated spreadsheet cells); it would recur.",
   },
   document_too_large: {
     retried: false,

@@ -201,6 +201,9 @@ export class HttpServer {
         maxBytes: this.opts.maxHeaderBytes,
       });
     }
+    // The only way a NUL reaches a path (uWS hands it undecoded); query and body values are
+    // checked by validateBody, path parameters too when their route declares them.
+    if (ex.path.includes('%00')) throw problems.invalidParameter('path', 'The path contains %00 (a NUL character), which no path here may hold.');
     if (ex.method === 'OPTIONS') return optionsReply(this.router, ex.path, headers);
     const match = this.router.match(ex.method, ex.path);
     if (match.kind === 'not_found') throw problems.notFound(`No endpoint at ${ex.path}. See /openapi/v1.json.`);

@@ -1,10 +1,13 @@
 // Request validation from the same TypeBox schemas that the OpenAPI document is built from.
 // Query strings are coerced to the schema's types; string enums match case-insensitively
-// and ignore '_' and '-' (so SHP_ZIP = ShpZip, PostgreSQL = PostgreSql).
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// and ignore '_' and '-' (so SHP_ZIP = ShpZip, PostgreSQL = PostgreSql). Every value checked
+// here — path, query, JSON and form bodies, the dashboard's in-process calls — is refused
+// first if it holds NUL or half a surrogate pair (text-rules.ts), wherever it is.
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { problems } from './problem.js';
+import { displayNameProblem, findNotText, normalizeDisplayName } from './text-rules.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -12,6 +15,22 @@ const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, s
 addFormats(ajv);
 ajv.addKeyword({ keyword: 'x-enum-aliases' });
 ajv.addKeyword({ keyword: 'example' });
+
+/** Marks a string schema as a display name (DisplayName in src/manage/api/schemas.ts). */
+export const DISPLAY_NAME_KEYWORD = 'x-display-name';
+
+/** The display-name rule (text-rules.ts) as a keyword: refuses, or stores the name in NFC without surrounding space. */
+const checkDisplayName: SchemaValidateFunction = (_on: boolean, data: string, _parent, cxt) => {
+  const name = normalizeDisplayName(data);
+  const problem = displayNameProblem(name);
+  if (problem) {
+    checkDisplayName.errors = [{ keyword: DISPLAY_NAME_KEYWORD, message: problem, params: {} }];
+    return false;
+  }
+  if (cxt?.parentData) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = name;
+  return true;
+};
+ajv.addKeyword({ keyword: DISPLAY_NAME_KEYWORD, type: 'string', schemaType: 'boolean', modifying: true, errors: true, validate: checkDisplayName });
 
 /** A string enum schema; `aliases` maps extra accepted spellings to canonical values. */
 export function StringEnum<T extends string>(values: readonly T[], opts: { description?: string; aliases?: Record<string, T>; default?: T } = {}) {
@@ -82,8 +101,21 @@ function describeError(e: ErrorObject, where: string, schema: TSchema): never {
   throw problems.invalidParameter(name, `${JSON.stringify(name)} ${e.message ?? 'is invalid'}.`);
 }
 
-/** Validates a parsed JSON/form body (mutates it to apply defaults). */
+/** Refuses a value that holds NUL or an unpaired surrogate anywhere, naming the parameter. */
+function refuseNotText(value: unknown, where: string): void {
+  const found = findNotText(value);
+  if (!found) return;
+  const name = found.path.length ? String(found.path[0]) : where;
+  const at = found.path.length > 1 ? ` (at ${found.path.join('/')})` : '';
+  throw problems.invalidParameter(
+    name,
+    `The ${where} parameter ${JSON.stringify(name)}${at} contains ${found.reason}; no text here may hold NUL or half of a surrogate pair.`,
+  );
+}
+
+/** Validates a parsed JSON/form body, path or query (mutates it to apply defaults and normalise display names). */
 export function validateBody<T>(schema: TSchema, body: unknown, where = 'body'): T {
+  refuseNotText(body, where);
   const v = validator(schema);
   if (!v(body)) describeError(v.errors![0], where, schema);
   return body as T;

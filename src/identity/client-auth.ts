@@ -4,6 +4,7 @@
 import type { RateCounters } from '../jobs/types.js';
 import type { App, ControlPlaneStore } from '../tenancy/types.js';
 import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from './attempt-limiter.js';
+import { notText } from '../http/text-rules.js';
 import { oauthErrors } from './oauth-errors.js';
 import { decoySecretHash, verifySecret } from './secrets.js';
 
@@ -85,11 +86,21 @@ export class ClientAuthenticator {
 
   /**
    * Returns the app whose credentials these are. Throws OAuthError invalid_client (401) for an
-   * unknown client id or a wrong secret, and 429 once too many attempts failed (see
+   * unknown client id or a wrong secret, invalid_request (400) for credentials that are not
+   * text (both count as failed attempts), and 429 once too many attempts failed (see
    * AttemptLimiter) — then even the right secret is refused until the window ends.
    */
   async authenticate(creds: ClientCredentials, remoteAddress: string): Promise<App> {
     const slot = await this.attempts.reserve(creds.clientId, remoteAddress);
+    // Credentials that are not text (NUL, half a surrogate pair) can be no app's: a counted
+    // failure like a wrong secret, refused as a malformed request before any look-up.
+    for (const [field, value] of [
+      ['client_id', creds.clientId],
+      ['client_secret', creds.clientSecret],
+    ] as const) {
+      const reason = notText(value);
+      if (reason) throw oauthErrors.invalidRequest(`${field} contains ${reason}, which no credential holds`); // the slot stays
+    }
     let app: App | null;
     try {
       app = await this.verify(creds);

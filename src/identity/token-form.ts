@@ -6,6 +6,8 @@ import { oauthErrors } from './oauth-errors.js';
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** A token request is a few short fields; 16 KiB leaves room for long client ids and secrets. */
 export const TOKEN_FORM_MAX_BYTES = 16 * 1024;
 
@@ -17,8 +19,9 @@ export interface RequestBody extends AsyncIterable<Buffer> {
 
 /**
  * Parses an application/x-www-form-urlencoded body (any charset parameter is ignored: the
- * form is UTF-8). Throws OAuthError invalid_request with 415 for another content type and 413
- * past maxBytes, checked against Content-Length before anything is read.
+ * form is UTF-8). Throws OAuthError invalid_request with 415 for another content type, 413
+ * past maxBytes (checked against Content-Length before anything is read), and 400 for bytes
+ * that are not UTF-8.
  */
 export async function readTokenForm(contentType: string | undefined, body: RequestBody | null, maxBytes = TOKEN_FORM_MAX_BYTES): Promise<TokenForm> {
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -32,6 +35,12 @@ export async function readTokenForm(contentType: string | undefined, body: Reque
     if (total > maxBytes) throw oauthErrors.bodyTooLarge(maxBytes);
     parts.push(chunk);
   }
+  let text: string;
+  try {
+    text = UTF8.decode(Buffer.concat(parts, total));
+  } catch {
+    throw oauthErrors.invalidRequest('the form is not valid UTF-8');
+  }
   // Repeated fields: the last one wins, as with the front's form parser.
-  return Object.fromEntries(new URLSearchParams(Buffer.concat(parts, total).toString('utf8')));
+  return Object.fromEntries(new URLSearchParams(text));
 }

@@ -125,8 +125,15 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     for (;;) {
       if (stopped) return;
       const due = await outbox.claimDue(owner, { limit: batchSize, leaseSeconds });
-      for (const mail of due) {
-        if (stopped) return; // the rest of the batch goes back when its lease ends
+      for (const [i, mail] of due.entries()) {
+        if (stopped) {
+          // Not tried: back to the outbox now, not when the lease ends (a restarted node sends them at once).
+          await outbox.release(
+            due.slice(i).map((m) => m.id),
+            owner,
+          );
+          return;
+        }
         await deliver(mail, transport);
       }
       if (due.length < batchSize) return;

@@ -1,6 +1,9 @@
 // The e-mails the service sends, as plain text and HTML. Pure: an outbox row keeps the
 // template's name and its parameters, and is rendered when sent or shown, with the node's
-// {dashboard_url}.
+// {dashboard_url}. A tenant's name is its owner's words, not ours: wherever an e-mail shows
+// it — subject and body — it is one line, at most NAME_MAX_CHARS characters, between quotes
+// it cannot close, after the service's own words.
+import { terminalSafe } from '../http/text-rules.js';
 
 export interface TenantActiveParams {
   tenantId: string;
@@ -38,9 +41,29 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Tenant names are free text: no line breaks or control characters in a header. */
-function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+/** The most characters (graphemes) of a tenant's name an e-mail shows. */
+export const NAME_MAX_CHARS = 40;
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * A tenant's name as an e-mail shows it: “Acme”, or “Acme Corporation International Hold…”.
+ * Control, bidirectional formatting and separator characters (names from before the names
+ * rule) become visible escapes, quotation marks become apostrophes, runs of space one space.
+ */
+export function quotedName(name: string): string {
+  const plain = terminalSafe(name.replace(/\s+/g, ' '))
+    .replace(/["“”„‟«»]/g, "'")
+    .trim();
+  const chars = [...graphemes.segment(plain)].map((g) => g.segment);
+  const shown =
+    chars.length > NAME_MAX_CHARS
+      ? `${chars
+          .slice(0, NAME_MAX_CHARS - 1)
+          .join('')
+          .trimEnd()}…`
+      : plain;
+  return `“${shown}”`;
 }
 
 function html(title: string, paragraphs: string[], link: string, linkText: string): string {
@@ -56,9 +79,9 @@ ${body}
 }
 
 function tenantActive(p: TenantActiveParams, ctx: RenderContext): RenderedMail {
-  const name = oneLine(p.tenantName);
-  const subject = p.reactivated ? `Your ${PRODUCT} organisation "${name}" is active again` : `Your ${PRODUCT} organisation "${name}" is active`;
-  const lead = p.reactivated ? `Your organisation "${name}" has been reactivated.` : `Your organisation "${name}" has been activated.`;
+  const name = quotedName(p.tenantName);
+  const subject = p.reactivated ? `Your ${PRODUCT} organisation ${name} is active again` : `Your ${PRODUCT} organisation ${name} is active`;
+  const lead = p.reactivated ? `Your organisation ${name} has been reactivated.` : `Your organisation ${name} has been activated.`;
   const next = 'Its apps can now get access tokens and parse documents. Manage apps, members and usage in the dashboard:';
   return {
     subject,
@@ -68,10 +91,10 @@ function tenantActive(p: TenantActiveParams, ctx: RenderContext): RenderedMail {
 }
 
 function invitation(p: InvitationParams, ctx: RenderContext): RenderedMail {
-  const name = oneLine(p.tenantName);
-  const subject = `You are invited to "${name}" on ${PRODUCT}`;
+  const name = quotedName(p.tenantName);
+  const subject = `You have been invited to join ${name} on ${PRODUCT}`;
   const as = p.role === 'owner' ? 'an owner' : 'a member';
-  const lead = `You have been invited to join the organisation "${name}" as ${as}.`;
+  const lead = `You have been invited to join the organisation ${name} as ${as}.`;
   const next = `Sign in to the dashboard as ${p.email} to accept:`;
   return {
     subject,

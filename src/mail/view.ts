@@ -17,7 +17,7 @@ export function mailView(m: OutboxMail, settings: MailSettings) {
   }
   return {
     id: m.id,
-    status: (m.sentAt ? 'sent' : settings.smtpUrl ? 'pending' : 'kept') as 'sent' | 'pending' | 'kept',
+    status: (m.sentAt ? 'sent' : m.withdrawnAt ? 'withdrawn' : settings.smtpUrl ? 'pending' : 'kept') as 'sent' | 'withdrawn' | 'pending' | 'kept',
     template: m.message.template,
     tenantId: m.tenantId,
     from: settings.from,
@@ -28,9 +28,10 @@ export function mailView(m: OutboxMail, settings: MailSettings) {
     ...(problem ? { problem } : {}),
     createdAt: m.createdAt,
     attempts: m.attempts,
-    nextAttemptAt: m.sentAt ? null : m.nextAttemptAt,
+    nextAttemptAt: m.sentAt || m.withdrawnAt ? null : m.nextAttemptAt,
     lastError: m.lastError,
     sentAt: m.sentAt,
     messageId: m.messageId,
+    withdrawnAt: m.withdrawnAt,
   };
 }

@@ -6,6 +6,7 @@
 // from the dashboard (the session's CSRF token); a bearer key is never sent implicitly.
 import { timingSafeEqual } from 'node:crypto';
 import { problem } from '../http/problem.js';
+import { canonicalEmailOrNull } from '../mail/address.js';
 import type { RequestContext } from '../http/route.js';
 import type { MembersStore } from '../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
@@ -44,7 +45,7 @@ export type SessionResolver = (ctx: RequestContext) => Promise<SessionCaller | n
 export interface ManageAuthOptions {
   operatorKeys: OperatorKeysStore;
   members: MembersStore;
-  /** Lower-cased e-mail addresses of platform operators (DOCPARSE_OPERATOR_EMAILS). */
+  /** E-mail addresses of platform operators (DOCPARSE_OPERATOR_EMAILS), compared in their canonical form. */
   operatorEmails: readonly string[];
   sessions?: SessionResolver;
 }
@@ -87,18 +88,34 @@ export function checkCsrfToken(expected: string, presented: string | undefined):
   if (a.length === 0 || a.length !== b.length || !timingSafeEqual(a, b)) throw manageProblems.csrfFailed();
 }
 
-/** The principal a dashboard session stands for (also what the dashboard's pages see). */
+/** Operator addresses as sessionPrincipal compares them: canonical (src/mail/address.ts). */
+export function operatorEmailSet(operatorEmails: readonly string[]): ReadonlySet<string> {
+  return new Set(operatorEmails.map(canonicalEmailOrNull).filter((e): e is string => e !== null));
+}
+
+/**
+ * The principal a dashboard session stands for (also what the dashboard's pages see). The
+ * session's address is compared in its canonical form; one without (a user row from before
+ * the address rule) belongs to no tenant and is no operator.
+ */
 export async function sessionPrincipal(session: SessionCaller, members: MembersStore, operatorEmails: ReadonlySet<string>): Promise<ManagePrincipal> {
   if (session.operator) return { kind: 'operator', id: session.userId, tenantRoles: new Map(), isOperator: true };
-  const email = session.email.toLowerCase();
-  const isOperator = operatorEmails.has(email);
-  return { kind: isOperator ? 'operator' : 'user', id: session.userId, userId: session.userId, email, tenantRoles: await members.rolesOf(email), isOperator };
+  const email = canonicalEmailOrNull(session.email);
+  const isOperator = email !== null && operatorEmails.has(email);
+  return {
+    kind: isOperator ? 'operator' : 'user',
+    id: session.userId,
+    userId: session.userId,
+    email: email ?? session.email,
+    tenantRoles: email === null ? new Map() : await members.rolesOf(email),
+    isOperator,
+  };
 }
 
 export type ManageAuthenticator = (ctx: RequestContext) => Promise<ManagePrincipal>;
 
 export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthenticator {
-  const operatorEmails = new Set(opts.operatorEmails.map((e) => e.toLowerCase()));
+  const operatorEmails = operatorEmailSet(opts.operatorEmails);
   return async (ctx) => {
     const header = ctx.headers.authorization;
     if (header === undefined) {

@@ -1,10 +1,15 @@
-// Tenant members and invitations (migration 3). A member is known by e-mail; an invitation
-// becomes a membership when the invited person signs in (acceptInvitations, issue 20).
-// The invitation row is also the mailer's queue: rows with mailed_at NULL are still to send.
+// Tenant members and invitations (migration 3). A member is known by e-mail address, in its
+// canonical form (src/mail/address.ts); an invitation becomes a membership when the invited
+// person signs in (acceptInvitations, issue 20). An invitation's e-mail is queued in the
+// transaction that creates it and withdrawn in the one that revokes it; mailed_at says when
+// the SMTP server took it.
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../db/sql.js';
 import { sqlErrorCode } from '../db/sql.js';
-import type { TenantInvitation, TenantMember, TenantRole } from './types.js';
+import { canonicalEmail } from '../mail/address.js';
+import { createTenant } from './store/tenants.js';
+import { enqueueInvitationEmail, withdrawInvitationEmail } from './tenant-mail.js';
+import type { NewTenant, Tenant, TenantInvitation, TenantMember, TenantRole } from './types.js';
 
 type Ts = Date | string;
 const iso = (v: Ts) => (v instanceof Date ? v : new Date(v)).toISOString();
@@ -42,17 +47,16 @@ const toInvitation = (r: InvitationRow): TenantInvitation => ({
   mailedAt: isoOrNull(r.mailed_at),
 });
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** Lower-cased, trimmed e-mail address; throws when it is not one. */
-export function normalizeEmail(input: string): string {
-  const e = input.trim().toLowerCase();
-  if (e.length > 320 || !EMAIL.test(e)) throw new Error(`"${input}" is not an e-mail address`);
-  return e;
-}
-
 /** Thrown when an open invitation for that address exists already. */
 export class AlreadyInvitedError extends Error {}
+
+/**
+ * A new tenant's first owner: the signed-in user who creates it (refused when they already own
+ * maxPendingOwned tenants still Pending Activation), or an address invited to own it.
+ */
+export type FirstOwner = { member: { email: string; userId: string | null }; maxPendingOwned?: number } | { invite: { email: string; invitedBy: string } };
+
+export type CreatedTenant = { tenant: Tenant; invitation: TenantInvitation | null } | { pendingOwned: number };
 
 export class MembersStore {
   constructor(private readonly db: SqlClient) {}
@@ -63,7 +67,7 @@ export class MembersStore {
   }
 
   async getMember(tenantId: string, email: string): Promise<TenantMember | null> {
-    const { rows } = await this.db.query<MemberRow>('SELECT * FROM tenant_members WHERE tenant_id = $1 AND email = $2', [tenantId, normalizeEmail(email)]);
+    const { rows } = await this.db.query<MemberRow>('SELECT * FROM tenant_members WHERE tenant_id = $1 AND email = $2', [tenantId, canonicalEmail(email)]);
     return rows[0] ? toMember(rows[0]) : null;
   }
 
@@ -73,7 +77,7 @@ export class MembersStore {
       `INSERT INTO tenant_members (tenant_id, email, role, user_id) VALUES ($1, $2, $3, $4)
        ON CONFLICT (tenant_id, email) DO UPDATE SET role = EXCLUDED.role, user_id = COALESCE(EXCLUDED.user_id, tenant_members.user_id)
        RETURNING *`,
-      [m.tenantId, normalizeEmail(m.email), m.role, m.userId ?? null],
+      [m.tenantId, canonicalEmail(m.email), m.role, m.userId ?? null],
     );
     return toMember(rows[0]);
   }
@@ -83,7 +87,7 @@ export class MembersStore {
    * tenant always keeps someone who can manage it. Runs in one transaction.
    */
   async removeMember(tenantId: string, email: string): Promise<TenantMember | null | 'last_owner'> {
-    const address = normalizeEmail(email);
+    const address = canonicalEmail(email);
     return this.db.transaction(async (tx) => {
       // Serialises removals within a tenant so two concurrent removals cannot drop both last owners.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`docparse members ${tenantId}`]);
@@ -100,21 +104,63 @@ export class MembersStore {
 
   /** Each tenant the address belongs to, with its role there. */
   async rolesOf(email: string): Promise<Map<string, TenantRole>> {
-    const { rows } = await this.db.query<MemberRow>('SELECT * FROM tenant_members WHERE email = $1', [normalizeEmail(email)]);
+    const { rows } = await this.db.query<MemberRow>('SELECT * FROM tenant_members WHERE email = $1', [canonicalEmail(email)]);
     return new Map(rows.map((r) => [r.tenant_id, r.role]));
   }
 
+  /**
+   * Creates an invitation and queues its e-mail, in one transaction: throws AlreadyInvitedError,
+   * or RecipientMailLimitError when the address has had its e-mails for the day — then neither
+   * exists.
+   */
   async createInvitation(i: { tenantId: string; email: string; role: TenantRole; invitedBy: string }): Promise<TenantInvitation> {
+    const email = canonicalEmail(i.email);
     try {
-      const { rows } = await this.db.query<InvitationRow>(
-        'INSERT INTO tenant_invitations (id, tenant_id, email, role, invited_by) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-        [randomUUID(), i.tenantId, normalizeEmail(i.email), i.role, i.invitedBy],
-      );
-      return toInvitation(rows[0]);
+      return await this.db.transaction(async (tx) => {
+        const { rows } = await tx.query<InvitationRow>(
+          'INSERT INTO tenant_invitations (id, tenant_id, email, role, invited_by) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+          [randomUUID(), i.tenantId, email, i.role, i.invitedBy],
+        );
+        const invitation = toInvitation(rows[0]);
+        await enqueueInvitationEmail(tx, invitation, 'refuse');
+        return invitation;
+      });
     } catch (err) {
-      if (sqlErrorCode(err) === '23505') throw new AlreadyInvitedError(`${normalizeEmail(i.email)} already has an open invitation to this tenant`);
+      if (sqlErrorCode(err) === '23505') throw new AlreadyInvitedError(`${email} already has an open invitation to this tenant`);
       throw err;
     }
+  }
+
+  /**
+   * Creates a tenant with its first owner in one transaction: a member (the signed-in user
+   * creating it; refused — { pendingOwned } — when they already own maxPendingOwned tenants
+   * still Pending Activation, counted under a lock on their address so two requests cannot
+   * both pass), or an invitation with its e-mail (see createInvitation).
+   */
+  async createTenant(t: NewTenant, owner: FirstOwner | null): Promise<CreatedTenant> {
+    return this.db.transaction(async (tx) => {
+      if (owner && 'member' in owner && owner.maxPendingOwned !== undefined) {
+        const email = canonicalEmail(owner.member.email);
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`docparse tenants owned by ${email}`]);
+        const { rows } = await tx.query<{ n: number | string }>(
+          `SELECT count(*) AS n FROM tenant_members m JOIN tenants t ON t.id = m.tenant_id
+            WHERE m.email = $1 AND m.role = 'owner' AND t.state = 'Pending Activation'`,
+          [email],
+        );
+        const pendingOwned = Number(rows[0].n);
+        if (pendingOwned >= owner.maxPendingOwned) return { pendingOwned };
+      }
+      const tenant = await createTenant(tx, t);
+      const members = new MembersStore(tx);
+      if (owner && 'member' in owner) {
+        await members.upsertMember({ tenantId: tenant.id, email: owner.member.email, role: 'owner', userId: owner.member.userId });
+        return { tenant, invitation: null };
+      }
+      const invitation = owner
+        ? await members.createInvitation({ tenantId: tenant.id, email: owner.invite.email, role: 'owner', invitedBy: owner.invite.invitedBy })
+        : null;
+      return { tenant, invitation };
+    });
   }
 
   /** Open invitations of a tenant (neither accepted nor revoked). */
@@ -131,14 +177,18 @@ export class MembersStore {
     return rows[0] ? toInvitation(rows[0]) : null;
   }
 
-  /** Revokes an open invitation; null when there is no open one with that id in the tenant. */
+  /** Revokes an open invitation and withdraws its e-mail if unsent; null when there is no open one with that id in the tenant. */
   async revokeInvitation(tenantId: string, id: string): Promise<TenantInvitation | null> {
-    const { rows } = await this.db.query<InvitationRow>(
-      `UPDATE tenant_invitations SET revoked_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING *`,
-      [id, tenantId],
-    );
-    return rows[0] ? toInvitation(rows[0]) : null;
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<InvitationRow>(
+        `UPDATE tenant_invitations SET revoked_at = now()
+          WHERE id = $1 AND tenant_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING *`,
+        [id, tenantId],
+      );
+      if (!rows[0]) return null;
+      await withdrawInvitationEmail(tx, id);
+      return toInvitation(rows[0]);
+    });
   }
 
   /** Invitations still to be e-mailed, oldest first (the mailer's queue). */
@@ -159,7 +209,7 @@ export class MembersStore {
    * are already a member). Returns the tenants joined.
    */
   async acceptInvitations(email: string, userId: string): Promise<TenantMember[]> {
-    const address = normalizeEmail(email);
+    const address = canonicalEmail(email);
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<InvitationRow>(
         'UPDATE tenant_invitations SET accepted_at = now() WHERE email = $1 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING *',

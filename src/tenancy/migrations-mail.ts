@@ -1,4 +1,4 @@
-// Migration 4: the mail outbox. An e-mail is a row here before it is anything else (written
+// Migrations 4 and 6: the mail outbox. An e-mail is a row here before it is anything else (written
 // in the transaction that decides it, e.g. a tenant becoming Active), so a restart or an SMTP
 // outage loses none; the sender (src/mail/sender.ts) claims due rows under a lease and stamps
 // them sent once the SMTP server has accepted them.
@@ -28,5 +28,19 @@ CREATE TABLE mail_outbox (
 );
 CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL;
 CREATE INDEX mail_outbox_created_idx ON mail_outbox (created_at, id);
+`,
+};
+
+// Migration 6: an e-mail can be withdrawn before it is sent (its invitation was revoked), and
+// the e-mails one address got in the last day are counted at every enqueue (by recipient).
+export const mailWithdrawalMigration: Migration = {
+  version: 6,
+  name: 'mail outbox: e-mails withdrawn unsent; e-mails per recipient counted',
+  sql: `
+ALTER TABLE mail_outbox ADD COLUMN withdrawn_at timestamptz;
+ALTER TABLE mail_outbox ADD CHECK (withdrawn_at IS NULL OR sent_at IS NULL);
+DROP INDEX mail_outbox_due_idx;
+CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL AND withdrawn_at IS NULL;
+CREATE INDEX mail_outbox_recipients_idx ON mail_outbox USING gin (recipients);
 `,
 };

@@ -2,7 +2,7 @@
 // applied one. Each migration runs in its own transaction under a PostgreSQL advisory lock,
 // so several nodes booting at once apply each version exactly once.
 import type { SqlClient } from '../db/sql.js';
-import { mailOutboxMigration } from './migrations-mail.js';
+import { mailOutboxMigration, mailWithdrawalMigration } from './migrations-mail.js';
 import { dashboardSessionsMigration } from './migrations-dashboard.js';
 import type { Migration } from './migration.js';
 
@@ -182,6 +182,7 @@ CREATE TRIGGER usage_holds_app_exists BEFORE INSERT ON usage_holds FOR EACH ROW 
   },
   mailOutboxMigration,
   dashboardSessionsMigration,
+  mailWithdrawalMigration,
 ];
 
 /**

@@ -1,9 +1,10 @@
 // Which tenant events become e-mails, and to whom. Each is written to the outbox (never sent
-// from here): the activation e-mail in the transaction that makes the tenant Active, an
-// invitation e-mail for every open invitation that has none yet.
+// from here): the activation e-mail in the transaction that makes the tenant Active (owners
+// over their daily e-mails are left out), an invitation's e-mail in the transaction that
+// creates it (refused with it when its address is over), withdrawn when it is revoked.
 import type { SqlClient } from '../db/sql.js';
 import type { TenantInvitation, TenantState } from './types.js';
-import { enqueueMail, type OutboxMail } from '../mail/outbox-store.js';
+import { enqueueMail, withdrawMail, type OutboxMail } from '../mail/outbox-store.js';
 
 interface ActivatedTenant {
   id: string;
@@ -39,8 +40,16 @@ export async function enqueueTenantActiveEmail(tx: SqlClient, tenant: ActivatedT
 
 const invitationKey = (invitationId: string) => `invitation:${invitationId}`;
 
-/** Queues the e-mail of one invitation (at most once per invitation). */
-export async function enqueueInvitationEmail(db: SqlClient, invitation: Pick<TenantInvitation, 'id' | 'tenantId' | 'email' | 'role'>): Promise<string | null> {
+/**
+ * Queues the e-mail of one invitation (at most once per invitation). With overLimit 'refuse'
+ * (a new invitation) an address over its daily e-mails throws RecipientMailLimitError; with
+ * 'leave-out' nothing is queued then (enqueueOpenInvitationEmails tries again later).
+ */
+export async function enqueueInvitationEmail(
+  db: SqlClient,
+  invitation: Pick<TenantInvitation, 'id' | 'tenantId' | 'email' | 'role'>,
+  overLimit: 'leave-out' | 'refuse',
+): Promise<string | null> {
   const { rows } = await db.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [invitation.tenantId]);
   if (!rows[0]) return null;
   return enqueueMail(db, {
@@ -51,26 +60,36 @@ export async function enqueueInvitationEmail(db: SqlClient, invitation: Pick<Ten
     },
     recipients: [invitation.email],
     tenantId: invitation.tenantId,
+    overLimit,
   });
 }
 
+/** Withdraws the e-mail of a revoked invitation if it is not sent yet. */
+export async function withdrawInvitationEmail(db: SqlClient, invitationId: string): Promise<boolean> {
+  return withdrawMail(db, invitationKey(invitationId));
+}
+
 /**
- * Queues an e-mail for every open invitation that has none in the outbox yet, in one
- * statement (safe to run on every node at once). Returns how many were queued.
+ * Queues an e-mail for every open invitation that has none in the outbox yet (invitations
+ * written before their e-mail was queued with them, or straight into the table), through the
+ * same per-address limit; safe to run on every node at once. Returns how many were queued.
  */
-export async function enqueueOpenInvitationEmails(db: SqlClient): Promise<number> {
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO mail_outbox (id, dedupe_key, template, params, recipients, tenant_id)
-     SELECT gen_random_uuid()::text, 'invitation:' || i.id, 'tenant-invitation',
-            jsonb_build_object('invitationId', i.id, 'tenantId', i.tenant_id, 'tenantName', t.name, 'email', i.email, 'role', i.role),
-            ARRAY[i.email], i.tenant_id
-       FROM tenant_invitations i JOIN tenants t ON t.id = i.tenant_id
+export async function enqueueOpenInvitationEmails(db: SqlClient, batch = 100): Promise<number> {
+  const { rows } = await db.query<{ id: string; tenant_id: string; email: string; role: TenantInvitation['role'] }>(
+    `SELECT i.id, i.tenant_id, i.email, i.role
+       FROM tenant_invitations i
       WHERE i.mailed_at IS NULL AND i.accepted_at IS NULL AND i.revoked_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM mail_outbox o WHERE o.dedupe_key = 'invitation:' || i.id)
-     ON CONFLICT (dedupe_key) DO NOTHING
-     RETURNING id`,
+      ORDER BY i.created_at, i.id
+      LIMIT $1`,
+    [batch],
   );
-  return rows.length;
+  let queued = 0;
+  for (const r of rows) {
+    const id = await enqueueInvitationEmail(db, { id: r.id, tenantId: r.tenant_id, email: r.email, role: r.role }, 'leave-out');
+    if (id) queued++;
+  }
+  return queued;
 }
 
 /** After the SMTP server accepted an e-mail: an invitation's mailedAt says when. */

@@ -96,6 +96,7 @@ describe('loadConfig', () => {
       DOCPARSE_OFFICE_MAX_PART_MB: '2',
       DOCPARSE_OFFICE_MAX_SHEET_XML_MB: '3',
       DOCPARSE_SOFFICE_TIMEOUT_MS: '5000',
+      DOCPARSE_TASK_MAX_MEMORY_MB: '512',
       DOCPARSE_GIS_MAX_INLINE_FEATURES: '9',
       DOCPARSE_GIS_FGB: 'off',
       DOCPARSE_PDFIUM_OPTIMIZED: 'false',
@@ -111,6 +112,7 @@ describe('loadConfig', () => {
       office: { render: 'auto', maxPartBytes: 2 * 1024 * 1024, maxSheetXmlBytes: 3 * 1024 * 1024, convertTimeoutMs: 5000 },
       gis: { maxInlineFeatures: 9, flatGeobuf: false },
       pdf: { optimizedPdfium: false },
+      memory: { maxBytes: 512 * 1024 * 1024 },
       engines: { soffice: '/opt/lo/soffice', tessdataDir: '/models', tessdataPrefix: '/usr/local/share/tessdata', searchPath: ['/a', '/b'] },
     });
     expect(loadConfig({ DOCPARSE_OFFICE_RENDER: '0' }).parsers.office.render).toBe('off');

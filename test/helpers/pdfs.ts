@@ -1,11 +1,11 @@
-// PDFs written byte by byte at test time: a page tree of distinct text pages, or one page
-// object named many times (a 1.8 MB file that claims 300,000 pages).
+// PDFs written byte by byte at test time: a page tree of distinct text pages. (Page trees that
+// lie — one page named many times — are bench/fuzz/generators/pdf-lies.mjs.)
 
-/** `pages` pages; with `sharedPage`, every entry of the page tree is the same page object. */
-export function pagesPdf(pages: number, opts: { sharedPage?: boolean } = {}): Buffer {
+/** `pages` distinct text pages. */
+export function pagesPdf(pages: number): Buffer {
   const objects: string[] = [];
   const pageRefs: string[] = [];
-  const distinct = opts.sharedPage ? 1 : pages;
+  const distinct = pages;
   // 1 catalog, 2 pages, 3 font, then (page, contents) pairs.
   objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
   objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
@@ -15,7 +15,7 @@ export function pagesPdf(pages: number, opts: { sharedPage?: boolean } = {}): Bu
     objects[page] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${page + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`;
     objects[page + 1] = `<< /Length ${text.length} >>\nstream\n${text}\nendstream`;
   }
-  for (let i = 0; i < pages; i++) pageRefs.push(`${opts.sharedPage ? 4 : 4 + i * 2} 0 R`);
+  for (let i = 0; i < pages; i++) pageRefs.push(`${4 + i * 2} 0 R`);
   objects[2] = `<< /Type /Pages /Kids [${pageRefs.join(' ')}] /Count ${pages} >>`;
 
   let body = '%PDF-1.4\n';

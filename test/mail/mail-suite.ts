@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../helpers/admin-cli.js';
-import { enqueueMail, OutboxStore } from '../../src/mail/outbox-store.js';
+import { enqueueMail, MAIL_PER_RECIPIENT_PER_DAY, OutboxStore, RecipientMailLimitError } from '../../src/mail/outbox-store.js';
 import { startOutboxSender, type OutboxSender, type OutboxSenderDeps } from '../../src/mail/sender.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { SqlClient } from '../../src/db/sql.js';
@@ -73,7 +73,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       const [mail] = await waitFor(async () => (mailsFor('owner1@acme.test').length ? mailsFor('owner1@acme.test') : null), 'the activation e-mail');
       expect(mail.envelopeTo.sort()).toEqual(['owner1@acme.test', 'owner2@acme.test']);
       expect(mail.user).toBe('sender');
-      expect(mail.parsed.subject).toBe(`Your DocParse organisation "${t.name}" is active`);
+      expect(mail.parsed.subject).toBe(`Your DocParse organisation “${t.name}” is active`);
       expect(mail.parsed.from?.value).toEqual([{ name: 'DocParse', address: 'no-reply@example.test' }]);
       expect(mail.parsed.text).toContain(DASHBOARD);
       expect(mail.parsed.html).toContain(`href="${DASHBOARD}"`);
@@ -96,7 +96,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       await env.store.setTenantState(t.id, 'Deactivated');
       await env.store.setTenantState(t.id, 'Active');
       const again = await waitFor(async () => mailsFor('ops@globex.test')[1], 'the reactivation e-mail');
-      expect(again.parsed.subject).toBe(`Your DocParse organisation "${t.name}" is active again`);
+      expect(again.parsed.subject).toBe(`Your DocParse organisation “${t.name}” is active again`);
     });
 
     it('a tenant with nobody to write to activates without an e-mail', async () => {
@@ -208,7 +208,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       );
       sender();
       const mail = await waitFor(async () => mailsFor('new.member@acme.test')[0], 'the invitation e-mail');
-      expect(mail.parsed.subject).toBe(`You are invited to "${t.name}" on DocParse`);
+      expect(mail.parsed.subject).toBe(`You have been invited to join “${t.name}” on DocParse`);
       expect(mail.parsed.text).toContain('as a member');
       expect(mail.parsed.text).toContain(DASHBOARD);
       await waitFor(async () => {
@@ -238,7 +238,7 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
         status: 'kept',
         template: 'tenant-active',
         to: ['kept@acme.test'],
-        subject: `Your DocParse organisation "${t.name}" is active`,
+        subject: `Your DocParse organisation “${t.name}” is active`,
         sentAt: null,
         attempts: 0,
       });
@@ -255,6 +255,53 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
       expect(shown.html).toContain(`href="${DASHBOARD}"`);
       expect((await cli('mail', 'show', 'nope')).code).toBe(1);
       expect(sink.received).toHaveLength(0);
+    });
+
+    // Last: the e-mails these leave unsent would go to the next test's SMTP server.
+    it(`an address is sent at most ${MAIL_PER_RECIPIENT_PER_DAY} e-mails a day: an activation leaves it out and still e-mails the other owners`, async () => {
+      const busy = `busy.${randomUUID().slice(0, 6)}@acme.test`;
+      const first = await newTenant(null);
+      const mail = (i: number, overLimit?: 'refuse') => ({
+        dedupeKey: `busy:${busy}:${i}`,
+        message: { template: 'tenant-active' as const, params: { tenantId: first.id, tenantName: `busy ${i}`, reactivated: false } },
+        recipients: [busy.toUpperCase()],
+        tenantId: first.id,
+        ...(overLimit ? { overLimit } : {}),
+      });
+      for (let i = 0; i < MAIL_PER_RECIPIENT_PER_DAY; i++) expect(await enqueueMail(env.store.db, mail(i))).not.toBeNull();
+      expect(await enqueueMail(env.store.db, mail(MAIL_PER_RECIPIENT_PER_DAY))).toBeNull();
+      const refused = await enqueueMail(env.store.db, mail(MAIL_PER_RECIPIENT_PER_DAY, 'refuse')).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RecipientMailLimitError);
+      expect((refused as RecipientMailLimitError).address).toBe(busy);
+      expect((refused as RecipientMailLimitError).retryAfterSeconds).toBeGreaterThan(0);
+      expect((refused as RecipientMailLimitError).retryAfterSeconds).toBeLessThanOrEqual(86_400);
+
+      const t = await newTenant(null, [busy, 'calm.owner@acme.test']);
+      await env.store.setTenantState(t.id, 'Active');
+      const [activation] = await outbox().list({ tenantId: t.id });
+      expect(activation.recipients).toEqual(['calm.owner@acme.test']);
+    });
+
+    it('e-mails to one address enqueued at once, from two connections, never pass its limit together', async () => {
+      const address = `race.${randomUUID().slice(0, 6)}@acme.test`;
+      const tenant = await newTenant(null);
+      const other = env.secondClient ? await env.secondClient() : null;
+      try {
+        const dbs = [env.store.db, other?.db ?? env.store.db];
+        const ids = await Promise.all(
+          Array.from({ length: 2 * MAIL_PER_RECIPIENT_PER_DAY }, (_, i) =>
+            enqueueMail(dbs[i % 2], {
+              dedupeKey: `race-limit:${address}:${i}`,
+              message: { template: 'tenant-active', params: { tenantId: tenant.id, tenantName: `race ${i}`, reactivated: false } },
+              recipients: [address],
+              tenantId: tenant.id,
+            }),
+          ),
+        );
+        expect(ids.filter((id) => id !== null)).toHaveLength(MAIL_PER_RECIPIENT_PER_DAY);
+      } finally {
+        await other?.close();
+      }
     });
   });
 }

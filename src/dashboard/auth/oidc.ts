@@ -6,6 +6,7 @@
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
 import { problem, ProblemError } from '../../http/problem.js';
+import { canonicalEmail, EmailAddressError } from '../../mail/address.js';
 
 export interface OidcSettings {
   issuer: string;
@@ -19,7 +20,7 @@ export interface OidcSettings {
 export interface OidcIdentity {
   issuer: string;
   subject: string;
-  /** Lower-cased; only ever an address the provider has verified. */
+  /** Canonical (src/mail/address.ts); only ever an address the provider has verified. */
   email: string;
   name: string | null;
 }
@@ -42,6 +43,11 @@ export const oidcProblems = {
     problem(
       'email_not_verified',
       'The identity provider does not vouch for an e-mail address of this account (email_verified is not true), and tenants are joined by e-mail address.',
+    ),
+  emailNotUsable: (err: EmailAddressError) =>
+    problem(
+      'email_not_usable',
+      `The identity provider vouches for ${JSON.stringify(err.address)}, but the dashboard cannot use that address: ${err.reason}. Tenants are joined by e-mail address; sign in with an account that has an ordinary address.`,
     ),
 };
 
@@ -73,8 +79,9 @@ export class OidcSignIn {
   }
 
   /**
-   * Redeems the code the provider sent back to `callbackUrl` and returns the verified identity;
-   * throws a problem (403 sign_in_failed, email_not_verified; 503 when the provider is unreachable).
+   * Redeems the code the provider sent back to `callbackUrl` and returns the verified identity,
+   * its address in canonical form; throws a problem (403 sign_in_failed, email_not_verified,
+   * email_not_usable; 503 when the provider is unreachable) — before anything is written.
    */
   async finish(callbackUrl: URL, secrets: SignInSecrets): Promise<OidcIdentity> {
     const config = await this.config();
@@ -94,7 +101,14 @@ export class OidcSignIn {
         name ??= info.name;
       }
       if (typeof email !== 'string' || verified !== true) throw oidcProblems.emailUnverified();
-      return { issuer: claims.iss, subject: claims.sub, email: email.trim().toLowerCase(), name: typeof name === 'string' && name.trim() ? name.trim() : null };
+      let address: string;
+      try {
+        address = canonicalEmail(email);
+      } catch (err) {
+        if (err instanceof EmailAddressError) throw oidcProblems.emailNotUsable(err);
+        throw err;
+      }
+      return { issuer: claims.iss, subject: claims.sub, email: address, name: typeof name === 'string' && name.trim() ? name.trim() : null };
     } catch (err) {
       throw this.refusal(err);
     }

@@ -6,7 +6,7 @@
 // and it reveals nothing about the id.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { RequestContext } from '../../http/route.js';
-import { checkCsrfToken, sessionPrincipal, type SessionCaller } from '../../manage/principal.js';
+import { checkCsrfToken, operatorEmailSet, sessionPrincipal, type SessionCaller } from '../../manage/principal.js';
 import type { DashboardSessionsStore, SessionOwner, StoredSession } from '../../tenancy/dashboard-sessions-store.js';
 import type { MembersStore } from '../../tenancy/members-store.js';
 import type { SignedIn } from '../types.js';
@@ -15,7 +15,7 @@ import { clearCookie, cookieValues, setCookie, type DashboardCookies } from './c
 export interface SessionsOptions {
   store: DashboardSessionsStore;
   members: MembersStore;
-  /** Lower-cased addresses of platform operators (DOCPARSE_OPERATOR_EMAILS). */
+  /** Addresses of platform operators (DOCPARSE_OPERATOR_EMAILS), compared in their canonical form. */
   operatorEmails: readonly string[];
   cookies: DashboardCookies;
   idleMs: number;
@@ -51,7 +51,7 @@ export class Sessions {
 
   constructor(private readonly opts: SessionsOptions) {
     this.now = opts.now ?? Date.now;
-    this.operatorEmails = new Set(opts.operatorEmails.map((e) => e.toLowerCase()));
+    this.operatorEmails = operatorEmailSet(opts.operatorEmails);
     this.touchEveryMs = Math.min(60_000, Math.floor(opts.idleMs / 20));
   }
 

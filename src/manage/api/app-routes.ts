@@ -8,7 +8,7 @@ import { generateClientId, generateClientSecret, hashSecret } from '../../identi
 import { normalizeAllowedDomains } from '../../tenancy/domains.js';
 import type { App, Plan } from '../../tenancy/types.js';
 import { canSee, changed, manageErrors, manageRoute, ok, ownedApp, ownedTenant, publicApp, visibleApp, type ManageDeps } from './kit.js';
-import { AppIdParams, AppSchema, AppWithSecretSchema, Id, list, TenantIdParams } from './schemas.js';
+import { AppIdParams, AppSchema, AppWithSecretSchema, DisplayName, Id, list, TenantIdParams } from './schemas.js';
 
 export const SECRET_NOTICE = 'Store the client secret now: it will not be shown again.';
 
@@ -21,7 +21,7 @@ const NullableId = (d: string) => Type.Union([Id(d), Type.Null()]);
 
 const CreateApp = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    name: DisplayName("The app's name."),
     licenseRegion: Type.String({ minLength: 1, maxLength: 64, description: 'One of the regions GET /manage/v1/regions lists.' }),
     dbCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Operators only; an app gets tokens once it has one.' })),
     allowedDomains: Type.Optional(Domains),
@@ -33,7 +33,7 @@ const CreateApp = Type.Object(
 
 const UpdateApp = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    name: Type.Optional(DisplayName("The app's name.")),
     licenseRegion: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     dbCode: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'Operators only; null clears it (no tokens then).' }),

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { listSigningKeys, rotateSigningKey } from '../../identity/admin-keys.js';
 import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
-import { Id, list, OperatorKeySchema, SigningKeySchema } from './schemas.js';
+import { DisplayName, Id, list, OperatorKeySchema, SigningKeySchema } from './schemas.js';
 
 export function keyRoutes(deps: ManageDeps): RouteDef[] {
   return [
@@ -44,7 +44,7 @@ export function keyRoutes(deps: ManageDeps): RouteDef[] {
       operationId: 'createOperatorKey',
       summary: 'Create an operator API key; the answer holds the key, shown this once (operators only)',
       tags: ['keys'],
-      body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+      body: Type.Object({ name: Type.Optional(DisplayName('What the key is for, e.g. ci.')) }, { additionalProperties: false }),
       responses: {
         201: {
           description: 'The key (only here) and its record.',

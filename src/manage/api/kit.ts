@@ -6,6 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { problem, problems } from '../../http/problem.js';
 import type { ProblemCode } from '../../errors/catalogue.js';
 import type { Reply, RequestContext, ResponseDoc, RouteDef } from '../../http/route.js';
+import { parseJsonBody } from '../../http/parsed-body.js';
 import { validateBody } from '../../http/validation.js';
 import type { Sealer } from '../../crypto/sealed.js';
 import type { KeyRing } from '../../identity/keyring.js';
@@ -19,6 +20,7 @@ import type { BillingStore } from '../../tenancy/billing-store.js';
 import type { MailSettings } from '../../mail/settings.js';
 import type { RateCounters } from '../../jobs/types.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
+import { canonicalEmail, EmailAddressError } from '../../mail/address.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -84,13 +86,7 @@ const BODY_ERRORS: readonly ProblemCode[] = ['document_too_large', 'unsupported_
 async function readJson(ctx: RequestContext): Promise<unknown> {
   const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) throw problems.unsupportedMediaType('application/json');
-  const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_BODY_BYTES) : Buffer.alloc(0);
-  if (raw.length === 0) throw problems.invalidParameter('body', 'A JSON request body is required.');
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw problems.invalidParameter('body', `The request body is not valid JSON: ${(e as Error).message}`);
-  }
+  return parseJsonBody(ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_BODY_BYTES) : Buffer.alloc(0));
 }
 
 export function manageRoute<P = Record<string, string>, Q = Record<string, unknown>, B = undefined>(deps: ManageDeps, def: ManageRouteDef<P, Q, B>): RouteDef {
@@ -158,6 +154,16 @@ export const manageErrors = {
   ownerOnly: (what: string) => problem('owner_required', `Only the tenant's owners (or an operator) may ${what}.`),
   invalid: (parameter: string, detail: string, allowed?: readonly string[]) => problems.invalidParameter(parameter, detail, allowed),
 };
+
+/** An address from the request in its canonical form (src/mail/address.ts); 400 naming the parameter when it has none. */
+export function emailParameter(parameter: string, value: string): string {
+  try {
+    return canonicalEmail(value);
+  } catch (err) {
+    if (err instanceof EmailAddressError) throw manageErrors.invalid(parameter, `${err.message}.`);
+    throw err;
+  }
+}
 
 // ------------------------------------------------------------------ visibility
 

@@ -14,8 +14,8 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union(
 
 const MailSummarySchema = Type.Object({
   id: Type.String(),
-  status: Type.Union([Type.Literal('sent'), Type.Literal('pending'), Type.Literal('kept')], {
-    description: 'kept: no DOCPARSE_SMTP_URL, the e-mail stays in the outbox.',
+  status: Type.Union([Type.Literal('sent'), Type.Literal('withdrawn'), Type.Literal('pending'), Type.Literal('kept')], {
+    description: 'withdrawn: taken back unsent (its invitation was revoked); kept: no DOCPARSE_SMTP_URL, the e-mail stays in the outbox.',
   }),
   template: Type.String(),
   tenantId: Nullable(Type.String()),
@@ -29,6 +29,7 @@ const MailSummarySchema = Type.Object({
   lastError: Nullable(Type.String()),
   sentAt: Nullable(Type.String({ format: 'date-time' })),
   messageId: Nullable(Type.String()),
+  withdrawnAt: Nullable(Type.String({ format: 'date-time' })),
 });
 const MailSchema = Type.Intersect([MailSummarySchema, Type.Object({ text: Nullable(Type.String()), html: Nullable(Type.String()) })]);
 
@@ -48,7 +49,9 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
       query: Type.Object(
         {
           tenantId: Type.Optional(Id('Only this tenant’s e-mails (required for owners).')),
-          pending: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: only e-mails not sent yet.' })),
+          pending: Type.Optional(
+            Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: only e-mails still to be sent (neither sent nor withdrawn).' }),
+          ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
         },
         { additionalProperties: false },

@@ -1,15 +1,26 @@
 // Tenant members: list (with open invitations), invite by e-mail, remove a member, revoke an
-// invitation. Members read; owners (and operators) change. The e-mail to the invited person
-// is the mailer's: it reads the invitations whose mailedAt is null (and gets an event).
+// invitation. Members read; owners (and operators) change. An invitation's e-mail is queued
+// with it and withdrawn when it is revoked unsent; the mailer sends it (and gets an event).
+// Invitations are limited per tenant and per address (request-limits.ts), e-mails per address
+// (every inviter, operators too); a refusal is audited.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { problem } from '../../http/problem.js';
-import { AlreadyInvitedError, normalizeEmail } from '../../tenancy/members-store.js';
-import type { TenantRole } from '../../tenancy/types.js';
-import { manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
+import { canonicalEmailOrNull } from '../../mail/address.js';
+import { RecipientMailLimitError } from '../../mail/outbox-store.js';
+import { AlreadyInvitedError } from '../../tenancy/members-store.js';
+import type { TenantInvitation, TenantRole } from '../../tenancy/types.js';
+import { emailParameter, manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
+import { counterId, DAY, describeWait, HOUR, limitReached, mailLimitReached, MANAGE_LIMITS, takeSlot, type CounterSlot } from './request-limits.js';
 import { Id, InvitationSchema, MemberSchema, RoleSchema, TenantIdParams } from './schemas.js';
 
-const Invite = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
+const Invite = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 320, description: 'Compared and stored in one canonical form: NFKC, lower case.' }),
+    role: RoleSchema,
+  },
+  { additionalProperties: false },
+);
 
 const MembersList = Type.Object({ members: Type.Array(MemberSchema), invitations: Type.Array(InvitationSchema) });
 
@@ -42,18 +53,60 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       responses: {
         201: { description: 'The invitation.', schema: InvitationSchema },
       },
-      errors: ['owner_required', 'tenant_not_found', 'already_member', 'already_invited'],
+      errors: ['owner_required', 'tenant_not_found', 'already_member', 'already_invited', 'rate_limited'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
-        const email = normalizeEmail(body.email);
+        const email = emailParameter('email', body.email);
         const existing = await deps.members.getMember(tenant.id, email);
         if (existing && existing.role === body.role)
           throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
-        let invitation;
+        const refuse = async (refusal: ReturnType<typeof limitReached>) => {
+          await audit({
+            action: 'member.invite.refused',
+            tenantId: tenant.id,
+            objectType: 'invitation',
+            objectId: null,
+            diff: { reason: refusal.detail, ...refusal.extras, email, role: body.role },
+          });
+          return refusal;
+        };
+        const slots: CounterSlot[] = [];
+        const releaseAll = () => Promise.all(slots.map((s) => s.release()));
+        if (!principal.isOperator) {
+          const perTenant = MANAGE_LIMITS.invitationsPerTenantPerHour;
+          const hour = await takeSlot(deps.counters, `manage:invitations:tenant:${counterId(tenant.id)}`, perTenant, HOUR);
+          if ('retryAfter' in hour)
+            throw await refuse(
+              limitReached(
+                'invitationsPerTenantPerHour',
+                perTenant,
+                `This tenant has sent ${perTenant} invitations this hour, the most a tenant may; invite again in ${describeWait(hour.retryAfter)}.`,
+                hour.retryAfter,
+              ),
+            );
+          slots.push(hour);
+          const perAddress = MANAGE_LIMITS.invitationsPerRecipientPerDay;
+          const day = await takeSlot(deps.counters, `manage:invitations:to:${counterId(email)}`, perAddress, DAY);
+          if ('retryAfter' in day) {
+            await releaseAll();
+            throw await refuse(
+              limitReached(
+                'invitationsPerRecipientPerDay',
+                perAddress,
+                `${email} has been invited ${perAddress} times today, from every tenant together, the most one address may be invited in a day; invite them again in ${describeWait(day.retryAfter)}.`,
+                day.retryAfter,
+              ),
+            );
+          }
+          slots.push(day);
+        }
+        let invitation: TenantInvitation;
         try {
           invitation = await deps.members.createInvitation({ tenantId: tenant.id, email, role: body.role, invitedBy: principal.id });
         } catch (err) {
+          await releaseAll();
           if (err instanceof AlreadyInvitedError) throw problem('already_invited', `${err.message}; revoke it first to change the role.`);
+          if (err instanceof RecipientMailLimitError) throw await refuse(mailLimitReached(err));
           throw err;
         }
         await audit({ action: 'member.invite', tenantId: tenant.id, objectType: 'invitation', objectId: invitation.id, diff: { email, role: body.role } });
@@ -74,12 +127,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       errors: ['owner_required', 'tenant_not_found', 'member_not_found', 'last_owner'],
       handler: async ({ principal, params, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'remove members');
-        let email: string;
-        try {
-          email = normalizeEmail(params.email);
-        } catch {
-          throw manageErrors.notFound('member', params.email);
-        }
+        const email = canonicalEmailOrNull(params.email);
+        if (email === null) throw manageErrors.notFound('member', params.email);
         const removed = await deps.members.removeMember(tenant.id, email);
         if (removed === null) throw manageErrors.notFound('member', email);
         if (removed === 'last_owner') throw problem('last_owner', `${email} is the tenant's last owner; make someone else an owner first.`);
@@ -91,7 +140,7 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       method: 'DELETE',
       path: '/tenants/:tenantId/invitations/:invitationId',
       operationId: 'revokeInvitation',
-      summary: 'Revoke an open invitation (owners only)',
+      summary: 'Revoke an open invitation; its e-mail, if not sent yet, is withdrawn (owners only)',
       tags: ['members'],
       params: Type.Object({ tenantId: Id('Tenant id.'), invitationId: Id('Invitation id.') }),
       responses: {

@@ -4,14 +4,14 @@ import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import type { NewPlan } from '../../tenancy/types.js';
 import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
-import { list, PlanIdParams, PlanSchema } from './schemas.js';
+import { DisplayName, list, PlanIdParams, PlanSchema } from './schemas.js';
 
 /** Defaults of a new plan, here and in `docparse admin plan create` (src/cli/commands/plan.ts): 256 MiB files, 8 unfinished jobs, 64 MiB/s. */
 export const PLAN_DEFAULTS = { maxFileSizeBytes: 256 * 1024 ** 2, maxConcurrentJobs: 8, maxBytesPerSecond: 64 * 1024 ** 2 };
 
 const CreatePlan = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    name: DisplayName("The plan's name."),
     maxDocumentUnitsPerMonth: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     advancedPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
     ocrPdfExtraction: Type.Optional(Type.Boolean({ default: false })),
@@ -42,7 +42,7 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
       handler: async ({ principal, body, audit }) => {
         requireOperator(principal, 'define plans');
         const plan = await deps.store.createPlan({
-          name: body.name.trim(),
+          name: body.name,
           maxDocumentUnitsPerMonth: body.maxDocumentUnitsPerMonth,
           advancedPdfExtraction: body.advancedPdfExtraction ?? false,
           ocrPdfExtraction: body.ocrPdfExtraction ?? false,

@@ -2,10 +2,25 @@
 // never appear: no secret hash, no sealed storage key; a client secret only in the answers
 // that create one (shown once).
 import { Type, type TSchema } from '@sinclair/typebox';
+import { DISPLAY_NAME_KEYWORD } from '../../http/validation.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+/**
+ * A name people give something (tenant, app, plan, operator key, storage config): plain text.
+ * Refused with 400 naming the field when it holds a control character (C0, C1, DEL), a
+ * bidirectional formatting character or nothing visible; stored in NFC without surrounding
+ * space (the x-display-name keyword, src/http/validation.ts).
+ */
+export const DisplayName = (description: string, maxLength = 200) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    [DISPLAY_NAME_KEYWORD]: true,
+    description: `${description} Plain text: no control or bidirectional formatting characters, at least one visible character; kept in Unicode NFC without surrounding spaces.`,
+  });
 
 export const TenantSchema = Type.Object({
   id: Type.String(),

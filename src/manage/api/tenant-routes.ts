@@ -1,19 +1,32 @@
 // Tenants: create (→ Pending Activation), list, get; activate, deactivate, reactivate
-// (operators only). A user who creates a tenant becomes its owner; a tenant an operator
-// creates with a contact e-mail gets an owner invitation for that address.
+// (operators only). A user who creates a tenant becomes its owner — at most
+// MANAGE_LIMITS.pendingTenantsPerUser of theirs Pending Activation at once, and
+// tenantsPerUserPerDay a day (request-limits.ts); a tenant an operator creates with a contact
+// e-mail gets an owner invitation for that address. A refusal is audited.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { problem } from '../../http/problem.js';
+import { RecipientMailLimitError } from '../../mail/outbox-store.js';
+import type { CreatedTenant, FirstOwner } from '../../tenancy/members-store.js';
 import type { Tenant, TenantState } from '../../tenancy/types.js';
-import { manageRoute, ok, requireOperator, visibleTenant, type ManageDeps } from './kit.js';
-import { list, TenantIdParams, TenantSchema } from './schemas.js';
+import { emailParameter, manageRoute, ok, requireOperator, visibleTenant, type ManageDeps } from './kit.js';
+import {
+  counterId,
+  DAY,
+  describeWait,
+  limitReached,
+  mailLimitReached,
+  MANAGE_LIMITS,
+  PENDING_TENANTS_RETRY_AFTER,
+  takeSlot,
+  type CounterSlot,
+} from './request-limits.js';
+import { DisplayName, list, TenantIdParams, TenantSchema } from './schemas.js';
 
 const CreateTenant = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-    contactEmail: Type.Optional(
-      Type.String({ format: 'email', maxLength: 320, description: "Invited as the tenant's first owner when an operator creates it." }),
-    ),
+    name: DisplayName("The tenant's name (shown in e-mails, quoted and shortened)."),
+    contactEmail: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: "Invited as the tenant's first owner when an operator creates it." })),
   },
   { additionalProperties: false },
 );
@@ -35,14 +48,62 @@ export function tenantRoutes(deps: ManageDeps): RouteDef[] {
       tags: ['tenants'],
       body: CreateTenant,
       responses: { 201: { description: 'Created.', schema: TenantSchema } },
+      errors: ['rate_limited'],
       handler: async ({ principal, body, audit }) => {
-        const tenant = await deps.store.createTenant({ name: body.name, contactEmail: body.contactEmail ?? null });
-        if (principal.kind === 'user' && principal.email) {
-          await deps.members.upsertMember({ tenantId: tenant.id, email: principal.email, role: 'owner', userId: principal.userId });
-        } else if (body.contactEmail) {
-          const invitation = await deps.members.createInvitation({ tenantId: tenant.id, email: body.contactEmail, role: 'owner', invitedBy: principal.id });
-          await deps.events?.invitationCreated?.(invitation);
+        const contactEmail = body.contactEmail === undefined ? null : emailParameter('contactEmail', body.contactEmail);
+        const refuse = async (refusal: ReturnType<typeof limitReached>) => {
+          await audit({
+            action: 'tenant.create.refused',
+            tenantId: null,
+            objectType: 'tenant',
+            objectId: null,
+            diff: { reason: refusal.detail, ...refusal.extras, name: body.name },
+          });
+          return refusal;
+        };
+        let today: CounterSlot | null = null;
+        if (!principal.isOperator) {
+          const max = MANAGE_LIMITS.tenantsPerUserPerDay;
+          const slot = await takeSlot(deps.counters, `manage:tenants-created:${counterId(principal.id)}`, max, DAY);
+          if ('retryAfter' in slot)
+            throw await refuse(
+              limitReached(
+                'tenantsPerUserPerDay',
+                max,
+                `You have created ${max} tenants today, the most one user may create in a day (UTC); try again in ${describeWait(slot.retryAfter)}.`,
+                slot.retryAfter,
+              ),
+            );
+          today = slot;
         }
+        const owner: FirstOwner | null =
+          principal.kind === 'user' && principal.email
+            ? { member: { email: principal.email, userId: principal.userId ?? null }, maxPendingOwned: MANAGE_LIMITS.pendingTenantsPerUser }
+            : contactEmail
+              ? { invite: { email: contactEmail, invitedBy: principal.id } }
+              : null;
+        let created: CreatedTenant;
+        try {
+          created = await deps.members.createTenant({ name: body.name, contactEmail }, owner);
+        } catch (err) {
+          await today?.release();
+          if (err instanceof RecipientMailLimitError) throw await refuse(mailLimitReached(err));
+          throw err;
+        }
+        if ('pendingOwned' in created) {
+          await today?.release();
+          const max = MANAGE_LIMITS.pendingTenantsPerUser;
+          throw await refuse(
+            limitReached(
+              'pendingTenantsPerUser',
+              max,
+              `You own ${created.pendingOwned} tenants still Pending Activation, the most one user may; create another once an operator has activated (or deactivated) one of them.`,
+              PENDING_TENANTS_RETRY_AFTER,
+            ),
+          );
+        }
+        const { tenant, invitation } = created;
+        if (invitation) await deps.events?.invitationCreated?.(invitation);
         await audit({
           action: 'tenant.create',
           tenantId: tenant.id,
