@@ -1,12 +1,51 @@
-// Import boundaries (issue 18). The floors, bottom up:
-//   src/errors/catalogue.ts   the problem and job-failure codes (imports nothing)
-//   src/formats/              the parsers, their kit (src/formats/kit: writer, engine handles,
-//                             the parser contract, options), detection and the family registry
-//   src/engines/              the service's view of the engines: inventory, what each is for,
-//                             the upload refusal (above formats: it reads the families' needs and
-//                             the engine loaders' locations)
-//   everything else           the service (pipeline, api, http, jobs …), which imports formats
-// An arrow may only point down, and no module takes part in an import cycle.
+// Import boundaries. The service is built in floors; a module may import its own folder and
+// the floors below it, never a floor above or a neighbour on its own floor. Bottom up:
+const FLOORS = [
+  // What everything may use: the problem and job-failure codes, logging, sealing secrets,
+  // the outbound address policy, the data dir's own files (lock, credential, master key).
+  ['errors', 'log.ts', 'crypto', 'outbound', 'data-dir'],
+  // The parsers (and their kit); the SQL client; the HTTP front.
+  ['formats', 'db', 'http'],
+  // The service's view of the engines; job state, queue and counters; the outbox.
+  ['engines', 'jobs', 'mail'],
+  // Tenants, apps, plans, usage, members: the control plane.
+  ['tenancy'],
+  // Tokens and keys; blob storage (the node's, a tenant's).
+  ['identity', 'storage'],
+  // Environment → settings.
+  ['config.ts'],
+  // Parsing jobs: the worker loop, the parsing process, retention.
+  ['pipeline'],
+  // The parsing API: uploads, documents, health.
+  ['api'],
+  // The management API and its dependencies.
+  ['manage'],
+  // The dashboard (its pages call the management API in-process).
+  ['dashboard'],
+  // One node wired together.
+  ['node.ts'],
+  // The `docparse` commands: serve, admin.
+  ['cli'],
+  ['main.ts'],
+  ['bin.ts'],
+];
+
+const pathOf = (place) => (place.endsWith('.ts') ? `${place.replace(/\./g, '\\.')}$` : `${place}/`);
+const anyOf = (places) => `^src/(${places.map(pathOf).join('|')})`;
+
+/** "<place> imports only itself and the floors below": one rule per folder or file. */
+const floorRules = FLOORS.flatMap((floor, level) =>
+  floor.map((place) => ({
+    name: `floor:${place}`,
+    severity: 'error',
+    comment: `${place} is on floor ${level + 1} of .dependency-cruiser.cjs: it may import itself and ${
+      level === 0 ? 'nothing else of the service' : FLOORS.slice(0, level).flat().join(', ')
+    }.`,
+    from: { path: anyOf([place]) },
+    to: { path: '^src/', pathNot: anyOf([place, ...FLOORS.slice(0, level).flat()]) },
+  })),
+);
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -17,6 +56,14 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'every-module-on-a-floor',
+      severity: 'error',
+      comment: 'A new top-level folder or file of src/ must be given its floor in .dependency-cruiser.cjs.',
+      from: { path: '^src/', pathNot: anyOf(FLOORS.flat()) },
+      to: {},
+    },
+    ...floorRules,
     {
       name: 'formats-stand-alone',
       severity: 'error',

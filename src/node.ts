@@ -41,6 +41,7 @@ import { startLocalManagement, type LocalManagement } from './manage/local-manag
 import { OperatorCredential } from './data-dir/operator-credential.js';
 import { createManageDeps, manageStores } from './manage/deps.js';
 import { startOutboxSender } from './mail/sender.js';
+import { tenantMailHooks } from './tenancy/tenant-mail.js';
 import { mailSettingsOf } from './mail/settings.js';
 import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
 import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
@@ -135,7 +136,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const controlPlane = await openControlPlaneStore({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   undo.push(() => controlPlane.close());
   // E-mail (tenant activation, invitations) goes through the outbox: sent until accepted.
-  const mailer = startOutboxSender({ db: controlPlane.db, settings: mailSettingsOf(config), logger, senderId: config.nodeId });
+  const mailer = startOutboxSender({ db: controlPlane.db, settings: mailSettingsOf(config), logger, senderId: config.nodeId, hooks: tenantMailHooks });
   undo.push(() => mailer.stop());
 
   let demoCredentials: RunningNode['demoCredentials'] = null;

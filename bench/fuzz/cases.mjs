@@ -28,14 +28,20 @@ function partnerPicker(pool, family) {
 
 /**
  * Builds case `index` of run seed `seed`: {seed, index, family, seedFile, mutation, query,
- * bytes}. With `identity`, the named seed is sent unmutated (seed checks).
+ * bytes}. With `identity`, the named seed is sent unmutated (seed checks). With `seedFile`
+ * (a regression's), that seed is mutated as the case's PRNG says, wherever seeds added to
+ * the pool since have moved it; null when the pool has no such seed (corpus missing).
  */
-export async function buildCase(seed, index, pool, { identity = null } = {}) {
+export async function buildCase(seed, index, pool, { identity = null, seedFile = null } = {}) {
   const family = identity ? identity.family : familyOfCase(index);
   const seeds = pool[family];
   if (!seeds?.length) throw new Error(`no seeds for family ${family}`);
   const rng = Rng.forCase(seed, index);
-  const chosen = identity ?? rng.pick(seeds);
+  // A regression's draw is made too, so the routing and mutation that follow are the case's own.
+  const drawn = identity ? null : rng.pick(seeds);
+  const pinned = seedFile === null ? null : seeds.find((s) => seedKey(s) === seedFile);
+  if (seedFile !== null && !pinned) return null;
+  const chosen = identity ?? pinned ?? drawn;
   const query = routeFor(chosen, rng, index);
   const m = identity ? { bytes: chosen.bytes, desc: 'none (seed as is)' } : await mutate(rng, chosen, { partner: partnerPicker(pool, family) });
   return { seed, index, family, seedFile: seedKey(chosen), mutation: m.desc, query, bytes: m.bytes };

@@ -57,7 +57,8 @@ export function routeFor(seed, rng, index) {
       if (seed.documentType) q.documentType = seed.documentType;
       break;
     case 'parquet':
-      q.parquetMode = rng.chance(0.5) ? 'MetadataOnly' : 'MetadataPlusRows';
+      // A seed may say which mode it is for (the declared-size lies are read only with rows).
+      q.parquetMode = seed.parquetMode ?? (rng.chance(0.5) ? 'MetadataOnly' : 'MetadataPlusRows');
       break;
     default:
       break;

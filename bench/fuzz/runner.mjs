@@ -251,7 +251,7 @@ export class FuzzRun {
 
   async runCase(ref, sink) {
     const maxSeedBytes = ref.maxSeedBytes ?? this.o.maxSeedBytes;
-    const c = await buildCase(ref.seed, ref.index, this.pool(maxSeedBytes), { identity: ref.identity ?? null });
+    const c = await buildCase(ref.seed, ref.index, this.pool(maxSeedBytes), { identity: ref.identity ?? null, seedFile: ref.expect?.seedFile ?? null });
     const rec = {
       seed: c.seed,
       index: c.index,

@@ -1,5 +1,5 @@
-// The background sender: every few seconds (or at once when nudged) it queues the e-mails of
-// new invitations, claims due outbox rows under a lease and hands them to the SMTP server,
+// The background sender: every few seconds (or at once when nudged) it lets its hooks queue
+// what is due (the e-mails of new invitations), claims due outbox rows under a lease and hands them to the SMTP server,
 // stamping each sent only once the server accepted it; a refusal or an unreachable server is
 // retried with exponential back-off, without end. Every node may run one: claims never overlap.
 // Without an SMTP URL nothing is sent and the outbox is what `docparse admin mail list` shows.
@@ -9,7 +9,6 @@ import type { Logger } from '../log.js';
 import type { SqlClient } from '../db/sql.js';
 import { OutboxStore, type OutboxMail } from './outbox-store.js';
 import { redactSmtpUrl, withoutSmtpSecret, type MailSettings } from './settings.js';
-import { enqueueOpenInvitationEmails, recordDelivery } from '../tenancy/tenant-mail.js';
 import { renderMail } from './templates.js';
 
 export interface RetryPolicy {
@@ -21,8 +20,17 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };
 
+/** What the outbox's users do around the sender's passes (tenant e-mails: src/tenancy/tenant-mail.ts). */
+export interface OutboxHooks {
+  /** Before each pass: queue the e-mails that are due but not in the outbox yet. */
+  beforePass?(db: SqlClient): Promise<unknown>;
+  /** After the SMTP server accepted an e-mail. */
+  delivered?(db: SqlClient, mail: OutboxMail): Promise<void>;
+}
+
 export interface OutboxSenderDeps {
   db: SqlClient;
+  hooks?: OutboxHooks;
   settings: MailSettings;
   logger: Logger;
   /** Names this sender in leases (e.g. the node id); a random suffix keeps two in one process apart. */
@@ -105,7 +113,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
         messageId: `<${mail.id}@${messageIdHost}>`,
       });
       if (await outbox.markSent(mail.id, owner, info.messageId ?? null)) {
-        await recordDelivery(deps.db, mail);
+        await deps.hooks?.delivered?.(deps.db, mail);
         log.info({ mailId: mail.id, template: mail.message.template, recipients: mail.recipients.length, attempts: mail.attempts }, 'e-mail sent');
       } else {
         log.warn({ mailId: mail.id }, 'e-mail sent after its lease ran out; another sender may send it again');
@@ -118,9 +126,9 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     }
   }
 
-  /** One pass: queue invitation e-mails, then send what is due, batch after batch. */
+  /** One pass: let the hooks queue what is due (invitation e-mails), then send what is due, batch after batch. */
   async function pass(): Promise<void> {
-    await enqueueOpenInvitationEmails(deps.db);
+    await deps.hooks?.beforePass?.(deps.db);
     if (!transport) return;
     for (;;) {
       if (stopped) return;

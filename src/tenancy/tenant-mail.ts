@@ -5,6 +5,7 @@
 import type { SqlClient } from '../db/sql.js';
 import type { TenantInvitation, TenantState } from './types.js';
 import { enqueueMail, withdrawMail, type OutboxMail } from '../mail/outbox-store.js';
+import type { OutboxHooks } from '../mail/sender.js';
 
 interface ActivatedTenant {
   id: string;
@@ -97,3 +98,6 @@ export async function recordDelivery(db: SqlClient, mail: OutboxMail): Promise<v
   if (mail.message.template !== 'tenant-invitation') return;
   await db.query('UPDATE tenant_invitations SET mailed_at = COALESCE(mailed_at, now()) WHERE id = $1', [mail.message.params.invitationId]);
 }
+
+/** The outbox sender's hooks for tenant e-mails: invitations queued before each pass, mailedAt stamped on delivery. */
+export const tenantMailHooks: OutboxHooks = { beforePass: enqueueOpenInvitationEmails, delivered: recordDelivery };

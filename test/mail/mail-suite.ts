@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../helpers/admin-cli.js';
 import { enqueueMail, MAIL_PER_RECIPIENT_PER_DAY, OutboxStore, RecipientMailLimitError } from '../../src/mail/outbox-store.js';
+import { tenantMailHooks } from '../../src/tenancy/tenant-mail.js';
 import { startOutboxSender, type OutboxSender, type OutboxSenderDeps } from '../../src/mail/sender.js';
 import type { MailSettings } from '../../src/mail/settings.js';
 import type { SqlClient } from '../../src/db/sql.js';
@@ -48,7 +49,15 @@ export function mailSuite(engine: string, open: () => Promise<MailEnv>): void {
 
     const settings = (smtpUrl: string | null): MailSettings => ({ smtpUrl, from: FROM, dashboardUrl: DASHBOARD });
     function sender(over: Partial<OutboxSenderDeps> = {}): OutboxSender {
-      const s = startOutboxSender({ db: env.store.db, settings: settings(sink.url), logger: quiet, pollMs: 50, retry: FAST_RETRY, ...over });
+      const s = startOutboxSender({
+        db: env.store.db,
+        settings: settings(sink.url),
+        logger: quiet,
+        pollMs: 50,
+        retry: FAST_RETRY,
+        hooks: tenantMailHooks,
+        ...over,
+      });
       senders.push(s);
       return s;
     }

@@ -7,10 +7,25 @@ import { sqlSeeds } from './sql.mjs';
 import { gisSeeds } from './gis.mjs';
 import { cadSeeds } from './cad.mjs';
 import { parquetSeeds } from './parquet.mjs';
+// Inputs that once lost content, over-billed or held a worker (issue 27), per family.
+import { messageSeeds } from './messages.mjs';
+import { officeHangSeeds } from './office-hangs.mjs';
+import { pdfLieSeeds } from './pdf-lies.mjs';
+import { parquetLieSeeds } from './parquet-lies.mjs';
 
-const BY_FAMILY = { csv: csvSeeds, pdf: pdfSeeds, office: officeSeeds, email: emailSeeds, sql: sqlSeeds, gis: gisSeeds, cad: cadSeeds, parquet: parquetSeeds };
+const BY_FAMILY = {
+  csv: csvSeeds,
+  pdf: () => [...pdfSeeds(), ...pdfLieSeeds()],
+  office: () => [...officeSeeds(), ...officeHangSeeds()],
+  email: emailSeeds,
+  sql: sqlSeeds,
+  gis: gisSeeds,
+  cad: cadSeeds,
+  parquet: () => [...parquetSeeds(), ...parquetLieSeeds()],
+};
 
 /** {family: [{name, bytes, ...routing hints}]} for the given families. */
 export function generatedSeeds(families) {
-  return Object.fromEntries(families.map((f) => [f, BY_FAMILY[f]()]));
+  const messages = messageSeeds();
+  return Object.fromEntries(families.map((f) => [f, [...BY_FAMILY[f](), ...(messages[f] ?? [])]]));
 }

@@ -243,9 +243,9 @@ function varint(n) {
   return out;
 }
 
-/** The fuzzer's seeds (name, bytes); read them with parquetMode=MetadataPlusRows. */
+/** The fuzzer's seeds (name, bytes), read with parquetMode=MetadataPlusRows (the lies are in the data pages). */
 export function parquetLieSeeds() {
-  return [
+  const seeds = [
     { name: 'lie_page_size.snappy.parquet', bytes: lyingPageSize('SNAPPY') },
     { name: 'lie_page_size.gzip.parquet', bytes: lyingPageSize('GZIP') },
     { name: 'lie_page_size.v2.parquet', bytes: lyingPageSize('SNAPPY', 2) },
@@ -254,4 +254,5 @@ export function parquetLieSeeds() {
     { name: 'lie_chunk_size.parquet', bytes: lyingChunkSize() },
     { name: 'bomb_null_rows.parquet', bytes: nullBomb() },
   ];
+  return seeds.map((s) => ({ ...s, parquetMode: 'MetadataPlusRows' }));
 }
