@@ -123,7 +123,9 @@ export async function startBenchServer(mode, extraEnv = {}) {
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
   }
-  const child = spawn(process.execPath, [path.join(HERE, 'server.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_SERVER_NODE_ARGS: flags for the server's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(HERE, 'server.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   const cleanup = async () => {
     if (child.exitCode === null && child.signalCode === null) {
