@@ -254,8 +254,8 @@ async function makeEngine(kind: EngineKind, dialect: Exclude<Dialect, 'PostgreSq
  * Statements with more tokens than this are listed and counted but offered to no parser: an
  * AST costs memory per token (measured: libpg-query ~170–700 bytes, sqlparser-rs ~350 bytes
  * for INSERT rows and ~1.9 KB for a long select list, where 8 MB of `1,1,…` exhausts its WASM
- * memory). 250,000 tokens is about 1 MB of INSERT rows, the size mysqldump's extended inserts
- * are cut at.
+ * memory). 250,000 tokens is 0.6–0.75 MB of short INSERT rows, more with longer values; at
+ * the bound a parse costs at most ~200 MB.
  */
 export const MAX_PARSE_TOKENS = 250_000;
 
