@@ -180,7 +180,12 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         : splitGenericPart(pending, dialect, final, state);
     const lines = new PieceLines(pending, base);
     for (const d of r.directives) opts.onDirective({ kind: d.kind, line: lines.at(d.offset).line, text: d.text });
-    for (const w of r.warnings) {
+    for (const said of r.warnings) {
+      // The splitters name offsets in the text they were given, a piece of the file: say where in the file.
+      const w = said.replace(/\boffset (\d+)/g, (_m, n: string) => {
+        const at = lines.at(Number(n));
+        return `line ${at.line}, column ${at.column}`;
+      });
       if (!warnings.has(w)) {
         warnings.add(w);
         opts.onWarning(w);
