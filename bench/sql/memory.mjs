@@ -1,32 +1,55 @@
-// Memory on a large script: a ~200 MB script made of the dialect's corpus files repeated
-// (GO-separated for T-SQL) is parsed exactly as the worker does (streamed split, statements
+// Memory on a large script, parsed exactly as the worker does (streamed split, statements
 // parsed and written as they come); peak RSS is sampled every 100 ms and read from the OS.
+// The script is either the dialect's corpus files repeated to ~`mb` MiB (GO-separated for
+// T-SQL), or, with --insert-mb, an extended-insert dump from the fuzzer's generator
+// (bench/fuzz/generators/sql-large.mjs): INSERTs of ~`insert-mb` MiB each up to ~`mb` MiB, or
+// with --one the issue's dump `CREATE TABLE …; SELECT 1; <INSERT of insert-mb MiB>; SELECT 2;`
+// (--alone: the INSERT only). `expected` is how many statements the script holds.
 // Usage: npx tsc -p tsconfig.json && node bench/sql/memory.mjs [--dialect=MsSql] [--mb=200]
+//        node bench/sql/memory.mjs --dialect=PostgreSql --insert-mb=12 --one [--alone]
+//        node bench/sql/memory.mjs --dialect=MySql --mb=200 --insert-mb=10
+//        … --dist=/tmp/old/dist   (another build, e.g. the commit before a change)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { writeArtifact } from '../../dist/pipeline/thread.js';
-import { parseSql } from '../../dist/formats/sql/index.js';
-import { corpus, rows, MANIFEST_DIALECTS } from './corpus.mjs';
+import { pathToFileURL } from 'node:url';
+import { insertDumpPieces, largeInsertDumpPieces } from '../fuzz/generators/sql-large.mjs';
 
 const opt = (n, d) => (process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d;
+const flag = (n) => process.argv.includes(`--${n}`);
+const dist = path.resolve(opt('dist', new URL('../../dist', import.meta.url).pathname));
+const { writeArtifact } = await import(pathToFileURL(path.join(dist, 'pipeline/thread.js')).href);
+const { parseSql } = await import(pathToFileURL(path.join(dist, 'formats/sql/index.js')).href);
 const dialect = opt('dialect', 'MsSql');
 const mb = Number(opt('mb', 200));
-const key = Object.keys(MANIFEST_DIALECTS).find((k) => MANIFEST_DIALECTS[k] === dialect);
-const sep = dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
-const unit =
-  rows
-    .filter((r) => r[4] === key)
-    .map((r) => fs.readFileSync(path.join(corpus, r[0]), 'utf8'))
-    .join(sep) + sep;
+const insertMb = Number(opt('insert-mb', 0));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-sql-mem-'));
 const file = path.join(tmp, 'big.sql');
 const fd = fs.openSync(file, 'w');
-let copies = 0;
-while (copies * Buffer.byteLength(unit) < mb * 1024 * 1024) {
-  fs.writeSync(fd, unit);
-  copies++;
+let copies = null;
+let expected = null;
+if (insertMb && flag('one')) {
+  for (const piece of largeInsertDumpPieces({ dialect, mb: insertMb, around: !flag('alone') })) fs.writeSync(fd, piece);
+  expected = flag('alone') ? 1 : 4;
+} else if (insertMb) {
+  const dump = insertDumpPieces({ dialect, mb, insertMb });
+  for (const piece of dump) fs.writeSync(fd, piece);
+  expected = dump.statements;
+} else {
+  const { corpus, rows, MANIFEST_DIALECTS } = await import('./corpus.mjs');
+  const key = Object.keys(MANIFEST_DIALECTS).find((k) => MANIFEST_DIALECTS[k] === dialect);
+  const sep = dialect === 'MsSql' ? '\nGO\n' : '\n;\n';
+  const unit =
+    rows
+      .filter((r) => r[4] === key)
+      .map((r) => fs.readFileSync(path.join(corpus, r[0]), 'utf8'))
+      .join(sep) + sep;
+  copies = 0;
+  while (copies * Buffer.byteLength(unit) < mb * 1024 * 1024) {
+    fs.writeSync(fd, unit);
+    copies++;
+  }
 }
 fs.closeSync(fd);
 const size = fs.statSync(file).size;
@@ -55,8 +78,10 @@ console.log(
   JSON.stringify({
     dialect,
     inputMB: +(size / 1048576).toFixed(1),
-    copies,
+    ...(copies !== null ? { copies } : {}),
     statements: r.documentUnits,
+    ...(expected !== null ? { expected } : {}),
+    warnings: r.warnings,
     seconds: +(ms / 1000).toFixed(1),
     statementsPerSecond: Math.round((r.documentUnits / ms) * 1000),
     artifactMB: +(artifact / 1048576).toFixed(1),

@@ -5,7 +5,8 @@
 // the slow antlr4ts-sql grammars, which the service only reaches for statements the others reject). Input: the corpus
 // files of each dialect concatenated, repeated --copies times. Medians of --repeats runs,
 // configurations alternated.
-// Usage: npx tsc -p tsconfig.json && node bench/sql/run.mjs [--repeats=5] [--copies=4]
+// Usage: npx tsc -p tsconfig.json && node bench/sql/run.mjs [--repeats=5] [--copies=4] [--dist=DIR]
+// (--dist: another build, e.g. the commit before a change, built with `npx tsc --outDir DIR`).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,12 +15,14 @@ import { performance } from 'node:perf_hooks';
 import * as pg from 'libpg-query';
 import { init, parse as sqlparserParse } from '@guanmingchiu/sqlparser-ts';
 import * as polyglot from '@polyglot-sql/sdk';
-import { writeArtifact } from '../../dist/pipeline/thread.js';
-import { loadPostgres, parseSql, splitGeneric, splitPostgres } from '../../dist/formats/sql/index.js';
+import { pathToFileURL } from 'node:url';
 import { corpus, rows } from './corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const arg = (n, d) => Number((process.argv.find((a) => a.startsWith(`--${n}=`)) ?? '').split('=')[1] || d);
+const dist = path.resolve((process.argv.find((a) => a.startsWith('--dist=')) ?? '').split('=')[1] || new URL('../../dist', import.meta.url).pathname);
+const { writeArtifact } = await import(pathToFileURL(path.join(dist, 'pipeline/thread.js')).href);
+const { loadPostgres, parseSql, splitGeneric, splitPostgres } = await import(pathToFileURL(path.join(dist, 'formats/sql/index.js')).href);
 const REPEATS = arg('repeats', 5);
 const COPIES = arg('copies', 4);
 const DIALECTS = {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { antlrEngine, type Grammar } from './antlr.js';
 import { classifyStatement } from './classify.js';
 import { ParseFailure, offsetOf, type Engine, type EngineResult } from './engine.js';
+import { countTokens, LEX, type LexConfig } from './lexer.js';
 import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './postgres.js';
 import { polyglotFacts } from './polyglot-ast.js';
 import { snowflakeObjectsEngine } from './snowflake-objects.js';
@@ -249,20 +250,32 @@ async function makeEngine(kind: EngineKind, dialect: Exclude<Dialect, 'PostgreSq
   }
 }
 
+/**
+ * Statements with more tokens than this are listed and counted but offered to no parser: an
+ * AST costs memory per token (measured: libpg-query ~170–700 bytes, sqlparser-rs ~350 bytes
+ * for INSERT rows and ~1.9 KB for a long select list, where 8 MB of `1,1,…` exhausts its WASM
+ * memory). 250,000 tokens is 0.6–0.75 MB of short INSERT rows, more with longer values; at
+ * the bound a parse costs at most ~200 MB.
+ */
+export const MAX_PARSE_TOKENS = 250_000;
+
 /** A task whose body is a block whose statement is a pipe … : deeper than this is refused. */
 const MAX_EMBEDDED_DEPTH = 8;
 
 export class SqlEngines {
-  private constructor(private readonly engines: Engine[]) {}
+  private constructor(
+    private readonly engines: Engine[],
+    private readonly lex: LexConfig,
+  ) {}
 
   static async forDialect(dialect: Dialect): Promise<SqlEngines> {
     if (dialect === 'PostgreSql') {
       await loadPostgres();
-      return new SqlEngines([postgresEngine()]);
+      return new SqlEngines([postgresEngine()], LEX.PgFallback);
     }
     // Filled in place: the chain holds this array, and the object grammar needs the chain.
     const engines: Engine[] = [];
-    const chain = new SqlEngines(engines);
+    const chain = new SqlEngines(engines, LEX[dialect]);
     for (const kind of CHAINS[dialect]) engines.push(await makeEngine(kind, dialect, chain));
     return chain;
   }
@@ -289,10 +302,29 @@ export class SqlEngines {
     return this.engines.map((e) => e.name);
   }
 
+  /** Whether `sql` has more tokens than any parser is offered (each token is at least a char, so only long texts are counted). */
+  private tooManyTokens(sql: string): boolean {
+    return sql.length > MAX_PARSE_TOKENS && countTokens(sql, this.lex, MAX_PARSE_TOKENS) > MAX_PARSE_TOKENS;
+  }
+
+  /** Why no parser is offered `sql` (too many tokens, or longer than every parser reads), or null. */
+  private tooLarge(sql: string): string | null {
+    const listed = 'it is listed and counted all the same';
+    if (this.tooManyTokens(sql)) {
+      return `not parsed: the statement has more than ${MAX_PARSE_TOKENS.toLocaleString('en-US')} tokens (words, numbers, strings, symbols), more than can be parsed in bounded memory; ${listed}`;
+    }
+    if (this.engines.every((e) => sql.length > e.maxChars)) {
+      const longest = Math.max(...this.engines.map((e) => e.maxChars)).toLocaleString('en-US');
+      return `not parsed: the statement is ${sql.length.toLocaleString('en-US')} characters long and its parsers read at most ${longest}; ${listed}`;
+    }
+    return null;
+  }
+
   /** Whether each parser alone accepts `sql` as one statement (for bench/sql/coverage.mjs). */
   acceptsAlone(sql: string): boolean[] {
+    const tooMany = this.tooManyTokens(sql);
     return this.engines.map((e) => {
-      if (sql.length > e.maxChars) return false;
+      if (tooMany || sql.length > e.maxChars) return false;
       try {
         e.parse(sql);
         return true;
@@ -317,9 +349,12 @@ export class SqlEngines {
   parse(sql: string, psqlCopy = false, innerEnds: number[] = []): ParsedStatement {
     // `\copy …` is parsed as the COPY statement psql sends (offsets shift by the backslash).
     const text = psqlCopy ? sql.slice(1) : sql;
+    const heuristic = classifyStatement(sql);
+    if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
+    const tooLarge = this.tooLarge(text);
+    if (tooLarge) return { type: heuristic, parseStatus: 'skipped', parser: null, parseError: { message: tooLarge, offset: null }, tables: [], columns: [] };
     const terminated = innerEnds.length ? withSemicolons(text, innerEnds) : null;
     const shift = psqlCopy ? 1 : 0;
-    const heuristic = classifyStatement(sql);
     // The error shown is the one from the parser that read furthest into the statement as
     // written (the first such): it names the token that no parser could take.
     let error = null as { message: string; offset: number | null } | null;
@@ -348,11 +383,9 @@ export class SqlEngines {
         }
       }
     }
-    if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
-    const tooLong = /too long/.test(error?.message ?? '') && this.engines.every((e) => text.length > e.maxChars);
     return {
       type: heuristic,
-      parseStatus: tooLong ? 'skipped' : 'error',
+      parseStatus: 'error',
       parser: null,
       parseError: error ?? { message: 'rejected', offset: null },
       tables: [],

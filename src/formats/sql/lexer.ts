@@ -218,3 +218,12 @@ export class Lexer {
     return t.length;
   }
 }
+
+/** Tokens of `text` other than whitespace and comments, counted up to `limit + 1` at most. */
+export function countTokens(text: string, cfg: LexConfig, limit: number): number {
+  const lx = new Lexer(text, cfg);
+  let n = 0;
+  let tok: Token | null;
+  while (n <= limit && (tok = lx.next())) if (tok.kind !== 'space' && tok.kind !== 'comment') n++;
+  return n;
+}

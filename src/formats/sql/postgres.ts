@@ -16,25 +16,108 @@ export function loadPostgres(): Promise<void> {
   return loading;
 }
 
-interface Tok {
-  start: number; // string offsets
-  end: number;
-  text: string;
-  name: string;
+/** Text is scanned by PostgreSQL's lexer in pieces of at most about this many chars, cut where
+ *  it can start afresh (pgPrepass's cuts and breaks). Its scanner returns every token of a
+ *  piece as JSON at once (some 30 bytes per source char), and past ~3.6 million tokens it
+ *  returns none at all: a piece must stay well below that. */
+const SCAN_CHUNK = 256 * 1024;
+
+/** libpg-query's scanner returned no tokens for text that has some. */
+class ScannerGaveUp extends Error {}
+
+/** What PostgreSQL's lexer did, in words (its own message is lost: libpg-query hands it back
+ *  where JSON was expected, and only its first characters survive in JSON.parse's error). */
+function lexerFault(e: unknown): string {
+  if (e instanceof ScannerGaveUp) return 'gave up on a stretch with no space, comma or parenthesis';
+  const msg = String((e as Error)?.message ?? e);
+  if (/"unterminat/.test(msg)) return 'found an unterminated string, quoted identifier or comment';
+  if (/"zero-lengt/.test(msg)) return 'found a zero-length quoted identifier ("")';
+  if (/"trailing j/.test(msg)) return 'found a number followed by letters';
+  return 'failed';
 }
 
-/** Text is scanned by PostgreSQL's lexer in pieces of about this size, cut at safe statement boundaries. */
-const SCAN_CHUNK = 1 << 20;
+/** psql's rules over PostgreSQL's tokens, fed in order: a ';' ends a statement outside
+ *  parentheses and brackets and outside the BEGIN … END body of CREATE FUNCTION/PROCEDURE. */
+class PsqlStatements {
+  readonly statements: RawStatement[] = [];
+  /** Offset of the first token of the statement being read, or -1 between statements. */
+  start = -1;
+  private last = -1;
+  private paren = 0;
+  private begin = 0;
+  private readonly idents: string[] = [];
 
-/** Scans text[from, to) (UTF-8 byte offsets from libpg-query become string offsets). Throws on lexer errors. */
-function scanRange(text: string, from: number, to: number, into: Tok[]): void {
+  take(start: number, end: number, text: string, name: string): void {
+    if (text === ';' && this.paren === 0 && this.begin === 0) {
+      if (this.start >= 0) this.close(';', end); // else an empty statement
+      return;
+    }
+    if (this.start < 0) this.start = start;
+    this.last = end;
+    if (text === '(' || text === '[') this.paren++;
+    else if ((text === ')' || text === ']') && this.paren > 0) this.paren--;
+    else if (name !== 'SCONST' && /^[A-Za-z_]/.test(text)) {
+      const w = text.length > 16 ? '' : text.toLowerCase();
+      if (this.idents.length < 4) this.idents.push(w);
+      if (this.paren === 0 && this.isFuncDef()) {
+        if (w === 'begin') this.begin++;
+        else if (w === 'case' && this.begin >= 1) this.begin++;
+        else if (w === 'end' && this.begin > 0) this.begin--;
+      }
+    }
+  }
+
+  private close(terminator: string | null, termEnd: number): void {
+    if (this.start >= 0) this.statements.push({ start: this.start, end: this.last, terminator, termEnd });
+    this.start = -1;
+    this.last = -1;
+    this.paren = 0;
+    this.begin = 0;
+    this.idents.length = 0;
+  }
+
+  /** The end of the text ends the statement being read, without a terminator. */
+  finish(): void {
+    this.close(null, this.last);
+  }
+
+  private isFuncDef(): boolean {
+    const w = this.idents;
+    return (
+      w[0] === 'create' &&
+      (w[1] === 'function' || w[1] === 'procedure' || (w[1] === 'or' && w[2] === 'replace' && (w[3] === 'function' || w[3] === 'procedure')))
+    );
+  }
+}
+
+/** Scans text[from, to) and hands each token but comments to `rules` (UTF-8 byte offsets from
+ *  libpg-query become string offsets). Throws when the lexer rejects the text. */
+function scanRange(text: string, from: number, to: number, rules: PsqlStatements): void {
   const part = text.slice(from, to);
   const res = pg.scanSync(part);
+  // A piece too large for its scanner comes back empty rather than failing: never silently.
+  if (!res.tokens.length && /\S/.test(part)) throw new ScannerGaveUp();
   const map = new ByteOffsets(part);
   for (const t of res.tokens) {
     if (t.tokenName === 'SQL_COMMENT' || t.tokenName === 'C_COMMENT') continue;
-    into.push({ start: from + map.toChar(t.start), end: from + map.toChar(t.end), text: t.text.length > 16 ? t.text.slice(0, 16) : t.text, name: t.tokenName });
+    rules.take(from + map.toChar(t.start), from + map.toChar(t.end), t.text, t.tokenName);
   }
+}
+
+/** Where the piece scanned from `from` ends: the furthest restart point at most SCAN_CHUNK
+ *  on, or the first one past it when none is nearer (a single long token). */
+function pieceEnd(restarts: number[], from: number, length: number): number {
+  if (length - from <= SCAN_CHUNK) return length;
+  let lo = 0;
+  let hi = restarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (restarts[mid] <= from + SCAN_CHUNK) lo = mid + 1;
+    else hi = mid;
+  }
+  // restarts[lo - 1] is the last within reach.
+  if (lo > 0 && restarts[lo - 1] > from) return restarts[lo - 1];
+  return lo < restarts.length ? restarts[lo] : length;
 }
 
 /** Splits PostgreSQL text into statements (see the header comment). */
@@ -64,83 +147,41 @@ export function splitPostgres(text: string): SplitResult {
     parts.push(text.slice(at));
     scanText = parts.join('');
   }
-  const tokens: Tok[] = [];
-  let tail: { start: number } | null = null;
-  let from = 0;
-  let ci = 0;
-  while (from < scanText.length) {
-    let to = scanText.length;
-    while (ci < pre.cuts.length && pre.cuts[ci] <= from) ci++;
-    if (scanText.length - from > SCAN_CHUNK) {
-      while (ci < pre.cuts.length && pre.cuts[ci] - from < SCAN_CHUNK) ci++;
-      if (ci < pre.cuts.length) to = pre.cuts[ci];
-    }
+  const restarts = mergeSorted(pre.cuts, pre.breaks);
+  const rules = new PsqlStatements();
+  const statements = rules.statements;
+  let tail: number | null = null;
+  for (let from = 0; from < scanText.length;) {
+    const to = pieceEnd(restarts, from, scanText.length);
     try {
-      scanRange(scanText, from, to, tokens);
+      scanRange(scanText, from, to, rules);
     } catch (e) {
-      const msg = (e as Error).message;
-      warnings.push(
-        `PostgreSQL's lexer rejected the text from offset ${from} (${/JSON/.test(msg) ? 'unterminated string, identifier or comment' : msg}); the rest was split by the fallback lexer`,
-      );
-      tail = { start: from };
+      // Whatever was open before the failure point joins the fallback's first statement.
+      tail = rules.start >= 0 ? rules.start : from;
+      warnings.push(`PostgreSQL's lexer ${lexerFault(e)} in the text from offset ${tail}; the rest was split by the fallback lexer`);
       break;
     }
     from = to;
   }
   if (pre.copyData.length) warnings.push(`${pre.copyData.length} COPY … FROM STDIN data blocks are data, not statements`);
-
-  const statements: RawStatement[] = [];
-  let start = -1;
-  let last = -1;
-  let paren = 0;
-  let begin = 0;
-  const idents: string[] = [];
-  const isFuncDef = (): boolean =>
-    idents[0] === 'create' &&
-    (idents[1] === 'function' ||
-      idents[1] === 'procedure' ||
-      (idents[1] === 'or' && idents[2] === 'replace' && (idents[3] === 'function' || idents[3] === 'procedure')));
-  const close = (terminator: string | null, termEnd: number): void => {
-    if (start >= 0) statements.push({ start, end: last, terminator, termEnd });
-    start = -1;
-    last = -1;
-    paren = 0;
-    begin = 0;
-    idents.length = 0;
-  };
-  for (const t of tokens) {
-    if (t.text === ';' && paren === 0 && begin === 0) {
-      if (start < 0) continue; // empty statement
-      close(';', t.end);
-      continue;
-    }
-    if (start < 0) start = t.start;
-    last = t.end;
-    if (t.text === '(' || t.text === '[') paren++;
-    else if ((t.text === ')' || t.text === ']') && paren > 0) paren--;
-    else if (/^[A-Za-z_]/.test(t.text) && t.name !== 'SCONST') {
-      const w = t.text.toLowerCase();
-      if (idents.length < 4) idents.push(w);
-      if (paren === 0 && isFuncDef()) {
-        if (w === 'begin') begin++;
-        else if (w === 'case' && begin >= 1) begin++;
-        else if (w === 'end' && begin > 0) begin--;
-      }
-    }
-  }
-  if (tail) {
-    // Whatever was open before the failure point joins the fallback's first statement.
-    const base = start >= 0 ? start : tail.start;
-    start = -1;
-    const fb = splitGeneric(scanText.slice(base), 'PgFallback');
-    for (const st of fb.statements) statements.push({ ...st, start: base + st.start, end: base + st.end, termEnd: base + st.termEnd });
+  if (tail !== null) {
+    const fb = splitGeneric(scanText.slice(tail), 'PgFallback');
+    for (const st of fb.statements) statements.push({ ...st, start: tail + st.start, end: tail + st.end, termEnd: tail + st.termEnd });
     warnings.push(...fb.warnings);
-  } else close(null, last);
+  } else rules.finish();
   if (copies.length) {
     statements.push(...copies);
     statements.sort((a, b) => a.start - b.start);
   }
   return { statements, warnings, extras: { psqlMetaCommands: metaCommands } };
+}
+
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++]);
+  return out;
 }
 
 export interface PgParse {

@@ -314,6 +314,10 @@ export interface PgPrepass {
   /** Offsets just after a ';' where PostgreSQL's lexer can start afresh (statement boundaries
    *  outside parentheses and outside CREATE FUNCTION/PROCEDURE, whose BEGIN ATOMIC bodies hold ';'). */
   cuts: number[];
+  /** Offsets inside statements where PostgreSQL's lexer can start afresh too (a run of
+   *  whitespace, or just after ',', '(' or ')', outside strings and comments), about
+   *  PG_BREAK_CHARS apart: a statement of any length is scanned in bounded pieces. */
+  breaks: number[];
   /** Not final: offset of a COPY … FROM STDIN whose data does not end in the text (cuts stop before it). */
   incompleteAt?: number;
   /** Not final: where the data of a COPY … FROM STDIN begins that runs on past COPY_HOLD_CHARS (the last cut is the COPY's end). */
@@ -322,6 +326,9 @@ export interface PgPrepass {
 
 /** Streaming: COPY data not ended within this many chars is taken to be data (as psql reads it) and skipped as it streams. */
 export const COPY_HOLD_CHARS = 16 * 1024 * 1024;
+
+/** Least distance between two `breaks` (chars). */
+export const PG_BREAK_CHARS = 32 * 1024;
 
 function lineEndAt(text: string, at: number): number {
   let end = text.indexOf('\n', at);
@@ -337,7 +344,8 @@ function lineEndAt(text: string, at: number): number {
  */
 export function pgPrepass(text: string, final = true): PgPrepass {
   const lx = new Lexer(text, LEX.PgFallback);
-  const out: PgPrepass = { meta: [], copyData: [], cuts: [] };
+  const out: PgPrepass = { meta: [], copyData: [], cuts: [], breaks: [] };
+  let lastBreak = 0;
   let words: string[] = [];
   let statementStart = -1;
   let paren = 0;
@@ -345,8 +353,13 @@ export function pgPrepass(text: string, final = true): PgPrepass {
   for (;;) {
     const tok = lx.next();
     if (!tok) break;
-    if (tok.kind === 'space' || tok.kind === 'comment') continue;
     const c = text.charCodeAt(tok.start);
+    if (tok.start - lastBreak >= PG_BREAK_CHARS && (tok.kind === 'space' || (tok.kind === 'punct' && (c === 44 || c === 40 || c === 41)))) {
+      // No PostgreSQL token runs on across whitespace or past ',', '(' and ')'.
+      lastBreak = tok.kind === 'space' ? tok.start : tok.end;
+      out.breaks.push(lastBreak);
+    }
+    if (tok.kind === 'space' || tok.kind === 'comment') continue;
     if (tok.kind === 'punct' && c === 92) {
       let i = tok.start - 1;
       while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;

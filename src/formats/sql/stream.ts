@@ -180,7 +180,12 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         : splitGenericPart(pending, dialect, final, state);
     const lines = new PieceLines(pending, base);
     for (const d of r.directives) opts.onDirective({ kind: d.kind, line: lines.at(d.offset).line, text: d.text });
-    for (const w of r.warnings) {
+    for (const said of r.warnings) {
+      // The splitters name offsets in the text they were given, a piece of the file: say where in the file.
+      const w = said.replace(/\boffset (\d+)/g, (_m, n: string) => {
+        const at = lines.at(Number(n));
+        return `line ${at.line}, column ${at.column}`;
+      });
       if (!warnings.has(w)) {
         warnings.add(w);
         opts.onWarning(w);
@@ -209,11 +214,16 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   for await (const chunk of createReadStream(filePath, { start: enc.skip, highWaterMark: opts.readBytes ?? READ_BYTES })) {
     bytes += (chunk as Buffer).length;
     opts.onProgress(bytes);
-    carry += decode(chunk as Buffer);
-    const cut = carry.lastIndexOf('\n') + 1;
-    if (cut === 0) continue;
-    pending += carry.slice(0, cut);
-    carry = carry.slice(cut);
+    // Only the new text is searched for a line break: a dump's one-line INSERT of many MB
+    // would otherwise be flattened and rescanned at every read.
+    const text = decode(chunk as Buffer);
+    const cut = text.lastIndexOf('\n') + 1;
+    if (cut === 0) {
+      carry += text;
+      continue;
+    }
+    pending += carry + text.slice(0, cut);
+    carry = text.slice(cut);
     if (pending.length >= nextScanAt) yield* pass(false);
   }
   pending += carry + (decoder ? decoder.decode() : (iconvDecoder!.end() ?? ''));

@@ -97,6 +97,23 @@ describe('streamed split = whole split', () => {
   });
 });
 
+describe('warnings say where in the file', () => {
+  for (const dialect of ['PostgreSql', 'MySql', 'MsSql'] as Dialect[]) {
+    it(`${dialect}: an unterminated string after 50 lines is reported at line 51, not at an offset in the piece being split`, async () => {
+      const file = path.join(tmp, `unterminated-${dialect}.sql`);
+      fs.writeFileSync(file, `${'SELECT 1;\n'.repeat(50)}SELECT 'abc;\nSELECT 2;\n`);
+      const warnings: string[] = [];
+      let count = 0;
+      const enc = await detectEncoding(file, fs.statSync(file).size);
+      const opts = { pieceChars: 64, readBytes: 4096, onDirective: () => {}, onWarning: (w: string) => warnings.push(w), onProgress: () => {} };
+      for await (const s of streamStatements(file, enc, dialect, opts)) if (s.text.startsWith("SELECT 'abc")) count++;
+      expect(count).toBe(1);
+      expect(warnings).toContain("unterminated '-quoted text starting at line 51, column 8: the statement runs to the end of the file");
+      expect(warnings.filter((w) => /offset/.test(w))).toEqual([]);
+    });
+  }
+});
+
 describe('PostgreSQL COPY … FROM STDIN data larger than what is held', () => {
   it('a 20 MB data block is skipped as it streams: the same statements as the whole split', async () => {
     const row = '1\tsome text; with a semicolon\t2024-01-01\n';
