@@ -12,13 +12,14 @@ import { messageSeeds } from './messages.mjs';
 import { officeHangSeeds } from './office-hangs.mjs';
 import { pdfLieSeeds } from './pdf-lies.mjs';
 import { parquetLieSeeds } from './parquet-lies.mjs';
+import { sqlLargeSeeds } from './sql-large.mjs';
 
 const BY_FAMILY = {
   csv: csvSeeds,
   pdf: () => [...pdfSeeds(), ...pdfLieSeeds()],
   office: () => [...officeSeeds(), ...officeHangSeeds()],
   email: emailSeeds,
-  sql: sqlSeeds,
+  sql: () => [...sqlSeeds(), ...sqlLargeSeeds()],
   gis: gisSeeds,
   cad: cadSeeds,
   parquet: () => [...parquetSeeds(), ...parquetLieSeeds()],
