@@ -38,6 +38,32 @@ export function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
+/** A process and its descendants (a node's parsing process and what it starts). */
+export function processTree(pid) {
+  const children = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [];
+  const walk = (p) => {
+    out.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return out;
+}
+
+/** CPU seconds used so far by the processes still running among `pids`. */
+export const treeCpuSeconds = (pids) => pids.reduce((s, p) => s + (fs.existsSync(`/proc/${p}`) ? cpuSeconds(p) : 0), 0);
+
 export const uptimeLine = () => fs.readFileSync('/proc/loadavg', 'utf8').trim();
 
 export function percentile(sorted, p) {
@@ -142,16 +168,20 @@ export async function startBenchServer(mode, extraEnv = {}) {
     const info = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('bench server did not start within 90 s')), 90_000);
       child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+      let started = false;
       createInterface({ input: child.stdout }).on('line', (line) => {
+        let m = null;
         try {
-          const m = JSON.parse(line);
-          if (m.port) {
-            clearTimeout(timer);
-            resolve(m);
-          }
+          m = JSON.parse(line);
         } catch {
-          process.stderr.write(`[server] ${line}\n`);
+          // not JSON: shown below
         }
+        // The server's own first line names its port and credentials; anything else (its log) is shown.
+        if (!started && m?.port && m.clientId) {
+          started = true;
+          clearTimeout(timer);
+          resolve(m);
+        } else process.stderr.write(`[server] ${line}\n`);
       });
     });
     return { ...info, pid: child.pid, mode, dataDir, db: db?.name ?? null, redisPrefix, url: `http://127.0.0.1:${info.port}`, stop: cleanup };

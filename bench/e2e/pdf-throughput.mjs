@@ -15,37 +15,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CORPUS, textPdfs } from '../pdf/corpus.mjs';
-import { args, client, cpuSeconds, fmt, getToken, median, sleep, startBenchServer, uptimeLine } from './lib.mjs';
+import { args, client, fmt, getToken, median, processTree, sleep, startBenchServer, treeCpuSeconds, uptimeLine } from './lib.mjs';
 
 const o = args({ mode: 'embedded', copies: 5, runs: 3, concurrency: 8, 'poll-ms': 50 });
 const files = textPdfs();
 const list = Array.from({ length: o.copies }, () => files).flat();
 const pages = list.reduce((n, f) => n + f.pages, 0);
 const bodies = new Map(files.map((f) => [f.file, fs.readFileSync(path.join(CORPUS, f.file))]));
-
-/** The node's process and its descendants (the parsing process). */
-function processTree(pid) {
-  const children = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [];
-  const walk = (p) => {
-    out.push(p);
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
-  return out;
-}
-const treeCpu = (pids) => pids.reduce((s, p) => s + (fs.existsSync(`/proc/${p}`) ? cpuSeconds(p) : 0), 0);
 
 function pdftotextRun() {
   const listFile = path.join(os.tmpdir(), `dp-bench-pdf-list-${process.pid}`);
@@ -116,9 +92,9 @@ try {
     let native;
     const measureService = async () => {
       const pids = processTree(server.pid);
-      const cpu0 = treeCpu(pids);
+      const cpu0 = treeCpuSeconds(pids);
       const r = await serviceRun(list);
-      svc = { ...r, cpuS: treeCpu(pids) - cpu0 };
+      svc = { ...r, cpuS: treeCpuSeconds(pids) - cpu0 };
     };
     if (first === 'service') {
       await measureService();

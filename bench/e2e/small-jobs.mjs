@@ -1,0 +1,129 @@
+// Small-job throughput and CPU per job, the service against bare BullMQ on the same Redis in
+// the same run (issue 28).
+//
+//   node bench/e2e/small-jobs.mjs [--mode embedded|redis] [--jobs 2000] [--concurrency 32] [--runs 3] [--warmup 200] [--poll-ms 20] [--rows 50]
+//
+// The service: C clients, each uploading a small CSV (csvRoute=Tabular) and waiting for its
+// completion, which one watcher sees by batch status (POST /api/v1/documents/status/batch, ≤ 100
+// ids a request, every poll-ms); the plan allows 100,000 concurrent jobs, so its limit is never
+// what bounds the run. CPU per job: the node and its parsing process together (/proc, all
+// threads), over the measured jobs. The baseline: bench/e2e/bullmq-bare.mjs, C producers and a
+// worker of concurrency C in one process (its CPU), on the same Redis. Runs alternate.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { args, client, fmt, getToken, HERE, median, processTree, sleep, smallCsv, startBenchServer, treeCpuSeconds, uptimeLine } from './lib.mjs';
+
+const o = args({ mode: 'embedded', jobs: 2000, concurrency: 32, runs: 3, warmup: 200, 'poll-ms': 20, rows: 50 });
+const csv = smallCsv(o.rows);
+
+function bareBullmq() {
+  const r = spawnSync(process.execPath, [path.join(HERE, 'bullmq-bare.mjs'), '--jobs', String(o.jobs), '--concurrency', String(o.concurrency)], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`bare BullMQ failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1));
+}
+
+const server = await startBenchServer(o.mode);
+const c = client(server.url, { maxSockets: o.concurrency + 8 });
+const out = { mode: o.mode, jobs: o.jobs, concurrency: o.concurrency, csvBytes: csv.length, runs: [] };
+try {
+  const token = await getToken(c, server.clientId, server.clientSecret);
+  const auth = { authorization: `Bearer ${token}` };
+  let seq = 0;
+
+  /** Runs `total` jobs with C clients; returns wall seconds. */
+  async function serviceRun(total) {
+    const waiting = new Map(); // documentId → resolve(statusInt)
+    let done = false;
+    const watcher = (async () => {
+      while (!done) {
+        const ids = [...waiting.keys()];
+        for (let i = 0; i < ids.length; i += 100) {
+          const r = await c.request('POST', '/api/v1/documents/status/batch', {
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ documentIds: ids.slice(i, i + 100) }),
+          });
+          if (r.status !== 200) throw new Error(`batch status: ${r.status} ${r.text}`);
+          for (const s of r.json.results) {
+            if (s.statusInt === 8 || s.statusInt === 9) {
+              waiting.get(s.documentId)?.(s.statusInt);
+              waiting.delete(s.documentId);
+            }
+          }
+        }
+        await sleep(o['poll-ms']);
+      }
+    })();
+    let next = 0;
+    let failed = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: o.concurrency }, async () => {
+        while (next < total) {
+          next++;
+          const id = `small-${process.pid}-${seq++}`;
+          const finished = new Promise((resolve) => waiting.set(id, resolve));
+          const r = await c.request('POST', `/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular&documentId=${id}`, {
+            headers: { ...auth, 'content-type': 'text/csv' },
+            body: csv,
+          });
+          if (r.status !== 202) throw new Error(`upload: ${r.status} ${r.text}`);
+          if ((await finished) === 9) failed++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    done = true;
+    await watcher;
+    return { seconds, failed };
+  }
+
+  await serviceRun(o.warmup);
+  for (let run = 1; run <= o.runs; run++) {
+    const load = uptimeLine();
+    const measure = async () => {
+      const pids = processTree(server.pid);
+      const cpu0 = treeCpuSeconds(pids);
+      const r = await serviceRun(o.jobs);
+      return { ...r, cpuMsPerJob: ((treeCpuSeconds(pids) - cpu0) * 1000) / o.jobs, pids: pids.length };
+    };
+    let svc;
+    let bare;
+    if (run % 2 === 1) {
+      svc = await measure();
+      bare = bareBullmq();
+    } else {
+      bare = bareBullmq();
+      svc = await measure();
+    }
+    const row = {
+      run,
+      load,
+      serviceJobsPerSec: o.jobs / svc.seconds,
+      serviceCpuMsPerJob: svc.cpuMsPerJob,
+      serviceFailed: svc.failed,
+      bareJobsPerSec: bare.jobsPerSec,
+      bareCpuMsPerJob: bare.cpuMsPerJob,
+      ratio: o.jobs / svc.seconds / bare.jobsPerSec,
+    };
+    out.runs.push(row);
+    console.error(
+      `[${o.mode}] run ${run}: service ${fmt(row.serviceJobsPerSec)} jobs/s, ${fmt(row.serviceCpuMsPerJob, 2)} ms CPU/job (node + parsing process, ${svc.failed} failed); bare BullMQ ${fmt(row.bareJobsPerSec)} jobs/s, ${fmt(row.bareCpuMsPerJob, 2)} ms CPU/job; ratio ${fmt(row.ratio, 3)}; load ${load}`,
+    );
+  }
+  out.median = {
+    serviceJobsPerSec: median(out.runs.map((r) => r.serviceJobsPerSec)),
+    serviceCpuMsPerJob: median(out.runs.map((r) => r.serviceCpuMsPerJob)),
+    bareJobsPerSec: median(out.runs.map((r) => r.bareJobsPerSec)),
+    bareCpuMsPerJob: median(out.runs.map((r) => r.bareCpuMsPerJob)),
+    ratio: median(out.runs.map((r) => r.ratio)),
+  };
+  console.error(
+    `[${o.mode}] median: ${fmt(out.median.serviceJobsPerSec)} jobs/s, ${fmt(out.median.serviceCpuMsPerJob, 2)} ms CPU/job; ratio to bare BullMQ ${fmt(out.median.ratio, 3)}`,
+  );
+} finally {
+  c.close();
+  await server.stop();
+}
+process.stdout.write(JSON.stringify(out, null, 2) + '\n');
