@@ -130,14 +130,15 @@ function changedSettings(app: App, body: Record<string, unknown>): Record<string
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(current[k])));
 }
 
+/** What was typed, to show the form again. */
 function valuesOf(form: FormFields): AppFormValues {
   return {
-    name: form.get('name'),
-    licenseRegion: form.get('licenseRegion'),
-    allowedDomains: form.lines('allowedDomains').join('\n'),
-    planId: form.get('planId'),
-    storageConfigId: form.get('storageConfigId'),
-    dbCode: form.get('dbCode'),
+    name: form.typed('name'),
+    licenseRegion: form.typed('licenseRegion'),
+    allowedDomains: form.typed('allowedDomains'),
+    planId: form.typed('planId'),
+    storageConfigId: form.typed('storageConfigId'),
+    dbCode: form.typed('dbCode'),
   };
 }
 
@@ -223,10 +224,10 @@ ${
     postForm(d, '/t/:tenantId/apps/:appId', { params: AppParams, summary: "Change an app's settings" }, async (page, form) => {
       const tenant = await page.tenant();
       const app = await appOf(page, tenant.id, page.ctx.params.appId);
-      const changes = changedSettings(app, appBody(page, form, false));
       const done = (outcome: string) => redirect(page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}?done=${outcome}`)));
-      if (Object.keys(changes).length === 0) return done('unchanged');
       try {
+        const changes = changedSettings(app, appBody(page, form, false));
+        if (Object.keys(changes).length === 0) return done('unchanged');
         await page.api.call('updateApp', { params: { appId: app.id }, body: changes });
         return done('saved');
       } catch (err) {

@@ -80,7 +80,7 @@ export function memberPages(d: Dashboard): RouteDef[] {
         return redirect(back(tenant.id, 'invited'));
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return membersView(page, tenant, { email: form.get('email'), role: form.get('role') }, FormErrors.fromProblem(err, ['email', 'role']), err.status);
+        return membersView(page, tenant, { email: form.typed('email'), role: form.typed('role') }, FormErrors.fromProblem(err, ['email', 'role']), err.status);
       }
     }),
     postForm(d, '/t/:tenantId/members/remove', { params: TenantParams, summary: 'Remove a member' }, async (page, form) => {

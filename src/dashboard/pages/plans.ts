@@ -101,13 +101,13 @@ export function planPages(d: Dashboard): RouteDef[] {
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
         const v: PlanForm = {
-          name: form.get('name'),
-          units: form.get('maxDocumentUnitsPerMonth'),
-          fileMiB: form.get('maxFileSizeMiB'),
-          jobs: form.get('maxConcurrentJobs'),
-          rateMiB: form.get('maxMiBPerSecond'),
-          advanced: form.get('advancedPdfExtraction') === 'true',
-          ocr: form.get('ocrPdfExtraction') === 'true',
+          name: form.typed('name'),
+          units: form.typed('maxDocumentUnitsPerMonth'),
+          fileMiB: form.typed('maxFileSizeMiB'),
+          jobs: form.typed('maxConcurrentJobs'),
+          rateMiB: form.typed('maxMiBPerSecond'),
+          advanced: form.typed('advancedPdfExtraction') === 'true',
+          ocr: form.typed('ocrPdfExtraction') === 'true',
         };
         return plansView(page, v, FormErrors.fromProblem(err, [...PLAN_FIELDS, ...Object.values(FORM_NAMES)]), err.status);
       }

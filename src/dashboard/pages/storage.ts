@@ -148,12 +148,12 @@ export function storagePages(d: Dashboard): RouteDef[] {
           errors.fields.set('bucket', err.detail ?? err.title);
         }
         const v: StorageForm = {
-          provider: form.get('provider'),
-          endpoint: form.get('endpoint'),
-          region: form.get('region'),
-          bucket: form.get('bucket'),
-          prefix: form.get('prefix'),
-          forcePathStyle: form.get('forcePathStyle') === 'true',
+          provider: form.typed('provider'),
+          endpoint: form.typed('endpoint'),
+          region: form.typed('region'),
+          bucket: form.typed('bucket'),
+          prefix: form.typed('prefix'),
+          forcePathStyle: form.typed('forcePathStyle') === 'true',
         };
         return storageView(page, tenant, v, errors, err.status);
       }
