@@ -258,7 +258,7 @@ export const PROBLEMS = {
     status: 409,
     title: 'Conflict',
     group: 'manage',
-    when: 'The address is already a member of the tenant with that role.',
+    when: "Inviting an address that is already a member of the tenant (`role` names its role): a member's role is changed with `PATCH /manage/v1/tenants/{tenantId}/members/{email}`, not by inviting them again.",
   },
   already_invited: {
     status: 409,
