@@ -7,7 +7,12 @@ import { terminalSafe } from '../http/text-rules.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/** The text as a page shows it (before HTML escaping): what a form field showing it sends back unchanged. */
+export function shownText(s: string): string {
+  return terminalSafe(s, { keepLineFeeds: true });
+}
+
 /** Text for HTML, as element content or as a quoted attribute value. */
 export function escapeHtml(s: string): string {
-  return terminalSafe(s, { keepLineFeeds: true }).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  return shownText(s).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }

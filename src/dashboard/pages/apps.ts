@@ -6,6 +6,7 @@ import type { RouteDef } from '../../http/route.js';
 import { NO_PLAN_LIMITS, type AppLimits } from '../../tenancy/plan-limits.js';
 import type { App, Plan, StorageConfig, Tenant } from '../../tenancy/types.js';
 import { FormErrors, field, select, type FormFields } from './forms.js';
+import { shownText } from '../display-text.js';
 import { html, type Html } from './html.js';
 import { actionButton, csrfField, formatDate, formatNumber, notice, redirect } from './layout.js';
 import { getPage, postForm, type Dashboard, type Page } from './page-kit.js';
@@ -126,7 +127,8 @@ function appBody(page: Page, form: FormFields, forCreate: boolean): Record<strin
 
 /** The settings the form changes: only those go to the API, so a setting the form cannot show as it is (a retired plan, a region no longer offered) is never overwritten. */
 function changedSettings(app: App, body: Record<string, unknown>): Record<string, unknown> {
-  const current: Record<string, unknown> = { ...app, licenseRegion: app.licenseRegion ?? '' };
+  // An old name with control characters is shown escaped: sent back as shown, it is unchanged.
+  const current: Record<string, unknown> = { ...app, name: shownText(app.name), licenseRegion: app.licenseRegion ?? '' };
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(current[k])));
 }
 
