@@ -22,6 +22,8 @@ let rig: DashboardRig;
 let owner: SignedInClient;
 let operator: SignedInClient;
 let tenantId: string;
+let appId: string;
+let planId: string;
 
 const db = () => (rig.node.node.controlPlane as SqlControlPlaneStore).db;
 const get = (s: SignedInClient | null, path: string, accept = 'text/html') =>
@@ -40,7 +42,8 @@ beforeAll(async () => {
   owner = await signIn(rig, 'owner@old-names.test');
   operator = await signIn(rig, 'root@ops.test');
   tenantId = randomUUID();
-  const planId = randomUUID();
+  appId = randomUUID();
+  planId = randomUUID();
   await db().query("INSERT INTO tenants (id, name, state) VALUES ($1, $2, 'Active')", [tenantId, TENANT]);
   await db().query("INSERT INTO tenant_members (tenant_id, email, role) VALUES ($1, 'owner@old-names.test', 'owner')", [tenantId]);
   await db().query(
@@ -51,7 +54,7 @@ beforeAll(async () => {
   await db().query(
     `INSERT INTO apps (id, tenant_id, name, license_region, db_code, client_id, secret_hash, allowed_domains, enabled, plan_id)
      VALUES ($1, $2, $3, 'local', 'db1', $4, 'x', '{}', true, $5)`,
-    [randomUUID(), tenantId, APP, `c-${randomUUID()}`, planId],
+    [appId, tenantId, APP, `c-${randomUUID()}`, planId],
   );
 }, 120_000);
 
@@ -77,6 +80,25 @@ describe('names stored before the names rule', () => {
     const apps = await (await get(owner, `${D}/t/${tenantId}/apps`)).text();
     expect(apps).toContain('Bell\\u0007App');
     expect(await (await get(operator, `${D}/plans`)).text()).toContain('Plan\\u2066isolated\\u2069');
+  });
+
+  it("an app's form shows the old name escaped; saving other settings with it as shown leaves the name as it is", async () => {
+    const appPage = await (await get(owner, `${D}/t/${tenantId}/apps/${appId}`)).text();
+    expect(appPage).toContain('name="name" required');
+    expect(appPage).toMatch(/name="name"[^>]* value="Bell\\u0007App"/);
+    const body = new URLSearchParams({
+      _csrf: await csrf(owner),
+      name: 'Bell\\u0007App',
+      licenseRegion: 'local',
+      allowedDomains: 'app.old-names.test',
+      planId,
+      storageConfigId: '',
+    });
+    const res = await post(owner, `${D}/t/${tenantId}/apps/${appId}`, body.toString(), 'text/html');
+    expect(res.status, await res.text()).toBe(303);
+    const app = (await rig.node.node.controlPlane.getApp(appId))!;
+    expect(app.allowedDomains).toEqual(['app.old-names.test']);
+    expect(app.name).toBe(APP);
   });
 
   it('the sign-in pages follow the same rule (a refused next= is quoted in the page)', async () => {
@@ -118,6 +140,6 @@ describe('form bodies', () => {
     const res = await post(owner, `${D}/t/${tenantId}/storage`, body, 'text/html');
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/<p class="error" id="f-forcePathStyle-error">The field &quot;forcePathStyle&quot; contains a NUL character/);
-    expect((await db().query('SELECT 1 FROM audit_log WHERE tenant_id = $1', [tenantId])).rows).toEqual([]);
+    expect((await db().query("SELECT 1 FROM audit_log WHERE tenant_id = $1 AND action LIKE 'storage.%'", [tenantId])).rows).toEqual([]);
   });
 });
