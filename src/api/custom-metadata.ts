@@ -1,7 +1,10 @@
 // customMetadataJson: a JSON object attached to the job and copied into the artifact. It is
 // bounded at the edge, before anything is stored: a deeply nested object overflows the
 // stack of every structured clone the job later goes through (job stores, worker threads).
+// Its strings are text: a \u0000 escape (or half a surrogate pair) anywhere in it is refused,
+// as NUL is everywhere else — PostgreSQL cannot store it, and nothing downstream wants it.
 import { problems, type ProblemError } from '../http/problem.js';
+import { findNotText } from '../http/text-rules.js';
 
 /** Levels of objects and arrays, the outer object included. */
 export const CUSTOM_METADATA_MAX_DEPTH = 32;
@@ -55,6 +58,11 @@ export function parseCustomMetadata(raw: string | undefined): Record<string, unk
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw problems.invalidParameter(PARAMETER, 'customMetadataJson must be a JSON object, e.g. {"source":"crm"}.');
+  }
+  const notText = findNotText(v);
+  if (notText) {
+    const at = notText.path.map((p) => JSON.stringify(p)).join(' → ');
+    throw problems.invalidParameter(PARAMETER, `customMetadataJson holds ${notText.reason} (at ${at}); its strings and names must be text.`);
   }
   return v as Record<string, unknown>;
 }

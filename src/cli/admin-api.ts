@@ -7,7 +7,7 @@ import type { MailView } from '../mail/view.js';
 import type { UsageReport } from '../manage/api/usage-routes.js';
 import { usageLinesCsv } from '../manage/api/billing-csv.js';
 import type { Statement, TenantUsage } from '../tenancy/billing-store.js';
-import { NotFoundError, type App, type NewPlan, type OperatorKey, type Plan, type StorageConfig, type Tenant } from '../tenancy/types.js';
+import { NotFoundError, type App, type NewPlan, type OperatorKey, type Plan, type PlanChanges, type StorageConfig, type Tenant } from '../tenancy/types.js';
 import { ManageApiError, type ManageClient } from './manage-client.js';
 
 /** Apps as the API shows them: never the secret hash. */
@@ -102,6 +102,11 @@ export class AdminApi {
 
   async listPlans(): Promise<Plan[]> {
     return (await this.client.call<{ items: Plan[] }>('GET', '/plans')).items;
+  }
+
+  /** Changes the given fields of a plan's name and terms. */
+  updatePlan(id: string, changes: PlanChanges): Promise<Plan> {
+    return this.client.call<Plan>('PATCH', `/plans/${enc(id)}`, changes, ['plan', id]);
   }
 
   async retirePlan(id: string): Promise<Plan> {

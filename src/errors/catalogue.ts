@@ -186,7 +186,7 @@ export const PROBLEMS = {
     status: 429,
     title: 'Rate limit exceeded',
     group: 'documents',
-    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys at the dashboard's sign-in from one address, more than 10 storage checks for one tenant in a minute (nothing sent), and the management API's limits on tenants, invitations and e-mails per address (`limit`, `limitName`; nothing created, the refusal audited). `Retry-After`.",
+    when: "Too many unfinished jobs for the plan, or upload bytes per second over the plan (a declared Content-Length before reading; a chunked body or a presigned PUT mid-stream, nothing stored or charged); names `limit`. Also too many wrong operator keys from one address (the dashboard's sign-in form and Bearer keys on `/manage/v1` counted together; past the limit a key is not even checked), more than 10 storage checks for one tenant in a minute (nothing sent), and the management API's limits on tenants, invitations and e-mails per address (`limit`, `limitName`; nothing created, the refusal audited). `Retry-After`.",
   },
   storage_unavailable: {
     status: 502,
@@ -258,7 +258,7 @@ export const PROBLEMS = {
     status: 409,
     title: 'Conflict',
     group: 'manage',
-    when: 'The address is already a member of the tenant with that role.',
+    when: "Inviting an address that is already a member of the tenant (`role` names its role): a member's role is changed with `PATCH /manage/v1/tenants/{tenantId}/members/{email}`, not by inviting them again.",
   },
   already_invited: {
     status: 409,

@@ -4,13 +4,19 @@
 // never change: they only ever see a ManagePrincipal. A session cookie rides along with every
 // request the browser makes, so a state change authenticated by it must also prove it comes
 // from the dashboard (the session's CSRF token); a bearer key is never sent implicitly.
+// Wrong operator keys are limited per client address with the token endpoint's attempt
+// limiter, and counted together wherever they are tried: as Bearer keys here and in the
+// dashboard's sign-in form (verifyOperatorKey).
 import { timingSafeEqual } from 'node:crypto';
 import { problem } from '../http/problem.js';
+import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from '../identity/attempt-limiter.js';
+import { OAuthError } from '../identity/oauth-errors.js';
+import type { RateCounters } from '../jobs/types.js';
 import { canonicalEmailOrNull } from '../mail/address.js';
 import type { RequestContext } from '../http/route.js';
 import type { MembersStore } from '../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
-import type { TenantRole } from '../tenancy/types.js';
+import type { OperatorKey, TenantRole } from '../tenancy/types.js';
 
 /** The `realm` of the management API's Bearer challenges (operator keys, the local operator credential). */
 export const MANAGE_REALM = 'docparse-manage';
@@ -76,7 +82,51 @@ export const manageProblems = {
       'csrf_failed',
       "A change made with the dashboard's session cookie must carry the session's CSRF token (header X-CSRF-Token, or form field _csrf on dashboard pages).",
     ),
+  tooManyWrongKeys: (retryAfter: string) =>
+    problem('rate_limited', `Too many wrong operator keys from this address; retry after ${retryAfter} s.`, {}, { 'Retry-After': retryAfter }),
 };
+
+/**
+ * The attempt limiter's "client" for operator keys (src/identity/attempt-limiter.ts): one for
+ * every way a key is tried, so a guesser meets the same counters in the sign-in form and as a
+ * Bearer key, with the same limits (10 wrong keys a minute from one address).
+ */
+const OPERATOR_KEY_CLIENT = 'dashboard operator-key sign-in';
+
+/** An attempt limiter for operator keys on the node's rate counters (the token endpoint's limits unless given). */
+export function operatorKeyAttempts(counters: RateCounters, limits: Partial<FailureLimits> = {}, now: () => number = Date.now): AttemptLimiter {
+  return new AttemptLimiter(counters, { ...DEFAULT_FAILURE_LIMITS, ...limits }, now);
+}
+
+/**
+ * The live operator key `presented` is, or null for a wrong one (a counted failure). Past the
+ * limit for the address, 429 rate_limited with Retry-After, and the key is not even looked at
+ * (so the limit is no guessing oracle).
+ */
+export async function verifyOperatorKey(
+  keys: OperatorKeysStore,
+  attempts: AttemptLimiter,
+  presented: string,
+  remoteAddress: string,
+): Promise<OperatorKey | null> {
+  let slot;
+  try {
+    slot = await attempts.reserve(OPERATOR_KEY_CLIENT, remoteAddress);
+  } catch (err) {
+    if (err instanceof OAuthError && err.status === 429) throw manageProblems.tooManyWrongKeys(err.headers['Retry-After'] ?? '60');
+    throw err;
+  }
+  let key;
+  try {
+    key = await keys.verify(presented);
+  } catch (err) {
+    // The key was never judged (e.g. the control plane is unreachable): not a failure.
+    await slot.release().catch(() => undefined);
+    throw err;
+  }
+  if (key) await slot.release(); // a wrong key keeps its slot: a counted failure
+  return key;
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -112,11 +162,15 @@ export async function sessionPrincipal(session: SessionCaller, members: MembersS
   };
 }
 
-export type ManageAuthenticator = (ctx: RequestContext) => Promise<ManagePrincipal>;
+/**
+ * Who makes a management request. `counters` are the node's rate counters (ManageDeps.counters):
+ * wrong Bearer keys are counted in them, as the dashboard's sign-in form counts its own.
+ */
+export type ManageAuthenticator = (ctx: RequestContext, counters: RateCounters) => Promise<ManagePrincipal>;
 
 export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthenticator {
   const operatorEmails = operatorEmailSet(opts.operatorEmails);
-  return async (ctx) => {
+  return async (ctx, counters) => {
     const header = ctx.headers.authorization;
     if (header === undefined) {
       const session = opts.sessions ? await opts.sessions(ctx) : null;
@@ -125,9 +179,7 @@ export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthen
       return sessionPrincipal(session, opts.members, operatorEmails);
     }
     const m = BEARER.exec(header.trim());
-    if (!m) throw manageProblems.invalidCredentials();
-    const presented = m[1];
-    const key = await opts.operatorKeys.verify(presented);
+    const key = await verifyOperatorKey(opts.operatorKeys, operatorKeyAttempts(counters), m ? m[1] : '', ctx.remoteAddress);
     if (key) return { kind: 'operator', id: `operator-key:${key.id}`, tenantRoles: new Map(), isOperator: true };
     throw manageProblems.invalidCredentials();
   };

@@ -102,6 +102,31 @@ export class MembersStore {
     });
   }
 
+  /**
+   * Changes a member's role at once; refuses (returns 'last_owner') to make the tenant's last
+   * owner a member. Serialised with removals, so the two cannot leave a tenant without owners.
+   */
+  async setRole(tenantId: string, email: string, role: TenantRole): Promise<{ before: TenantMember; after: TenantMember } | null | 'last_owner'> {
+    const address = canonicalEmail(email);
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`docparse members ${tenantId}`]);
+      const { rows } = await tx.query<MemberRow>('SELECT * FROM tenant_members WHERE tenant_id = $1 AND email = $2', [tenantId, address]);
+      if (!rows[0]) return null;
+      const before = toMember(rows[0]);
+      if (before.role === role) return { before, after: before };
+      if (before.role === 'owner') {
+        const owners = await tx.query<{ n: number | string }>("SELECT count(*) AS n FROM tenant_members WHERE tenant_id = $1 AND role = 'owner'", [tenantId]);
+        if (Number(owners.rows[0].n) <= 1) return 'last_owner';
+      }
+      const updated = await tx.query<MemberRow>('UPDATE tenant_members SET role = $3 WHERE tenant_id = $1 AND email = $2 RETURNING *', [
+        tenantId,
+        address,
+        role,
+      ]);
+      return { before, after: toMember(updated.rows[0]) };
+    });
+  }
+
   /** Each tenant the address belongs to, with its role there. */
   async rolesOf(email: string): Promise<Map<string, TenantRole>> {
     const { rows } = await this.db.query<MemberRow>('SELECT * FROM tenant_members WHERE email = $1', [canonicalEmail(email)]);
@@ -205,8 +230,9 @@ export class MembersStore {
   }
 
   /**
-   * A signed-in person's open invitations become memberships (the higher role wins when they
-   * are already a member). Returns the tenants joined.
+   * A signed-in person's open invitations become memberships. Someone who is a member already
+   * is not invited (a role is changed with setRole); an invitation from before that rule,
+   * accepted by a member, never lowers their role. Returns the tenants joined.
    */
   async acceptInvitations(email: string, userId: string): Promise<TenantMember[]> {
     const address = canonicalEmail(email);

@@ -122,6 +122,8 @@ export interface NewPlan {
   maxBytesPerSecond: number;
   id?: string;
 }
+/** What an edit of a plan may change: its name and terms (not its id, status or creation time). */
+export type PlanChanges = Partial<Omit<NewPlan, 'id'>>;
 export interface NewApp {
   tenantId: string;
   name: string;

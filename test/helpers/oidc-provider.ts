@@ -2,7 +2,8 @@
 // 127.0.0.1 with a random port. Its sign-in page asks for an e-mail address only: a browser
 // (Playwright) fills it in, or `signIn` does it over fetch. Accounts are made on first sign-in
 // (e-mail verified) unless registered first with addAccount; consent is implied, as for a
-// first-party app. ID tokens carry email, email_verified and name, as Google's do (set
+// first-party app. Addresses are vouched for exactly as given (no lower-casing, no
+// normalisation), as a real provider may: canonical forms are the service's business. ID tokens carry email, email_verified and name, as Google's do (set
 // conformIdTokenClaims to have them only at the UserInfo endpoint instead).
 //
 // For refusal tests the provider can also misbehave on purpose: replaceNextTokenResponse swaps
@@ -105,13 +106,13 @@ export async function startOidcProvider(opts: {
 }): Promise<TestOidcProvider> {
   const accounts = new Map<string, Required<OidcTestAccount>>(); // by sub
   const addAccount = (a: OidcTestAccount): string => {
-    const email = a.email.toLowerCase();
+    const email = a.email;
     for (const [sub, x] of accounts) if (x.email === email) accounts.delete(sub);
     const sub = a.sub ?? randomUUID();
     accounts.set(sub, { email, emailVerified: a.emailVerified ?? true, name: a.name ?? email.split('@')[0], sub });
     return sub;
   };
-  const subjectOf = (email: string) => [...accounts.values()].find((a) => a.email === email.toLowerCase())?.sub;
+  const subjectOf = (email: string) => [...accounts.values()].find((a) => a.email === email)?.sub;
   for (const a of opts.accounts ?? []) addAccount(a);
 
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
@@ -174,7 +175,7 @@ export async function startOidcProvider(opts: {
     }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const email = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('email')?.trim().toLowerCase() ?? '';
+    const email = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('email')?.trim() ?? '';
     if (!email.includes('@')) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('an e-mail address is required');
       return;

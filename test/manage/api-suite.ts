@@ -26,7 +26,8 @@ const signedInUser = async (ctx: RequestContext) => {
   return email ? { userId: `user:${email}`, email, csrfToken: TEST_CSRF } : null;
 };
 
-type As = { key: string } | { user: string } | null;
+/** An operator key (`from`: the client address a trusted proxy names), a signed-in user, or nobody. */
+type As = { key: string; from?: string } | { user: string } | null;
 interface Answer {
   status: number;
   body: any;
@@ -50,6 +51,7 @@ export function manageApiSuite(mode: Mode): void {
     async function call(method: string, path: string, as: As, body?: unknown): Promise<Answer> {
       const headers: Record<string, string> = {};
       if (as && 'key' in as) headers.authorization = `Bearer ${as.key}`;
+      if (as && 'key' in as && as.from) headers['x-forwarded-for'] = as.from;
       if (as && 'user' in as) Object.assign(headers, { 'x-test-user': as.user, 'x-csrf-token': TEST_CSRF });
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -69,6 +71,8 @@ export function manageApiSuite(mode: Mode): void {
         DOCPARSE_SEED_DEMO: 'false',
         // The tenant storage of these tests is s3rver on loopback.
         DOCPARSE_OUTBOUND_ALLOW: '127.0.0.0/8',
+        // Wrong keys are limited per client address: the wrong-key checks come from many (X-Forwarded-For).
+        DOCPARSE_TRUST_PROXY: 'true',
       });
       node = await startNode(loadConfig(t.env, ['api', 'auth']), {
         logger: pino({ level: 'silent' }),
@@ -89,6 +93,10 @@ export function manageApiSuite(mode: Mode): void {
     });
 
     it('refuses every endpoint without credentials (401 missing_credentials), with a wrong or revoked operator key (401 invalid_credentials)', async () => {
+      // Wrong keys are limited to 10 a minute per address and 100 from all together (bearer-attempts.test.ts):
+      // one wrong key per endpoint, the three kinds in turn, each from its own address.
+      const wrongKeys = (revokedKey: string) => ['dp_op_not-a-key', revokedKey, 'an-app-token'];
+      let attempt = 0;
       const routes = node.http.router.routes.filter((r) => r.auth === 'manage');
       expect(routes.length).toBeGreaterThanOrEqual(30);
       const revoked = await new OperatorKeysStore((node.controlPlane as SqlControlPlaneStore).db).create('to revoke');
@@ -104,11 +112,10 @@ export function manageApiSuite(mode: Mode): void {
         expect(none.body.code).toBe('missing_credentials');
         expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm="docparse-manage"/);
         expect(none.headers.get('content-type')).toBe('application/problem+json');
-        for (const key of ['dp_op_not-a-key', revoked.key, 'an-app-token']) {
-          const wrong = await call(r.method, path, { key }, body);
-          expect(wrong.status, `${r.method} ${r.path} with ${key}`).toBe(401);
-          expect(wrong.body.code).toBe('invalid_credentials');
-        }
+        const key = wrongKeys(revoked.key)[attempt % 3];
+        const wrong = await call(r.method, path, { key, from: `198.18.0.${++attempt}` }, body);
+        expect(wrong.status, `${r.method} ${r.path} with ${key}`).toBe(401);
+        expect(wrong.body.code).toBe('invalid_credentials');
       }
     });
 
@@ -472,9 +479,15 @@ export function manageApiSuite(mode: Mode): void {
         clientAddress: expect.stringMatching(/127\.0\.0\.1/),
         requestId: expect.any(String),
       });
+      // An operator's change: owners see its kind only; operators see which key, from where.
       const activation = mine.body.items.find((e: any) => e.action === 'tenant.activate');
-      expect(activation.actor).toMatchObject({ kind: 'operator', id: expect.stringMatching(/^operator-key:/) });
+      expect(activation).toMatchObject({ actor: { kind: 'operator', id: null, email: null }, clientAddress: null });
       expect(activation.diff).toEqual({ state: { from: 'Pending Activation', to: 'Active' } });
+      const seenByOperator = (await m('GET', `/audit?tenantId=${acme.id}&limit=500`, op)).body.items.find((e: any) => e.id === activation.id);
+      expect(seenByOperator).toMatchObject({
+        actor: { kind: 'operator', id: expect.stringMatching(/^operator-key:/) },
+        clientAddress: expect.stringMatching(/127\.0\.0\.1/),
+      });
       // No secret ever reaches the log.
       expect(JSON.stringify(mine.body)).not.toContain(secret);
       const storage = mine.body.items.find((e: any) => e.action === 'storage.create');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingRoutes } from '../../src/manage/api/billing-routes.js';
 import { HttpServer } from '../../src/http/server.js';
 import type { ManageDeps } from '../../src/manage/api/kit.js';
+import { EmbeddedRateCounters } from '../../src/jobs/embedded-counters.js';
 import { createManageAuthenticator } from '../../src/manage/principal.js';
 import { AuditStore } from '../../src/tenancy/audit-store.js';
 import { BillingStore } from '../../src/tenancy/billing-store.js';
@@ -70,6 +71,7 @@ beforeAll(async () => {
       sessions: async (ctx) => (ctx.headers['x-test-user'] ? { userId: ctx.headers['x-test-user'], email: ctx.headers['x-test-user'] } : null),
     }),
     regions: ['local'],
+    counters: new EmbeddedRateCounters(), // wrong operator keys are counted in them
   } as unknown as ManageDeps; // the billing routes use only these
   http = new HttpServer({ logger: pino({ level: 'silent' }), maxHeaderBytes: 16384, trustProxy: false });
   for (const r of billingRoutes(deps, new BillingStore(store.db))) http.add(r);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { RequestContext } from '../../src/http/route.js';
 import { startNode, type RunningNode } from '../../src/node.js';
+import { MembersStore } from '../../src/tenancy/members-store.js';
 import { OperatorKeysStore } from '../../src/tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { createApp, createTestEnv, destroyTestEnv, getToken, type TestEnv } from '../helpers/node.js';
@@ -46,9 +47,11 @@ describe('storage checks through the outbound policy (management API)', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   }
+  /** A tenant still Pending Activation that Alice owns (an operator makes it: a user may create only 3 pending ones). */
   const newTenant = async () => {
-    const created = await m('POST', '/tenants', ALICE, { name: `t-${randomUUID().slice(0, 8)}` });
-    expect(created.body.state).toBe('Pending Activation');
+    const created = await m('POST', '/tenants', { key: operatorKey }, { name: `t-${randomUUID().slice(0, 8)}` });
+    expect(created.body.state, created.text).toBe('Pending Activation');
+    await new MembersStore((node.controlPlane as SqlControlPlaneStore).db).upsertMember({ tenantId: created.body.id, email: ALICE.user, role: 'owner' });
     return created.body.id as string;
   };
   const storage = (endpoint: string) => ({ provider: 'minio', endpoint, bucket: 'docs', accessKeyId: 'AK', secretAccessKey: 'SK', forcePathStyle: true });

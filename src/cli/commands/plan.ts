@@ -1,12 +1,41 @@
-// `docparse admin plan …`: create, retire, list.
+// `docparse admin plan …`: create, update, retire, list.
+import type { PlanChanges } from '../../tenancy/types.js';
 import type { AdminCommand } from '../command-table.js';
 import { emit, planLines, table } from '../command-output.js';
-import { parseByteSize, parseCount, required, str } from '../command-values.js';
+import { parseByteSize, parseCount, required, str, UsageError, type Values } from '../command-values.js';
 
 /** Defaults of `plan create`, the management API's too (src/manage/api/plan-routes.ts). */
 const DEFAULT_MAX_FILE_SIZE = '256MiB';
 const DEFAULT_MAX_CONCURRENT = 8;
 const DEFAULT_MAX_BYTES_PER_SECOND = '64MiB';
+
+/** A yes/no option of `plan update` (a flag can only say yes). */
+function yesNo(v: Values, name: string): boolean | undefined {
+  const text = str(v, name);
+  if (text === undefined) return undefined;
+  if (/^(yes|true|on)$/i.test(text)) return true;
+  if (/^(no|false|off)$/i.test(text)) return false;
+  throw new UsageError(`--${name}: expected yes or no, got "${text}"`);
+}
+
+/** The changes `plan update` was given: only the options named. */
+function planChanges(v: Values): PlanChanges {
+  const size = (name: string) => (str(v, name) === undefined ? undefined : parseByteSize(str(v, name)!, `--${name}`));
+  const count = (name: string, min: number) => (str(v, name) === undefined ? undefined : parseCount(str(v, name)!, `--${name}`, min));
+  const changes: PlanChanges = {
+    name: str(v, 'name') === undefined ? undefined : required(v, 'name'),
+    maxDocumentUnitsPerMonth: count('units', 0),
+    advancedPdfExtraction: yesNo(v, 'advanced'),
+    ocrPdfExtraction: yesNo(v, 'ocr'),
+    maxFileSizeBytes: size('max-file-size'),
+    maxConcurrentJobs: count('max-concurrent', 1),
+    maxBytesPerSecond: size('max-bytes-per-second'),
+  };
+  const given = Object.fromEntries(Object.entries(changes).filter(([, x]) => x !== undefined)) as PlanChanges;
+  if (Object.keys(given).length === 0)
+    throw new UsageError('name at least one change: --name, --units, --advanced, --ocr, --max-file-size, --max-concurrent or --max-bytes-per-second');
+  return given;
+}
 
 export const planCommands: AdminCommand[] = [
   {
@@ -35,6 +64,26 @@ export const planCommands: AdminCommand[] = [
         maxBytesPerSecond: parseByteSize(str(v, 'max-bytes-per-second') ?? DEFAULT_MAX_BYTES_PER_SECOND, '--max-bytes-per-second'),
       });
       emit(ctx, plan, ['Created plan.', ...planLines(plan)]);
+    },
+  },
+  {
+    name: 'plan update',
+    usage:
+      'plan update PLAN_ID [--name NAME] [--units UNITS_PER_MONTH] [--advanced yes|no] [--ocr yes|no] [--max-file-size SIZE] [--max-concurrent N] [--max-bytes-per-second SIZE]',
+    summary: "change a plan's name and terms (only those given; at once for every app on it; a retired plan stays retired)",
+    options: {
+      name: { type: 'string' },
+      units: { type: 'string' },
+      advanced: { type: 'string' },
+      ocr: { type: 'string' },
+      'max-file-size': { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'max-bytes-per-second': { type: 'string' },
+    },
+    positionals: 1,
+    async run(ctx) {
+      const plan = await ctx.api.updatePlan(ctx.positionals[0], planChanges(ctx.values));
+      emit(ctx, plan, ['Plan updated.', ...planLines(plan)]);
     },
   },
   {

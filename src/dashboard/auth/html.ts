@@ -6,6 +6,7 @@
 // same-origin), which also makes browsers send the real Origin with the forms' POSTs (under
 // no-referrer they send `Origin: null`).
 import type { Reply } from '../../http/route.js';
+import { escapeHtml } from '../display-text.js';
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -16,8 +17,8 @@ export const PAGE_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
 };
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+/** Text they did not write, escaped by the dashboard's one rule (src/dashboard/display-text.ts). */
+export const esc = escapeHtml;
 
 /** A whole page; `body` is trusted markup built with esc(). */
 export function page(basePath: string, title: string, body: string, status = 200, headers: Record<string, string> = {}): Reply {

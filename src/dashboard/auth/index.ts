@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { RequestContext } from '../../http/route.js';
 import type { FailureLimits } from '../../identity/attempt-limiter.js';
 import type { RateCounters } from '../../jobs/types.js';
-import { sessionPrincipal, type SessionResolver } from '../../manage/principal.js';
+import { operatorEmailSet, sessionPrincipal, type SessionResolver } from '../../manage/principal.js';
 import { DashboardSessionsStore } from '../../tenancy/dashboard-sessions-store.js';
 import type { MembersStore } from '../../tenancy/members-store.js';
 import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
@@ -50,7 +50,7 @@ export function createDashboardAuth(o: DashboardAuthOptions): DashboardAuthServi
   const cookies = dashboardCookies(config.dashboardUrl);
   const idleMs = config.sessionIdleMinutes * 60_000;
   const maxMs = config.sessionMaxHours * 3_600_000;
-  const operatorEmails = new Set(config.operatorEmails.map((e) => e.toLowerCase()));
+  const operatorEmails = operatorEmailSet(config.operatorEmails);
   const users = new DashboardSessionsStore(o.db);
   const signIns = new SignInStore(o.db);
   const sessions = new Sessions({

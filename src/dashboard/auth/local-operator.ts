@@ -1,12 +1,13 @@
 // The local operator's sign-in, so a node with no identity provider configured still has a
 // usable dashboard: a one-time link (printed at start to the person at the terminal; it dies
 // on use and after 15 minutes) or an operator key (`dp_op_…`, verified by the
-// OperatorKeysStore; failed attempts are limited like client secrets at the token endpoint).
+// OperatorKeysStore; failed attempts are limited like client secrets at the token endpoint,
+// counted with wrong Bearer keys on /manage/v1: verifyOperatorKey).
 import { randomBytes } from 'node:crypto';
 import { problem } from '../../http/problem.js';
-import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from '../../identity/attempt-limiter.js';
-import { OAuthError } from '../../identity/oauth-errors.js';
+import type { AttemptLimiter, FailureLimits } from '../../identity/attempt-limiter.js';
 import type { RateCounters } from '../../jobs/types.js';
+import { operatorKeyAttempts, verifyOperatorKey } from '../../manage/principal.js';
 import type { OperatorKeysStore } from '../../tenancy/operator-keys-store.js';
 import type { SignInStore } from '../../tenancy/sign-in-store.js';
 import { sha256Hex } from './sessions.js';
@@ -15,8 +16,6 @@ import { sha256Hex } from './sessions.js';
 export const LOCAL_OPERATOR_ID = 'local-operator';
 export const LINK_TTL_MS = 15 * 60_000;
 const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
-/** The attempt limiter counts by "client": every operator-key sign-in is one. */
-const LIMITER_CLIENT = 'dashboard operator-key sign-in';
 
 export interface LocalOperatorOptions {
   store: SignInStore;
@@ -33,8 +32,6 @@ export const localProblems = {
       'This sign-in link is unknown, used already or expired (links work once, for 15 minutes). For a new one run docparse admin sign-in-link where the node runs (or restart it), or sign in with an operator key.',
     ),
   wrongKey: () => problem('invalid_credentials', 'That is not a live operator key (unknown or revoked).'),
-  tooManyFailures: (retryAfter: string) =>
-    problem('rate_limited', `Too many wrong operator keys from this address; retry after ${retryAfter} s.`, {}, { 'Retry-After': retryAfter }),
 };
 
 export class LocalOperatorSignIn {
@@ -43,7 +40,7 @@ export class LocalOperatorSignIn {
 
   constructor(private readonly opts: LocalOperatorOptions) {
     this.now = opts.now ?? Date.now;
-    this.attempts = new AttemptLimiter(opts.counters, { ...DEFAULT_FAILURE_LIMITS, ...opts.failureLimits }, this.now);
+    this.attempts = operatorKeyAttempts(opts.counters, opts.failureLimits, this.now);
   }
 
   /** A new one-time link's token (the only copy; the store keeps its hash). */
@@ -70,23 +67,8 @@ export class LocalOperatorSignIn {
 
   /** The operator id (`operator-key:<id>`) of a live key; throws 401 invalid_credentials, or 429 once too many attempts failed. */
   async verifyKey(presented: string, remoteAddress: string): Promise<string> {
-    let slot;
-    try {
-      slot = await this.attempts.reserve(LIMITER_CLIENT, remoteAddress);
-    } catch (err) {
-      if (err instanceof OAuthError && err.status === 429) throw localProblems.tooManyFailures(err.headers['Retry-After'] ?? '60');
-      throw err;
-    }
-    let key;
-    try {
-      key = await this.opts.operatorKeys.verify(presented.trim());
-    } catch (err) {
-      // The key was never judged (e.g. the control plane is unreachable): not a failure.
-      await slot.release().catch(() => undefined);
-      throw err;
-    }
-    if (!key) throw localProblems.wrongKey(); // the slot stays: a counted failure
-    await slot.release();
+    const key = await verifyOperatorKey(this.opts.operatorKeys, this.attempts, presented.trim(), remoteAddress);
+    if (!key) throw localProblems.wrongKey();
     return `operator-key:${key.id}`;
   }
 }

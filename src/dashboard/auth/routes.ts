@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { problem, ProblemError, problems } from '../../http/problem.js';
 import type { Reply, RequestContext, RouteDef } from '../../http/route.js';
 import type { ManagePrincipal, SessionCaller } from '../../manage/principal.js';
+import { fieldNotText, readFormBody } from '../form-body.js';
 import { esc, page, SIGN_IN_CSS } from './html.js';
 import { LINK_TTL_MS, localProblems, type LocalOperatorSignIn } from './local-operator.js';
 import { dashboardHome, safeNextPath } from './next-path.js';
@@ -39,14 +40,15 @@ const redirect = (location: string, headers: Record<string, string> = {}): Reply
 const crossSite = () => problem('csrf_failed', 'This sign-in form was posted from another site; sign in from the dashboard itself.');
 const notSignedIn = (loginUrl: string) => problem('missing_credentials', `No live dashboard session; sign in at ${loginUrl}.`);
 
+/** The form's fields (the first of each name); 400 naming a field that holds NUL, before anything is checked or counted. */
 async function readForm(ctx: RequestContext): Promise<Record<string, string>> {
   if (!ctx.bodyStream) return {};
-  const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw problems.unsupportedMediaType('application/x-www-form-urlencoded');
-  }
   const form: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams((await ctx.bodyStream.readAll(MAX_FORM_BYTES)).toString('utf8'))) form[k] ??= v;
+  for (const [k, v] of await readFormBody(ctx, MAX_FORM_BYTES)) {
+    const refusal = fieldNotText(k, v);
+    if (refusal) throw refusal;
+    form[k] ??= v;
+  }
   return form;
 }
 

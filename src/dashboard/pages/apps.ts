@@ -6,6 +6,7 @@ import type { RouteDef } from '../../http/route.js';
 import { NO_PLAN_LIMITS, type AppLimits } from '../../tenancy/plan-limits.js';
 import type { App, Plan, StorageConfig, Tenant } from '../../tenancy/types.js';
 import { FormErrors, field, select, type FormFields } from './forms.js';
+import { shownText } from '../display-text.js';
 import { html, type Html } from './html.js';
 import { actionButton, csrfField, formatDate, formatNumber, notice, redirect } from './layout.js';
 import { getPage, postForm, type Dashboard, type Page } from './page-kit.js';
@@ -126,18 +127,20 @@ function appBody(page: Page, form: FormFields, forCreate: boolean): Record<strin
 
 /** The settings the form changes: only those go to the API, so a setting the form cannot show as it is (a retired plan, a region no longer offered) is never overwritten. */
 function changedSettings(app: App, body: Record<string, unknown>): Record<string, unknown> {
-  const current: Record<string, unknown> = { ...app, licenseRegion: app.licenseRegion ?? '' };
+  // An old name with control characters is shown escaped: sent back as shown, it is unchanged.
+  const current: Record<string, unknown> = { ...app, name: shownText(app.name), licenseRegion: app.licenseRegion ?? '' };
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(current[k])));
 }
 
+/** What was typed, to show the form again. */
 function valuesOf(form: FormFields): AppFormValues {
   return {
-    name: form.get('name'),
-    licenseRegion: form.get('licenseRegion'),
-    allowedDomains: form.lines('allowedDomains').join('\n'),
-    planId: form.get('planId'),
-    storageConfigId: form.get('storageConfigId'),
-    dbCode: form.get('dbCode'),
+    name: form.typed('name'),
+    licenseRegion: form.typed('licenseRegion'),
+    allowedDomains: form.typed('allowedDomains'),
+    planId: form.typed('planId'),
+    storageConfigId: form.typed('storageConfigId'),
+    dbCode: form.typed('dbCode'),
   };
 }
 
@@ -223,10 +226,10 @@ ${
     postForm(d, '/t/:tenantId/apps/:appId', { params: AppParams, summary: "Change an app's settings" }, async (page, form) => {
       const tenant = await page.tenant();
       const app = await appOf(page, tenant.id, page.ctx.params.appId);
-      const changes = changedSettings(app, appBody(page, form, false));
       const done = (outcome: string) => redirect(page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}?done=${outcome}`)));
-      if (Object.keys(changes).length === 0) return done('unchanged');
       try {
+        const changes = changedSettings(app, appBody(page, form, false));
+        if (Object.keys(changes).length === 0) return done('unchanged');
         await page.api.call('updateApp', { params: { appId: app.id }, body: changes });
         return done('saved');
       } catch (err) {

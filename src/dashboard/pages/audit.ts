@@ -1,8 +1,9 @@
 // The audit log of one organisation, newest first, a page at a time (owners and operators;
-// the API refuses members, and the page says so).
+// the API refuses members, and the page says so). Owners see an operator's change as made by
+// "an operator": the API names operators to operators only.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import type { AuditEntry } from '../../tenancy/types.js';
+import type { AuditEntryView } from '../../manage/api/audit-routes.js';
 import { html } from './html.js';
 import { formatDate } from './layout.js';
 import { getPage, type Dashboard } from './page-kit.js';
@@ -21,6 +22,9 @@ function describeDiff(diff: Record<string, unknown>): string {
     .join('; ');
 }
 
+/** Who made the change, as far as the reader may know. */
+const who = (e: AuditEntryView) => e.actor.email ?? e.actor.id ?? (e.actor.kind === 'operator' ? 'an operator' : 'someone');
+
 export function auditPages(d: Dashboard): RouteDef[] {
   return [
     getPage<{ before?: string }>(
@@ -29,7 +33,7 @@ export function auditPages(d: Dashboard): RouteDef[] {
       { params: TenantParams, query: { before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$' })) }, summary: "An organisation's audit log" },
       async (page) => {
         const tenant = await page.tenant();
-        const { items, next } = await page.api.call<{ items: AuditEntry[]; next: string | null }>('listAuditEntries', {
+        const { items, next } = await page.api.call<{ items: AuditEntryView[]; next: string | null }>('listAuditEntries', {
           query: { tenantId: tenant.id, limit: PAGE_SIZE, before: page.ctx.query.before },
         });
         return {
@@ -43,7 +47,7 @@ ${
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Object</th><th scope="col">Change</th><th scope="col">From</th></tr></thead>
 <tbody>${items.map(
         (e) =>
-          html`<tr><td>${formatDate(e.at)}</td><td>${e.actor.email ?? e.actor.id}</td><td><code>${e.action}</code></td><td>${e.objectType}${e.objectId ? html` <code>${e.objectId}</code>` : ''}</td><td>${describeDiff(e.diff)}</td><td>${e.clientAddress ?? '—'}</td></tr>`,
+          html`<tr><td>${formatDate(e.at)}</td><td>${who(e)}</td><td><code>${e.action}</code></td><td>${e.objectType}${e.objectId ? html` <code>${e.objectId}</code>` : ''}</td><td>${describeDiff(e.diff)}</td><td>${e.clientAddress ?? '—'}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No entries${page.ctx.query.before ? ' before these' : ''}.</p>`
 }

@@ -1,15 +1,22 @@
 // Forms: the urlencoded body of a page POST, and the API's problem details turned into
 // messages next to the fields they name (`parameter`, or RFC 9457 style `invalid_params`).
-import { problem, ProblemError } from '../../http/problem.js';
+// A field whose value is not text (NUL) is refused, naming it, when the page reads it — so the
+// page can show the refusal beside the field, with what was typed (typed()).
+import { ProblemError } from '../../http/problem.js';
 import type { RequestContext } from '../../http/route.js';
+import { fieldNotText, readFormBody } from '../form-body.js';
 import { html, type Html } from './html.js';
 
 const MAX_FORM_BYTES = 64 * 1024;
 
 export class FormFields {
   constructor(private readonly params: URLSearchParams) {}
-  /** The trimmed value, or '' when absent. */
+  /** The trimmed value, or '' when absent; 400 invalid_parameter naming the field when it holds NUL. */
   get(name: string): string {
+    return this.checked(name, this.typed(name));
+  }
+  /** What was typed into the field, trimmed, unchecked: only to show the form again (pages escape it). */
+  typed(name: string): string {
     return (this.params.get(name) ?? '').trim();
   }
   has(name: string): boolean {
@@ -24,19 +31,21 @@ export class FormFields {
   lines(name: string): string[] {
     return this.params
       .getAll(name)
+      .map((v) => this.checked(name, v))
       .flatMap((v) => v.split(/[\r\n,]+/))
       .map((v) => v.trim())
       .filter(Boolean);
   }
+
+  private checked(name: string, value: string): string {
+    const refusal = fieldNotText(name, value);
+    if (refusal) throw refusal;
+    return value;
+  }
 }
 
 export async function readForm(ctx: RequestContext): Promise<FormFields> {
-  const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw problem('unsupported_media_type', 'Dashboard forms are sent as application/x-www-form-urlencoded.');
-  }
-  const raw = ctx.bodyStream ? await ctx.bodyStream.readAll(MAX_FORM_BYTES) : Buffer.alloc(0);
-  return new FormFields(new URLSearchParams(raw.toString('utf8')));
+  return new FormFields(await readFormBody(ctx, MAX_FORM_BYTES));
 }
 
 /** What went wrong with a submitted form: per field, and for the form as a whole. */

@@ -1,17 +1,13 @@
-// HTML built from tagged templates: every interpolated value is escaped unless it is itself
+// HTML built from tagged templates: every interpolated value is escaped (src/dashboard/
+// display-text.ts: control and bidi characters shown as \u escapes too) unless it is itself
 // Html (the output of another template), so a page cannot forget to escape.
+import { escapeHtml } from '../display-text.js';
 
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 /** null, undefined and false render nothing; arrays render each item; Html stays as it is. */

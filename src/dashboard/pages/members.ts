@@ -1,6 +1,6 @@
 // Members: who belongs to the organisation and in which role, open invitations, invite by
-// e-mail (as owner or member; inviting a member as owner changes their role on acceptance),
-// remove a member, revoke an invitation.
+// e-mail (as owner or member), change a member's role at once (the API refuses to invite
+// someone who is a member already), remove a member, revoke an invitation.
 import { ProblemError } from '../../http/problem.js';
 import type { RouteDef } from '../../http/route.js';
 import type { Tenant, TenantInvitation, TenantMember } from '../../tenancy/types.js';
@@ -13,8 +13,18 @@ import { canManageTenant } from './apps.js';
 
 const DONE: Record<string, string> = {
   invited: 'Invitation sent. It becomes a membership when they sign in with that address.',
+  role: 'Role changed.',
   removed: 'Member removed.',
   revoked: 'Invitation revoked.',
+};
+
+/** Makes an owner a member, or a member an owner, at once. */
+const roleButton = (page: Page, base: string, m: TenantMember) => {
+  const role = m.role === 'owner' ? 'member' : 'owner';
+  return actionButton(page.user, page.url(`${base}/role`), `Make ${m.email} ${role === 'owner' ? 'an owner' : 'a member'}`, {
+    secondary: true,
+    fields: { email: m.email, role },
+  });
 };
 
 async function membersView(page: Page, tenant: Tenant, invite: { email: string; role: string }, errors?: FormErrors, status?: number) {
@@ -34,7 +44,7 @@ async function membersView(page: Page, tenant: Tenant, invite: { email: string; 
 <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Since</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
 <tbody>${members.map(
       (m) =>
-        html`<tr><td>${m.email}</td><td>${m.role}</td><td>${formatDate(m.addedAt)}</td>${owner ? html`<td>${actionButton(page.user, page.url(`${base}/remove`), `Remove ${m.email}`, { secondary: true, fields: { email: m.email } })}</td>` : ''}</tr>`,
+        html`<tr><td>${m.email}</td><td>${m.role}</td><td>${formatDate(m.addedAt)}</td>${owner ? html`<td>${roleButton(page, base, m)}${actionButton(page.user, page.url(`${base}/remove`), `Remove ${m.email}`, { secondary: true, fields: { email: m.email } })}</td>` : ''}</tr>`,
     )}</tbody></table></div>
 <h2>Open invitations</h2>
 ${
@@ -59,7 +69,7 @@ ${select({
     { value: 'member', label: 'Member: sees apps, usage and billing' },
     { value: 'owner', label: 'Owner: also manages apps, storage and members' },
   ],
-  hint: "To change someone's role, invite them again with the other role.",
+  hint: 'To change the role of someone who is a member already, use Make owner or Make member in the list above.',
 })}
 <div class="actions"><button type="submit">Send invitation</button></div></form>`
     : html`<p>Only the organisation's owners invite and remove members.</p>`
@@ -80,8 +90,13 @@ export function memberPages(d: Dashboard): RouteDef[] {
         return redirect(back(tenant.id, 'invited'));
       } catch (err) {
         if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-        return membersView(page, tenant, { email: form.get('email'), role: form.get('role') }, FormErrors.fromProblem(err, ['email', 'role']), err.status);
+        return membersView(page, tenant, { email: form.typed('email'), role: form.typed('role') }, FormErrors.fromProblem(err, ['email', 'role']), err.status);
       }
+    }),
+    postForm(d, '/t/:tenantId/members/role', { params: TenantParams, summary: "Change a member's role" }, async (page, form) => {
+      const tenant = await page.tenant();
+      await page.api.call('changeMemberRole', { params: { tenantId: tenant.id, email: form.get('email') }, body: { role: form.get('role') } });
+      return redirect(back(tenant.id, 'role'));
     }),
     postForm(d, '/t/:tenantId/members/remove', { params: TenantParams, summary: 'Remove a member' }, async (page, form) => {
       const tenant = await page.tenant();

@@ -10,6 +10,7 @@ import { html } from './html.js';
 import { csrfField, formatDate, notice, redirect } from './layout.js';
 import { getPage, postForm, type Dashboard, type Page } from './page-kit.js';
 import { TenantParams, tenantPath } from './params.js';
+import { maskedAccessKeyId } from '../../manage/api/storage-routes.js';
 import { canManageTenant } from './apps.js';
 
 interface Preset {
@@ -73,8 +74,11 @@ interface StorageForm {
 
 const EMPTY: StorageForm = { provider: 's3', endpoint: '', region: 'us-east-1', bucket: '', prefix: '', forcePathStyle: false };
 
-/** The access key id's last four characters: enough to tell keys apart, not to use one. */
-const maskedKey = (id: string) => `••••${id.slice(-4)}`;
+/** The access key id as everyone sees it here (owners get it whole from the API): its last four characters. */
+function maskedKey(id: string) {
+  const masked = maskedAccessKeyId(id);
+  return html`<span aria-label="ending in ${masked.slice(-4)}">${masked}</span>`;
+}
 
 function storageBody(form: FormFields) {
   const preset = STORAGE_PRESETS.find((p) => p.id === form.get('provider'));
@@ -106,7 +110,7 @@ async function storageView(page: Page, tenant: Tenant, v: StorageForm, errors?: 
 ${
   items.length
     ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Storage of ${tenant.name}"><table><caption>Storage of ${tenant.name}</caption><thead><tr><th scope="col">Provider</th><th scope="col">Bucket</th><th scope="col">Endpoint</th><th scope="col">Region</th><th scope="col">Access key</th><th scope="col">Added</th></tr></thead>
-<tbody>${items.map((s) => html`<tr><td>${STORAGE_PRESETS.find((p) => p.id === s.provider)?.label ?? s.provider}</td><td>${s.bucket}${s.prefix ? html`/<wbr>${s.prefix}` : ''}</td><td>${s.endpoint ?? 'AWS'}</td><td>${s.region}</td><td><span aria-label="ending in ${s.accessKeyId.slice(-4)}">${maskedKey(s.accessKeyId)}</span></td><td>${formatDate(s.createdAt)}</td></tr>`)}</tbody></table></div>`
+<tbody>${items.map((s) => html`<tr><td>${STORAGE_PRESETS.find((p) => p.id === s.provider)?.label ?? s.provider}</td><td>${s.bucket}${s.prefix ? html`/<wbr>${s.prefix}` : ''}</td><td>${s.endpoint ?? 'AWS'}</td><td>${s.region}</td><td>${maskedKey(s.accessKeyId)}</td><td>${formatDate(s.createdAt)}</td></tr>`)}</tbody></table></div>`
     : html`<p>No storage of your own yet.</p>`
 }
 ${
@@ -148,12 +152,12 @@ export function storagePages(d: Dashboard): RouteDef[] {
           errors.fields.set('bucket', err.detail ?? err.title);
         }
         const v: StorageForm = {
-          provider: form.get('provider'),
-          endpoint: form.get('endpoint'),
-          region: form.get('region'),
-          bucket: form.get('bucket'),
-          prefix: form.get('prefix'),
-          forcePathStyle: form.get('forcePathStyle') === 'true',
+          provider: form.typed('provider'),
+          endpoint: form.typed('endpoint'),
+          region: form.typed('region'),
+          bucket: form.typed('bucket'),
+          prefix: form.typed('prefix'),
+          forcePathStyle: form.typed('forcePathStyle') === 'true',
         };
         return storageView(page, tenant, v, errors, err.status);
       }

@@ -80,7 +80,7 @@ export function tenantPages(d: Dashboard): RouteDef[] {
           title: 'Create an organisation',
           section: 'onboarding',
           status: err.status,
-          body: onboardingForm(page, form.get('name'), FormErrors.fromProblem(err, ['name'])),
+          body: onboardingForm(page, form.typed('name'), FormErrors.fromProblem(err, ['name'])),
         };
       }
     }),

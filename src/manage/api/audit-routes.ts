@@ -1,9 +1,25 @@
 // The audit log, newest first in pages: operators read every entry (or one tenant's);
-// owners read their tenants' entries; members read none.
+// owners read their tenants' entries; members read none. Owners see who did what in their
+// tenant, but not who the platform's operators are: an operator's entry names its kind only
+// (no id, no e-mail address, no client address). Storage access key ids are masked in every
+// diff, also in entries written before they were masked on the way in.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
+import type { AuditEntry } from '../../tenancy/types.js';
+import type { ManagePrincipal } from '../principal.js';
 import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
 import { AuditEntrySchema, Id } from './schemas.js';
+import { maskedAccessKeyId } from './storage-routes.js';
+
+/** An audit entry as the API shows it: an operator's identity may be withheld. */
+export type AuditEntryView = Omit<AuditEntry, 'actor'> & { actor: { kind: string; id: string | null; email: string | null } };
+
+/** The entry as `reader` may see it. */
+export function auditEntryFor(reader: ManagePrincipal, e: AuditEntry): AuditEntryView {
+  const diff = typeof e.diff.accessKeyId === 'string' ? { ...e.diff, accessKeyId: maskedAccessKeyId(e.diff.accessKeyId) } : e.diff;
+  if (reader.isOperator || e.actor.kind !== 'operator') return { ...e, diff };
+  return { ...e, actor: { kind: 'operator', id: null, email: null }, clientAddress: null, diff };
+}
 
 export function auditRoutes(deps: ManageDeps): RouteDef[] {
   return [
@@ -11,7 +27,7 @@ export function auditRoutes(deps: ManageDeps): RouteDef[] {
       method: 'GET',
       path: '/audit',
       operationId: 'listAuditEntries',
-      summary: 'Who changed what, when and from where (operators: all; owners: their tenants)',
+      summary: 'Who changed what, when and from where (operators: all; owners: their tenants, operators named by kind only)',
       tags: ['audit'],
       query: Type.Object(
         {
@@ -38,7 +54,7 @@ export function auditRoutes(deps: ManageDeps): RouteDef[] {
           tenantIds = [...principal.tenantRoles].filter(([, role]) => role === 'owner').map(([id]) => id);
         }
         const page = await deps.audit.list({ tenantIds, before: query.before, limit: query.limit ?? 100 });
-        return ok({ items: page.entries, next: page.next });
+        return ok({ items: page.entries.map((e) => auditEntryFor(principal, e)), next: page.next });
       },
     }),
   ];

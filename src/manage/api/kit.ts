@@ -105,7 +105,7 @@ export function manageRoute<P = Record<string, string>, Q = Record<string, unkno
     responses: def.responses,
     errors: [...(def.errors ?? []), ...(def.body ? BODY_ERRORS : [])],
     handler: async (ctx) => {
-      const principal = await deps.authenticate(ctx);
+      const principal = await deps.authenticate(ctx, deps.counters);
       const body = def.body ? validateBody<B>(def.body, await readJson(ctx)) : (undefined as B);
       const call: ManageCall<P, Q, B> = {
         ctx,

@@ -1,13 +1,17 @@
 // The mail outbox on the management API: e-mails newest first, and one e-mail rendered as it
 // is (or would be) sent. Operators read every e-mail; a tenant's owners read their tenant's
-// (with ?tenantId= on the list); anyone else gets 404 for an e-mail, as for every tenant object.
+// (with ?tenantId= on the list), without the SMTP relay's words (they name its host and
+// address: mailView); anyone else gets 404 for an e-mail, as for every tenant object.
 // E-mails are rendered with the node's mail settings (ManageDeps.mail, from its config).
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { OutboxStore } from '../../mail/outbox-store.js';
-import { mailView } from '../../mail/view.js';
+import { mailView, type MailReader } from '../../mail/view.js';
 import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
+import type { ManagePrincipal } from '../principal.js';
 import { canManage, manageErrors, manageRoute, ok, visibleTenant, type ManageDeps } from './kit.js';
+
+const readerOf = (p: ManagePrincipal): MailReader => (p.isOperator ? 'operator' : 'owner');
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
@@ -26,7 +30,9 @@ const MailSummarySchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   attempts: Type.Integer(),
   nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
-  lastError: Nullable(Type.String()),
+  lastError: Nullable(
+    Type.String({ description: "Why the last attempt failed, in the SMTP server's words for operators; for a tenant's owners only that it is retried." }),
+  ),
   sentAt: Nullable(Type.String({ format: 'date-time' })),
   messageId: Nullable(Type.String()),
   withdrawnAt: Nullable(Type.String({ format: 'date-time' })),
@@ -70,7 +76,7 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
         const list = await outbox().list({ pendingOnly: query.pending === 'true', tenantId: query.tenantId, limit: query.limit ?? 50 });
         return ok({
           items: list.map((m) => {
-            const { text: _t, html: _h, ...rest } = mailView(m, mail());
+            const { text: _t, html: _h, ...rest } = mailView(m, mail(), readerOf(principal));
             return rest;
           }),
         });
@@ -88,7 +94,7 @@ export function mailRoutes(deps: ManageDeps): RouteDef[] {
       handler: async ({ principal, params }) => {
         const m = await outbox().get(params.mailId);
         if (!m || !(principal.isOperator || (m.tenantId !== null && canManage(principal, m.tenantId)))) throw manageErrors.notFound('e-mail', params.mailId);
-        return ok(mailView(m, mail()));
+        return ok(mailView(m, mail(), readerOf(principal)));
       },
     }),
   ];

@@ -1,5 +1,7 @@
-// Tenant members: list (with open invitations), invite by e-mail, remove a member, revoke an
-// invitation. Members read; owners (and operators) change. An invitation's e-mail is queued
+// Tenant members: list (with open invitations), invite by e-mail, change a member's role,
+// remove a member, revoke an invitation. Members read; owners (and operators) change. Someone
+// who is a member already is not invited again: their role is changed at once, by an owner,
+// with PATCH …/members/{email} (the last owner stays one). An invitation's e-mail is queued
 // with it and withdrawn when it is revoked unsent; the mailer sends it (and gets an event).
 // Invitations are limited per tenant and per address (request-limits.ts), e-mails per address
 // (every inviter, operators too); a refusal is audited.
@@ -24,6 +26,14 @@ const Invite = Type.Object(
 
 const MembersList = Type.Object({ members: Type.Array(MemberSchema), invitations: Type.Array(InvitationSchema) });
 
+const MemberParams = Type.Object({
+  tenantId: Id('Tenant id.'),
+  email: Type.String({ minLength: 3, maxLength: 320, description: "The member's e-mail address." }),
+});
+const RoleChange = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+
+const article = (role: TenantRole) => (role === 'owner' ? 'an owner' : 'a member');
+
 export function memberRoutes(deps: ManageDeps): RouteDef[] {
   return [
     manageRoute<{ tenantId: string }>(deps, {
@@ -46,7 +56,8 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
       path: '/tenants/:tenantId/invitations',
       operationId: 'inviteMember',
       summary: 'Invite someone by e-mail as owner or member (owners only)',
-      description: 'The invitation becomes a membership when the invited person signs in with that address. The e-mail is sent by the mailer.',
+      description:
+        "The invitation becomes a membership when the invited person signs in with that address. The e-mail is sent by the mailer. Someone who is a member already is refused (409 already_member): change a member's role with PATCH /tenants/{tenantId}/members/{email}.",
       tags: ['members'],
       params: TenantIdParams,
       body: Invite,
@@ -58,8 +69,14 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'invite members');
         const email = emailParameter('email', body.email);
         const existing = await deps.members.getMember(tenant.id, email);
-        if (existing && existing.role === body.role)
-          throw problem('already_member', `${email} is already ${body.role === 'owner' ? 'an owner' : 'a member'} of this tenant.`);
+        if (existing)
+          throw problem(
+            'already_member',
+            existing.role === body.role
+              ? `${email} is already ${article(existing.role)} of this tenant.`
+              : `${email} is already ${article(existing.role)} of this tenant; to make them ${article(body.role)}, change their role (the members page, or PATCH /manage/v1/tenants/${tenant.id}/members/${encodeURIComponent(email)}) instead of inviting them.`,
+            { role: existing.role },
+          );
         const refuse = async (refusal: ReturnType<typeof limitReached>) => {
           await audit({
             action: 'member.invite.refused',
@@ -114,13 +131,45 @@ export function memberRoutes(deps: ManageDeps): RouteDef[] {
         return ok(invitation, 201);
       },
     }),
+    manageRoute<{ tenantId: string; email: string }, Record<string, never>, { role: TenantRole }>(deps, {
+      method: 'PATCH',
+      path: '/tenants/:tenantId/members/:email',
+      operationId: 'changeMemberRole',
+      summary: "Change a member's role, at once (owners only; the last owner stays one)",
+      description: 'Audited as member.role with the role before and after. Setting the role a member has already changes nothing and is not audited.',
+      tags: ['members'],
+      params: MemberParams,
+      body: RoleChange,
+      responses: {
+        200: { description: 'The membership as it is now.', schema: MemberSchema },
+      },
+      errors: ['owner_required', 'tenant_not_found', 'member_not_found', 'last_owner'],
+      handler: async ({ principal, params, body, audit }) => {
+        const tenant = await ownedTenant(deps, principal, params.tenantId, "change members' roles");
+        const email = canonicalEmailOrNull(params.email);
+        if (email === null) throw manageErrors.notFound('member', params.email);
+        const changed = await deps.members.setRole(tenant.id, email, body.role);
+        if (changed === null) throw manageErrors.notFound('member', email);
+        if (changed === 'last_owner') throw problem('last_owner', `${email} is the tenant's last owner; make someone else an owner first.`);
+        const { before, after } = changed;
+        if (before.role !== after.role)
+          await audit({
+            action: 'member.role',
+            tenantId: tenant.id,
+            objectType: 'member',
+            objectId: email,
+            diff: { role: { from: before.role, to: after.role } },
+          });
+        return ok(after);
+      },
+    }),
     manageRoute<{ tenantId: string; email: string }>(deps, {
       method: 'DELETE',
       path: '/tenants/:tenantId/members/:email',
       operationId: 'removeMember',
       summary: 'Remove a member (owners only; the last owner stays)',
       tags: ['members'],
-      params: Type.Object({ tenantId: Id('Tenant id.'), email: Type.String({ minLength: 3, maxLength: 320, description: "The member's e-mail address." }) }),
+      params: MemberParams,
       responses: {
         200: { description: 'The removed membership.', schema: MemberSchema },
       },

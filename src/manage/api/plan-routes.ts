@@ -1,9 +1,13 @@
 // Plans: operators define them (quota, OCR/Advanced flags, max file size, unfinished jobs,
-// upload bytes/s) and retire them; everyone may list the usable ones.
+// upload bytes/s), edit and retire them; everyone may list the usable ones. An edit applies
+// at once to every app on the plan (this month's quota, the next upload's limits); a retired
+// plan can be edited too — it stays retired — since apps kept on it still show its terms.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import type { NewPlan } from '../../tenancy/types.js';
-import { manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
+import { updatePlan } from '../../tenancy/store/plans.js';
+import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
+import type { NewPlan, Plan, PlanChanges } from '../../tenancy/types.js';
+import { changed, manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
 import { DisplayName, list, PlanIdParams, PlanSchema } from './schemas.js';
 
 /** Defaults of a new plan, here and in `docparse admin plan create` (src/cli/commands/plan.ts): 256 MiB files, 8 unfinished jobs, 64 MiB/s. */
@@ -27,6 +31,31 @@ const CreatePlan = Type.Object(
 );
 
 type CreateBody = Partial<NewPlan> & { name: string; maxDocumentUnitsPerMonth: number };
+
+/** The fields of a plan's terms, as an edit names them (and its audit diff). */
+const TERMS = [
+  'name',
+  'maxDocumentUnitsPerMonth',
+  'advancedPdfExtraction',
+  'ocrPdfExtraction',
+  'maxFileSizeBytes',
+  'maxConcurrentJobs',
+  'maxBytesPerSecond',
+] as const satisfies readonly (keyof Plan & keyof PlanChanges)[];
+
+/** The same fields as a new plan, every one optional (and no defaults): an edit changes only what it names. */
+const EditPlan = Type.Object(
+  {
+    name: Type.Optional(CreatePlan.properties.name),
+    maxDocumentUnitsPerMonth: Type.Optional(CreatePlan.properties.maxDocumentUnitsPerMonth),
+    advancedPdfExtraction: Type.Optional(Type.Boolean()),
+    ocrPdfExtraction: Type.Optional(Type.Boolean()),
+    maxFileSizeBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    maxConcurrentJobs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Unfinished jobs an app may have.' })),
+    maxBytesPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Upload bytes per second.' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export function planRoutes(deps: ManageDeps): RouteDef[] {
   return [
@@ -81,6 +110,29 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
       handler: async ({ params }) => {
         const plan = await deps.store.getPlan(params.planId);
         if (!plan) throw manageErrors.notFound('plan', params.planId);
+        return ok(plan);
+      },
+    }),
+    manageRoute<{ planId: string }, Record<string, never>, PlanChanges>(deps, {
+      method: 'PATCH',
+      path: '/plans/:planId',
+      operationId: 'updatePlan',
+      summary: "Edit a plan's name and terms (operators only)",
+      description:
+        'Changes only the fields given; the new terms apply at once (within seconds) to every app on the plan: its quota this month, its limits on the next upload. A retired plan can be edited too and stays retired. Audited as plan.update with each changed field before and after; an edit that changes nothing is not audited.',
+      tags: ['plans'],
+      params: PlanIdParams,
+      body: EditPlan,
+      responses: { 200: { description: 'The plan as it is now.', schema: PlanSchema } },
+      errors: ['operator_required', 'plan_not_found'],
+      handler: async ({ principal, params, body, audit }) => {
+        requireOperator(principal, 'edit plans');
+        const before = await deps.store.getPlan(params.planId);
+        if (!before) throw manageErrors.notFound('plan', params.planId);
+        if (!(deps.store instanceof SqlControlPlaneStore)) throw new Error('editing a plan needs the SQL control plane');
+        const plan = await updatePlan(deps.store.db, before.id, body);
+        const diff = changed(before, plan, [...TERMS]);
+        if (Object.keys(diff).length) await audit({ action: 'plan.update', tenantId: null, objectType: 'plan', objectId: plan.id, diff });
         return ok(plan);
       },
     }),

@@ -97,7 +97,7 @@ export const StorageConfigSchema = Type.Object({
   region: Type.String(),
   bucket: Type.String(),
   prefix: Type.String(),
-  accessKeyId: Type.String(),
+  accessKeyId: Type.String({ description: "Whole for the tenant's owners and operators; masked (••••WXYZ, its last four characters) for members." }),
   forcePathStyle: Type.Boolean(),
   createdAt: Timestamp,
 });
@@ -133,12 +133,15 @@ export const UsageSchema = Type.Object({
 export const AuditEntrySchema = Type.Object({
   id: Type.String(),
   at: Timestamp,
-  actor: Type.Object({ kind: Type.String(), id: Type.String(), email: Nullable(Type.String()) }),
+  actor: Type.Object(
+    { kind: Type.String(), id: Nullable(Type.String()), email: Nullable(Type.String()) },
+    { description: "Who: `operator` or `user`. A tenant's owners see an operator by kind only (id, e-mail and the entry's clientAddress null)." },
+  ),
   tenantId: Nullable(Type.String()),
   action: Type.String(),
   objectType: Type.String(),
   objectId: Nullable(Type.String()),
-  diff: Type.Record(Type.String(), Type.Unknown()),
+  diff: Type.Record(Type.String(), Type.Unknown(), { description: 'Fields that changed; never a secret, storage access key ids masked (••••WXYZ).' }),
   clientAddress: Nullable(Type.String()),
   requestId: Nullable(Type.String()),
 });

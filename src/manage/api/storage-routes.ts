@@ -1,6 +1,7 @@
 // A tenant's own S3-compatible storage: created only after a live check of the bucket with
 // the given credentials (nothing is saved when it fails), the secret sealed under the master
-// key and never shown back; listed and read without it; assigned to apps with PATCH /apps.
+// key and never shown back; listed and read without it — and with the access key id masked
+// for members, who only read, and in the audit log; assigned to apps with PATCH /apps.
 // The check is a request on the tenant's behalf: it goes through the node's outbound policy
 // (no loopback, private, link-local … address; no redirect), answers only a fixed reason
 // (never the network error, which would make it a port scanner), and a tenant gets
@@ -11,7 +12,8 @@ import { problem, problems } from '../../http/problem.js';
 import { S3BlobStore } from '../../storage/s3-blob-store.js';
 import { storageSecretContext } from '../../storage/router.js';
 import type { StorageConfig } from '../../tenancy/types.js';
-import { canSee, manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
+import type { ManagePrincipal } from '../principal.js';
+import { canManage, canSee, manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
 import { Id, list, StorageConfigSchema, TenantIdParams } from './schemas.js';
 
 export const STORAGE_PROVIDERS = ['s3', 'minio', 'r2', 'wasabi', 'gcs-s3', 'other-s3'] as const;
@@ -48,10 +50,21 @@ type CreateBody = {
   verify?: boolean;
 };
 
-/** A storage config as the API shows it: never the sealed secret. */
-export function publicStorageConfig(cfg: StorageConfig): Omit<StorageConfig, 'secretAccessKeySealed'> {
+const MASK = '••••';
+
+/**
+ * An access key id as the dashboard shows it, as members (who only read) get it from the API,
+ * and as the audit log keeps it: its last four characters, enough to tell keys apart, not to
+ * use one. Masking a masked id changes nothing.
+ */
+export function maskedAccessKeyId(id: string): string {
+  return id.startsWith(MASK) ? id : `${MASK}${id.slice(-4)}`;
+}
+
+/** A storage config as `reader` sees it: never the sealed secret; the access key id whole only for the tenant's owners and operators. */
+export function publicStorageConfig(cfg: StorageConfig, reader: ManagePrincipal): Omit<StorageConfig, 'secretAccessKeySealed'> {
   const { secretAccessKeySealed: _omit, ...rest } = cfg;
-  return rest;
+  return canManage(reader, cfg.tenantId) ? rest : { ...rest, accessKeyId: maskedAccessKeyId(rest.accessKeyId) };
 }
 
 const BUCKET_CHECK_MS = 15_000;
@@ -144,11 +157,11 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
             region: cfg.region,
             bucket: cfg.bucket,
             prefix: cfg.prefix,
-            accessKeyId: cfg.accessKeyId,
+            accessKeyId: maskedAccessKeyId(cfg.accessKeyId),
             verified: body.verify !== false,
           },
         });
-        return ok(publicStorageConfig(cfg), 201);
+        return ok(publicStorageConfig(cfg, principal), 201);
       },
     }),
     manageRoute<{ tenantId: string }>(deps, {
@@ -162,7 +175,7 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
       errors: ['tenant_not_found'],
       handler: async ({ principal, params }) => {
         const tenant = await visibleTenant(deps, principal, params.tenantId);
-        return ok({ items: (await deps.appSettings.listStorageConfigs(tenant.id)).map(publicStorageConfig) });
+        return ok({ items: (await deps.appSettings.listStorageConfigs(tenant.id)).map((cfg) => publicStorageConfig(cfg, principal)) });
       },
     }),
     manageRoute<{ configId: string }>(deps, {
@@ -177,7 +190,7 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
       handler: async ({ principal, params }) => {
         const cfg = await deps.store.getStorageConfig(params.configId);
         if (!cfg || !canSee(principal, cfg.tenantId)) throw manageErrors.notFound('storage config', params.configId);
-        return ok(publicStorageConfig(cfg));
+        return ok(publicStorageConfig(cfg, principal));
       },
     }),
   ];

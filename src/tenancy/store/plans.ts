@@ -1,7 +1,7 @@
-// Plans in SQL: create, read, list, retire.
+// Plans in SQL: create, read, list, edit, retire.
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../db/sql.js';
-import { NotFoundError, type NewPlan, type Plan } from '../types.js';
+import { NotFoundError, type NewPlan, type Plan, type PlanChanges } from '../types.js';
 import { iso, requireNonNegInt, requirePosInt, requireText, rethrow, type Ts } from './checks.js';
 
 interface PlanRow {
@@ -63,6 +63,34 @@ export async function getPlan(db: SqlClient, id: string): Promise<Plan | null> {
 export async function listPlans(db: SqlClient): Promise<Plan[]> {
   const { rows } = await db.query<PlanRow>('SELECT * FROM plans ORDER BY created_at, id');
   return rows.map(toPlan);
+}
+
+/** Each field an edit may change: its column and its check. */
+const EDITABLE: { [K in keyof Required<PlanChanges>]: [column: string, check: (v: NonNullable<PlanChanges[K]>) => unknown] } = {
+  name: ['name', (v) => requireText(v, 'plan name')],
+  maxDocumentUnitsPerMonth: ['max_document_units_per_month', (v) => requireNonNegInt(v, 'maxDocumentUnitsPerMonth')],
+  advancedPdfExtraction: ['advanced_pdf_extraction', (v) => Boolean(v)],
+  ocrPdfExtraction: ['ocr_pdf_extraction', (v) => Boolean(v)],
+  maxFileSizeBytes: ['max_file_size_bytes', (v) => requirePosInt(v, 'maxFileSizeBytes')],
+  maxConcurrentJobs: ['max_concurrent_jobs', (v) => requirePosInt(v, 'maxConcurrentJobs')],
+  maxBytesPerSecond: ['max_bytes_per_second', (v) => requirePosInt(v, 'maxBytesPerSecond')],
+};
+
+/** Changes the given fields of a plan (usable or retired: its status stays); the others stay as they are. */
+export async function updatePlan(db: SqlClient, id: string, changes: PlanChanges): Promise<Plan> {
+  const sets: string[] = [];
+  const values: unknown[] = [id];
+  for (const [field, [column, check]] of Object.entries(EDITABLE) as [keyof PlanChanges, [string, (v: unknown) => unknown]][]) {
+    const value = changes[field];
+    if (value === undefined) continue;
+    values.push(check(value));
+    sets.push(`${column} = $${values.length}`);
+  }
+  const { rows } = sets.length
+    ? await db.query<PlanRow>(`UPDATE plans SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values)
+    : await db.query<PlanRow>('SELECT * FROM plans WHERE id = $1', [id]);
+  if (!rows[0]) throw new NotFoundError('plan', id);
+  return toPlan(rows[0]);
 }
 
 export async function retirePlan(db: SqlClient, id: string): Promise<Plan> {

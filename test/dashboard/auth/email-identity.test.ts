@@ -1,5 +1,5 @@
 // E-mail identity at sign-in, through a real OpenID provider that vouches for addresses exactly
-// as given: a verified \u212Aim@b.test (Kelvin sign) used to be lower-cased into kim@b.test and
+// as given (test/helpers/oidc-provider.ts): a verified \u212Aim@b.test (Kelvin sign) used to be lower-cased into kim@b.test and
 // took kim's owner invitation and operator powers; root@localhost was a 500 after its user row
 // was written. Both are now refused with a sentence, before anything is written; kim, in any
 // letter case, is kim.
@@ -9,16 +9,15 @@ import { OperatorKeysStore } from '../../../src/tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../../../src/tenancy/sql-store.js';
 import { freePort } from '../../helpers/http.js';
 import { createTestEnv, destroyTestEnv, startTestNode, type TestEnv, type TestNode } from '../../helpers/node.js';
-import { CookieJar } from '../../helpers/oidc-provider.js';
+import { CookieJar, startOidcProvider, type TestOidcProvider } from '../../helpers/oidc-provider.js';
 import { BASE, SESSION_COOKIE } from './harness.js';
-import { startVerbatimProvider, type VerbatimProvider } from './verbatim-oidc-provider.js';
 
 const KELVIN = '\u212Aim@b.test';
 
 describe('e-mail identity at sign-in', () => {
   let t: TestEnv;
   let node: TestNode;
-  let idp: VerbatimProvider;
+  let idp: TestOidcProvider;
   let url: string;
   let op: Record<string, string>;
 
@@ -26,7 +25,7 @@ describe('e-mail identity at sign-in', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const client = { clientId: 'docparse-dashboard', clientSecret: randomBytes(16).toString('hex'), redirectUris: [`${url}${BASE}/auth/callback`] };
-    idp = await startVerbatimProvider(client);
+    idp = await startOidcProvider({ clients: [client] });
     t = await createTestEnv('embedded', {
       PORT: String(port),
       DOCPARSE_BASE_URL: url,
@@ -57,8 +56,7 @@ describe('e-mail identity at sign-in', () => {
     const jar = new CookieJar();
     const start = await jar.fetch(`${url}${BASE}/auth/login`);
     expect(start.status).toBe(303);
-    idp.nextSignIn(email);
-    const back = await idp.signIn(start.headers.get('location')!);
+    const back = await idp.signIn(start.headers.get('location')!, email);
     return { jar, res: await jar.fetch(back, { headers: { accept } }) };
   }
   const sessionOf = async (jar: CookieJar) => {
@@ -90,7 +88,7 @@ describe('e-mail identity at sign-in', () => {
     // kim, however the letters are cased, is kim: the invitation and the operator's powers are theirs.
     const kim = await signIn('Kim@B.Test');
     expect(kim.res.status).toBe(303);
-    expect((await sessionOf(kim.jar)).body).toMatchObject({ email: 'kim@b.test', operator: false });
+    expect((await sessionOf(kim.jar)).body).toMatchObject({ email: 'kim@b.test', operator: true });
     const tenants = await kim.jar.fetch(`${url}/manage/v1/tenants`);
     expect(((await tenants.json()) as any).items.map((x: any) => x.id)).toContain(tenant.id);
     expect((await kim.jar.fetch(`${url}/manage/v1/operator-keys`)).status).toBe(200); // operators only
