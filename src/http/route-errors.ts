@@ -6,7 +6,8 @@ import { PROBLEMS, type ProblemCode } from '../errors/catalogue.js';
 import type { RouteDef } from './route.js';
 
 const BEARER: readonly ProblemCode[] = ['missing_token', 'invalid_token', 'token_expired', 'domain_not_allowed'];
-const MANAGE: readonly ProblemCode[] = ['missing_credentials', 'invalid_credentials'];
+/** Credentials, and the limit on wrong operator keys from one address (src/manage/principal.ts). */
+const MANAGE: readonly ProblemCode[] = ['missing_credentials', 'invalid_credentials', 'rate_limited'];
 /** A change made with a dashboard session cookie must carry its CSRF token (src/manage/principal.ts). */
 const MANAGE_CHANGE: readonly ProblemCode[] = ['csrf_failed'];
 /** A JSON or form body the front parses before the handler (readAll, parseBody). */

@@ -93,9 +93,14 @@ export const manageProblems = {
  */
 const OPERATOR_KEY_CLIENT = 'dashboard operator-key sign-in';
 
-/** An attempt limiter for operator keys on the node's rate counters (the token endpoint's limits unless given). */
+/**
+ * An attempt limiter for operator keys on the node's rate counters: the token endpoint's limits
+ * per address, but no ceiling for all addresses together — every operator key is tried under
+ * one "client", so such a ceiling would let a guesser on many addresses lock every operator
+ * out, and it guards nothing: a key is 256 random bits, not a password.
+ */
 export function operatorKeyAttempts(counters: RateCounters, limits: Partial<FailureLimits> = {}, now: () => number = Date.now): AttemptLimiter {
-  return new AttemptLimiter(counters, { ...DEFAULT_FAILURE_LIMITS, ...limits }, now);
+  return new AttemptLimiter(counters, { ...DEFAULT_FAILURE_LIMITS, perClient: Number.MAX_SAFE_INTEGER, ...limits }, now);
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
   NewStorageConfig,
   NewTenant,
   Plan,
+  PlanChanges,
   QuotaCheck,
   SigningKey,
   StorageConfig,
@@ -65,6 +66,9 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
   }
   listPlans(): Promise<Plan[]> {
     return plans.listPlans(this.db);
+  }
+  updatePlan(id: string, changes: PlanChanges): Promise<Plan> {
+    return plans.updatePlan(this.db, id, changes);
   }
   retirePlan(id: string): Promise<Plan> {
     return plans.retirePlan(this.db, id);

@@ -152,6 +152,8 @@ export interface ControlPlaneStore {
   createPlan(p: NewPlan): Promise<Plan>;
   getPlan(id: string): Promise<Plan | null>;
   listPlans(): Promise<Plan[]>;
+  /** Changes the given fields of a plan (usable or retired: its status stays). */
+  updatePlan(id: string, changes: PlanChanges): Promise<Plan>;
   retirePlan(id: string): Promise<Plan>;
 
   createApp(a: NewApp): Promise<App>;

@@ -4,8 +4,6 @@
 // plan can be edited too — it stays retired — since apps kept on it still show its terms.
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
-import { updatePlan } from '../../tenancy/store/plans.js';
-import { SqlControlPlaneStore } from '../../tenancy/sql-store.js';
 import type { NewPlan, Plan, PlanChanges } from '../../tenancy/types.js';
 import { changed, manageErrors, manageRoute, ok, requireOperator, type ManageDeps } from './kit.js';
 import { DisplayName, list, PlanIdParams, PlanSchema } from './schemas.js';
@@ -129,8 +127,7 @@ export function planRoutes(deps: ManageDeps): RouteDef[] {
         requireOperator(principal, 'edit plans');
         const before = await deps.store.getPlan(params.planId);
         if (!before) throw manageErrors.notFound('plan', params.planId);
-        if (!(deps.store instanceof SqlControlPlaneStore)) throw new Error('editing a plan needs the SQL control plane');
-        const plan = await updatePlan(deps.store.db, before.id, body);
+        const plan = await deps.store.updatePlan(before.id, body);
         const diff = changed(before, plan, [...TERMS]);
         if (Object.keys(diff).length) await audit({ action: 'plan.update', tenantId: null, objectType: 'plan', objectId: plan.id, diff });
         return ok(plan);
