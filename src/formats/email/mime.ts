@@ -4,7 +4,8 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { rememberContent } from './service-attachments.js';
 import { ExtractionError } from '../kit/types.js';
-import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256, unreadableBecause } from './common.js';
+import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
+import { unreadableBecause } from '../kit/reasons.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 function addresses(v: AddressObject | AddressObject[] | undefined): EmailAddressT[] {
