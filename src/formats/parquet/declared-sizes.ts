@@ -58,7 +58,11 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isS
 function declared(value: unknown, name: string, where: string): number {
   if (value === undefined || value === null) throw new Damaged(where, `it gives no ${name}`);
   const n = typeof value === 'bigint' ? Number(value) : value;
-  if (!isCount(n)) throw new Damaged(where, `${name} ${String(value)} is not a count of bytes or values`);
+  if (!isCount(n)) {
+    // A number is quoted; anything else (bytes where a number belongs) is described, never dumped.
+    if (typeof n === 'number') throw new Damaged(where, `${name} ${n} is not a count of bytes or values`);
+    throw new Damaged(where, `${name} holds ${Array.isArray(value) || ArrayBuffer.isView(value) ? 'bytes' : 'other data'}, not a count of bytes or values`);
+  }
   return n;
 }
 
