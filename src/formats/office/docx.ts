@@ -9,6 +9,8 @@ import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
 const MAX_DEPTH = 64;
+/** Word's list levels are 0–8 (w:ilvl). */
+const MAX_LIST_LEVEL = 8;
 
 export interface DocxModel {
   blocks: OfficeBlock[];
@@ -201,6 +203,9 @@ export class DocxReader {
   }
 
   private listLabel(numId: string, ilvl: number): { ordered: boolean; label: string | null } {
+    // Labels count every level up to this one: a level past Word's 0–8 (w:ilvl 30000000 in a
+    // 1 KB file) would make that count take seconds and gigabytes, so it gets no label.
+    if (!Number.isInteger(ilvl) || ilvl < 0 || ilvl > MAX_LIST_LEVEL) return { ordered: false, label: null };
     const num = this.nums.get(numId);
     const levels = num ? this.abstracts.get(num.abstractId) : undefined;
     const def = levels?.get(ilvl);

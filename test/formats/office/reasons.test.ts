@@ -11,9 +11,9 @@ const CONTENT_TYPES =
   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
 const ROOT_RELS = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`;
 
-/** A DOCX whose main part has one paragraph and whose relationships are `rels` (extra parts: `parts`). */
-function docx(rels: string, parts: Record<string, string>): Buffer {
-  const document = `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body><w:p><w:r><w:t>Quarterly memo</w:t></w:r></w:p></w:body></w:document>`;
+/** A DOCX whose main part holds `body` (one paragraph by default) and whose relationships are `rels` (extra parts: `parts`). */
+function docx(rels: string, parts: Record<string, string>, body = '<w:p><w:r><w:t>Quarterly memo</w:t></w:r></w:p>'): Buffer {
+  const document = `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${body}</w:body></w:document>`;
   const documentRels = `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`;
   return makeZip(
     Object.entries({
@@ -55,5 +55,15 @@ describe('DOCX warnings', () => {
     expect(result.ok).toBe(true);
     expect(artifact!.warnings).toContain('sub-document link not followed: "file:///C:/evil?gnp.exe?bel"');
     for (const w of artifact!.warnings) expectSentence(w);
+  });
+
+  it('a list level far past Word’s 0–8 gets no label (counting up to it took seconds and gigabytes)', async () => {
+    const level = 30_000_000;
+    const numbering = `<w:numbering ${W}><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="${level}"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>`;
+    const body = `<w:p><w:pPr><w:numPr><w:ilvl w:val="${level}"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>item</w:t></w:r></w:p>`;
+    const bytes = docx(`<Relationship Id="rId2" Type="${REL}/numbering" Target="numbering.xml"/>`, { 'word/numbering.xml': numbering }, body);
+    const { result, artifact } = await parseUpload(bytes, 'deep-list.docx', 'docx');
+    expect(result.ok).toBe(true);
+    expect(artifact!.content.blocks).toEqual([expect.objectContaining({ type: 'listItem', text: 'item', level, label: null })]);
   });
 });
