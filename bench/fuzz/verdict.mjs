@@ -1,9 +1,23 @@
 // How a finished job is judged: a failure reason must be there and should be written for a
 // person, not a JavaScript error passed through.
 
-/** Reasons that are raw JavaScript / runtime errors rather than an explanation. */
-export const RAW_REASON =
-  /Cannot read propert|Cannot set propert|Cannot destructure|is not a function|is not iterable|is not defined|is not a constructor|undefined|TypeError|RangeError|ReferenceError|SyntaxError|ENOENT|EISDIR|Maximum call stack|Invalid array length|Invalid typed array length|Offset is outside the bounds|memory access out of bounds|RuntimeError|unreachable|Unexpected end of JSON/;
+/**
+ * Reasons that are raw errors rather than an explanation: JavaScript and WASM runtime errors,
+ * zlib's, yauzl's and JSON.parse's own words, paths of the node, and the document's control
+ * characters quoted back raw or as escapes (issue 27, item 7).
+ */
+export const RAW_REASON = new RegExp(
+  [
+    /Cannot read propert|Cannot set propert|Cannot destructure|is not a function|is not iterable|is not defined|is not a constructor|undefined/.source,
+    /TypeError|RangeError|ReferenceError|SyntaxError|ENOENT|EISDIR|Maximum call stack|Invalid array length|Invalid typed array length|Invalid code point/
+      .source,
+    /Offset is outside the bounds|memory access out of bounds|RuntimeError|unreachable|Unexpected end of JSON|Unexpected token|in JSON at position/.source,
+    /invalid distance too far back|invalid (block type|code lengths set|bit length repeat|literal\/lengths set|distances set|stored block lengths)|incorrect header check/
+      .source,
+    /signature not found|header signature: 0x|overflows file bounds|not enough bytes in the stream|too many bytes in the stream/.source,
+    /\/tmp\/|\/dp\/gis-|node_modules|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|\\u00[0-9a-f]{2}/.source,
+  ].join('|'),
+);
 
 export const TERMINAL = new Set([8, 9]);
 export const RUNNING = new Set([3, 4, 7]);

@@ -13,6 +13,7 @@ import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
+import { printable } from './kit/reasons.js';
 import { ExtractionError } from './kit/types.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './settings.js';
 
@@ -51,7 +52,28 @@ function size(n: number): string {
   return `${n} bytes`;
 }
 
-const quoted = (name: string) => JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name);
+/** A member's name as a reason shows it: a short excerpt, control bytes never quoted. */
+const quoted = (name: string) => printable(name, 60);
+
+/**
+ * What yauzl's or zlib's error says, as a clause of a sentence (their own words go to the log):
+ * the central directory, a member's local header or its compressed data.
+ */
+function zipTrouble(err: unknown): string {
+  const e = err as (Error & { code?: unknown }) | undefined;
+  const text = String(e?.message ?? '');
+  if (/end of central directory record signature not found/i.test(text)) return 'its end-of-archive record is missing';
+  if (/comment length/i.test(text)) return 'its end-of-archive record is damaged or followed by extra bytes';
+  if (/multi-disk/i.test(text)) return 'it is one part of a split (multi-disk) archive';
+  if (/zip64/i.test(text)) return 'its ZIP64 records are damaged';
+  if (/central directory file header signature/i.test(text)) return 'its list of members (the central directory) is damaged';
+  if (/local file header signature/i.test(text)) return "a member's local header is damaged";
+  if (/overflows file bounds|unexpected EOF/i.test(text)) return 'the data runs past the end of the file (it is truncated)';
+  if (/size mismatch|too many bytes in the stream|not enough bytes in the stream/i.test(text)) return 'its data does not match the size its header declares';
+  if (e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(text)) return 'its compressed data ends early (the archive is truncated)';
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) return 'its compressed data is damaged';
+  return 'its structure is damaged';
+}
 
 const refuse = {
   overBudget: (limits: ArchiveLimits, why: string) =>
@@ -74,9 +96,17 @@ const refuse = {
     new ExtractionError(`The archive holds more than ${limits.maxEntries} members (archives inside it included), the limit for one upload; refused.`),
   depth: (limits: ArchiveLimits) => new ExtractionError(`The archive nests archives more than ${limits.maxDepth} levels deep; refused.`),
   unsafeName: (name: string, why: string) => new ExtractionError(`The archive holds a member with an unsafe path (${quoted(name)} ${why}); refused.`),
-  unreadable: (why: string) => new ExtractionError(`The file is not a readable ZIP archive (${why}); it is truncated or not this format.`),
-  corrupt: (why: string) => new ExtractionError(`The ZIP archive is corrupt: ${why}.`),
-  damagedMember: (m: ArchiveMember, why: string) => new ExtractionError(`The archive's member ${quoted(m.name)} is damaged: ${why}.`),
+  unreadable: (cause: unknown) =>
+    new ExtractionError(`The file is not a readable ZIP archive (${zipTrouble(cause)}); it is truncated or not this format.`, 'extraction_failed', false, {
+      cause,
+    }),
+  corrupt: (cause: unknown) => new ExtractionError(`The ZIP archive is corrupt: ${zipTrouble(cause)}.`, 'extraction_failed', false, { cause }),
+  strongEncryption: (cause: unknown) =>
+    new ExtractionError('The archive holds a member with strong encryption; password-protected archives cannot be read.', 'encrypted_document', false, {
+      cause,
+    }),
+  damagedMember: (m: ArchiveMember, why: string, cause?: unknown) =>
+    new ExtractionError(`The archive's member ${quoted(m.name)} is damaged: ${why}.`, 'extraction_failed', false, { cause }),
   encrypted: (m: ArchiveMember) =>
     new ExtractionError(`The archive's member ${quoted(m.name)} is encrypted; password-protected archives cannot be read.`, 'encrypted_document'),
   method: (m: ArchiveMember, method: number) =>
@@ -144,8 +174,8 @@ export class GuardedZip {
       yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
         err || !z ? reject(err ?? new Error('no archive')) : resolve(z),
       ),
-    ).catch((err: Error) => {
-      throw refuse.unreadable(err.message);
+    ).catch((err: unknown) => {
+      throw refuse.unreadable(err);
     });
     const st = await stat(file);
     const fileKey = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
@@ -206,7 +236,8 @@ export class GuardedZip {
       };
       const onEntry = (e: yauzl.Entry) => settle(() => resolve(e));
       const onEnd = () => settle(() => resolve(null));
-      const onError = (err: Error) => settle(() => reject(yauzlNameRefusal(err) ?? refuse.corrupt(err.message)));
+      const onError = (err: Error) =>
+        settle(() => reject(yauzlNameRefusal(err) ?? (/strong encryption/.test(err.message) ? refuse.strongEncryption(err) : refuse.corrupt(err))));
       if (this.failure) return onError(this.failure);
       this.zip.on('entry', onEntry).on('end', onEnd).on('error', onError);
       this.zip.readEntry();
@@ -229,8 +260,8 @@ export class GuardedZip {
       this.zip.openReadStream(m.entry, method === 8 ? { decodeFileData: false } : {}, (err, s) =>
         err || !s ? reject(err ?? new Error('no stream')) : resolve(s),
       ),
-    ).catch((err: Error) => {
-      throw refuse.damagedMember(m, err.message);
+    ).catch((err: unknown) => {
+      throw refuse.damagedMember(m, zipTrouble(err), err);
     });
     const meter = this.meter(m, !this.proven && !this.charged.has(m));
     const sink = openSink();
@@ -244,7 +275,7 @@ export class GuardedZip {
     } catch (err) {
       if (err instanceof ExtractionError) throw err;
       if ((err as NodeJS.ErrnoException).syscall) throw err; // the sink's file system
-      throw refuse.damagedMember(m, (err as Error).message);
+      throw refuse.damagedMember(m, zipTrouble(err), err);
     }
     this.charged.add(m);
   }

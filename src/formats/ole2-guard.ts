@@ -15,6 +15,7 @@
 // chain step is visited at most once per walk, and shared chain tails only once in all.
 // Callers that already hold the bytes (msgreader needs them in memory anyway) pass them in.
 import { open } from 'node:fs/promises';
+import { printable } from './kit/reasons.js';
 import { ExtractionError } from './kit/types.js';
 
 const SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -293,8 +294,8 @@ class Directory {
     const name = this.bytes
       .subarray(this.at(i), this.at(i) + Math.max(0, nameBytes - 2))
       .toString('utf16le')
-      .replace(/[\u0000-\u001f]/g, '');
-    return name ? `entry ${i} (${JSON.stringify(name)})` : `entry ${i}`;
+      .replace(/^[\u0000-\u001f]/, '');
+    return name ? `entry ${i} (${printable(name, 32)})` : `entry ${i}`;
   }
 }
 

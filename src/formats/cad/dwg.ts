@@ -17,14 +17,14 @@ import {
 } from './model.js';
 import { dimensionOf, textsOf, toCadEntity } from './normalize.js';
 
-/** Dwg_Error bits (libredwg's dwg.h). Codes ≥ 128 (DWG_ERR_CRITICAL) mean the read failed. */
+/** Dwg_Error bits (libredwg's dwg.h, as libredwg-web.d.ts lists them). Codes ≥ 128 (DWG_ERR_CRITICAL) mean the read failed. */
 const DWG_ERRORS: [number, string][] = [
-  [1, 'wrong handle'],
-  [2, 'unhandled class'],
-  [4, 'invalid type'],
-  [8, 'invalid handle'],
-  [16, 'invalid extended entity data'],
-  [32, 'undefined entity data'],
+  [1, 'wrong checksum'],
+  [2, 'a feature not yet supported'],
+  [4, 'unhandled class'],
+  [8, 'invalid type'],
+  [16, 'invalid handle'],
+  [32, 'invalid extended entity data'],
   [64, 'value out of bounds'],
   [128, 'class not found'],
   [256, 'section not found'],

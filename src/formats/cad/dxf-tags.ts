@@ -1,6 +1,7 @@
 // DXF group codes and their values: the tag stream of an ASCII DXF (in the encoding its bytes
 // are in) or a binary one. dxf.ts builds the drawing from these tags.
 import iconv from 'iconv-lite';
+import { hasUnprintable, printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 
 export type Val = string | number | boolean;
@@ -110,8 +111,7 @@ export function decodeText(buf: Buffer): { text: string; encoding: string } {
 
 /** A line of the file as a reason quotes it: its text (shortened), or what it holds when that is not text. */
 function quoteLine(line: string): string {
-  if (/[\p{Cc}\uFFFD]/u.test(line)) return 'binary data (control characters), not text';
-  return JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}…` : line);
+  return hasUnprintable(line) ? 'binary data (control characters), not text' : printable(line, 40);
 }
 
 export function readAsciiTags(text: string): { tags: Tags; warnings: string[] } {

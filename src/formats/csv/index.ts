@@ -4,6 +4,7 @@
 // size, whatever the file size.
 import { stat } from 'node:fs/promises';
 import type { JsonWriter } from '../kit/json-writer.js';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { ColumnProfile, planColumn, type ColumnPlan } from './columns.js';
 import {
@@ -234,7 +235,7 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
     const extNames = columnNames([...names, ...profiles.slice(columnCount).map(() => '')], profiles.length);
     const found = findGeometry(extNames, profiles, metadata.hasHeader as boolean);
     if (!found) {
-      const shown = names.slice(0, SHOWN_COLUMNS).map((n) => JSON.stringify(n.length > 40 ? `${n.slice(0, 40)}…` : n));
+      const shown = names.slice(0, SHOWN_COLUMNS).map((n) => printable(n, 40));
       if (names.length > SHOWN_COLUMNS) shown.push(`… (${names.length - SHOWN_COLUMNS} more)`);
       const list = names.length ? shown.join(', ') : '(none: the file is empty)';
       throw new ExtractionError(
@@ -246,7 +247,7 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
     if (found.note) warnings.push(found.note);
     if (found.source.kind !== 'lonlat' && found.source.index >= columnCount) {
       warnings.push(
-        `The geometry is in field ${found.source.index + 1}, beyond the ${plural(columnCount, 'named column')} of the header; it was read from there as column ${JSON.stringify(found.source.column)}.`,
+        `The geometry is in field ${found.source.index + 1}, beyond the ${plural(columnCount, 'named column')} of the header; it was read from there as column ${printable(found.source.column)}.`,
       );
     }
     const s = await writeSpatial(input, plan, size, plans, found.source, rowCount, content, warnings);
@@ -304,7 +305,7 @@ function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows
   for (const p of plans) {
     if ((p.info.type === 'integer' || p.info.type === 'number') && p.info.jsonType === 'string') {
       warnings.push(
-        `Column ${JSON.stringify(p.info.name)} holds ${p.info.type === 'integer' ? 'integers beyond 2^53' : 'numbers a double cannot hold exactly'}; its values are kept as strings.`,
+        `Column ${printable(p.info.name)} holds ${p.info.type === 'integer' ? 'integers beyond 2^53' : 'numbers a double cannot hold exactly'}; its values are kept as strings.`,
       );
     }
   }

@@ -5,7 +5,7 @@ import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { compile } from 'html-to-text';
 import libmime from 'libmime';
-import { ExtractionError } from '../kit/types.js';
+import { printable } from '../kit/reasons.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 /** Nested messages deeper than this are listed but not opened. */
@@ -17,17 +17,9 @@ export const MAX_ATTACHMENT_TEXT = 1024 * 1024;
 const MAX_HTML_FOR_TEXT = 8 * 1024 * 1024;
 const MAX_HEADERS = 1000;
 
-/**
- * Why a part could not be read, for a warning or note: our own sentences (ExtractionError)
- * as they are, a library's own error text (a TypeError from deep inside it) never.
- */
-export function unreadableBecause(err: unknown, fallback: string): string {
-  return err instanceof ExtractionError ? err.message : fallback;
-}
-
 /** An attachment as a warning names it: its file name, else its position. */
 export function attachmentLabel(fileName: string | null | undefined, index: number): string {
-  return fileName ? JSON.stringify(fileName) : `${index + 1} (no file name)`;
+  return fileName ? printable(fileName) : `${index + 1} (no file name)`;
 }
 
 export function sha256(buf: Uint8Array): string {

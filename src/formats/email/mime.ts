@@ -4,7 +4,8 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { rememberContent } from './service-attachments.js';
 import { ExtractionError } from '../kit/types.js';
-import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256, unreadableBecause } from './common.js';
+import { MAX_NESTING, countTree, decodeWords, extractAttachment, headerValue, htmlToText, isoDate, messageIds, sha256 } from './common.js';
+import { printable, unreadableBecause } from '../kit/reasons.js';
 import type { EmailAddressT, EmailAttachmentT, EmailMessageT } from './schema.js';
 
 function addresses(v: AddressObject | AddressObject[] | undefined): EmailAddressT[] {
@@ -83,7 +84,7 @@ export async function parseMime(source: Buffer, depth = 0): Promise<EmailMessage
   // mailparser substitutes "now" for a missing or unparseable Date: only a real, parseable header counts.
   const parsedByMailparser = m.date instanceof Date && Math.abs(m.date.getTime() - Date.now()) > 120_000 ? isoDate(m.date) : null;
   const date = dateRaw ? (parsedByMailparser ?? isoDate(dateRaw)) : null;
-  if (dateRaw && !date) warnings.push(`unparseable Date header: ${dateRaw.slice(0, 100)}`);
+  if (dateRaw && !date) warnings.push(`unparseable Date header: ${printable(dateRaw, 100)}`);
   const html = typeof m.html === 'string' ? m.html : null;
   const attachments: EmailAttachmentT[] = [];
   for (const a of m.attachments ?? []) attachments.push(await attachment(a, depth, warnings));

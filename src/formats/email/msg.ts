@@ -201,7 +201,9 @@ export async function readMsg(filePath: string, size: number): Promise<{ message
   } catch (e) {
     throw new ExtractionError('unreadable MSG file: its property streams are damaged or inconsistent.', 'extraction_failed', false, { cause: e });
   }
-  if (first.error) throw new ExtractionError(`unreadable MSG file: ${first.error}`);
+  // msgreader's only error here, 'Unsupported file type!', means the 8-byte OLE2 signature is not whole.
+  if (first.error)
+    throw new ExtractionError('not an Outlook MSG file: its OLE compound-file signature is incomplete', 'extraction_failed', false, { cause: first.error });
   if (first.dataType !== 'msg' && !first.messageClass && !first.subject && !(first.attachments ?? []).length) {
     throw new ExtractionError('not an Outlook message: the compound file holds no message properties');
   }

@@ -4,6 +4,7 @@
 // it does not hand the attachment its parent's descriptor node; we give it that node, and
 // the embedded message is read like any other (depth-limited).
 import { PSTFile } from 'pst-extractor';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import { rememberContent } from './service-attachments.js';
 import {
@@ -231,7 +232,9 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
           try {
             m = folder.getNextChild();
           } catch (e) {
-            throw new ExtractionError(`corrupt PST: an item in folder "${path}" is damaged and cannot be read.`, 'corrupt_document', false, { cause: e });
+            throw new ExtractionError(`corrupt PST: an item in folder ${printable(path)} is damaged and cannot be read.`, 'corrupt_document', false, {
+              cause: e,
+            });
           }
           if (!m) break;
           count++;

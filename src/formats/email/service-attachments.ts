@@ -11,7 +11,7 @@ import path from 'node:path';
 import { JsonWriter } from '../kit/json-writer.js';
 import type { EmbeddedParsers } from '../kit/types.js';
 import { ArchiveBudget, activeArchiveBudget, withArchiveBudget } from '../archive-guard.js';
-import { unreadableBecause } from './common.js';
+import { unreadableBecause } from '../kit/reasons.js';
 import type { EmailAttachmentT, EmailMessageT } from './schema.js';
 import type { ParserSettings } from '../settings.js';
 

@@ -422,11 +422,14 @@ export class GdalSession {
 /** Set when the WASM instance aborted (e.g. out of memory): it cannot be used again in this thread. */
 let brokenReason: string | null = null;
 
+/** The abort as a sentence; its own text ('Aborted(…)', 'memory access out of bounds') goes to the log. */
 function engineBroken(reason: string): ExtractionError {
+  const what = /out of memory|OOM/i.test(reason) ? 'it ran out of memory' : 'it crashed';
   return new ExtractionError(
-    `The GIS engine stopped on this document (${reason}); the worker thread must be replaced before GIS documents can be read again.`,
+    `The GIS engine stopped on this document (${what}); the worker thread must be replaced before GIS documents can be read again.`,
     'extraction_failed',
     true,
+    { cause: reason },
   );
 }
 

@@ -4,6 +4,7 @@
 // named so GDAL finds them.
 import { copyFile, link, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError, type ParseInput } from '../kit/types.js';
 import { discoverDatasets, type DatasetSource } from './discover.js';
 import { extractZip, type ExtractReport } from './zip.js';
@@ -101,7 +102,7 @@ export async function prepareInput(input: ParseInput, warnings: string[]): Promi
     const budget = activeArchiveBudget();
     const archive = await extractZip(input.filePath, root, budget);
     await expandNestedZips(root, archive, budget);
-    for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${s}.`);
+    for (const s of archive.skipped) warnings.push(`ZIP member skipped: ${printable(s)} (symbolic link).`);
     return { root, archive, stored: null };
   }
   if (['shapefile', 'filegdb', 'kmz'].includes(input.format) && !/\.shp$/i.test(input.fileName ?? '')) {

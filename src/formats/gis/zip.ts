@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ArchiveBudget, GuardedZip } from '../archive-guard.js';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 
 /** Failures of the machine, not the archive: passed on as they are, so the job is retried. */
@@ -20,6 +21,7 @@ export interface ExtractReport {
   entries: number;
   files: number;
   uncompressedBytes: number;
+  /** Members not extracted (symbolic links), by path. */
   skipped: string[];
 }
 
@@ -37,12 +39,12 @@ export async function extractZip(zipPath: string, destDir: string, budget = new 
     report.entries = members.length;
     for (const m of members) {
       if (m.isSymlink) {
-        report.skipped.push(`${m.name} (symbolic link)`);
+        report.skipped.push(m.name);
         continue;
       }
       const target = path.resolve(root, m.name);
       if (target !== root && !target.startsWith(root + path.sep)) {
-        throw new ExtractionError(`The ZIP archive holds a member outside the archive root (${JSON.stringify(m.name)}); refused.`);
+        throw new ExtractionError(`The ZIP archive holds a member outside the archive root (${printable(m.name)}); refused.`);
       }
       if (m.isDirectory) {
         await mkdir(target, { recursive: true });
@@ -55,10 +57,10 @@ export async function extractZip(zipPath: string, destDir: string, budget = new 
       } catch (err) {
         if (err instanceof ExtractionError) throw err;
         const e = err as NodeJS.ErrnoException;
-        if (e.code === 'EEXIST') throw new ExtractionError(`The ZIP archive holds the same member twice (${JSON.stringify(m.name)}).`);
+        if (e.code === 'EEXIST') throw new ExtractionError(`The ZIP archive holds the same member twice (${printable(m.name)}).`);
         if (MACHINE_ERRNO.has(e.code ?? '')) throw err; // the machine's trouble: the job is retried
         // The error's own text names paths of this node: its code says enough.
-        throw new ExtractionError(`ZIP member ${JSON.stringify(m.name)} could not be extracted (${e.code ?? 'I/O error'}).`, 'extraction_failed', false, {
+        throw new ExtractionError(`ZIP member ${printable(m.name)} could not be extracted (${e.code ?? 'I/O error'}).`, 'extraction_failed', false, {
           cause: err,
         });
       }

@@ -89,8 +89,9 @@ export class ExtractionError extends Error {
   }
 }
 
-/** A library error as text for the log (its stack when it has one). */
+/** A library error as text for the log (its stack when it has one; an ExtractionError's own cause). */
 export function rawError(err: unknown): string {
+  if (err instanceof ExtractionError && err.internal) return err.internal;
   const e = err as Error | undefined;
   return (e?.stack ?? e?.message ?? String(err)).slice(0, 2000);
 }

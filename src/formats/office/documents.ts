@@ -3,6 +3,7 @@
 // layout when settings allow — with the stored count reported beside it.
 import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
+import { unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError, type ParseOutcome } from '../kit/types.js';
 import { blockText, DocxReader, mainDocumentPart, type DocxModel } from './docx.js';
 import { guardDocxColumns } from './docx-guard.js';
@@ -138,7 +139,8 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
   return finishWord(ctx, w, model, properties, await renderP);
 }
 
-type RenderResult = { pages: number; millis: number } | { confirmed: number } | { error: string; disabled?: boolean };
+/** `error`: why pages were not rendered, a sentence; `cause`: the error behind it, for the log. */
+type RenderResult = { pages: number; millis: number } | { confirmed: number } | { error: string; disabled?: boolean; cause?: unknown };
 
 /**
  * Pages rendered by LibreOffice, as settings.office.render (DOCPARSE_OFFICE_RENDER) asks:
@@ -150,7 +152,10 @@ function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
   const { settings } = ctx.input;
   if (settings.office.render === 'off') return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
   if (!libreOfficeAvailable(settings.engines)) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
-  return renderPageCount(ctx.input.filePath, ctx.work, libreOfficeRun(settings), inputExt ?? ctx.format).catch((err: Error) => ({ error: err.message }));
+  return renderPageCount(ctx.input.filePath, ctx.work, libreOfficeRun(settings), inputExt ?? ctx.format).catch((err: unknown) => ({
+    error: unreadableBecause(err, 'LibreOffice could not lay the document out'),
+    cause: err,
+  }));
 }
 
 async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties: OfficePropertiesT, render: RenderResult): Promise<ParseOutcome> {
@@ -177,7 +182,8 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     // worker that has LibreOffice. Only DOCPARSE_OFFICE_RENDER=off asks for stored counts.
     if (!render.disabled && !libreOfficeAvailable(ctx.input.settings.engines))
       throw engineUnavailable('LibreOffice', `to count the pages of ${ctx.format.toUpperCase()} documents`);
-    if (ctx.format !== 'docx' && !render.disabled) throw new ExtractionError(`page rendering failed: ${render.error}`);
+    if (ctx.format !== 'docx' && !render.disabled)
+      throw new ExtractionError(`page rendering failed: ${render.error}`, 'extraction_failed', false, { cause: render.cause });
     units = stored && stored > 0 ? stored : 1;
     metadata.pageCount = { source: stored ? 'stored' : 'minimum', rendered: null, stored: stored ?? null, storedAgrees: null, renderError: render.error };
     warnings.push(`pages could not be rendered (${render.error}); the ${stored ? "document's stored page count" : 'minimum of one page'} is used`);

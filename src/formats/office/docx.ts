@@ -4,10 +4,13 @@
 // footers, hyperlinks (relationships and HYPERLINK fields) and image metadata.
 import type { OfficeBlock, OfficeImageT, OfficePropertiesT } from './schema.js';
 import type { ZipPackage } from './zip.js';
+import { printable, unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
 const MAX_DEPTH = 64;
+/** Word's list levels are 0–8 (w:ilvl). */
+const MAX_LIST_LEVEL = 8;
 
 export interface DocxModel {
   blocks: OfficeBlock[];
@@ -105,7 +108,7 @@ export class DocxReader {
     const xml = mainXml ?? (await this.zip.readText(main, this.maxPartBytes));
     const doc = root(parseXml(xml, main), 'document');
     const body = doc ? child(doc, 'body') : undefined;
-    if (!body) throw new ExtractionError(`not a Word document: ${main} has no w:body`);
+    if (!body) throw new ExtractionError(`not a Word document: ${printable(main)} has no w:body`);
     this.rels = mainRels;
     this.partName = this.mainPart = main;
     const sectRefs: XNode[] = [];
@@ -127,7 +130,7 @@ export class DocxReader {
     if (enRel) this.model.endnotes = await this.notes(enRel.target, 'endnote');
     const cmRel = relOf('/comments');
     if (cmRel) this.model.comments = await this.readComments(cmRel.target);
-    for (const r of mainRels.values()) if (r.type.endsWith('/subDocument')) this.warnings.push(`sub-document link not followed: ${r.target}`);
+    for (const r of mainRels.values()) if (r.type.endsWith('/subDocument')) this.warnings.push(`sub-document link not followed: ${printable(r.target)}`);
     return this.model;
   }
 
@@ -155,7 +158,7 @@ export class DocxReader {
         if (attr(s, 'type') === 'paragraph' && (attr(s, 'default') === '1' || attr(s, 'default') === 'true')) this.defaultParaStyle = id;
       }
     } catch (err) {
-      this.warnings.push(`styles unreadable, heading levels may be missing: ${(err as Error).message}`);
+      this.warnings.push(`styles unreadable, heading levels may be missing: ${unreadableBecause(err, 'the styles part is damaged')}`);
     }
   }
 
@@ -183,7 +186,7 @@ export class DocxReader {
         this.nums.set(attr(n, 'numId') ?? '', { abstractId: attr(child(n, 'abstractNumId') ?? {}, 'val') ?? '', starts });
       }
     } catch (err) {
-      this.warnings.push(`numbering unreadable, list labels may be missing: ${(err as Error).message}`);
+      this.warnings.push(`numbering unreadable, list labels may be missing: ${unreadableBecause(err, 'the numbering part is damaged')}`);
     }
   }
 
@@ -200,6 +203,9 @@ export class DocxReader {
   }
 
   private listLabel(numId: string, ilvl: number): { ordered: boolean; label: string | null } {
+    // Labels count every level up to this one: a level past Word's 0–8 (w:ilvl 30000000 in a
+    // 1 KB file) would make that count take seconds and gigabytes, so it gets no label.
+    if (!Number.isInteger(ilvl) || ilvl < 0 || ilvl > MAX_LIST_LEVEL) return { ordered: false, label: null };
     const num = this.nums.get(numId);
     const levels = num ? this.abstracts.get(num.abstractId) : undefined;
     const def = levels?.get(ilvl);
@@ -294,7 +300,7 @@ export class DocxReader {
         this.model.blocks.splice(p.at + shift, 0, ...blocks);
         shift += blocks.length;
       } catch (err) {
-        this.warnings.push(`imported chunk ${p.target} unreadable: ${(err as Error).message}`);
+        this.warnings.push(`imported chunk ${printable(p.target)} unreadable: ${unreadableBecause(err, 'its content is damaged')}`);
       }
     }
     this.model.blocks.forEach((b, i) => (b.index = i));
@@ -611,7 +617,7 @@ export class DocxReader {
       if (!r) return '';
       return await this.withPart(part, () => this.walkBlocks(kids(r), 1, false).map(blockText).filter(Boolean).join('\n'));
     } catch (err) {
-      this.warnings.push(`${part} unreadable: ${(err as Error).message}`);
+      this.warnings.push(`${printable(part)} unreadable: ${unreadableBecause(err, 'the part is damaged')}`);
       return '';
     }
   }
@@ -632,7 +638,7 @@ export class DocxReader {
         return out;
       });
     } catch (err) {
-      this.warnings.push(`${kind}s unreadable: ${(err as Error).message}`);
+      this.warnings.push(`${kind}s unreadable: ${unreadableBecause(err, `the ${kind}s part is damaged`)}`);
       return [];
     }
   }
@@ -651,7 +657,7 @@ export class DocxReader {
         })),
       );
     } catch (err) {
-      this.warnings.push(`comments unreadable: ${(err as Error).message}`);
+      this.warnings.push(`comments unreadable: ${unreadableBecause(err, 'the comments part is damaged')}`);
       return [];
     }
   }

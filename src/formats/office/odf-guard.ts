@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import { ColumnTally, RepeatTally } from './guard-limits.js';
 import type { ZipPackage } from './zip.js';
@@ -89,14 +90,14 @@ class OdfScan {
       case 'columns': {
         const n = count(tag, 'column-count');
         if (this.style?.family === 'section') this.sectionColumns.set(this.style.name, n);
-        else if (this.style?.family === 'page-layout') this.columns.add(n, `page style "${this.style.name}"`);
-        else this.columns.add(n, `${this.style ? `style "${this.style.name}"` : 'a frame'}`);
+        else if (this.style?.family === 'page-layout') this.columns.add(n, `page style ${printable(this.style.name)}`);
+        else this.columns.add(n, this.style ? `style ${printable(this.style.name)}` : 'a frame');
         break;
       }
       case 'section': {
         const name = attr(tag, 'style-name');
         const n = name === undefined ? undefined : this.sectionColumns.get(name);
-        if (n) this.columns.add(n, `section "${attr(tag, 'name') ?? name}"`);
+        if (n) this.columns.add(n, `section ${printable(attr(tag, 'name') ?? name ?? '')}`);
         break;
       }
       case 'table-row':

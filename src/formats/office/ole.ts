@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import CFB from 'cfb';
 import { assertSoundOle2, assertSoundOle2File } from '../ole2-guard.js';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 
 const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -76,7 +77,12 @@ export async function inspectOle(filePath: string, expected: 'doc' | 'xls' | 'pp
     return { kind: 'ppt' };
   }
   if (expected === 'ooxml') throw new ExtractionError('an OLE compound file without an Office package inside; not an OOXML document');
-  throw new ExtractionError(`this OLE compound file holds no ${expected.toUpperCase()} content (streams: ${names.slice(0, 8).join(', ')})`);
+  throw new ExtractionError(
+    `this OLE compound file holds no ${expected.toUpperCase()} content (streams: ${names
+      .slice(0, 8)
+      .map((n) => printable(n, 40))
+      .join(', ')})`,
+  );
 }
 
 /** FILEPASS (0x002F) among the first records of the workbook globals. */

@@ -3,6 +3,7 @@
 // with merged cells, pictures, hyperlinks and speaker notes.
 import type { OfficeSlideT } from './schema.js';
 import type { ZipPackage } from './zip.js';
+import { printable, unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, parseRels, parseXml, relsPathOf, root, tag, type Rel, type XNode } from './xml.js';
 import { mainDocumentPart } from './docx.js';
@@ -15,7 +16,7 @@ export async function slideParts(zip: ZipPackage): Promise<string[]> {
   if (!main) throw new ExtractionError('not a presentation: the package has no ppt/presentation.xml');
   const rels = parseRels(await zip.readTextIfPresent(relsPathOf(main), 8 << 20), main);
   const pres = root(parseXml(await zip.readText(main, 16 << 20), main), 'presentation');
-  if (!pres) throw new ExtractionError(`not a presentation: ${main} has no p:presentation`);
+  if (!pres) throw new ExtractionError(`not a presentation: ${printable(main)} has no p:presentation`);
   const lst = child(pres, 'sldIdLst');
   const out: string[] = [];
   for (const s of lst ? children(lst, 'sldId') : []) {
@@ -31,7 +32,7 @@ export async function readSlide(zip: ZipPackage, part: string, index: number, wa
   const sld = root(parseXml(await zip.readText(part, PART_LIMIT), part), 'sld');
   const slide: OfficeSlideT = { index, number: index + 1, hidden: false, title: null, textBlocks: [], tables: [], images: [], links: [], notes: null };
   if (!sld) {
-    warnings.push(`slide ${index + 1} (${part}) has no content`);
+    warnings.push(`slide ${index + 1} (${printable(part)}) has no content`);
     return slide;
   }
   slide.hidden = attr(sld, 'show') === '0' || attr(sld, 'show') === 'false';
@@ -56,7 +57,7 @@ export async function readSlide(zip: ZipPackage, part: string, index: number, wa
         slide.notes = text || null;
       }
     } catch (err) {
-      warnings.push(`notes of slide ${index + 1} unreadable: ${(err as Error).message}`);
+      warnings.push(`notes of slide ${index + 1} unreadable: ${unreadableBecause(err, 'the notes part is damaged')}`);
     }
   }
   return slide;

@@ -1,4 +1,5 @@
 // Document properties: OOXML docProps/core.xml + app.xml, OpenDocument meta.xml.
+import { unreadableBecause } from '../kit/reasons.js';
 import type { OfficePropertiesT } from './schema.js';
 import type { ZipPackage } from './zip.js';
 import { allText, attr, kids, parseXml, root, tag } from './xml.js';
@@ -87,7 +88,7 @@ export async function ooxmlProperties(zip: ZipPackage, warnings: string[]): Prom
       }
     }
   } catch (err) {
-    warnings.push(`document properties unreadable: ${(err as Error).message}`);
+    warnings.push(`document properties unreadable: ${unreadableBecause(err, 'the properties part is damaged')}`);
   }
   for (const k of Object.keys(p) as (keyof OfficePropertiesT)[]) if (p[k] === undefined) delete p[k];
   return p;
@@ -148,7 +149,7 @@ export async function odfProperties(zip: ZipPackage, warnings: string[]): Promis
       }
     }
   } catch (err) {
-    warnings.push(`document properties unreadable: ${(err as Error).message}`);
+    warnings.push(`document properties unreadable: ${unreadableBecause(err, 'the properties part is damaged')}`);
   }
   for (const k of Object.keys(p) as (keyof OfficePropertiesT)[]) if (p[k] === undefined) delete p[k];
   return p;

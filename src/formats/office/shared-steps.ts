@@ -1,6 +1,7 @@
 // What the document, spreadsheet and presentation flows share: the per-parse context, the
 // container check every input passes first, OpenDocument package reading, macro detection and
 // the LibreOffice conversion of inputs that are not OOXML.
+import { printable } from '../kit/reasons.js';
 import { ExtractionError, type ParseInput } from '../kit/types.js';
 import { convert, libreOfficeAvailable, libreOfficeRun } from './libreoffice.js';
 import { engineUnavailable } from '../kit/engine-unavailable.js';
@@ -52,7 +53,7 @@ async function checkOdfEncryption(zip: ZipPackage): Promise<void> {
   }
   const mt = await zip.readTextIfPresent('mimetype', 1024);
   if (mt !== null && !/^application\/vnd\.oasis\.opendocument\./.test(mt.trim())) {
-    throw new ExtractionError(`not an OpenDocument file (mimetype ${mt.trim().slice(0, 80)})`);
+    throw new ExtractionError(`not an OpenDocument file (its mimetype is ${printable(mt.trim(), 80)})`);
   }
 }
 

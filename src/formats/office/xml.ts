@@ -1,6 +1,7 @@
 // Order-preserving XML trees (fast-xml-parser, namespace prefixes removed so Transitional
 // and Strict OOXML read alike) and the small helpers the Office readers share.
 import { XMLParser } from 'fast-xml-parser';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 
 export type XNode = Record<string, unknown>;
@@ -23,7 +24,7 @@ export function parseXml(text: string, what: string): XNode[] {
   try {
     return parser.parse(text) as XNode[];
   } catch (err) {
-    throw new ExtractionError(`malformed XML in ${what}: the part is damaged or truncated`, 'extraction_failed', false, { cause: err });
+    throw new ExtractionError(`malformed XML in ${printable(what)}: the part is damaged or truncated`, 'extraction_failed', false, { cause: err });
   }
 }
 

@@ -5,6 +5,7 @@
 // read the same file with their own unzip and no such check.
 import { Writable } from 'node:stream';
 import { ArchiveBudget, GuardedZip, activeArchiveBudget, type ArchiveMember } from '../archive-guard.js';
+import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 
 /** Largest single part read into memory. */
@@ -65,7 +66,7 @@ export class ZipPackage {
    */
   checkRatios(): void {
     for (const [name, m] of this.byName) {
-      if (m.declaredBytes > MAX_PART_BYTES) throw new ExtractionError(`package part ${name} is ${m.declaredBytes} bytes (limit ${MAX_PART_BYTES})`);
+      if (m.declaredBytes > MAX_PART_BYTES) throw new ExtractionError(`package part ${printable(name)} is ${m.declaredBytes} bytes (limit ${MAX_PART_BYTES})`);
     }
   }
 
@@ -73,9 +74,9 @@ export class ZipPackage {
   async read(name: string, maxBytes = MAX_PART_BYTES): Promise<Buffer> {
     const real = this.resolve(name);
     const m = real ? this.byName.get(real) : undefined;
-    if (!m) throw new ExtractionError(`package part ${name} is missing`);
-    if (m.encrypted) throw new ExtractionError(`package part ${name} is encrypted`, 'encrypted_document');
-    if (m.declaredBytes > maxBytes) throw new ExtractionError(`package part ${name} is ${m.declaredBytes} bytes (limit ${maxBytes})`);
+    if (!m) throw new ExtractionError(`package part ${printable(name)} is missing`);
+    if (m.encrypted) throw new ExtractionError(`package part ${printable(name)} is encrypted`, 'encrypted_document');
+    if (m.declaredBytes > maxBytes) throw new ExtractionError(`package part ${printable(name)} is ${m.declaredBytes} bytes (limit ${maxBytes})`);
     const parts: Buffer[] = [];
     const collect = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -91,8 +92,8 @@ export class ZipPackage {
   async stream(name: string, onChunk: (chunk: Buffer) => void): Promise<void> {
     const real = this.resolve(name);
     const m = real ? this.byName.get(real) : undefined;
-    if (!m) throw new ExtractionError(`package part ${name} is missing`);
-    if (m.encrypted) throw new ExtractionError(`package part ${name} is encrypted`, 'encrypted_document');
+    if (!m) throw new ExtractionError(`package part ${printable(name)} is missing`);
+    if (m.encrypted) throw new ExtractionError(`package part ${printable(name)} is encrypted`, 'encrypted_document');
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
         try {

@@ -8,6 +8,7 @@
 // naming the field. Only page headers and the first bytes of a page are read here.
 import type { ColumnMetaData, PageHeader, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
+import { excerpt } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import type { FileAsyncBuffer } from './file.js';
 
@@ -57,7 +58,11 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isS
 function declared(value: unknown, name: string, where: string): number {
   if (value === undefined || value === null) throw new Damaged(where, `it gives no ${name}`);
   const n = typeof value === 'bigint' ? Number(value) : value;
-  if (!isCount(n)) throw new Damaged(where, `${name} ${String(value)} is not a count of bytes or values`);
+  if (!isCount(n)) {
+    // A number is quoted; anything else (bytes where a number belongs) is described, never dumped.
+    if (typeof n === 'number') throw new Damaged(where, `${name} ${n} is not a count of bytes or values`);
+    throw new Damaged(where, `${name} holds ${Array.isArray(value) || ArrayBuffer.isView(value) ? 'bytes' : 'other data'}, not a count of bytes or values`);
+  }
   return n;
 }
 
@@ -74,20 +79,21 @@ export async function checkRowGroup(
 ): Promise<RowGroupShape> {
   const rows = declared(group.num_rows, 'num_rows', `row group ${index}`);
   if (!Array.isArray(group.columns) || group.columns.length !== columns.size) {
-    throw new Damaged(`row group ${index}`, `it has ${group.columns.length} column chunks for the schema's ${columns.size} columns`);
+    const have = Array.isArray(group.columns) ? group.columns.length : 'no';
+    throw new Damaged(`row group ${index}`, `it has ${have} column chunks for the schema's ${columns.size} columns`);
   }
   const shape: RowGroupShape = { rows, values: 0, compressedBytes: 0, pageBytes: 0 };
   for (const chunk of group.columns) {
     const meta = chunk.meta_data;
     if (!meta || !Array.isArray(meta.path_in_schema)) throw new Damaged(`row group ${index}`, 'a column chunk has no meta_data naming its column');
     const path = meta.path_in_schema.join('.');
-    const where = `row group ${index}, column '${path}'`;
+    const where = `row group ${index}, column '${excerpt(path)}'`;
     const column = columns.get(path);
     if (!column) throw new Damaged(where, 'path_in_schema names no column of the schema');
     const values = declared(meta.num_values, 'num_values', where);
     // Every row holds one level entry per column; a repeated column may hold more.
     if (column.maxRepetitionLevel === 0 ? values !== rows : values < rows) {
-      throw new Damaged(`row group ${index}`, `it declares ${rows} rows (num_rows), but its column '${path}' holds ${values} values (num_values)`);
+      throw new Damaged(`row group ${index}`, `it declares ${rows} rows (num_rows), but its column '${excerpt(path)}' holds ${values} values (num_values)`);
     }
     const start = declared(meta.dictionary_page_offset || meta.data_page_offset, 'data_page_offset', where);
     const size = declared(meta.total_compressed_size, 'total_compressed_size', where);

@@ -2,6 +2,7 @@
 // schema tree, leaf columns, row groups with per-column chunks and statistics, key-value
 // metadata and GeoParquet / native geospatial information. Reads nothing but the footer.
 import type { ColumnChunk, FileMetaData, RowGroup, SchemaElement, SchemaTree } from 'hyparquet';
+import { printable } from '../kit/reasons.js';
 import type { SchemaNodeShape } from './schema.js';
 import { isDecimal, render, renderBigInt, renderDecimalStat } from './values.js';
 
@@ -247,7 +248,9 @@ export function describeGeo(md: FileMetaData, leafNodes: SchemaTree[]): GeoDescr
       });
       geoparquet = { version: g.version ?? null, primaryColumn: g.primary_column ?? null, columns };
     } catch (err) {
-      warnings.push(`the "geo" metadata is not valid JSON (${(err as Error).message}); GeoParquet columns are not decoded`);
+      // JSON.parse's own message quotes the text back; a TypeError means the JSON is not GeoParquet's layout.
+      const why = err instanceof SyntaxError ? 'is not valid JSON' : 'does not follow the GeoParquet layout (columns, encodings)';
+      warnings.push(`the "geo" metadata ${why}; GeoParquet columns are not decoded`);
     }
   }
   // Parquet's own GEOMETRY/GEOGRAPHY logical types (format 2.11+), with their geospatial statistics.
@@ -265,7 +268,7 @@ export function describeGeo(md: FileMetaData, leafNodes: SchemaTree[]): GeoDescr
       try {
         pj = JSON.parse(kv.get(key) ?? 'null');
       } catch {
-        warnings.push(`the PROJJSON in key-value metadata "${key}" is not valid JSON`);
+        warnings.push(`the PROJJSON in key-value metadata ${printable(key)} is not valid JSON`);
       }
       crs = pj ? { ...crsInfo(pj), reference: lt.crs } : { id: null, epsg: null, reference: lt.crs };
     } else crs = crsInfo(lt.crs);

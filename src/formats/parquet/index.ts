@@ -10,6 +10,7 @@
 // Content shape and value rendering: schema.ts (ParquetContent) and values.ts.
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, type SchemaElement, type SchemaTree } from 'hyparquet';
+import { markGeoColumns } from 'hyparquet/src/geoparquet.js';
 import { compressors, decompressZstd } from 'hyparquet-compressors';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
@@ -56,14 +57,28 @@ export async function readFooter(fh: FileHandle, size: number): Promise<ParquetF
   }
   let metadata: FileMetaData;
   try {
-    metadata = await parquetMetadataAsync(file, { parsers: PARSERS, initialFetchSize: footerSize + 8 } as never);
+    metadata = await parquetMetadataAsync(file, { parsers: PARSERS, initialFetchSize: footerSize + 8, geoparquet: false } as never);
   } catch (err) {
     throw new ExtractionError('malformed Parquet footer: it could not be decoded (the file metadata is damaged).', 'extraction_failed', false, { cause: err });
   }
   if (!Array.isArray(metadata.schema) || metadata.schema.length < 1 || !Array.isArray(metadata.row_groups)) {
     throw new ExtractionError('malformed Parquet footer: no schema or row groups');
   }
+  markGeoParquetColumns(metadata);
   return { file, metadata, footerSize };
+}
+
+/**
+ * GeoParquet's WKB columns are read as geometries (hyparquet's own marking, called here rather
+ * than inside its footer decoding): "geo" metadata that is not JSON, or not GeoParquet's
+ * layout, leaves them as bytes with a warning (describeGeo) instead of failing the file.
+ */
+function markGeoParquetColumns(metadata: FileMetaData): void {
+  try {
+    markGeoColumns(metadata.schema, metadata.key_value_metadata);
+  } catch {
+    // describeGeo reads the same metadata and says what is wrong with it.
+  }
 }
 
 function schemaTree(metadata: FileMetaData): SchemaTree {

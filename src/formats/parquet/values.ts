@@ -82,13 +82,16 @@ function dateFromDays(days: number): string {
 }
 
 // ---- WKB → GeoJSON (ISO and EWKB, with Z/M) ----
+/** Why a WKB value does not decode, in our own words. */
+class WkbError extends Error {}
+
 interface WkbReader {
   view: DataView;
   o: number;
 }
 
 function wkbGeometry(r: WkbReader, depth = 0): Record<string, unknown> {
-  if (depth > 32) throw new Error('WKB nested too deep');
+  if (depth > 32) throw new WkbError('its geometries are nested more than 32 deep');
   const le = r.view.getUint8(r.o) === 1;
   r.o += 1;
   let raw = r.view.getUint32(r.o, le);
@@ -115,7 +118,7 @@ function wkbGeometry(r: WkbReader, depth = 0): Record<string, unknown> {
   const count = (): number => {
     const c = r.view.getUint32(r.o, le);
     r.o += 4;
-    if (c > r.view.byteLength) throw new Error('WKB count beyond the data');
+    if (c > r.view.byteLength) throw new WkbError(`it declares ${c} parts, more than its bytes can hold`);
     return c;
   };
   const line = (): number[][] => Array.from({ length: count() }, pos);
@@ -138,7 +141,7 @@ function wkbGeometry(r: WkbReader, depth = 0): Record<string, unknown> {
     case 7:
       return { type: 'GeometryCollection', geometries: Array.from({ length: count() }, () => wkbGeometry(r, depth + 1)) };
     default:
-      throw new Error(`unsupported WKB geometry type ${raw}`);
+      throw new WkbError(`geometry type ${raw} is not a WKB geometry type`);
   }
 }
 
@@ -149,7 +152,9 @@ export function wkbToGeoJson(bytes: Uint8Array): Record<string, unknown> {
     const g = wkbGeometry(r);
     return g;
   } catch (err) {
-    return { ...base64(bytes), error: `WKB: ${(err as Error).message}` };
+    // A read past the end is DataView's RangeError: the value is shorter than its geometry.
+    const why = err instanceof WkbError ? err.message : 'it ends before the geometry it describes';
+    return { ...base64(bytes), error: `WKB: ${why}` };
   }
 }
 

@@ -7,6 +7,7 @@
 //   Advanced:     MultiColumn + tables, structure tree, form fields, annotations, links, images.
 import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
+import { unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/types.js';
 import { PdfDocument, type PdfMetadata } from './document.js';
 import { getPdfium, resetPdfium } from './pdfium-loader.js';
@@ -14,7 +15,7 @@ import { frameToDisplay, pageGeometry, readTextLayer, type PageGeometry, type Te
 import { columnRegions, fromVertical, regionBlocks, regionLines, singleRegion, toVertical, type RawBlock } from './layout.js';
 import type { PdfBlockT, PdfPageT, PdfTableT } from './schema.js';
 import { readOutline, readPageLabel } from './outline.js';
-import { ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
+import { OcrPageError, ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 import { r2 } from './display-units.js';
@@ -120,13 +121,18 @@ export const parsePdf: FormatParser = async (input, w: JsonWriter): Promise<Pars
     if (e instanceof ExtractionError) throw e;
     // A trap inside PDFium/Tesseract (RuntimeError: unreachable, out of bounds, OOM): the
     // document is the cause; the instance is replaced for the next one.
-    if ((e as Error)?.name === 'RuntimeError' || /Aborted|memory access out of bounds|unreachable/.test(String((e as Error)?.message))) {
+    if (isEngineTrap(e)) {
       resetPdfium();
       throw new ExtractionError('The PDF engine failed on this document: its content is damaged or malformed.', 'extraction_failed', false, { cause: e });
     }
     throw e;
   }
 };
+
+/** A trap inside a WASM engine: the instance cannot be trusted afterwards, so the job stops. */
+function isEngineTrap(e: unknown): boolean {
+  return (e as Error)?.name === 'RuntimeError' || /Aborted|memory access out of bounds|unreachable/.test(String((e as Error)?.message));
+}
 
 async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise<ParseOutcome> {
   const mode: Mode = (input.options.pdfMode as Mode | undefined) ?? 'SingleColumn';
@@ -358,8 +364,8 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
           }
         } catch (e) {
           // A missing engine is the node's trouble, not the page's: the job fails (and is retried elsewhere).
-          if (e instanceof ExtractionError) throw e;
-          warnings.push(`OCR failed on page ${i + 1}: ${(e as Error).message}`);
+          if (e instanceof ExtractionError || isEngineTrap(e)) throw e;
+          warnings.push(`OCR failed on page ${i + 1}: ${e instanceof OcrPageError ? e.message : 'the OCR engine could not read the image of the page'}`);
         }
       }
     }
@@ -425,7 +431,10 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       try {
         base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes);
       } catch (e) {
-        warnings.push(`advanced extraction failed on page ${i + 1}: ${(e as Error).message}`);
+        if (isEngineTrap(e)) throw e;
+        // The page's text is kept; what PDFium's objects could not give is named, not its wrapper's error.
+        const why = unreadableBecause(e, "its tables, images, links and form fields could not be read (some of the page's objects are damaged)");
+        warnings.push(`advanced extraction failed on page ${i + 1}: ${why}`);
       }
     }
     if (frame.rotation !== g.rotation) {

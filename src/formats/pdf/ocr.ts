@@ -59,6 +59,9 @@ export function pageLooksScanned(doc: PdfDocument, page: number, g: PageGeometry
   return false;
 }
 
+/** Why one page could not be read by OCR, in our own words (the job goes on without it). */
+export class OcrPageError extends Error {}
+
 export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, engines: EngineLocations): Promise<OcrResult> {
   const { ex, M } = doc.p;
   let dpi = OCR_DPI;
@@ -70,10 +73,10 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, e
     wpx = Math.round((g.width * dpi) / 72);
     hpx = Math.round((g.height * dpi) / 72);
   }
-  if (wpx < 1 || hpx < 1) throw new Error('page has no area');
+  if (wpx < 1 || hpx < 1) throw new OcrPageError('the page has no area to read');
   const engine = await getTesseract(engines);
   const bmp = ex.FPDFBitmap_Create(wpx, hpx, 1);
-  if (!bmp) throw new Error(`cannot allocate a ${wpx}×${hpx} bitmap`);
+  if (!bmp) throw new OcrPageError(`no room for a ${wpx}×${hpx} image of the page`);
   let rgba: Uint8ClampedArray;
   try {
     ex.FPDFBitmap_FillRect(bmp, 0, 0, wpx, hpx, 0xffffffff);

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dxfWithControlBytes } from '../../../bench/fuzz/generators/messages.mjs';
 import { parseFile } from '../../helpers/parse.js';
+import { describeDwgError } from '../../../src/formats/cad/dwg.js';
+import { newLibreDwgInstance } from '../../../src/formats/cad/libredwg.js';
 
 async function parseBytes(bytes: Buffer, format: string, fileName: string) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-cad-reasons-'));
@@ -41,5 +43,20 @@ describe('CAD failure reasons', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.message).toBe('not a DWG file: the AutoCAD version signature (AC10xx) is missing');
+  });
+});
+
+describe('LibreDWG error codes in reasons', () => {
+  it('each bit is named after its own meaning in LibreDWG, and no name reads like a JavaScript error', async () => {
+    const { raw } = await newLibreDwgInstance();
+    const bit = (name: string): number => raw.Dwg_Error[name].value;
+    expect(describeDwgError(bit('DWG_ERR_WRONGCRC'))).toBe('wrong checksum');
+    expect(describeDwgError(bit('DWG_ERR_INVALIDHANDLE'))).toBe('invalid handle');
+    expect(describeDwgError(bit('DWG_ERR_INVALIDEED'))).toBe('invalid extended entity data');
+    expect(describeDwgError(bit('DWG_ERR_VALUEOUTOFBOUNDS') | bit('DWG_ERR_SECTIONNOTFOUND'))).toBe('value out of bounds, section not found');
+    // 119, as a fuzzed drawing gave it: once 'wrong handle, …, undefined entity data, …'.
+    expect(describeDwgError(119)).toBe(
+      'wrong checksum, a feature not yet supported, unhandled class, invalid handle, invalid extended entity data, value out of bounds',
+    );
   });
 });

@@ -334,7 +334,7 @@ describe('ZIP guards', () => {
     const members = await shp();
     const p = await writeTmp('link.zip', makeZip([...members, { name: 'link.shp.xml', data: Buffer.from('/etc/passwd'), mode: 0o120777 }]));
     const a = await okParse(p, 'shapefile');
-    expect(a.warnings.join('\n')).toMatch(/link\.shp\.xml \(symbolic link\)/);
+    expect(a.warnings).toContain('ZIP member skipped: "link.shp.xml" (symbolic link).');
     expect(a.documentUnits).toBe(1);
   });
 });
