@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'piscina';
 import type { ParserSettings } from '../formats/settings.js';
 import { ExtractionError } from '../formats/kit/types.js';
-import { anEngineIsBroken, provideCompiledModules } from '../formats/kit/engine-handles.js';
+import { anEngineIsBroken, engineReservedBytes, provideCompiledModules } from '../formats/kit/engine-handles.js';
 
 export interface ThreadData {
   /** The node's parser settings (config.parsers). */
@@ -53,13 +53,14 @@ const MiB = 1024 * 1024;
  */
 export class TaskMemory {
   private readonly startBytes = externalMemoryBytes();
+  private readonly startReserved = engineReservedBytes();
   private exceeded: ExtractionError | null = null;
 
   constructor(readonly maxBytes: number) {}
 
-  /** External memory this task has added to its thread so far. */
+  /** External memory this task has added to its thread so far, engines' initial reservations aside. */
   grownBytes(): number {
-    return externalMemoryBytes() - this.startBytes;
+    return externalMemoryBytes() - this.startBytes - (engineReservedBytes() - this.startReserved);
   }
 
   check(): void {

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { noteEngineReservation } from '../kit/engine-handles.js';
 
 const require = createRequire(import.meta.url);
 
@@ -63,5 +64,7 @@ export async function newLibreDwgInstance(): Promise<{ lib: any; raw: any; messa
       return receive(new WebAssembly.Instance(module, imports), module);
     },
   });
+  // Its 1 GiB of initial memory is address space until the drawing uses it: not the task's growth.
+  noteEngineReservation(raw.HEAPU8.buffer.byteLength);
   return { lib: LibreDwg.createByWasmInstance(raw), raw, messages };
 }

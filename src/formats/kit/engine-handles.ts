@@ -5,6 +5,7 @@
 // thread retires. (WASM memory is counted as the thread’s external memory: TaskMemory in src/pipeline/thread-context.ts.)
 
 let compiled: Record<string, WebAssembly.Module> = {};
+let reservedBytes = 0;
 const brokenChecks: (() => string | null)[] = [];
 
 /** Called once by the thread's host with the modules its pool was given. */
@@ -25,4 +26,18 @@ export function registerBrokenCheck(check: () => string | null): void {
 /** Whether an engine loaded in this thread says its instance is unusable. */
 export function anEngineIsBroken(): boolean {
   return brokenChecks.some((c) => c() !== null);
+}
+
+/**
+ * An engine instance's initial linear memory: reserved at once (LibreDWG declares 1 GiB) but
+ * touched only as it is used, so it is not counted against a task's memory budget; what the
+ * instance grows beyond it is.
+ */
+export function noteEngineReservation(bytes: number): void {
+  reservedBytes += bytes;
+}
+
+/** Every reservation noted in this thread so far (a task compares it at its start and end). */
+export function engineReservedBytes(): number {
+  return reservedBytes;
 }
