@@ -1,5 +1,5 @@
 // SQL family parser. The file is read as a stream, split into top-level statements by a
-// dialect-aware splitter (PostgreSQL: libpg-query's scanner with psql's rules; T-SQL: GO
+// dialect-aware splitter (PostgreSQL: PostgreSQL's tokens with psql's rules; T-SQL: GO
 // batches, then statements by the T-SQL grammar; others: split.ts), and each statement is
 // parsed on its own by the dialect's parsers in turn (engines.ts) and written at once. One
 // Document Unit per top-level statement: a compound statement (procedure, block, IF …)
@@ -30,7 +30,7 @@ const MAX_AST_CHARS = 256 * 1024;
 const MAX_DIRECTIVES = 10_000;
 
 const SPLITTERS: Record<Dialect, string> = {
-  PostgreSql: 'libpg-query scanner (PostgreSQL lexer) with psql statement rules',
+  PostgreSql: "PostgreSQL's tokens (libpg-query's scanner, or our lexer where it reads exactly as the scanner does) with psql statement rules",
   MsSql: 'GO batch lines (GO / GO n), then statements by the T-SQL grammar (semicolons optional)',
   Snowflake: "';' outside strings, comments, $$ bodies and scripting blocks",
   MySql: "';' or the current DELIMITER, outside strings and comments",
