@@ -63,7 +63,9 @@ function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement
     type: p.type,
     parseStatus: p.parseStatus,
     parser: p.parser,
-    ...(p.ast !== undefined ? (s.text.length > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
+    ...(p.headParsed ? { headParsed: { rows: p.headParsed.rows, rowsParsed: p.headParsed.rowsParsed } } : {}),
+    // The AST is as large as what was parsed: a head-parsed INSERT's is its head's.
+    ...(p.ast !== undefined ? ((p.headParsed?.chars ?? s.text.length) > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
     ...(p.parseError ? { parseError: { message: p.parseError.message, ...(errorAt ? { line: errorAt.line, column: errorAt.column } : {}) } } : {}),
     tables: p.tables,
     columns: p.columns,
@@ -109,6 +111,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   const allTables = new Set<string>();
   let count = 0;
   let parsed = 0;
+  let headParsed = 0;
   let attempted = 0;
   let batchCount = 0;
   const stream = streamStatements(input.filePath, enc, dialect, {
@@ -124,6 +127,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     const innerEnds = dialect === 'MsSql' ? s.inner.map((x) => x.end.offset - s.start.offset) : [];
     const p = engines.parse(s.text, s.raw.psqlCopy, innerEnds);
     if (p.parseStatus !== 'skipped' || p.parseError) attempted++;
+    if (p.headParsed) headParsed++;
     if (p.parseStatus === 'parsed') {
       parsed++;
       parsers[p.parser!] = (parsers[p.parser!] ?? 0) + 1;
@@ -147,6 +151,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     .field('parsers', parsers)
     .field('tables', [...allTables].sort())
     .field('directives', directives);
+  if (headParsed) content.field('headParsedCount', headParsed);
   if (directivesOmitted) content.field('directivesOmitted', directivesOmitted);
   if (dialect === 'MsSql') content.field('batchCount', batchCount);
   content.endObject();
