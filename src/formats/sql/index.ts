@@ -72,6 +72,17 @@ function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement
   };
 }
 
+/** Writes a statement's record with its text in slices: a 50 MiB statement is not copied again whole into JSON. */
+function writeRecord(content: JsonWriter, record: SqlStatementT): void {
+  content.beginObject();
+  for (const [key, v] of Object.entries(record)) {
+    if (v === undefined) continue;
+    if (typeof v === 'string') content.key(key).string(v);
+    else content.field(key, v);
+  }
+  content.endObject();
+}
+
 /** Line and column of an offset inside a statement's text. */
 function positionIn(s: StreamedStatement, offset: number): { line: number; column: number } {
   const before = s.text.slice(0, offset);
@@ -136,7 +147,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     if (s.raw.batch !== undefined) batchCount = Math.max(batchCount, s.raw.batch + 1);
     for (const t of p.tables) allTables.add(t);
     const inner = PARSE_INNER.has(dialect) ? s.inner.map((x) => engines.parse(x.text)) : [];
-    content.value(statementRecord(count, s, p, inner));
+    writeRecord(content, statementRecord(count, s, p, inner));
     count++;
     await content.maybeFlush();
   }
