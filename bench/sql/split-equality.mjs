@@ -1,7 +1,7 @@
 // PostgreSQL statement lists of this build against another's (--dist), file by file: every
 // statement's offsets, terminator and text, the warnings and the psql meta-commands, split
 // whole (splitPostgres) and streamed as the worker reads a file (streamStatements). Inputs: the
-// corpus's PostgreSQL files, all of them joined three times, and the large-INSERT dumps of the
+// corpus's PostgreSQL files (streamed also in passes of 4 KiB), all of them joined three times, and the large-INSERT dumps of the
 // large-statement tests (8, 12 and 50 MiB, alone and between other statements; streamed only).
 // Prints one line per input and the differences; exits 1 when any list differs.
 // Usage: npm run build && node bench/sql/split-equality.mjs --dist=/tmp/before/dist [--no-large]
@@ -40,12 +40,13 @@ function whole(m, text) {
   ];
 }
 
-/** The streamed split of a file as comparable lines (and the seconds it took). */
-async function streamed(m, file) {
+/** The streamed split of a file as comparable lines (and the seconds it took); `pieceChars`: how much is split per pass, at least (the worker's default when undefined). */
+async function streamed(m, file, pieceChars) {
   const lines = [];
   const enc = await m.detectEncoding(file, fs.statSync(file).size);
   const t0 = performance.now();
   for await (const s of m.streamStatements(file, enc, 'PostgreSql', {
+    pieceChars,
     onDirective: (d) => lines.push(`directive ${d.kind} ${d.line}: ${d.text}`),
     onWarning: (w) => lines.push(`warning: ${w}`),
     onProgress: () => {},
@@ -83,6 +84,7 @@ for (const f of files) {
   texts.push(text);
   report(`${f} (whole)`, whole(mods.before, text), whole(mods.after, text));
   report(`${f} (streamed)`, (await streamed(mods.before, file)).lines, (await streamed(mods.after, file)).lines);
+  report(`${f} (streamed in 4 KiB passes)`, (await streamed(mods.before, file, 4096)).lines, (await streamed(mods.after, file, 4096)).lines);
 }
 const joined = Array(3).fill(texts.join('\n;\n')).join('\n;\n');
 const joinedFile = path.join(tmp, 'joined.sql');

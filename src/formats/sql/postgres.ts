@@ -7,7 +7,7 @@
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
 import { lexLikePostgres } from './pg-tokens.js';
-import { pgPrepass, splitGeneric, type SplitResult } from './split.js';
+import { pgPrepass, splitGeneric, type PgPrepass, type SplitResult } from './split.js';
 import type { RawStatement } from './statements.js';
 
 let loading: Promise<void> | null = null;
@@ -205,15 +205,16 @@ function pieceEnd(restarts: number[], from: number, length: number): number {
 }
 
 /** Splits PostgreSQL text into statements (see the header comment). `scannerOnly`: every piece
- *  read by libpg-query's scanner, the reference the tests hold the faster reading to. */
-export function splitPostgres(text: string, { scannerOnly = false } = {}): SplitResult {
+ *  read by libpg-query's scanner, the reference the tests hold the faster reading to;
+ *  `prepass`: pgPrepass(text), when the caller has it. */
+export function splitPostgres(text: string, { scannerOnly = false, prepass }: { scannerOnly?: boolean; prepass?: PgPrepass } = {}): SplitResult {
   const warnings: string[] = [];
   const metaCommands: { offset: number; text: string }[] = [];
   const copies: RawStatement[] = [];
   // psql meta-command lines and COPY … FROM STDIN data are blanked (same length, so offsets
   // hold) before PostgreSQL's lexer sees the text; `\copy` lines run one COPY each and are
   // statements of the script.
-  const pre = pgPrepass(text);
+  const pre = prepass ?? pgPrepass(text);
   const blanks = [...pre.meta.map(([s, e]) => ({ s, e, meta: true })), ...pre.copyData.map(([s, e]) => ({ s, e, meta: false }))].sort((x, y) => x.s - y.s);
   let scanText = text;
   if (blanks.length) {
@@ -503,7 +504,17 @@ export function splitPostgresPart(text: string, final: boolean): SplitResult & {
   let cut = 0;
   for (const c of pre.cuts) if (c <= limit && c < text.length) cut = c;
   if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false };
-  const r = splitPostgres(text.slice(0, cut));
+  // The prepass of the text up to `cut` is this one's up to there (a cut ends a token and no
+  // meta-command line or COPY data runs across it): it is not run again.
+  const before = (x: number): boolean => x < cut;
+  const r = splitPostgres(text.slice(0, cut), {
+    prepass: {
+      meta: pre.meta.filter(([s]) => before(s)),
+      copyData: pre.copyData.filter(([s]) => before(s)),
+      cuts: pre.cuts.filter((c) => c <= cut),
+      breaks: pre.breaks.filter(before),
+    },
+  });
   if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true };
   return { ...r, resume: cut, inCopyData: false };
 }
