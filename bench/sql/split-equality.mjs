@@ -3,7 +3,8 @@
 // whole (splitPostgres) and streamed as the worker reads a file (streamStatements). Inputs: the
 // corpus's PostgreSQL files (streamed also in passes of 4 KiB), all of them joined three times, and the large-INSERT dumps of the
 // large-statement tests (8, 12 and 50 MiB, alone and between other statements; streamed only).
-// Prints one line per input and the differences; exits 1 when any list differs.
+// Prints one line per input and the differences (statements, directives and warnings each
+// compared in order); exits 1 when any differs.
 // Usage: npm run build && node bench/sql/split-equality.mjs --dist=/tmp/before/dist [--no-large]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,12 +69,21 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-split-eq-'));
 let differ = 0;
 let compared = 0;
 let statements = 0;
+/** Compares statements, directives and warnings (in order each) and prints the differences. */
 const report = (name, a, b, extra = '') => {
   compared++;
-  const d = diff(a, b);
-  statements += a.filter((l) => /^\d/.test(l)).length;
-  if (d.length) differ++;
-  console.log(`${d.length ? 'DIFFERENT' : 'equal    '} ${name}: ${a.length} / ${b.length} lines${extra}${d.length ? `\n${d.join('\n')}` : ''}`);
+  const kinds = { statements: (l) => /^\d/.test(l), directives: (l) => /^(directive|meta) /.test(l), warnings: (l) => l.startsWith('warning: ') };
+  const out = [];
+  for (const [kind, is] of Object.entries(kinds)) {
+    const [x, y] = [a.filter(is), b.filter(is)];
+    const d = diff(x, y);
+    if (d.length) out.push(`  ${kind} (${x.length} before, ${y.length} after):\n${d.join('\n')}`);
+  }
+  statements += a.filter(kinds.statements).length;
+  if (out.length) differ++;
+  console.log(
+    `${out.length ? 'DIFFERENT' : 'equal    '} ${name}: ${a.filter(kinds.statements).length} statements${extra}${out.length ? `\n${out.join('\n')}` : ''}`,
+  );
 };
 
 const files = rows.filter((r) => r[4] === 'postgresql').map((r) => r[0]);
@@ -112,5 +122,5 @@ if (!process.argv.includes('--no-large')) {
   }
 }
 fs.rmSync(tmp, { recursive: true, force: true });
-console.log(`${compared} lists compared (${statements} statements before), ${differ} different`);
+console.log(`${compared} inputs compared (${statements} statements before), ${differ} different`);
 process.exit(differ ? 1 : 0);

@@ -204,10 +204,22 @@ function pieceEnd(restarts: number[], from: number, length: number): number {
   return lo < restarts.length ? restarts[lo] : length;
 }
 
+/** The warning for the COPY … FROM STDIN data blocks of a script. */
+export function copyDataWarning(blocks: number): string {
+  return `${blocks} COPY … FROM STDIN data blocks are data, not statements`;
+}
+
 /** Splits PostgreSQL text into statements (see the header comment). `scannerOnly`: every piece
- *  read by libpg-query's scanner, the reference the tests hold the faster reading to;
- *  `prepass`: pgPrepass(text), when the caller has it. */
-export function splitPostgres(text: string, { scannerOnly = false, prepass }: { scannerOnly?: boolean; prepass?: PgPrepass } = {}): SplitResult {
+ *  read by libpg-query's scanner, the reference the tests hold the faster reading to. */
+export function splitPostgres(text: string, { scannerOnly = false } = {}): SplitResult {
+  const r = splitText(text, scannerOnly);
+  if (r.copyDataBlocks) r.warnings.splice(r.fallbackAt, 0, copyDataWarning(r.copyDataBlocks));
+  return { statements: r.statements, warnings: r.warnings, extras: r.extras };
+}
+
+/** splitPostgres without the COPY data warning: the blocks are counted, and `fallbackAt` is
+ *  where that warning stands among the others. `prepass`: pgPrepass(text), when the caller has it. */
+function splitText(text: string, scannerOnly: boolean, prepass?: PgPrepass): SplitResult & { copyDataBlocks: number; fallbackAt: number } {
   const warnings: string[] = [];
   const metaCommands: { offset: number; text: string }[] = [];
   const copies: RawStatement[] = [];
@@ -249,7 +261,7 @@ export function splitPostgres(text: string, { scannerOnly = false, prepass }: { 
     }
     from = to;
   }
-  if (pre.copyData.length) warnings.push(`${pre.copyData.length} COPY … FROM STDIN data blocks are data, not statements`);
+  const fallbackAt = warnings.length;
   if (tail !== null) {
     const fb = splitGeneric(scanText.slice(tail), 'PgFallback');
     for (const st of fb.statements) statements.push({ ...st, start: tail + st.start, end: tail + st.end, termEnd: tail + st.termEnd });
@@ -259,7 +271,7 @@ export function splitPostgres(text: string, { scannerOnly = false, prepass }: { 
     statements.push(...copies);
     statements.sort((a, b) => a.start - b.start);
   }
-  return { statements, warnings, extras: { psqlMetaCommands: metaCommands } };
+  return { statements, warnings, extras: { psqlMetaCommands: metaCommands }, copyDataBlocks: pre.copyData.length, fallbackAt };
 }
 
 function mergeSorted(a: number[], b: number[]): number[] {
@@ -495,27 +507,27 @@ export function pgStatementType(ast: unknown): string | null {
 /**
  * Splits a prefix of a script (ending at a line break): only up to the last statement
  * boundary PostgreSQL's lexer can start afresh from, and before any COPY … FROM STDIN whose
- * data runs on past the prefix. `resume` is where the next pass starts.
+ * data runs on past the prefix. `resume` is where the next pass starts; `copyDataBlocks` counts
+ * the COPY data blocks passed over (the caller warns once for the script), the one running on
+ * past the prefix included.
  */
-export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number; inCopyData: boolean } {
-  if (final) return { ...splitPostgres(text), resume: text.length, inCopyData: false };
+export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number; inCopyData: boolean; copyDataBlocks: number } {
+  if (final) return { ...splitText(text, false), resume: text.length, inCopyData: false };
   const pre = pgPrepass(text, false);
   const limit = pre.incompleteAt ?? text.length;
   let cut = 0;
   for (const c of pre.cuts) if (c <= limit && c < text.length) cut = c;
-  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false };
+  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false, copyDataBlocks: 0 };
   // The prepass of the text up to `cut` is this one's up to there (a cut ends a token and no
   // meta-command line or COPY data runs across it): it is not run again.
   const before = (x: number): boolean => x < cut;
-  const r = splitPostgres(text.slice(0, cut), {
-    prepass: {
-      meta: pre.meta.filter(([s]) => before(s)),
-      copyData: pre.copyData.filter(([s]) => before(s)),
-      cuts: pre.cuts.filter((c) => c <= cut),
-      breaks: pre.breaks.filter(before),
-    },
+  const r = splitText(text.slice(0, cut), false, {
+    meta: pre.meta.filter(([s]) => before(s)),
+    copyData: pre.copyData.filter(([s]) => before(s)),
+    cuts: pre.cuts.filter((c) => c <= cut),
+    breaks: pre.breaks.filter(before),
   });
-  if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true };
+  if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true, copyDataBlocks: r.copyDataBlocks + 1 };
   return { ...r, resume: cut, inCopyData: false };
 }
 
