@@ -59,12 +59,15 @@ describe('PostgreSQL statements: our lexer where exact = libpg-query’s scanner
     }
   });
 
-  it('where the scanner rejects a stretch (a number followed by letters, a control character), the warning and the fallback split are the same', () => {
+  it('where the scanner rejects a stretch (a number followed by letters, a control character, an operator too long), the warning and the fallback split are the same', () => {
     for (const sql of [
       'select 1;\nselect 1e-5e3;\nselect 2;',
       "select 1;\nselect 'a\u0001';\nselect 2;",
       'select 1;\nselect 1é;\nselect 2;',
       'select 1;\nselect "";\nselect 2;',
+      // An operator of 64 characters or more; a parameter number past 2^31 - 1.
+      `select 1;\nselect 1 ${'<'.repeat(64)} 2;\nselect 2;`,
+      'select 1;\nselect $2147483648;\nselect 2;',
     ]) {
       const r = bothWays(sql);
       expect(r.mixed, JSON.stringify(sql)).toEqual(r.scanner);
@@ -116,6 +119,7 @@ describe('PostgreSQL statements: our lexer where exact = libpg-query’s scanner
       ...["'", '"', '""', '"a""b"', "'back\\'", "E'a\\'b'", "E'\\u12'", "X'1F'", "B'1''0'", "N'nat'", "U&'d\\0061t'", 'U&"x"', "be'x'", "r'x'"],
       ...['$$', '$x$ a; b $x$', '$é$ a;b $é$', '$a$', '--', '-- c\r', '/*', '*/', '/* a; /* b; */ c */', '/*/', '/**/'],
       ...['12.5', '1e5', '1e-5', '.5', '1.', '1..2', '1abc', '0x1F', '1_000', '1e', '1e-5e3', '1é', '\u0001', '\u001f', '\x7f', '😀'],
+      ...['<'.repeat(63), '=<'.repeat(32), '+'.repeat(70), '$2147483647', '$2147483648', '$99999999999'],
     ];
     let withWarnings = 0;
     for (let k = 0; k < 3000; k++) {
