@@ -4,7 +4,8 @@
 // T-SQL), or, with --insert-mb, an extended-insert dump from the fuzzer's generator
 // (bench/fuzz/generators/sql-large.mjs): INSERTs of ~`insert-mb` MiB each up to ~`mb` MiB, or
 // with --one the issue's dump `CREATE TABLE …; SELECT 1; <INSERT of insert-mb MiB>; SELECT 2;`
-// (--alone: the INSERT only). `expected` is how many statements the script holds.
+// (--alone: the INSERT only). `expected` is how many statements the script holds; `seconds` is
+// wall time, `cpuSeconds` the process's CPU time (less moved by other work on the machine).
 // Usage: npx tsc -p tsconfig.json && node bench/sql/memory.mjs [--dialect=MsSql] [--mb=200]
 //        node bench/sql/memory.mjs --dialect=PostgreSql --insert-mb=12 --one [--alone]
 //        node bench/sql/memory.mjs --dialect=MySql --mb=200 --insert-mb=10
@@ -57,6 +58,7 @@ const baseline = process.memoryUsage().rss;
 let peak = baseline;
 const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 const r = await writeArtifact(
   {
     documentId: 'm',
@@ -71,6 +73,7 @@ const r = await writeArtifact(
   async () => parseSql,
 );
 const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 clearInterval(timer);
 if (!r.ok) throw new Error(r.message);
 const artifact = fs.statSync(path.join(tmp, 'a.json')).size;
@@ -83,6 +86,7 @@ console.log(
     ...(expected !== null ? { expected } : {}),
     warnings: r.warnings,
     seconds: +(ms / 1000).toFixed(1),
+    cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
     statementsPerSecond: Math.round((r.documentUnits / ms) * 1000),
     artifactMB: +(artifact / 1048576).toFixed(1),
     rssBeforeMB: +(baseline / 1048576).toFixed(0),

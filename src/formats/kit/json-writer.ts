@@ -9,6 +9,8 @@ type Frame = { kind: 'object' | 'array'; first: boolean; expectValue: boolean };
 
 const FLUSH_AT = 64 * 1024;
 const CHUNK = 64 * 1024;
+/** Chars of a long string escaped at a time by string(). */
+const STRING_SLICE = 8 * 1024;
 
 export class JsonWriter {
   /** Encoded output not yet handed to the stream: sealed chunks, then `chunk` up to `used`. */
@@ -71,6 +73,26 @@ export class JsonWriter {
   value(v: unknown): this {
     this.prefix();
     this.put(v === undefined ? 'null' : JSON.stringify(v));
+    return this;
+  }
+
+  /**
+   * Writes a string value slice by slice, escaping as it goes: a long string (a 50 MiB SQL
+   * statement) is never copied whole into JSON text. Same output as value(s).
+   */
+  string(s: string): this {
+    this.prefix();
+    this.put('"');
+    for (let at = 0; at < s.length;) {
+      let end = Math.min(s.length, at + STRING_SLICE);
+      // A surrogate pair stays in one slice (JSON.stringify would escape each half alone).
+      const last = s.charCodeAt(end - 1);
+      if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--;
+      const json = JSON.stringify(s.slice(at, end));
+      this.put(json.slice(1, -1));
+      at = end;
+    }
+    this.put('"');
     return this;
   }
 

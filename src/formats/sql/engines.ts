@@ -16,6 +16,7 @@ import { loadPostgres, parsePostgres, pgReferences, pgStatementType } from './po
 import { polyglotFacts } from './polyglot-ast.js';
 import { snowflakeObjectsEngine } from './snowflake-objects.js';
 import { sqlparserFacts } from './sqlparser-ast.js';
+import { valuesHead } from './values-head.js';
 import type { Dialect } from './statements.js';
 
 const require = createRequire(import.meta.url);
@@ -28,6 +29,9 @@ export interface ParsedStatement {
   parseError?: { message: string; offset: number | null };
   tables: string[];
   columns: string[];
+  /** A multi-row INSERT too large to parse whole, offered with its VALUES list cut to the first
+   *  row (values-head.ts): the rows it holds, how many were parsed, and the length of what was. */
+  headParsed?: { rows: number; rowsParsed: number; chars: number };
 }
 
 /** node-sql-parser builds per dialect (none for Oracle; for Snowflake the others take all it does). */
@@ -255,7 +259,8 @@ async function makeEngine(kind: EngineKind, dialect: Exclude<Dialect, 'PostgreSq
  * AST costs memory per token (measured: libpg-query ~170–700 bytes, sqlparser-rs ~350 bytes
  * for INSERT rows and ~1.9 KB for a long select list, where 8 MB of `1,1,…` exhausts its WASM
  * memory). 250,000 tokens is 0.6–0.75 MB of short INSERT rows, more with longer values; at
- * the bound a parse costs at most ~200 MB.
+ * the bound a parse costs at most ~200 MB. A multi-row INSERT past it is offered with its
+ * VALUES list cut to the first row instead (values-head.ts), when that is under the bound.
  */
 export const MAX_PARSE_TOKENS = 250_000;
 
@@ -344,7 +349,9 @@ export class SqlEngines {
    * Offers `sql` to each parser in turn; the first that accepts it gives the AST. `innerEnds`
    * (T-SQL): where inner statements end; semicolons are optional in T-SQL but sqlparser-rs
    * wants them between the statements of a block, so a parser that rejects the text as
-   * written is offered it once more with a ';' at each of those ends.
+   * written is offered it once more with a ';' at each of those ends. A statement too large to
+   * parse is `skipped`, unless it is a multi-row INSERT whose head can be: then it is offered
+   * with its VALUES list cut to the first row, and `headParsed` says so.
    */
   parse(sql: string, psqlCopy = false, innerEnds: number[] = []): ParsedStatement {
     // `\copy …` is parsed as the COPY statement psql sends (offsets shift by the backslash).
@@ -352,9 +359,24 @@ export class SqlEngines {
     const heuristic = classifyStatement(sql);
     if (!this.engines.length) return { type: heuristic, parseStatus: 'skipped', parser: null, tables: [], columns: [] };
     const tooLarge = this.tooLarge(text);
-    if (tooLarge) return { type: heuristic, parseStatus: 'skipped', parser: null, parseError: { message: tooLarge, offset: null }, tables: [], columns: [] };
-    const terminated = innerEnds.length ? withSemicolons(text, innerEnds) : null;
-    const shift = psqlCopy ? 1 : 0;
+    if (tooLarge) {
+      // A multi-row INSERT is read from its head: what it loads, and how, without its rows 2….
+      const head = valuesHead(text, this.lex, MAX_PARSE_TOKENS);
+      if (head && this.engines.some((e) => head.text.length <= e.maxChars)) {
+        const p = this.offer(head.text, null, heuristic);
+        const offset = p.parseError?.offset;
+        if (typeof offset === 'number' && offset >= head.firstRowEnd) p.parseError!.offset = offset + head.lastRowEnd - head.firstRowEnd;
+        return { ...p, headParsed: { rows: head.rows, rowsParsed: 1, chars: head.text.length } };
+      }
+      return { type: heuristic, parseStatus: 'skipped', parser: null, parseError: { message: tooLarge, offset: null }, tables: [], columns: [] };
+    }
+    const p = this.offer(text, innerEnds.length ? withSemicolons(text, innerEnds) : null, heuristic);
+    if (psqlCopy && typeof p.parseError?.offset === 'number') p.parseError.offset += 1;
+    return p;
+  }
+
+  /** Offers `text` (and `terminated`, the same with ';' after inner statements) to each parser in turn. */
+  private offer(text: string, terminated: string | null, heuristic: string): ParsedStatement {
     // The error shown is the one from the parser that read furthest into the statement as
     // written (the first such): it names the token that no parser could take.
     let error = null as { message: string; offset: number | null } | null;
@@ -379,7 +401,7 @@ export class SqlEngines {
           };
         } catch (err) {
           if (!(err instanceof ParseFailure)) throw err;
-          if (candidate === text) keep(err.message, err.offset === null ? null : err.offset + shift);
+          if (candidate === text) keep(err.message, err.offset);
         }
       }
     }

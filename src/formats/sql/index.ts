@@ -1,5 +1,5 @@
 // SQL family parser. The file is read as a stream, split into top-level statements by a
-// dialect-aware splitter (PostgreSQL: libpg-query's scanner with psql's rules; T-SQL: GO
+// dialect-aware splitter (PostgreSQL: PostgreSQL's tokens with psql's rules; T-SQL: GO
 // batches, then statements by the T-SQL grammar; others: split.ts), and each statement is
 // parsed on its own by the dialect's parsers in turn (engines.ts) and written at once. One
 // Document Unit per top-level statement: a compound statement (procedure, block, IF …)
@@ -30,7 +30,7 @@ const MAX_AST_CHARS = 256 * 1024;
 const MAX_DIRECTIVES = 10_000;
 
 const SPLITTERS: Record<Dialect, string> = {
-  PostgreSql: 'libpg-query scanner (PostgreSQL lexer) with psql statement rules',
+  PostgreSql: "PostgreSQL's tokens (libpg-query's scanner, or our lexer where it reads exactly as the scanner does) with psql statement rules",
   MsSql: 'GO batch lines (GO / GO n), then statements by the T-SQL grammar (semicolons optional)',
   Snowflake: "';' outside strings, comments, $$ bodies and scripting blocks",
   MySql: "';' or the current DELIMITER, outside strings and comments",
@@ -63,11 +63,24 @@ function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement
     type: p.type,
     parseStatus: p.parseStatus,
     parser: p.parser,
-    ...(p.ast !== undefined ? (s.text.length > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
+    ...(p.headParsed ? { headParsed: { rows: p.headParsed.rows, rowsParsed: p.headParsed.rowsParsed } } : {}),
+    // The AST is as large as what was parsed: a head-parsed INSERT's is its head's.
+    ...(p.ast !== undefined ? ((p.headParsed?.chars ?? s.text.length) > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
     ...(p.parseError ? { parseError: { message: p.parseError.message, ...(errorAt ? { line: errorAt.line, column: errorAt.column } : {}) } } : {}),
     tables: p.tables,
     columns: p.columns,
   };
+}
+
+/** Writes a statement's record with its text in slices: a 50 MiB statement is not copied again whole into JSON. */
+function writeRecord(content: JsonWriter, record: SqlStatementT): void {
+  content.beginObject();
+  for (const [key, v] of Object.entries(record)) {
+    if (v === undefined) continue;
+    if (typeof v === 'string') content.key(key).string(v);
+    else content.field(key, v);
+  }
+  content.endObject();
 }
 
 /** Line and column of an offset inside a statement's text. */
@@ -109,6 +122,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   const allTables = new Set<string>();
   let count = 0;
   let parsed = 0;
+  let headParsed = 0;
   let attempted = 0;
   let batchCount = 0;
   const stream = streamStatements(input.filePath, enc, dialect, {
@@ -124,6 +138,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     const innerEnds = dialect === 'MsSql' ? s.inner.map((x) => x.end.offset - s.start.offset) : [];
     const p = engines.parse(s.text, s.raw.psqlCopy, innerEnds);
     if (p.parseStatus !== 'skipped' || p.parseError) attempted++;
+    if (p.headParsed) headParsed++;
     if (p.parseStatus === 'parsed') {
       parsed++;
       parsers[p.parser!] = (parsers[p.parser!] ?? 0) + 1;
@@ -132,7 +147,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     if (s.raw.batch !== undefined) batchCount = Math.max(batchCount, s.raw.batch + 1);
     for (const t of p.tables) allTables.add(t);
     const inner = PARSE_INNER.has(dialect) ? s.inner.map((x) => engines.parse(x.text)) : [];
-    content.value(statementRecord(count, s, p, inner));
+    writeRecord(content, statementRecord(count, s, p, inner));
     count++;
     await content.maybeFlush();
   }
@@ -147,6 +162,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     .field('parsers', parsers)
     .field('tables', [...allTables].sort())
     .field('directives', directives);
+  if (headParsed) content.field('headParsedCount', headParsed);
   if (directivesOmitted) content.field('directivesOmitted', directivesOmitted);
   if (dialect === 'MsSql') content.field('batchCount', batchCount);
   content.endObject();

@@ -1,11 +1,13 @@
-// PostgreSQL: statements are split with PostgreSQL's own lexer (libpg-query's scanner, WASM)
-// using the rules psql applies (a ';' ends a statement only outside parentheses and outside
-// a BEGIN ... END body of CREATE FUNCTION/PROCEDURE), and each statement is parsed alone by
-// PostgreSQL's own grammar. psql meta-command lines (\set, \d, \copy …) are not SQL: they
-// are reported, never counted.
+// PostgreSQL: statements are split by the rules psql applies (a ';' ends a statement only
+// outside parentheses and outside a BEGIN ... END body of CREATE FUNCTION/PROCEDURE) over
+// PostgreSQL's own tokens: libpg-query's scanner (WASM), or our lexer where it reads a piece
+// exactly as the scanner would (pg-tokens.ts), which is ten times faster. Each statement is
+// parsed alone by PostgreSQL's own grammar. psql meta-command lines (\set, \d, \copy …) are
+// not SQL: they are reported, never counted.
 import * as pg from 'libpg-query';
 import { ByteOffsets } from './text.js';
-import { pgPrepass, splitGeneric, type SplitResult } from './split.js';
+import { lexLikePostgres } from './pg-tokens.js';
+import { pgPrepass, splitGeneric, type PgPrepass, type SplitResult } from './split.js';
 import type { RawStatement } from './statements.js';
 
 let loading: Promise<void> | null = null;
@@ -16,10 +18,10 @@ export function loadPostgres(): Promise<void> {
   return loading;
 }
 
-/** Text is scanned by PostgreSQL's lexer in pieces of at most about this many chars, cut where
- *  it can start afresh (pgPrepass's cuts and breaks). Its scanner returns every token of a
- *  piece as JSON at once (some 30 bytes per source char), and past ~3.6 million tokens it
- *  returns none at all: a piece must stay well below that. */
+/** Text is read in pieces of at most about this many chars, cut where PostgreSQL's lexer can
+ *  start afresh (pgPrepass's cuts and breaks). The scanner returns every token of a piece as
+ *  JSON at once (some 30 bytes per source char), and past ~3.6 million tokens it returns none
+ *  at all: a piece must stay well below that. */
 const SCAN_CHUNK = 256 * 1024;
 
 /** libpg-query's scanner returned no tokens for text that has some. */
@@ -45,19 +47,21 @@ class PsqlStatements {
   private last = -1;
   private paren = 0;
   private begin = 0;
-  private readonly idents: string[] = [];
+  private idents: string[] = [];
 
-  take(start: number, end: number, text: string, name: string): void {
-    if (text === ';' && this.paren === 0 && this.begin === 0) {
+  /** One token: `token` is its text when it can matter (';', a bracket, a word), else ''. A
+   *  string constant is never a word; other tokens starting with a letter are (B'01' too). */
+  readonly take = (start: number, end: number, token: string): void => {
+    if (token === ';' && this.paren === 0 && this.begin === 0) {
       if (this.start >= 0) this.close(';', end); // else an empty statement
       return;
     }
     if (this.start < 0) this.start = start;
     this.last = end;
-    if (text === '(' || text === '[') this.paren++;
-    else if ((text === ')' || text === ']') && this.paren > 0) this.paren--;
-    else if (name !== 'SCONST' && /^[A-Za-z_]/.test(text)) {
-      const w = text.length > 16 ? '' : text.toLowerCase();
+    if (token === '(' || token === '[') this.paren++;
+    else if ((token === ')' || token === ']') && this.paren > 0) this.paren--;
+    else if (/^[A-Za-z_]/.test(token)) {
+      const w = token.length > 16 ? '' : token.toLowerCase();
       if (this.idents.length < 4) this.idents.push(w);
       if (this.paren === 0 && this.isFuncDef()) {
         if (w === 'begin') this.begin++;
@@ -65,6 +69,17 @@ class PsqlStatements {
         else if (w === 'end' && this.begin > 0) this.begin--;
       }
     }
+  };
+
+  /** The state before a piece, to go back to when its reading is abandoned. */
+  mark(): () => void {
+    const { start, last, paren, begin } = this;
+    const count = this.statements.length;
+    const idents = [...this.idents];
+    return () => {
+      Object.assign(this, { start, last, paren, begin, idents });
+      this.statements.length = count;
+    };
   }
 
   private close(terminator: string | null, termEnd: number): void {
@@ -73,7 +88,7 @@ class PsqlStatements {
     this.last = -1;
     this.paren = 0;
     this.begin = 0;
-    this.idents.length = 0;
+    this.idents = [];
   }
 
   /** The end of the text ends the statement being read, without a terminator. */
@@ -90,45 +105,128 @@ class PsqlStatements {
   }
 }
 
-/** Scans text[from, to) and hands each token but comments to `rules` (UTF-8 byte offsets from
- *  libpg-query become string offsets). Throws when the lexer rejects the text. */
-function scanRange(text: string, from: number, to: number, rules: PsqlStatements): void {
-  const part = text.slice(from, to);
+/** libpg-query's tokens of `part`, comments included. Throws when its lexer rejects the text. */
+function scanTokens(part: string): pg.ScanToken[] {
   const res = pg.scanSync(part);
   // A piece too large for its scanner comes back empty rather than failing: never silently.
   if (!res.tokens.length && /\S/.test(part)) throw new ScannerGaveUp();
+  return res.tokens;
+}
+
+/** Hands scanned tokens but comments to `rules` (UTF-8 byte offsets become string offsets). */
+function feedScanned(part: string, from: number, tokens: pg.ScanToken[], rules: PsqlStatements): void {
   const map = new ByteOffsets(part);
-  for (const t of res.tokens) {
+  for (const t of tokens) {
     if (t.tokenName === 'SQL_COMMENT' || t.tokenName === 'C_COMMENT') continue;
-    rules.take(from + map.toChar(t.start), from + map.toChar(t.end), t.text, t.tokenName);
+    rules.take(from + map.toChar(t.start), from + map.toChar(t.end), t.tokenName === 'SCONST' ? '' : t.text);
   }
 }
 
-/** Where the piece scanned from `from` ends: the furthest restart point at most SCAN_CHUNK
+/**
+ * Reads text[from, to) with libpg-query's scanner: up to `cut` (the next statement boundary our
+ * lexer found) when the scanner ends there too — its last token is that ';', so scanning on
+ * would have read the same tokens and restarts there — else to `to`, the piece's end, as one.
+ * Returns where it stopped; throws when the scanner rejects text[from, to).
+ */
+function scanFrom(text: string, from: number, cut: number, to: number, rules: PsqlStatements): number {
+  if (cut < to) {
+    const part = text.slice(from, cut);
+    let tokens: pg.ScanToken[] | null = null;
+    try {
+      tokens = scanTokens(part);
+    } catch {
+      // Our boundary is not PostgreSQL's (it fell inside something only PostgreSQL reads whole).
+    }
+    const last = tokens?.[tokens.length - 1];
+    if (tokens && last && last.tokenName === 'ASCII_59' && last.end === Buffer.byteLength(part)) {
+      feedScanned(part, from, tokens, rules);
+      return cut;
+    }
+  }
+  const part = text.slice(from, to);
+  feedScanned(part, from, scanTokens(part), rules);
+  return to;
+}
+
+/** Index of the first value above `x` in sorted `xs`. */
+function firstAbove(xs: number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Reads the piece text[from, to) stretch by stretch (between restart points): with our lexer
+ * where it reads the stretch as the scanner would (pg-tokens.ts), else with the scanner from
+ * there to the next statement boundary (scanFrom). A piece longer than SCAN_CHUNK has no
+ * restart point inside: the scanner reads it, and may give up on it (so does every piece with
+ * `scannerOnly`, the reading before pg-tokens.ts). When the scanner rejects
+ * the text, `rules` is left as it was before the piece and the error thrown.
+ */
+function readPiece(text: string, from: number, to: number, restarts: number[], cuts: number[], rules: PsqlStatements, scannerOnly: boolean): void {
+  const before = rules.mark();
+  try {
+    if (scannerOnly || to - from > SCAN_CHUNK) {
+      scanFrom(text, from, to, to, rules);
+      return;
+    }
+    let i = firstAbove(restarts, from);
+    for (let at = from; at < to;) {
+      while (i < restarts.length && restarts[i] <= at) i++;
+      const end = i < restarts.length && restarts[i] < to ? restarts[i] : to;
+      const back = rules.mark();
+      if (lexLikePostgres(text.slice(at, end), at, rules.take)) {
+        at = end;
+        continue;
+      }
+      back();
+      const c = firstAbove(cuts, at);
+      at = scanFrom(text, at, c < cuts.length ? Math.min(cuts[c], to) : to, to, rules);
+    }
+  } catch (e) {
+    before();
+    throw e;
+  }
+}
+
+/** Where the piece read from `from` ends: the furthest restart point at most SCAN_CHUNK
  *  on, or the first one past it when none is nearer (a single long token). */
 function pieceEnd(restarts: number[], from: number, length: number): number {
   if (length - from <= SCAN_CHUNK) return length;
-  let lo = 0;
-  let hi = restarts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (restarts[mid] <= from + SCAN_CHUNK) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstAbove(restarts, from + SCAN_CHUNK);
   // restarts[lo - 1] is the last within reach.
   if (lo > 0 && restarts[lo - 1] > from) return restarts[lo - 1];
   return lo < restarts.length ? restarts[lo] : length;
 }
 
-/** Splits PostgreSQL text into statements (see the header comment). */
-export function splitPostgres(text: string): SplitResult {
+/** The warning for the COPY … FROM STDIN data blocks of a script. */
+export function copyDataWarning(blocks: number): string {
+  return `${blocks} COPY … FROM STDIN data blocks are data, not statements`;
+}
+
+/** Splits PostgreSQL text into statements (see the header comment). `scannerOnly`: every piece
+ *  read by libpg-query's scanner, the reference the tests hold the faster reading to. */
+export function splitPostgres(text: string, { scannerOnly = false } = {}): SplitResult {
+  const r = splitText(text, scannerOnly);
+  if (r.copyDataBlocks) r.warnings.splice(r.fallbackAt, 0, copyDataWarning(r.copyDataBlocks));
+  return { statements: r.statements, warnings: r.warnings, extras: r.extras };
+}
+
+/** splitPostgres without the COPY data warning: the blocks are counted, and `fallbackAt` is
+ *  where that warning stands among the others. `prepass`: pgPrepass(text), when the caller has it. */
+function splitText(text: string, scannerOnly: boolean, prepass?: PgPrepass): SplitResult & { copyDataBlocks: number; fallbackAt: number } {
   const warnings: string[] = [];
   const metaCommands: { offset: number; text: string }[] = [];
   const copies: RawStatement[] = [];
   // psql meta-command lines and COPY … FROM STDIN data are blanked (same length, so offsets
   // hold) before PostgreSQL's lexer sees the text; `\copy` lines run one COPY each and are
   // statements of the script.
-  const pre = pgPrepass(text);
+  const pre = prepass ?? pgPrepass(text);
   const blanks = [...pre.meta.map(([s, e]) => ({ s, e, meta: true })), ...pre.copyData.map(([s, e]) => ({ s, e, meta: false }))].sort((x, y) => x.s - y.s);
   let scanText = text;
   if (blanks.length) {
@@ -154,7 +252,7 @@ export function splitPostgres(text: string): SplitResult {
   for (let from = 0; from < scanText.length;) {
     const to = pieceEnd(restarts, from, scanText.length);
     try {
-      scanRange(scanText, from, to, rules);
+      readPiece(scanText, from, to, restarts, pre.cuts, rules, scannerOnly);
     } catch (e) {
       // Whatever was open before the failure point joins the fallback's first statement.
       tail = rules.start >= 0 ? rules.start : from;
@@ -163,7 +261,7 @@ export function splitPostgres(text: string): SplitResult {
     }
     from = to;
   }
-  if (pre.copyData.length) warnings.push(`${pre.copyData.length} COPY … FROM STDIN data blocks are data, not statements`);
+  const fallbackAt = warnings.length;
   if (tail !== null) {
     const fb = splitGeneric(scanText.slice(tail), 'PgFallback');
     for (const st of fb.statements) statements.push({ ...st, start: tail + st.start, end: tail + st.end, termEnd: tail + st.termEnd });
@@ -173,7 +271,7 @@ export function splitPostgres(text: string): SplitResult {
     statements.push(...copies);
     statements.sort((a, b) => a.start - b.start);
   }
-  return { statements, warnings, extras: { psqlMetaCommands: metaCommands } };
+  return { statements, warnings, extras: { psqlMetaCommands: metaCommands }, copyDataBlocks: pre.copyData.length, fallbackAt };
 }
 
 function mergeSorted(a: number[], b: number[]): number[] {
@@ -409,17 +507,27 @@ export function pgStatementType(ast: unknown): string | null {
 /**
  * Splits a prefix of a script (ending at a line break): only up to the last statement
  * boundary PostgreSQL's lexer can start afresh from, and before any COPY … FROM STDIN whose
- * data runs on past the prefix. `resume` is where the next pass starts.
+ * data runs on past the prefix. `resume` is where the next pass starts; `copyDataBlocks` counts
+ * the COPY data blocks passed over (the caller warns once for the script), the one running on
+ * past the prefix included.
  */
-export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number; inCopyData: boolean } {
-  if (final) return { ...splitPostgres(text), resume: text.length, inCopyData: false };
+export function splitPostgresPart(text: string, final: boolean): SplitResult & { resume: number; inCopyData: boolean; copyDataBlocks: number } {
+  if (final) return { ...splitText(text, false), resume: text.length, inCopyData: false };
   const pre = pgPrepass(text, false);
   const limit = pre.incompleteAt ?? text.length;
   let cut = 0;
   for (const c of pre.cuts) if (c <= limit && c < text.length) cut = c;
-  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false };
-  const r = splitPostgres(text.slice(0, cut));
-  if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true };
+  if (cut === 0) return { statements: [], warnings: [], extras: { psqlMetaCommands: [] }, resume: 0, inCopyData: false, copyDataBlocks: 0 };
+  // The prepass of the text up to `cut` is this one's up to there (a cut ends a token and no
+  // meta-command line or COPY data runs across it): it is not run again.
+  const before = (x: number): boolean => x < cut;
+  const r = splitText(text.slice(0, cut), false, {
+    meta: pre.meta.filter(([s]) => before(s)),
+    copyData: pre.copyData.filter(([s]) => before(s)),
+    cuts: pre.cuts.filter((c) => c <= cut),
+    breaks: pre.breaks.filter(before),
+  });
+  if (pre.copyDataFrom !== undefined) return { ...r, resume: pre.copyDataFrom, inCopyData: true, copyDataBlocks: r.copyDataBlocks + 1 };
   return { ...r, resume: cut, inCopyData: false };
 }
 

@@ -49,6 +49,18 @@ export const SqlStatement = Type.Object({
   parser: Type.Union([Type.String(), Type.Null()], {
     description: 'The parser that produced the AST (the first of the dialect’s parsers to accept the statement).',
   }),
+  headParsed: Type.Optional(
+    Type.Object(
+      {
+        rows: Type.Integer({ minimum: 2, description: 'Rows in the VALUES list.' }),
+        rowsParsed: Type.Integer({ minimum: 1, description: 'Rows the parser read (the first).' }),
+      },
+      {
+        description:
+          'A multi-row INSERT … VALUES too large to parse whole (more than 250,000 tokens) was offered to the parsers with its VALUES list cut to its first row: type, parser, AST, tables, columns and any parse error come from that reading (text, span and the unit are the whole statement’s). The other rows were read by the lexer only, as parenthesised lists.',
+      },
+    ),
+  ),
   ast: Type.Optional(
     Type.Unknown({
       description:
@@ -81,6 +93,9 @@ export const SqlContent = Type.Object({
   statementTypes: Type.Record(Type.String(), Type.Integer({ minimum: 1 })),
   parsers: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'Statements parsed, by the parser that produced the AST.' })),
   batchCount: Type.Optional(Type.Integer({ minimum: 0, description: 'T-SQL: GO batches holding statements.' })),
+  headParsedCount: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Statements parsed from their head (see a statement’s headParsed); counted in parsedCount when parsed.' }),
+  ),
   directivesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: 'Directives past the first 10,000, not listed.' })),
   tables: Type.Array(Type.String(), { description: 'Every table referenced by any statement.' }),
   directives: Type.Array(Type.Object({ kind: Type.String(), line: Type.Integer({ minimum: 1 }), text: Type.String() }), {

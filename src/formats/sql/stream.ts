@@ -9,14 +9,13 @@ import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { ExtractionError } from '../kit/types.js';
 import { innerStatements } from './blocks.js';
-import { copyDataEnd, splitPostgresPart } from './postgres.js';
+import { copyDataEnd, copyDataWarning, splitPostgresPart } from './postgres.js';
 import { INITIAL_STATE, splitGenericPart, type GenericState } from './split.js';
 import type { Dialect, RawStatement } from './statements.js';
 
-/** Decoded text split per pass, at least (chars). PostgreSQL's scanner returns its tokens as
- *  JSON, some 30 bytes per source char held at once: its pieces are smaller. */
+/** Decoded text split per pass, at least (chars). (PostgreSQL's scanner, which returns its
+ *  tokens as JSON, is given at most ~256 K chars of it at a time: postgres.ts.) */
 const PIECE_CHARS = 4 * 1024 * 1024;
-const PG_PIECE_CHARS = 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
 
 export interface Position {
@@ -145,11 +144,12 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   let carry = '';
   let base: Position = { offset: 0, line: 1, column: 1 };
   let state: GenericState = { ...INITIAL_STATE };
-  const pieceChars = opts.pieceChars ?? (dialect === 'PostgreSql' ? PG_PIECE_CHARS : PIECE_CHARS);
+  const pieceChars = opts.pieceChars ?? PIECE_CHARS;
   let nextScanAt = pieceChars;
   let bytes = 0;
   const warnings = new Set<string>();
   let inCopyData = false; // PostgreSQL: inside a large COPY … FROM STDIN data block
+  let copyDataBlocks = 0; // PostgreSQL: COPY … FROM STDIN data blocks passed over, for one warning at the end
 
   /** Drops `n` chars of pending text (moving the base position past them). */
   const drop = (n: number): void => {
@@ -174,6 +174,7 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         ? (() => {
             const p = splitPostgresPart(pending, final);
             inCopyData = p.inCopyData;
+            copyDataBlocks += p.copyDataBlocks;
             const meta = (p.extras.psqlMetaCommands as { offset: number; text: string }[] | undefined) ?? [];
             return { statements: p.statements, warnings: p.warnings, resume: p.resume, state, directives: meta.map((d) => ({ ...d, kind: 'psql' })) };
           })()
@@ -228,4 +229,5 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   }
   pending += carry + (decoder ? decoder.decode() : (iconvDecoder!.end() ?? ''));
   yield* pass(true);
+  if (copyDataBlocks) opts.onWarning(copyDataWarning(copyDataBlocks));
 }

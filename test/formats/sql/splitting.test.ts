@@ -17,7 +17,7 @@ const texts = (sql: string, d: Parameters<typeof splitGeneric>[1] | 'PostgreSql'
   return r.statements.map((s) => sql.slice(s.start, s.end));
 };
 
-describe('PostgreSQL splitting (libpg-query scanner, psql rules)', () => {
+describe('PostgreSQL splitting (PostgreSQL tokens, psql rules)', () => {
   it('never splits inside strings, comments, dollar bodies or quoted identifiers', () => {
     const sql = `select 'a;b', "c;d" from t; -- x; y\n/* a; /* nested; */ b; */ select $f$ x; y $f$;\ncreate function f() returns int as $$ begin return 1; end $$ language plpgsql;\nselect E'it\\'s;';`;
     expect(texts(sql, 'PostgreSql')).toEqual([

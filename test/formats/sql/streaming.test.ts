@@ -22,23 +22,24 @@ async function streamed(
   text: string,
   dialect: Dialect,
   pieceChars: number,
-): Promise<{ statements: [number, number, number, number, number | undefined, number | undefined, number][]; directives: Directive[] }> {
+): Promise<{ statements: [number, number, number, number, number | undefined, number | undefined, number][]; directives: Directive[]; warnings: string[] }> {
   const file = path.join(tmp, `${dialect}-${pieceChars}.sql`);
   fs.writeFileSync(file, text);
   const directives: Directive[] = [];
+  const warnings: string[] = [];
   const statements: [number, number, number, number, number | undefined, number | undefined, number][] = [];
   const enc = await detectEncoding(file, fs.statSync(file).size);
   for await (const s of streamStatements(file, enc, dialect, {
     pieceChars,
     readBytes: 4096,
     onDirective: (d) => directives.push(d),
-    onWarning: () => {},
+    onWarning: (w) => warnings.push(w),
     onProgress: () => {},
   })) {
     expect(text.slice(s.start.offset, s.end.offset)).toBe(s.text);
     statements.push([s.start.offset, s.end.offset, s.start.line, s.start.column, s.raw.batch, s.raw.repeat, s.inner.length]);
   }
-  return { statements, directives };
+  return { statements, directives, warnings };
 }
 
 function whole(text: string, dialect: Dialect): [number, number, number, number, number | undefined, number | undefined, number][] {
@@ -114,6 +115,24 @@ describe('warnings say where in the file', () => {
   }
 });
 
+describe('PostgreSQL COPY … FROM STDIN data is counted once per file', () => {
+  it('one warning with the number of data blocks in the file, however many passes it is split in', async () => {
+    const block = (n: number): string => `COPY t (a, b) FROM stdin;\n${'1\tx; y\n'.repeat(n)}\\.\n`;
+    const text = `${block(3)}SELECT 1;\n${block(40)}SELECT 2;\n${block(2000)}${block(1)}SELECT 3;\n`;
+    const file = path.join(tmp, 'copies.sql');
+    fs.writeFileSync(file, text);
+    for (const pieceChars of [64, 4096, 4 * 1024 * 1024]) {
+      const warnings: string[] = [];
+      const enc = await detectEncoding(file, fs.statSync(file).size);
+      let count = 0;
+      const opts = { pieceChars, readBytes: 1024, onDirective: () => {}, onWarning: (w: string) => warnings.push(w), onProgress: () => {} };
+      for await (const s of streamStatements(file, enc, 'PostgreSql', opts)) if (s.text) count++;
+      expect([count, warnings], `pieces of ${pieceChars}`).toEqual([7, ['4 COPY … FROM STDIN data blocks are data, not statements']]);
+    }
+    expect(splitPostgres(text).warnings).toEqual(['4 COPY … FROM STDIN data blocks are data, not statements']);
+  });
+});
+
 describe('PostgreSQL COPY … FROM STDIN data larger than what is held', () => {
   it('a 20 MB data block is skipped as it streams: the same statements as the whole split', async () => {
     const row = '1\tsome text; with a semicolon\t2024-01-01\n';
@@ -122,6 +141,7 @@ describe('PostgreSQL COPY … FROM STDIN data larger than what is held', () => {
     const r = await streamed(text, 'PostgreSql', 1024 * 1024);
     expect(r.statements.map((x) => x.slice(0, 4))).toEqual(whole(text, 'PostgreSql').map((x) => x.slice(0, 4)));
     expect(r.statements).toHaveLength(5);
+    expect(r.warnings).toEqual(['2 COPY … FROM STDIN data blocks are data, not statements']);
   });
 });
 
