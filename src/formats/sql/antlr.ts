@@ -347,7 +347,13 @@ export function antlrEngine(grammar: Grammar): Engine {
         if (e instanceof Stop) throw new ParseFailure(`${e.detail.slice(0, 300)} at Line: ${e.line}, Column: ${e.column}`, offsetOf(sql, e.line, e.column));
         // A statement nested deeper than the recursive-descent parser's stack, or a fault in the
         // generated code, is a statement this grammar cannot read — not a failed job.
-        throw new ParseFailure(`the grammar could not read it: ${String((e as Error).message ?? e).slice(0, 200)}`, null);
+        throw new ParseFailure(
+          e instanceof RangeError
+            ? 'the grammar could not read it: it is nested too deeply'
+            : 'the grammar could not read it (the parser stopped on an internal error)',
+          null,
+          { cause: e },
+        );
       }
       const names = r.parser.ruleNames;
       const reader = new TreeReader(sql, names, rules);

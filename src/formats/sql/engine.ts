@@ -21,8 +21,9 @@ export class ParseFailure extends Error {
   constructor(
     message: string,
     readonly offset: number | null,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

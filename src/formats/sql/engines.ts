@@ -125,8 +125,8 @@ function polyglotEngine(m: PolyglotModule, dialect: keyof PolyglotModule['Dialec
       try {
         r = m.parse(sql, m.Dialect[dialect]);
       } catch (err) {
-        // A fault inside the WASM parser rejects the statement, not the job.
-        throw new ParseFailure(`polyglot-sql failed: ${String((err as Error).message ?? err).slice(0, 300)}`, null);
+        // A fault inside the WASM parser rejects the statement, not the job; its text is the engine's, not the user's.
+        throw new ParseFailure('polyglot-sql could not read it (the parser stopped on an internal error)', null, { cause: err });
       }
       if (!r.success) {
         const msg = String(r.error ?? 'rejected');

@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/types.js';
+import { excerpt } from '../kit/reasons.js';
 import { classifyStatement } from './classify.js';
 import { SqlEngines, type ParsedStatement } from './engines.js';
 import type { SqlStatementT } from './schema.js';
@@ -66,7 +67,10 @@ function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement
     ...(p.headParsed ? { headParsed: { rows: p.headParsed.rows, rowsParsed: p.headParsed.rowsParsed } } : {}),
     // The AST is as large as what was parsed: a head-parsed INSERT's is its head's.
     ...(p.ast !== undefined ? ((p.headParsed?.chars ?? s.text.length) > MAX_AST_CHARS ? { astOmitted: true } : { ast: p.ast }) : {}),
-    ...(p.parseError ? { parseError: { message: p.parseError.message, ...(errorAt ? { line: errorAt.line, column: errorAt.column } : {}) } } : {}),
+    // A parser's message quotes the statement: shown printably and briefly (src/formats/kit/reasons.ts).
+    ...(p.parseError
+      ? { parseError: { message: excerpt(p.parseError.message, 400), ...(errorAt ? { line: errorAt.line, column: errorAt.column } : {}) } }
+      : {}),
     tables: p.tables,
     columns: p.columns,
   };
