@@ -195,7 +195,14 @@ export async function startBenchServer(mode, extraEnv = {}) {
 export function client(baseUrl, { maxSockets = 64 } = {}) {
   const u = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets });
-  const request = (method, p, { headers = {}, body } = {}) =>
+  // A keep-alive socket the server closed while it sat idle (uWS drops idle connections) fails
+  // the next request written to it: sent again once on a fresh socket, as Node's docs advise.
+  const request = (method, p, opts = {}) =>
+    send(method, p, opts).catch((err) => {
+      if (!err.reusedSocket || !['ECONNRESET', 'EPIPE'].includes(err.code)) throw err;
+      return send(method, p, opts);
+    });
+  const send = (method, p, { headers = {}, body } = {}) =>
     new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -220,7 +227,7 @@ export function client(baseUrl, { maxSockets = 64 } = {}) {
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
   return { request, agent, close: () => agent.destroy() };
