@@ -1,23 +1,34 @@
 // In-process JobStore for the embedded deployment. Records live in a Map; every change is
-// written durably to `${dataDir}/jobs/<sha256(key)>.json` (temp file + fsync + atomic
-// rename) before the call resolves, and the directory is loaded on open, so a restart
-// loses no accepted job.
+// appended to one journal, `${dataDir}/jobs/journal.jsonl` (journal.ts: group commit,
+// compaction), which is replayed on open, so a restart loses no accepted job. A data dir
+// written by an earlier version (one file per job) is moved into the journal on open.
+//
+// Durability per change: a put, a job becoming queued and a finished job are fsynced before
+// the call resolves (an upload answered 202, a result served); the steps between are written
+// to the file without waiting for an fsync (a power cut may rewind a job to an earlier step,
+// which recovery takes up again); materializing is not waited for at all: the next state
+// follows within the same job run, and recovery treats 3 and 4 alike.
 
-import { createHash } from 'node:crypto';
-import { chmod, mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
-import { assertTransition, isJobState, isTerminal, isUnfinished } from './transitions.js';
+import { Journal, syncDir, type Durability } from './journal.js';
+import { readLegacyJobFiles, removeLegacyJobFiles } from './legacy-job-files.js';
+import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
 import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
-import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, isExpired, recordKey, type JobLogger } from './support.js';
+import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, isExpired, recordFlaw, recordKey, type JobLogger } from './support.js';
 
 export interface EmbeddedJobStoreOptions {
   dataDir: string;
-  /** fsync files and the directory on each write (default true). */
+  /** fsync the journal where a change must survive a power cut (default true). */
   fsync?: boolean;
   log?: JobLogger;
   /** Clock, for tests. */
   now?: () => number;
+  /** Journal size below which it is never compacted (bytes; default journal.ts's). */
+  compactAtBytes?: number;
+  /** How the journal is flushed to disk (default fdatasync): the seam tests count fsyncs through. */
+  syncFile?: (fh: FileHandle) => Promise<void>;
 }
 
 type TransitionPatch = Parameters<JobStore['transition']>[2];
@@ -25,23 +36,28 @@ type TransitionPatch = Parameters<JobStore['transition']>[2];
 // Records hold tenants' file names and custom metadata: the service's own user only.
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+/** The journal's name in `${dataDir}/jobs`. */
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** How durable a transition to `to` must be before it resolves (see the header). */
+function durabilityOf(to: JobStateInt): Durability {
+  if (to === JobState.Queued || isTerminal(to)) return 'synced';
+  if (to === JobState.Materializing) return 'deferred';
+  return 'written';
+}
 
 export class EmbeddedJobStore implements JobStore {
   private readonly records = new Map<string, JobRecord>();
   /** appId → record keys of unfinished jobs. */
   private readonly unfinishedByApp = new Map<string, Set<string>>();
-  /** Per-key write chain: file writes for one key land in call order. */
-  private readonly writes = new Map<string, Promise<void>>();
   private readonly dir: string;
-  private readonly fsync: boolean;
   private readonly log: JobLogger;
   private readonly now: () => number;
-  private tmpCounter = 0;
+  private journal!: Journal<JobRecord>;
   private closed = false;
 
-  private constructor(opts: EmbeddedJobStoreOptions) {
+  private constructor(private readonly opts: EmbeddedJobStoreOptions) {
     this.dir = path.join(opts.dataDir, 'jobs');
-    this.fsync = opts.fsync ?? true;
     this.log = opts.log ?? consoleLogger;
     this.now = opts.now ?? Date.now;
   }
@@ -56,29 +72,56 @@ export class EmbeddedJobStore implements JobStore {
   private async load(): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
     await chmod(this.dir, DIR_MODE); // also a folder made by an earlier version
-    for (const name of await readdir(this.dir)) {
-      const file = path.join(this.dir, name);
-      if (name.endsWith('.tmp')) {
-        // A write interrupted before its rename: the previous file (if any) is intact.
-        await unlink(file).catch(() => undefined);
-        continue;
-      }
-      if (!name.endsWith('.json')) continue;
-      try {
-        const job = JSON.parse(await readFile(file, 'utf8')) as JobRecord;
-        const flaw = recordFlaw(job);
-        if (flaw) throw new Error(flaw);
-        const key = recordKey(job.tenantId, job.documentId);
-        if (this.fileName(key) !== name) throw new Error('file name does not match record');
-        this.setInMemory(key, job);
-      } catch (err) {
-        this.log.error({ file, err: String(err) }, 'jobs: skipping unreadable job file');
-      }
+    const fsync = this.opts.fsync ?? true;
+    const { journal, load } = await Journal.open<JobRecord>(
+      {
+        file: path.join(this.dir, JOURNAL_FILE),
+        mode: FILE_MODE,
+        fsync,
+        encode: (job) => this.encode(job),
+        snapshot: () => this.records.entries(),
+        compactAtBytes: this.opts.compactAtBytes,
+        syncFile: this.opts.syncFile,
+        log: this.log,
+      },
+      (key, value) => this.replay(key, value),
+    );
+    this.journal = journal;
+    if (load.damagedLines > 0) this.log.warn({ dir: this.dir, lines: load.damagedLines }, 'jobs: journal lines skipped (a write cut short)');
+    // Records in the earlier one-file-per-job format: into the journal, then the files go.
+    const legacy = await readLegacyJobFiles(this.dir, this.log);
+    for (const { key, job } of legacy) this.setInMemory(key, job);
+    if (legacy.length > 0 || load.damagedLines > 0 || load.oversized) await this.journal.compact();
+    if (legacy.length > 0) {
+      await removeLegacyJobFiles(legacy.map((r) => r.file));
+      if (fsync) await syncDir(this.dir);
     }
   }
 
-  private fileName(key: string): string {
-    return createHash('sha256').update(key).digest('hex') + '.json';
+  /** One journal entry read back: a record, or null for a removal. */
+  private replay(key: string, value: unknown): void {
+    if (value === null) return this.deleteInMemory(key);
+    const job = value as JobRecord;
+    const flaw = recordFlaw(job) ?? (recordKey(job.tenantId, job.documentId) === key ? null : 'entry key does not match record');
+    if (flaw) {
+      this.log.error({ dir: this.dir, key, err: flaw }, 'jobs: skipping unreadable journal entry');
+      return;
+    }
+    this.setInMemory(key, job);
+  }
+
+  /**
+   * A record as a journal line. One whose custom metadata is nested deeper than JSON can
+   * write (stored before uploads bounded it) is kept without that metadata: its identity,
+   * state and blob keys are what recovery and the retention sweep need.
+   */
+  private encode(job: JobRecord): string {
+    try {
+      return JSON.stringify(job);
+    } catch (err) {
+      this.log.warn({ tenantId: job.tenantId, documentId: job.documentId, err: String(err) }, 'jobs: record journaled without its custom metadata');
+      return JSON.stringify({ ...job, customMetadata: null });
+    }
   }
 
   private setInMemory(key: string, job: JobRecord): void {
@@ -99,57 +142,6 @@ export class EmbeddedJobStore implements JobStore {
     this.records.delete(key);
   }
 
-  /**
-   * Queues a write (job) or removal (null) of one key's file, in call order. `durable`
-   * writes are fsynced; the others are still atomic (rename) but may be lost in a power cut,
-   * which only rewinds a job to an earlier state that recovery takes up again.
-   */
-  private persist(key: string, job: JobRecord | null, durable = true): Promise<void> {
-    const body = job ? JSON.stringify(job) : null;
-    const prev = this.writes.get(key) ?? Promise.resolve();
-    const next = prev.then(() => this.writeFile(key, body, durable));
-    const tracked = next.catch(() => undefined);
-    this.writes.set(key, tracked);
-    void tracked.then(() => {
-      if (this.writes.get(key) === tracked) this.writes.delete(key);
-    });
-    return next;
-  }
-
-  private async writeFile(key: string, body: string | null, durable: boolean): Promise<void> {
-    const file = path.join(this.dir, this.fileName(key));
-    if (body === null) {
-      await unlink(file).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-      });
-      return;
-    }
-    const tmp = `${file}.${process.pid}.${++this.tmpCounter}.tmp`;
-    const fh = await openFile(tmp, 'w', FILE_MODE);
-    try {
-      await fh.writeFile(body, 'utf8');
-      if (this.fsync && durable) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-    if (this.fsync && durable) await this.syncDir();
-  }
-
-  private async syncDir(): Promise<void> {
-    // Makes the rename itself durable. Not supported on every platform: best effort.
-    try {
-      const dh = await openFile(this.dir, 'r');
-      try {
-        await dh.sync();
-      } finally {
-        await dh.close();
-      }
-    } catch {
-      /* ignore */
-    }
-  }
-
   private visible(key: string): JobRecord | null {
     const job = this.records.get(key);
     if (!job || isExpired(job, this.now())) return null;
@@ -167,7 +159,7 @@ export class EmbeddedJobStore implements JobStore {
     const prev = this.records.get(key) ?? null;
     const copy = cloneRecord(job);
     this.setInMemory(key, copy);
-    await this.persist(key, copy);
+    await this.journal.append(key, copy, 'synced');
     return prev ? cloneRecord(prev) : null;
   }
 
@@ -204,8 +196,7 @@ export class EmbeddedJobStore implements JobStore {
       updatedAt: new Date(this.now()).toISOString(),
     };
     this.setInMemory(key, next);
-    // Accepted (put) and finished states are fsynced; the steps between need not be.
-    await this.persist(key, next, isTerminal(to) || to === JobState.Queued);
+    await this.journal.append(key, next, durabilityOf(to));
     return cloneRecord(next);
   }
 
@@ -216,7 +207,8 @@ export class EmbeddedJobStore implements JobStore {
     if (!cur) return;
     if (generation !== undefined && cur.generation !== generation) return;
     this.deleteInMemory(key);
-    await this.persist(key, null);
+    // A removal lost in a power cut brings back an expired record, which the next sweep removes.
+    await this.journal.append(key, null, 'written');
   }
 
   async listExpired(now: Date, limit: number): Promise<JobRecord[]> {
@@ -267,20 +259,10 @@ export class EmbeddedJobStore implements JobStore {
     this.assertOpen();
   }
 
-  /** Waits for pending file writes; further changes are refused. */
+  /** Writes what is pending to disk; further changes are refused. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.writes.values()]);
+    await this.journal.close();
   }
-}
-
-/** Why a record read from disk cannot be used (a field every lookup relies on is missing or malformed), or null. */
-function recordFlaw(job: Partial<JobRecord> | null): string | null {
-  if (job === null || typeof job !== 'object') return 'not a job record';
-  for (const field of ['tenantId', 'appId', 'documentId', 'generation', 'uploadKey'] as const) {
-    if (typeof job[field] !== 'string') return `${field} is not a string`;
-  }
-  if (!isJobState(job.statusInt)) return `statusInt ${JSON.stringify(job.statusInt)} is not a job state`;
-  if (typeof job.expiresAt !== 'string' || Number.isNaN(Date.parse(job.expiresAt))) return `expiresAt ${JSON.stringify(job.expiresAt)} is not a timestamp`;
-  return null;
 }

@@ -1,5 +1,6 @@
 // Small helpers shared by the job store/queue implementations.
 
+import { isJobState } from './transitions.js';
 import type { JobRecord, JobRef } from './types.js';
 
 /** pino-compatible subset; the wiring passes its pino logger. */
@@ -83,4 +84,15 @@ export function checkedPatch<T extends object>(patch: T | undefined): Partial<T>
     if (!PATCHABLE_FIELDS.has(k)) throw new TypeError(`transition patch may not set ${k}`);
   }
   return clean;
+}
+
+/** Why a stored record cannot be used (a field every lookup relies on is missing or malformed), or null. */
+export function recordFlaw(job: Partial<JobRecord> | null): string | null {
+  if (job === null || typeof job !== 'object') return 'not a job record';
+  for (const field of ['tenantId', 'appId', 'documentId', 'generation', 'uploadKey'] as const) {
+    if (typeof job[field] !== 'string') return `${field} is not a string`;
+  }
+  if (!isJobState(job.statusInt)) return `statusInt ${JSON.stringify(job.statusInt)} is not a job state`;
+  if (typeof job.expiresAt !== 'string' || Number.isNaN(Date.parse(job.expiresAt))) return `expiresAt ${JSON.stringify(job.expiresAt)} is not a timestamp`;
+  return null;
 }
