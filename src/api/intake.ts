@@ -255,7 +255,9 @@ export class Intake {
       appId: p.appId,
       documentId: a.documentId,
       generation: a.generation,
-      statusInt: JobState.Received,
+      // Stored as queued at once (1 → 2 in one write): the enqueue below follows, and a
+      // restart in between re-enqueues every unfinished job (embedded) like a queued one.
+      statusInt: JobState.Queued,
       format: a.format,
       lane,
       fileName: a.fileName,
@@ -283,7 +285,6 @@ export class Intake {
       d.logger.info({ documentId: a.documentId, tenantId: p.tenantId, previous: previous.generation }, 'document overwritten');
     }
     const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };
-    await d.jobs.transition(ref, JobState.Queued);
     if (lane === 'heavy') await d.jobs.transition(ref, JobState.WaitingForProvider);
     try {
       await d.queue.enqueue({ ...ref, lane });

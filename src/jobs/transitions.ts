@@ -7,7 +7,8 @@ const S = JobState;
 
 /**
  * Legal next states, by current state.
- *  0 presigned upload session awaiting bytes → 1 bytes stored → 2 enqueued;
+ *  0 presigned upload session awaiting bytes → 1 bytes stored → 2 enqueued (an upload is
+ *  stored directly in 2);
  *  light lane: 2 → 3 processing → 4 materializing → 8;
  *  heavy lane: 2 → 6 waiting for a slot → 7 running → 4 → 8;
  *  a transient failure (or a redelivered job found in 3/4/7) goes to 5, then back to 3 or 6;
@@ -26,8 +27,12 @@ export const TRANSITIONS: Readonly<Record<JobStateInt, readonly JobStateInt[]>> 
   [S.Failed]: [],
 });
 
-/** States a record may be created in by JobStore.put (presigned session, or direct upload). */
-export const INITIAL_STATES: readonly JobStateInt[] = [S.NotQueued, S.Received];
+/**
+ * States a record may be created in by JobStore.put: a presigned session (0), or a direct
+ * upload, stored as queued (2) in the same write that stores it (1 is a record of an earlier
+ * version, or one written by hand).
+ */
+export const INITIAL_STATES: readonly JobStateInt[] = [S.NotQueued, S.Received, S.Queued];
 
 export const ALL_STATES: readonly JobStateInt[] = (Object.values(JobState) as JobStateInt[]).slice().sort((a, b) => a - b);
 
