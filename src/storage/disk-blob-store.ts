@@ -69,7 +69,15 @@ export class DiskBlobStore implements BlobStore {
       await fs.rename(localPath, final);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-      await fs.copyFile(localPath, final);
+      // Another filesystem: copied beside the key, then renamed, so a copy cut short is never under it.
+      const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
+      try {
+        await fs.copyFile(localPath, partial);
+        await fs.rename(partial, final);
+      } catch (copyErr) {
+        await fs.rm(partial, { force: true });
+        throw copyErr;
+      }
       await fs.rm(localPath, { force: true });
     }
     // The file was made elsewhere (a worker's scratch folder), with that writer's mode.

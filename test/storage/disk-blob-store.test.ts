@@ -1,0 +1,55 @@
+// The disk blob store's putFile: a worker's finished artifact is moved into the store, by a
+// rename on the same filesystem and by a copy from another one (EXDEV), ending 0600 either way
+// with nothing left at its source.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { DiskBlobStore } from '../../src/storage/disk-blob-store.js';
+
+const dirs: string[] = [];
+async function tempDir(parent = tmpdir()): Promise<string> {
+  const d = await mkdtemp(path.join(parent, 'docparse-blobs-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+// /dev/shm is a tmpfs: another filesystem than the temp dir's on most Linux machines.
+const SHM = '/dev/shm';
+const otherFilesystem = existsSync(SHM) && (await stat(SHM)).dev !== (await stat(tmpdir())).dev;
+
+async function moveInto(store: DiskBlobStore, source: string, body: string) {
+  await writeFile(source, body, { mode: 0o644 });
+  const bytes = await store.putFile('jobs/t/d/g/artifact.json', source);
+  return { bytes, source };
+}
+
+describe('DiskBlobStore.putFile', () => {
+  it('moves a file from the same filesystem into the store', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const { bytes, source } = await moveInto(store, path.join(await tempDir(), 'artifact.json'), '{"same":"fs"}');
+    expect(bytes).toBe(13);
+    expect(existsSync(source)).toBe(false);
+    const stored = path.join(root, 'jobs/t/d/g/artifact.json');
+    expect(await readFile(stored, 'utf8')).toBe('{"same":"fs"}');
+    expect(((await stat(stored)).mode & 0o777).toString(8)).toBe('600');
+  });
+
+  it.skipIf(!otherFilesystem)('copies a file from another filesystem (EXDEV) and removes the source', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const body = JSON.stringify({ other: 'fs', pad: 'x'.repeat(100_000) });
+    const { bytes, source } = await moveInto(store, path.join(await tempDir(SHM), 'artifact.json'), body);
+    expect(bytes).toBe(body.length);
+    expect(existsSync(source)).toBe(false);
+    const stored = path.join(root, 'jobs/t/d/g/artifact.json');
+    expect(await readFile(stored, 'utf8')).toBe(body);
+    expect(((await stat(stored)).mode & 0o777).toString(8)).toBe('600');
+  });
+});
