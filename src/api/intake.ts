@@ -11,6 +11,7 @@ import { jobFolder, type WriteResult } from '../storage/blob-store.js';
 import type { BlobRouter } from '../storage/router.js';
 import { JobState, STATUS_NAMES, type JobOptions, type JobQueue, type JobRecord, type JobStore, type RateCounters } from '../jobs/types.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
+import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
 import { detectFormat, UndecidedFormat, type Detection } from '../formats/detect.js';
 import { familyOf, isSupported, laneFor, supportedFormats } from '../formats/registry.js';
 import { monthOf } from '../tenancy/month.js';
@@ -26,6 +27,8 @@ export interface IntakeDeps {
   counters: RateCounters;
   limits: LimitsCache;
   controlPlane: ControlPlaneStore;
+  /** The node's quota keeper (shared with the worker loop); without one, admission sums the ledger and holds in SQL. */
+  quota?: QuotaKeeper;
   retentionSeconds: number;
   directUploadMaxBytes: number;
   /** DOCPARSE_OFFICE_RENDER: whether every DOCX goes through LibreOffice (and so the heavy lane). */
@@ -158,7 +161,8 @@ export class Intake {
     const d = this.d;
     const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
     // Units held by this app's jobs in progress count too: they are spoken for.
-    const used = await d.controlPlane.unitsCommitted(p.appId, monthOf(new Date()));
+    const month = monthOf(new Date());
+    const used = await (d.quota ? d.quota.committed(p.appId, month) : d.controlPlane.unitsCommitted(p.appId, month));
     if (used >= quota) {
       throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, {
         used,

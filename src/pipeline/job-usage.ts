@@ -1,10 +1,13 @@
 // Document Units of one job against its app's monthly quota, which is a hard limit: units are
-// held (reserved atomically in the control plane) before the work and as soon as the parser
-// counts them, charged at completion only if they fit, and released when the job fails. A
+// held (reserved atomically by the node's quota keeper) before the work and as soon as the
+// parser counts them, charged at completion only if they fit, and released when the job fails. A
 // job that would cross the quota fails with quota_exceeded and is charged nothing. While the
-// control plane is unreachable, jobs wait for it together and resume as soon as it answers.
+// control plane (or the keeper's Redis) is unreachable, jobs wait for it together and resume as
+// soon as it answers.
 import type { Logger } from 'pino';
 import type { ControlPlaneStore, QuotaCheck } from '../tenancy/types.js';
+import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
+import { SqlQuotaKeeper } from '../tenancy/quota/sql-keeper.js';
 import type { JobRecord } from '../jobs/types.js';
 import { monthOf } from '../tenancy/month.js';
 import { LimitsCache, NO_PLAN_LIMITS } from '../tenancy/plan-limits.js';
@@ -13,6 +16,8 @@ import { DependencyUnavailableError, RecoveryWatch } from '../errors/dependency-
 
 export interface JobUsageOptions {
   controlPlane: ControlPlaneStore;
+  /** Holds and charges units (tenancy/quota/open.ts); without one, the control plane's SQL transactions. */
+  quota?: QuotaKeeper;
   logger: Logger;
   /** How long a hold counts without renewal: a node that died holding one frees it then (s). */
   holdSeconds?: number;
@@ -30,11 +35,14 @@ export class JobUsage {
   /** The jobs waiting for the control plane, woken together when its probe answers. */
   private readonly watch: RecoveryWatch;
   private readonly probeIntervalMs: number;
+  private readonly quota: QuotaKeeper;
 
   constructor(private readonly o: JobUsageOptions) {
     this.limits = new LimitsCache(o.controlPlane);
+    this.quota = o.quota ?? new SqlQuotaKeeper(o.controlPlane);
     this.probeIntervalMs = o.probeIntervalMs ?? PROBE_INTERVAL_MS;
-    this.watch = new RecoveryWatch(() => o.controlPlane.ping(), this.probeIntervalMs);
+    // Jobs wait for whatever they lack: the control plane (limits, storage) or the keeper's own stores.
+    this.watch = new RecoveryWatch(() => Promise.all([o.controlPlane.ping(), this.quota.ping()]), this.probeIntervalMs);
   }
 
   /** The app's monthly quota now (its plan's, or the no-plan default). */
@@ -45,7 +53,7 @@ export class JobUsage {
 
   /** Holds `units` in all for this job run; refused when they do not fit the quota. */
   async reserve(job: JobRecord, quota: number, units: number): Promise<ReserveOutcome> {
-    const check = await this.o.controlPlane.reserveUnits({
+    const check = await this.quota.reserve({
       chargeKey: job.generation,
       tenantId: job.tenantId,
       appId: job.appId,
@@ -65,7 +73,7 @@ export class JobUsage {
    */
   async settle(job: JobRecord, quota: number, format: string, units: number, at: Date): Promise<ReserveOutcome> {
     const check = await this.untilReachable(job, 'record usage', () =>
-      this.o.controlPlane.settleUsage({
+      this.quota.settle({
         chargeKey: job.generation,
         tenantId: job.tenantId,
         appId: job.appId,
@@ -81,8 +89,8 @@ export class JobUsage {
 
   /** Frees the job's hold; a failure is only logged (the hold lapses by itself). */
   async release(job: JobRecord): Promise<void> {
-    await this.o.controlPlane
-      .releaseUnits(job.generation)
+    await this.quota
+      .release({ chargeKey: job.generation, appId: job.appId, month: monthOf(new Date()) })
       .catch((err) => this.o.logger.warn({ err, documentId: job.documentId }, 'could not release held Document Units'));
   }
 

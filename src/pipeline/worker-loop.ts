@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { BlobRouter } from '../storage/router.js';
 import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
+import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
 import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
 import { isTerminal } from '../jobs/transitions.js';
 import { PoolTaskError } from './pool.js';
@@ -23,6 +24,8 @@ export interface WorkerLoopDeps {
   blobs: BlobRouter;
   pool: TaskRunner;
   controlPlane: ControlPlaneStore;
+  /** The node's quota keeper (shared with intake); without one, the control plane's SQL transactions. */
+  quota?: QuotaKeeper;
   logger: Logger;
   maxAttempts: number;
   lightConcurrency: number;
@@ -49,7 +52,7 @@ export class WorkerLoop {
 
   constructor(private readonly d: WorkerLoopDeps) {
     this.scratch = d.scratchDir ?? path.join(os.tmpdir(), 'docparse-work');
-    this.usage = new JobUsage({ controlPlane: d.controlPlane, logger: d.logger, retryMaxMs: d.chargeRetryMaxMs });
+    this.usage = new JobUsage({ controlPlane: d.controlPlane, quota: d.quota, logger: d.logger, retryMaxMs: d.chargeRetryMaxMs });
   }
 
   start(): void {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -63,14 +64,19 @@ afterAll(async () => {
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
+/** Units held by jobs in progress: in Redis when the node keeps its quota there, else in the control plane. */
 async function heldUnits(): Promise<number> {
   const db = new pg.Client({ connectionString: pgServer.url });
   await db.connect();
+  const redisClient = new Redis(redis.url);
   try {
     const { rows } = await db.query<{ n: string }>('SELECT COALESCE(SUM(units), 0) AS n FROM usage_holds');
-    return Number(rows[0].n);
+    let held = Number(rows[0].n);
+    for (const key of await redisClient.keys('*:quota:*')) held += Number((await redisClient.hget(key, 'held')) ?? 0);
+    return held;
   } finally {
     await db.end();
+    redisClient.disconnect();
   }
 }
 

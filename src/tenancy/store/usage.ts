@@ -70,6 +70,37 @@ export async function chargeUsage(db: SqlClient, c: UsageCharge): Promise<boolea
   }
 }
 
+/**
+ * Records several charges in one statement (the quota keepers' group commit). Returns the
+ * charge keys this statement inserted: a key missing from it was charged before (or twice in
+ * the batch) and is not charged again.
+ */
+export async function chargeUsageBatch(db: SqlClient, charges: UsageCharge[]): Promise<Set<string>> {
+  if (charges.length === 0) return new Set();
+  const params: unknown[] = [];
+  const rows = charges.map((c) => {
+    if (!MONTH.test(c.month)) throw new Error(`usage month must be YYYY-MM, got "${c.month}"`);
+    requireNonNegInt(c.units, 'units');
+    params.push(requireText(c.chargeKey, 'charge key'), c.tenantId, c.appId, c.documentId, c.month, c.format, c.units);
+    const n = params.length;
+    return `($${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+  });
+  const { rows: inserted } = await db.query<{ charge_key: string }>(
+    `INSERT INTO usage_ledger (charge_key, tenant_id, app_id, document_id, month, format, units)
+     VALUES ${rows.join(', ')}
+     ON CONFLICT (charge_key) DO NOTHING
+     RETURNING charge_key`,
+    params,
+  );
+  return new Set(inserted.map((r) => r.charge_key));
+}
+
+/** Whether a charge key is in the ledger (the refusal path of the quota keepers: a job charged before a crash is never refused). */
+export async function isCharged(db: SqlClient, chargeKey: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM usage_ledger WHERE charge_key = $1', [chargeKey]);
+  return rows.length > 0;
+}
+
 export async function unitsUsed(db: SqlClient, appId: string, month: string): Promise<number> {
   const { rows } = await db.query<{ units: number | string }>('SELECT COALESCE(SUM(units), 0) AS units FROM usage_ledger WHERE app_id = $1 AND month = $2', [
     appId,
