@@ -145,10 +145,10 @@ function isReplayOf(
 export class Intake {
   constructor(readonly d: IntakeDeps) {}
 
-  /** Limits of the caller's app; 403 when the app was disabled after its token was issued. */
+  /** Limits of the caller's app; 403 when the app was disabled (or its tenant deactivated) after its token was issued. */
   async limitsFor(p: Principal): Promise<AppLimits> {
-    const limits = await this.d.limits.forApp(p.appId);
-    if (!limits) throw problem('app_disabled', 'This app is disabled or no longer exists.');
+    const limits = await this.d.limits.forUpload(p.appId);
+    if (!limits) throw problem('app_disabled', 'This app is disabled or no longer exists, or its tenant is not active.');
     return limits;
   }
 

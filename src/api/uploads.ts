@@ -213,8 +213,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
         throw problems.invalidParameter('Content-Length', `This session expects exactly ${job.sizeBytes} bytes.`);
       }
-      const limits = await d.limits.forApp(job.appId);
-      if (!limits) throw problem('app_disabled', 'The app of this upload session is disabled or no longer exists.');
+      const limits = await d.limits.forUpload(job.appId);
+      if (!limits) throw problem('app_disabled', 'The app of this upload session is disabled or no longer exists, or its tenant is not active.');
       // Counted as they stream whatever the framing: refusing a declared length up front
       // would refuse any file over ten seconds' worth of the plan's rate.
       const source = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond).meter(ctx.bodyStream);

@@ -14,6 +14,7 @@ import { createManageDeps, manageStores } from '../manage/deps.js';
 import { startLocalManagement } from '../manage/local-management.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { SqlControlPlaneStore } from '../tenancy/sql-store.js';
+import { openChangeFeed } from '../tenancy/open-change-feed.js';
 import { ManageClient } from './manage-client.js';
 
 export interface OwnListenerParts {
@@ -28,6 +29,8 @@ export async function withOwnListener<T>(parts: OwnListenerParts, fn: (client: M
   const logger = pino({ level: 'silent' });
   const stores = manageStores(controlPlane);
   const counters = new EmbeddedRateCounters();
+  // With the cluster's Redis, the running nodes hear of this command's changes within a second.
+  const changes = openChangeFeed({ redisUrl: config.redisUrl });
   const deps = createManageDeps({
     controlPlane,
     stores,
@@ -39,6 +42,7 @@ export async function withOwnListener<T>(parts: OwnListenerParts, fn: (client: M
     outbound: new OutboundPolicy({ allow: config.outboundAllow, log: logger }),
     // Replaced by the local credential's on the listener.
     authenticate: createManageAuthenticator({ operatorKeys: stores.operatorKeys, members: stores.members, operatorEmails: [] }),
+    changes,
   });
   // The node's own sign-in links: the person at this machine may open one once a node serves the dashboard.
   const dashboard = createDashboardAuth({
@@ -63,5 +67,6 @@ export async function withOwnListener<T>(parts: OwnListenerParts, fn: (client: M
   } finally {
     await listener.close(0);
     await counters.close();
+    await changes.close();
   }
 }

@@ -126,7 +126,7 @@ export const PROBLEMS = {
     status: 403,
     title: 'App disabled',
     group: 'documents',
-    when: 'The app was disabled (or deleted) after its token was issued.',
+    when: 'The app was disabled (or deleted), or its tenant deactivated, after its token was issued.',
   },
   invalid_signature: {
     status: 403,

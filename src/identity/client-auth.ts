@@ -1,12 +1,14 @@
 // Client authentication at the token endpoint: client_secret_post or client_secret_basic,
-// secrets checked against salted scrypt hashes in constant time, unknown client ids costing
-// the same as wrong secrets, and failed attempts limited (attempt-limiter.ts).
+// secrets checked against salted scrypt hashes in constant time (once per node and secret:
+// verified-secrets.ts), unknown client ids costing the same as wrong secrets, and failed
+// attempts limited (attempt-limiter.ts).
 import type { RateCounters } from '../jobs/types.js';
 import type { App, ControlPlaneStore } from '../tenancy/types.js';
 import { AttemptLimiter, DEFAULT_FAILURE_LIMITS, type FailureLimits } from './attempt-limiter.js';
 import { notText } from '../http/text-rules.js';
 import { oauthErrors } from './oauth-errors.js';
 import { decoySecretHash, verifySecret } from './secrets.js';
+import { VerifiedSecrets } from './verified-secrets.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
 
@@ -78,6 +80,7 @@ export interface ClientAuthenticatorOptions {
 export class ClientAuthenticator {
   private readonly store: ControlPlaneStore;
   private readonly attempts: AttemptLimiter;
+  private readonly verified = new VerifiedSecrets();
 
   constructor(opts: ClientAuthenticatorOptions) {
     this.store = opts.store;
@@ -117,8 +120,11 @@ export class ClientAuthenticator {
   /** The app when the secret is right, else null. */
   private async verify(creds: ClientCredentials): Promise<App | null> {
     const app = await this.store.getAppByClientId(creds.clientId);
+    if (app && this.verified.has(app.clientId, app.secretHash, creds.clientSecret)) return app;
     // An unknown client id is checked against a decoy hash: same scrypt cost as a wrong secret.
     const ok = await verifySecret(creds.clientSecret, app?.secretHash ?? (await decoySecretHash()));
-    return app && ok ? app : null;
+    if (!app || !ok) return null;
+    this.verified.add(app.clientId, app.secretHash, creds.clientSecret);
+    return app;
   }
 }

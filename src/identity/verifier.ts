@@ -133,6 +133,17 @@ function toPrincipal(p: JWTPayload): Principal | null {
 const BEARER = /^bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 const MAX_TOKEN_LENGTH = 8192;
 
+/** The token of an Authorization header; 401 missing_token or invalid_token when there is none or it is malformed. */
+function bearerToken(auth: string | undefined): string {
+  if (auth === undefined || !/^bearer(?:[ \t]|$)/i.test(auth.trimStart())) throw authProblems.missingToken();
+  const m = BEARER.exec(auth.trim());
+  if (!m) {
+    if (/^bearer\s*$/i.test(auth.trim())) throw authProblems.missingToken();
+    throw authProblems.invalidToken('malformed Authorization header');
+  }
+  return m[1];
+}
+
 export class TokenVerifier {
   private readonly keyring: KeyRing;
   private readonly issuer: string;
@@ -153,13 +164,8 @@ export class TokenVerifier {
   /** The HTTP server's hook for 'bearer' routes. Throws ProblemError on refusal. */
   authenticate = async (ctx: Pick<RequestContext, 'headers'>): Promise<Principal> => {
     const auth = ctx.headers.authorization;
-    if (auth === undefined || !/^bearer(?:[ \t]|$)/i.test(auth.trimStart())) throw authProblems.missingToken();
-    const m = BEARER.exec(auth.trim());
-    if (!m) {
-      if (/^bearer\s*$/i.test(auth.trim())) throw authProblems.missingToken();
-      throw authProblems.invalidToken('malformed Authorization header');
-    }
-    const principal = await this.verify(m[1]);
+    // Most requests repeat a token verified here before, as "Bearer <token>": found before any parsing.
+    const principal = (auth?.startsWith('Bearer ') && this.cached(auth.slice(7))) || (await this.verify(bearerToken(auth)));
     const source = browserSource(ctx.headers);
     if (source && !isAllowedOrigin(source.value, principal.allowedDomains)) {
       throw authProblems.domainNotAllowed(source.header, source.value);
@@ -167,16 +173,21 @@ export class TokenVerifier {
     return principal;
   };
 
+  /** The principal of a token verified before, unless it has expired since (then 401); undefined when not in the cache. */
+  private cached(token: string): Principal | undefined {
+    const cached = this.cache?.get(token);
+    if (!cached) return undefined;
+    if (cached.exp > Math.floor(this.keyring.now() / 1000)) return cached;
+    this.cache!.delete(token);
+    throw authProblems.tokenExpired();
+  }
+
   /** Verifies a token (or finds it in the cache) and returns its principal. */
   async verify(token: string): Promise<Principal> {
+    const cached = this.cached(token);
+    if (cached) return cached;
     const nowMs = this.keyring.now();
     const nowSec = Math.floor(nowMs / 1000);
-    const cached = this.cache?.get(token);
-    if (cached) {
-      if (cached.exp > nowSec) return cached;
-      this.cache!.delete(token);
-      throw authProblems.tokenExpired();
-    }
     if (token.length > MAX_TOKEN_LENGTH) throw authProblems.invalidToken('token too long');
 
     let payload: JWTPayload;

@@ -23,6 +23,7 @@ export class EmbeddedRateCounters implements RateCounters {
     this.now = opts.now ?? Date.now;
   }
 
+  /** Exact at once (the process is the only counter), so `lazyBelow` changes nothing. */
   async addToWindow(key: string, amount: number, windowSeconds: number): Promise<number> {
     checkWindow(windowSeconds);
     const index = this.currentIndex(windowSeconds);

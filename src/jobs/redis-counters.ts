@@ -1,5 +1,6 @@
 // Fixed-window counters shared by every node: P:rc:<windowSeconds>:<windowIndex>:<key>,
-// expiring at the window's end + 1 s. addToWindow is INCRBY + PEXPIREAT in one MULTI;
+// expiring at the window's end + 1 s. addToWindow is INCRBY + PEXPIREAT in one MULTI (far
+// from the caller's limit, batched: window-adds.ts);
 // reserveInWindow and releaseInWindow are Lua scripts, so checking the limits and taking the
 // slots is one step across nodes. They are used on the request path (token endpoint,
 // uploads), so while Redis is unreachable they fail at once with DependencyUnavailableError
@@ -10,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { asRedisUnavailable, failFast, openRequestRedis } from './redis-connection.js';
 import type { JobLogger } from './support.js';
 import type { RateCounters, WindowLimit, WindowReservation } from './types.js';
+import { WindowAdds } from './window-adds.js';
 
 const ROLE = 'rate limiter';
 
@@ -54,6 +56,7 @@ export class RedisRateCounters implements RateCounters {
   private readonly scripts: Scripts;
   private readonly p: string;
   private readonly now: () => number;
+  private readonly lazyAdds: WindowAdds;
 
   constructor(opts: RedisRateCountersOptions) {
     if (!opts.prefix) throw new Error('RedisRateCounters: prefix is required');
@@ -64,11 +67,22 @@ export class RedisRateCounters implements RateCounters {
     this.redis.defineCommand('rateReserve', { lua: RESERVE_LUA });
     this.redis.defineCommand('rateRelease', { lua: RELEASE_LUA });
     this.scripts = this.redis as unknown as Scripts;
+    this.lazyAdds = new WindowAdds(
+      this.sendAdd,
+      (err) => opts.log?.warn({ err: (err as Error).message }, 'rate counters: batched additions could not be sent; counted low for a moment'),
+      this.now,
+    );
   }
 
-  async addToWindow(key: string, amount: number, windowSeconds: number): Promise<number> {
+  async addToWindow(key: string, amount: number, windowSeconds: number, opts: { lazyBelow?: number } = {}): Promise<number> {
     if (!Number.isFinite(amount)) throw new RangeError(`amount must be finite, got ${amount}`);
     const index = this.currentIndex(windowSeconds);
+    if (opts.lazyBelow !== undefined) return this.lazyAdds.add(key, amount, windowSeconds, index, opts.lazyBelow);
+    return this.sendAdd(key, amount, windowSeconds, index);
+  }
+
+  /** INCRBY + PEXPIREAT of one window's counter, in one MULTI. */
+  private readonly sendAdd = async (key: string, amount: number, windowSeconds: number, index: number): Promise<number> => {
     const k = this.counterKey(key, windowSeconds, index);
     const tx = this.redis.multi();
     if (Number.isInteger(amount)) tx.incrby(k, amount);
@@ -78,7 +92,7 @@ export class RedisRateCounters implements RateCounters {
     const [err, total] = res?.[0] ?? [new Error('addToWindow: transaction aborted'), 0];
     if (err) throw asRedisUnavailable(err, ROLE);
     return Number(total);
-  }
+  };
 
   async reserveInWindow(limits: WindowLimit[], windowSeconds: number): Promise<WindowReservation> {
     const index = this.currentIndex(windowSeconds);
@@ -111,6 +125,7 @@ export class RedisRateCounters implements RateCounters {
   }
 
   async close(): Promise<void> {
+    await this.lazyAdds.flush();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

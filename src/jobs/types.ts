@@ -185,8 +185,14 @@ export type WindowReservation =
 
 /** Short-window counters shared by every node (Redis) or by the process (embedded). */
 export interface RateCounters {
-  /** Adds amount to a fixed window counter and returns the window's total. */
-  addToWindow(key: string, amount: number, windowSeconds: number): Promise<number>;
+  /**
+   * Adds amount to a fixed window counter and returns the window's total. With `lazyBelow`,
+   * an addition that leaves the total (as this node last read it, plus what it added since)
+   * under that bound may be sent to the shared counter a moment later, batched with others
+   * (window-adds.ts), and the total returned is this node's view; at or over it, the answer
+   * is the shared counter's.
+   */
+  addToWindow(key: string, amount: number, windowSeconds: number, opts?: { lazyBelow?: number }): Promise<number>;
   /**
    * Takes one slot in the current fixed window of every counter if each is below its limit,
    * else takes none, in one atomic step: concurrent callers can never pass a limit together

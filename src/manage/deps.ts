@@ -12,6 +12,7 @@ import { BillingStore } from '../tenancy/billing-store.js';
 import { MembersStore } from '../tenancy/members-store.js';
 import { OperatorKeysStore } from '../tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../tenancy/sql-store.js';
+import type { ChangeFeed } from '../tenancy/change-feed.js';
 import type { ManageDeps, ManageEvents } from './api/kit.js';
 import type { ManageAuthenticator } from './principal.js';
 
@@ -40,6 +41,8 @@ export interface ManageDepsParts {
   outbound: OutboundPolicy;
   authenticate: ManageAuthenticator;
   events?: ManageEvents;
+  /** Where changes to apps, plans and tenants are announced (the node's change feed). */
+  changes?: ChangeFeed;
 }
 
 export function createManageDeps(parts: ManageDepsParts): ManageDeps {
@@ -55,5 +58,6 @@ export function createManageDeps(parts: ManageDepsParts): ManageDeps {
     regions: config.regions,
     mail: mailSettingsOf(config),
     events: parts.events,
+    changes: parts.changes,
   };
 }

@@ -18,6 +18,7 @@ import {
   postToken,
   startNode,
 } from './harness.js';
+import { generateClientSecret, hashSecret } from '../../src/identity/secrets.js';
 
 let ts: TestStore;
 let node: TestNode;
@@ -175,6 +176,16 @@ describe('issuance rules (refused with 400 unauthorized_client naming the reason
     const r = await postToken(node.authUrl, grant(f));
     expect(r.status).toBe(200);
     expect(decodePart(r.body.access_token as string, 1)).not.toHaveProperty('entitlements');
+  });
+
+  it('after the right secret got tokens, a wrong one is still refused, and a replaced one stops working at once', async () => {
+    const f = await createAppFixture(ts.store);
+    for (let i = 0; i < 2; i++) expect((await postToken(node.authUrl, grant(f))).status).toBe(200);
+    expect((await postToken(node.authUrl, grant(f, { client_secret: `${f.secret}x` }))).body.error).toBe('invalid_client');
+    const next = generateClientSecret();
+    await ts.store.setAppSecretHash(f.app.id, await hashSecret(next));
+    expect((await postToken(node.authUrl, grant(f))).body.error).toBe('invalid_client');
+    expect((await postToken(node.authUrl, grant(f, { client_secret: next }))).status).toBe(200);
   });
 });
 

@@ -216,6 +216,28 @@ describe('redis specifics', () => {
     }
   });
 
+  it('additions under lazyBelow are batched: every one counts, another node sees them within a flush, and near the bound the answer is the shared total', async () => {
+    const prefix = freshPrefix();
+    const [a, b] = [new RedisRateCounters({ url: REDIS_URL, prefix }), new RedisRateCounters({ url: REDIS_URL, prefix })];
+    try {
+      const lazy = { lazyBelow: 100 };
+      expect(await a.addToWindow('bytes', 10, 3600, lazy)).toBe(10); // the window's first on this node: sent at once
+      for (let total = 20; total <= 60; total += 10) expect(await a.addToWindow('bytes', 10, 3600, lazy)).toBe(total);
+      await waitFor(async () => (await b.addToWindow('bytes', 0, 3600)) === 60);
+      expect(await b.addToWindow('bytes', 30, 3600)).toBe(90);
+      // 60 known + 40 reaches the bound: sent at once, answered with what both nodes added.
+      expect(await a.addToWindow('bytes', 40, 3600, lazy)).toBe(130);
+      // What waits to be sent is sent when the counters close.
+      expect(await a.addToWindow('other', 1, 3600, lazy)).toBe(1);
+      expect(await a.addToWindow('other', 1, 3600, lazy)).toBe(2);
+      await a.close();
+      expect(await b.addToWindow('other', 0, 3600)).toBe(2);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('reserved counters expire with their window; a release never recreates a counter that is gone', async () => {
     const prefix = freshPrefix();
     const counters = new RedisRateCounters({ url: REDIS_URL, prefix });

@@ -20,6 +20,7 @@ import type { BillingStore } from '../../tenancy/billing-store.js';
 import type { MailSettings } from '../../mail/settings.js';
 import type { RateCounters } from '../../jobs/types.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
+import type { ChangeFeed } from '../../tenancy/change-feed.js';
 import { canonicalEmail, EmailAddressError } from '../../mail/address.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
@@ -51,7 +52,12 @@ export interface ManageDeps {
   /** What requests on a tenant's behalf (the storage check) may reach: DOCPARSE_OUTBOUND_ALLOW. */
   outbound: OutboundPolicy;
   events?: ManageEvents;
+  /** Where changes to apps, plans and tenants are announced to every node's caches (none: the caches' TTL). */
+  changes?: ChangeFeed;
 }
+
+/** What the nodes cache (plan-limits.ts): a change to one of these is announced. */
+const CACHED_OBJECTS = new Set(['app', 'plan', 'tenant']);
 
 export interface ManageCall<P, Q, B> {
   ctx: RequestContext;
@@ -114,6 +120,8 @@ export function manageRoute<P = Record<string, string>, Q = Record<string, unkno
         query: ctx.query as Q,
         body,
         audit: async (e) => {
+          // Every change is audited, so this is where the other nodes hear of it (after its commit).
+          if (CACHED_OBJECTS.has(e.objectType)) await deps.changes?.publish({ objectType: e.objectType, objectId: e.objectId });
           await deps.audit.append({
             actor: { kind: principal.kind, id: principal.id, email: principal.email ?? null },
             tenantId: e.tenantId,
