@@ -3,6 +3,7 @@
 // keep-alive HTTP client, percentiles and load figures. 127.0.0.1 only.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { once } from 'node:events';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -246,3 +247,18 @@ export function smallCsv(rows = 100) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs a baseline command to its end without blocking the event loop (never spawnSync): a bench
+ * blocked for seconds does not see the server close its idle keep-alive connections, and its
+ * next request on one of them fails (EPIPE, ECONNRESET). Resolves to { status, stdout, stderr }.
+ */
+export async function runToEnd(command, argv) {
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [status] = await once(child, 'close');
+  return { status, stdout, stderr };
+}
