@@ -195,7 +195,9 @@ export async function startBenchServer(mode, extraEnv = {}) {
 /** Keep-alive HTTP client on 127.0.0.1 (node:http: cheaper per request than fetch). */
 export function client(baseUrl, { maxSockets = 64 } = {}) {
   const u = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  // Idle connections are closed here after 4 s, before the server's own idle timeout (uWS: 10 s)
+  // can close one just as a request is sent on it (ECONNRESET on a loaded machine).
+  const agent = new http.Agent({ keepAlive: true, maxSockets, timeout: 4000 });
   const request = (method, p, { headers = {}, body } = {}) =>
     new Promise((resolve, reject) => {
       const req = http.request(
