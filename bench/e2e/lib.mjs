@@ -39,6 +39,13 @@ export function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
+/** CPU seconds of this process's children that have ended and been waited for (and theirs), from /proc/self/stat. */
+export function endedChildrenCpuSeconds() {
+  const st = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / CLK_TCK;
+}
+
 /** A process and its descendants (a node's parsing process and what it starts). */
 export function processTree(pid) {
   const children = new Map();
