@@ -3,6 +3,7 @@
 // keep-alive HTTP client, percentiles and load figures. 127.0.0.1 only.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { once } from 'node:events';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,13 @@ export function cpuSeconds(pid) {
   const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+/** CPU seconds of this process's children that have ended and been waited for (and theirs), from /proc/self/stat. */
+export function endedChildrenCpuSeconds() {
+  const st = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / CLK_TCK;
 }
 
 /** A process and its descendants (a node's parsing process and what it starts). */
@@ -194,9 +202,11 @@ export async function startBenchServer(mode, extraEnv = {}) {
 /** Keep-alive HTTP client on 127.0.0.1 (node:http: cheaper per request than fetch). */
 export function client(baseUrl, { maxSockets = 64 } = {}) {
   const u = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
-  // A keep-alive socket the server closed while it sat idle (uWS drops idle connections) fails
-  // the next request written to it: sent again once on a fresh socket, as Node's docs advise.
+  // Idle connections are closed here after 4 s, before the server's own idle timeout (uWS: 10 s)
+  // can close one just as a request is sent on it (ECONNRESET on a loaded machine).
+  const agent = new http.Agent({ keepAlive: true, maxSockets, timeout: 4000 });
+  // A reused socket the server closed anyway fails the next request written to it: sent again
+  // once on a fresh socket, as Node's docs advise.
   const request = (method, p, opts = {}) =>
     send(method, p, opts).catch((err) => {
       if (!err.reusedSocket || !['ECONNRESET', 'EPIPE'].includes(err.code)) throw err;
@@ -253,3 +263,18 @@ export function smallCsv(rows = 100) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs a baseline command to its end without blocking the event loop (never spawnSync): a bench
+ * blocked for seconds does not see the server close its idle keep-alive connections, and its
+ * next request on one of them fails (EPIPE, ECONNRESET). Resolves to { status, stdout, stderr }.
+ */
+export async function runToEnd(command, argv) {
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [status] = await once(child, 'close');
+  return { status, stdout, stderr };
+}

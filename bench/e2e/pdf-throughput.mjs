@@ -6,16 +6,30 @@
 // `concurrency` clients (raw body, pdfMode=SingleColumn, generated ids), completion seen by
 // batch status (POST /api/v1/documents/status/batch, ≤ 100 ids, every poll-ms); wall time
 // from the first upload to the last `completed`. One warm-up pass of the file set first, so
-// every thread has loaded PDFium. CPU = node + its parsing process (/proc, all threads).
+// every thread has loaded PDFium. CPU = node + its parsing process (/proc, all threads), and the parsing process alone.
 // The baseline: the same file list through `pdftotext -q FILE /dev/null` by
 // `xargs -P $(nproc)`, wall time. Runs alternate; the ratio is pdftotext's wall / ours
-// (≥ 1.0: the whole service is faster than pdftotext alone). Prints JSON on stdout.
-import { spawnSync } from 'node:child_process';
+// (≥ 1.0: the whole service is faster than pdftotext alone); the CPU ratio is pdftotext's CPU
+// (its processes, from /proc/self/stat) / the service's, which a busy machine does not skew.
+// Prints JSON on stdout.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CORPUS, textPdfs } from '../pdf/corpus.mjs';
-import { args, client, fmt, getToken, median, processTree, sleep, startBenchServer, treeCpuSeconds, uptimeLine } from './lib.mjs';
+import {
+  args,
+  client,
+  endedChildrenCpuSeconds,
+  fmt,
+  getToken,
+  median,
+  processTree,
+  runToEnd,
+  sleep,
+  startBenchServer,
+  treeCpuSeconds,
+  uptimeLine,
+} from './lib.mjs';
 
 const o = args({ mode: 'embedded', copies: 5, runs: 3, concurrency: 8, 'poll-ms': 50 });
 const files = textPdfs();
@@ -23,15 +37,17 @@ const list = Array.from({ length: o.copies }, () => files).flat();
 const pages = list.reduce((n, f) => n + f.pages, 0);
 const bodies = new Map(files.map((f) => [f.file, fs.readFileSync(path.join(CORPUS, f.file))]));
 
-function pdftotextRun() {
+/** The native run: wall ms and CPU seconds (awaited, see runToEnd). */
+async function pdftotextRun() {
   const listFile = path.join(os.tmpdir(), `dp-bench-pdf-list-${process.pid}`);
   fs.writeFileSync(listFile, list.map((f) => path.join(CORPUS, f.file)).join('\0'));
+  const cpu0 = endedChildrenCpuSeconds();
   const t0 = performance.now();
-  const r = spawnSync('sh', ['-c', `xargs -0 -P ${os.availableParallelism()} -n 1 sh -c 'pdftotext -q "$0" /dev/null || true' < ${listFile}`]);
+  const r = await runToEnd('sh', ['-c', `xargs -0 -P ${os.availableParallelism()} -n 1 sh -c 'pdftotext -q "$0" /dev/null || true' < ${listFile}`]);
   const ms = performance.now() - t0;
   fs.rmSync(listFile, { force: true });
   if (r.status !== 0) throw new Error(`pdftotext run failed: ${r.stderr}`);
-  return ms;
+  return { ms, cpuS: endedChildrenCpuSeconds() - cpu0 };
 }
 
 const server = await startBenchServer(o.mode);
@@ -93,14 +109,16 @@ try {
     const measureService = async () => {
       const pids = processTree(server.pid);
       const cpu0 = treeCpuSeconds(pids);
+      // The parsing process (with what it starts) alone; the rest is the node's.
+      const parsing0 = treeCpuSeconds(pids.slice(1));
       const r = await serviceRun(list);
-      svc = { ...r, cpuS: treeCpuSeconds(pids) - cpu0 };
+      svc = { ...r, cpuS: treeCpuSeconds(pids) - cpu0, parsingCpuS: treeCpuSeconds(pids.slice(1)) - parsing0 };
     };
     if (first === 'service') {
       await measureService();
-      native = pdftotextRun();
+      native = await pdftotextRun();
     } else {
-      native = pdftotextRun();
+      native = await pdftotextRun();
       await measureService();
     }
     const row = {
@@ -110,22 +128,32 @@ try {
       serviceFailed: svc.failed,
       servicePagesPerS: pages / (svc.ms / 1000),
       serviceCpuMsPerPage: (svc.cpuS * 1000) / pages,
-      pdftotextMs: native,
-      pdftotextPagesPerS: pages / (native / 1000),
-      ratio: native / svc.ms,
+      parsingCpuMsPerPage: (svc.parsingCpuS * 1000) / pages,
+      pdftotextMs: native.ms,
+      pdftotextPagesPerS: pages / (native.ms / 1000),
+      pdftotextCpuMsPerPage: (native.cpuS * 1000) / pages,
+      ratio: native.ms / svc.ms,
+      // CPU for CPU (pdftotext's / the whole service's): what the wall ratio is on an idle machine
+      // with no core left waiting; it holds when other work shares the cores, the wall ratio does not.
+      cpuRatio: native.cpuS / svc.cpuS,
     };
     out.runs.push(row);
     console.error(
-      `[${o.mode}] run ${run}: service ${fmt(row.servicePagesPerS, 0)} pages/s (${fmt(svc.ms / 1000, 2)} s, ${svc.failed} failed, ${fmt(row.serviceCpuMsPerPage, 2)} ms CPU/page); pdftotext ${fmt(row.pdftotextPagesPerS, 0)} pages/s (${fmt(native / 1000, 2)} s); ratio ${fmt(row.ratio, 2)}; load ${load}`,
+      `[${o.mode}] run ${run}: service ${fmt(row.servicePagesPerS, 0)} pages/s (${fmt(svc.ms / 1000, 2)} s, ${svc.failed} failed, ${fmt(row.serviceCpuMsPerPage, 2)} ms CPU/page, ${fmt(row.parsingCpuMsPerPage, 2)} of it the parsing process's); pdftotext ${fmt(row.pdftotextPagesPerS, 0)} pages/s (${fmt(native.ms / 1000, 2)} s, ${fmt(row.pdftotextCpuMsPerPage, 2)} ms CPU/page); ratio ${fmt(row.ratio, 2)}, CPU ratio ${fmt(row.cpuRatio, 2)}; load ${load}`,
     );
   }
   out.median = {
     servicePagesPerS: median(out.runs.map((r) => r.servicePagesPerS)),
     pdftotextPagesPerS: median(out.runs.map((r) => r.pdftotextPagesPerS)),
     ratio: median(out.runs.map((r) => r.ratio)),
+    cpuRatio: median(out.runs.map((r) => r.cpuRatio)),
+    pdftotextCpuMsPerPage: median(out.runs.map((r) => r.pdftotextCpuMsPerPage)),
     serviceCpuMsPerPage: median(out.runs.map((r) => r.serviceCpuMsPerPage)),
+    parsingCpuMsPerPage: median(out.runs.map((r) => r.parsingCpuMsPerPage)),
   };
-  console.error(`[${o.mode}] median ratio (pdftotext wall / service wall): ${fmt(out.median.ratio, 2)}`);
+  console.error(
+    `[${o.mode}] median ratio (pdftotext wall / service wall): ${fmt(out.median.ratio, 2)}; CPU ratio (pdftotext CPU / service CPU): ${fmt(out.median.cpuRatio, 2)}`,
+  );
 } finally {
   c.close();
   await server.stop();

@@ -60,6 +60,12 @@ type Kill = { why: 'memory'; rssMb: number } | { why: 'deadline'; taskId: string
 
 const RSS_SAMPLE_MS = 250;
 
+/**
+ * Flags for the parsing process's node, for diagnostics only: DOCPARSE_PARSER_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=/tmp/prof" profiles it and its threads (docs/development.md).
+ */
+const PARSER_NODE_ARGS = (process.env.DOCPARSE_PARSER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export class ParseHost implements TaskRunner {
   private child: ChildProcess | null = null;
   private childReady = false;
@@ -138,7 +144,7 @@ export class ParseHost implements TaskRunner {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       // The node's own flags (a test runner's loaders, inspector ports) are not the parser's.
-      execArgv: [],
+      execArgv: PARSER_NODE_ARGS,
     });
     this.child = child;
     this.childReady = false;

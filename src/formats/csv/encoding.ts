@@ -2,8 +2,7 @@
 // NUL pattern; "is this binary, not text"; strict UTF-8 on a sample; a charset detector
 // (chardet) for legacy encodings; Latin-1/Windows-1252 as the fallback. Decoding uses the
 // platform TextDecoder (native, fast) and iconv-lite only for labels it does not know.
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import chardet from 'chardet';
@@ -20,19 +19,25 @@ export interface EncodingChoice {
   strictUtf8: boolean;
 }
 
-export async function readSample(filePath: string, bytes: number): Promise<Buffer> {
-  const fh = await open(filePath, 'r');
+/**
+ * Up to `bytes` bytes from the start of the file, never more than it holds (`size`): a 2 KB
+ * file costs a 2 KB buffer, not the sample's 256 KiB. Read synchronously: the parse thread
+ * has nothing else to do meanwhile, and an async read is a round trip through libuv's
+ * process-wide thread pool for each open, read and close.
+ */
+export function readSample(filePath: string, bytes: number, size: number): Buffer {
+  const fd = openSync(filePath, 'r');
   try {
-    const buf = Buffer.alloc(bytes);
+    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(bytes, size)));
     let got = 0;
-    while (got < bytes) {
-      const { bytesRead } = await fh.read(buf, got, bytes - got, got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
     }
     return buf.subarray(0, got);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
@@ -219,10 +224,12 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * Streams the file as decoded text chunks (BOM skipped, NULs removed and counted). `onText`
- * may be async; it is awaited before the next chunk is read, which bounds memory.
+ * may be async; it is awaited before the next chunk is read, which bounds memory. `source` is
+ * the file's path, or the whole file already in memory (a file no larger than its detection
+ * sample is not read again).
  */
 export async function streamText(
-  filePath: string,
+  source: string | Buffer,
   enc: EncodingChoice,
   onText: (text: string, bytesRead: number) => void | Promise<void>,
 ): Promise<{ nulChars: number }> {
@@ -235,9 +242,11 @@ export async function streamText(
     while ((k = t.indexOf('\0', k + 1)) >= 0) nulChars++;
     return t.replaceAll('\0', '');
   };
-  const stream = createReadStream(filePath, { start: enc.bomLength, highWaterMark: CHUNK_BYTES });
+  const stream = typeof source === 'string' ? createReadStream(source, { start: enc.bomLength, highWaterMark: CHUNK_BYTES }) : null;
+  // In memory: one chunk, the whole file after its byte-order mark.
+  const chunks: AsyncIterable<Buffer> | Buffer[] = stream ?? [(source as Buffer).subarray(enc.bomLength)];
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
       const text = dec.write(chunk);
       if (text === null) throw new NotUtf8Error(bytes, chunk);
       bytes += chunk.length;
@@ -246,7 +255,7 @@ export async function streamText(
     const tail = dec.end();
     if (tail.length) await onText(clean(tail), bytes);
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
   return { nulChars };
 }

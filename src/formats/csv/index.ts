@@ -2,7 +2,7 @@
 // the first profiles every column (types, nulls, ranges, geometry hints), the second writes
 // typed rows or GeoJSON features through the JsonWriter. Memory stays bounded by the chunk
 // size, whatever the file size.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { printable } from '../kit/reasons.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
@@ -38,6 +38,8 @@ const MAX_FIELDS = 100_000;
 const SHOWN_COLUMNS = 50;
 
 interface Plan {
+  /** What the passes read: the file's path, or the whole file when the detection sample holds it. */
+  source: string | Buffer;
   enc: EncodingChoice;
   dialect: Dialect;
   hasHeader: boolean;
@@ -117,7 +119,7 @@ async function firstPass(input: ParseInput, plan: Plan, size: number, spatial: b
       }
     },
   );
-  const { nulChars } = await streamText(input.filePath, plan.enc, (text, bytes) => {
+  const { nulChars } = await streamText(plan.source, plan.enc, (text, bytes) => {
     tok.push(text, sink);
     input.progress(size ? (0.5 * bytes) / size : 0);
   });
@@ -168,15 +170,16 @@ function plural(n: number, one: string, many = `${one}s`): string {
 export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWriter): Promise<ParseOutcome> => {
   const spatial = String(input.options.csvRoute ?? 'Tabular').toLowerCase() === 'spatial';
   const warnings: string[] = [];
-  const { size } = await stat(input.filePath);
+  const { size } = statSync(input.filePath);
 
   // Detection on a sample: encoding, dialect, header.
-  const { sample, enc, dialect, records } = await detectionSample(input, size);
+  const { sample, enc, dialect, records } = detectionSample(input, size);
   if (records.length === 0 && sample.length < size) {
     warnings.push(`The first record is longer than ${MAX_SAMPLE_BYTES / (1024 * 1024)} MiB: it was not examined as a header and is read as data.`);
   }
   const eurostat = detectEurostat(dialect.delimiter, records[0]);
-  const plan: Plan = { enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
+  const source = sample.length >= size ? sample : input.filePath;
+  const plan: Plan = { source, enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
   if (enc.source === 'fallback') {
     warnings.push(`The encoding could not be determined with confidence; the file was decoded as ${enc.name}.`);
   }
@@ -261,9 +264,9 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
 };
 
 /** Encoding, dialect and the first records, from a sample that holds the first record whole where it can. */
-async function detectionSample(input: ParseInput, size: number) {
+function detectionSample(input: ParseInput, size: number) {
   for (let bytes = SAMPLE_BYTES; ; bytes = Math.min(bytes * 4, MAX_SAMPLE_BYTES)) {
-    const sample = await readSample(input.filePath, bytes);
+    const sample = readSample(input.filePath, bytes, size);
     const wholeFile = sample.length >= size;
     const enc = detectEncoding(sample, wholeFile);
     const text = decodeSample(sample, enc);
@@ -315,7 +318,7 @@ function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows
 async function secondPass(input: ParseInput, plan: Plan, size: number, content: JsonWriter, onRow: RecordSink): Promise<void> {
   const tok = newTokenizer(plan);
   const sink = recordStream(plan, () => {}, onRow);
-  await streamText(input.filePath, plan.enc, async (text, bytes) => {
+  await streamText(plan.source, plan.enc, async (text, bytes) => {
     tok.push(text, sink);
     await content.maybeFlush();
     input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
