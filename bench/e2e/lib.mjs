@@ -126,9 +126,9 @@ export async function deleteRedisPrefix(prefix) {
 /**
  * Starts bench/e2e/server.mjs (startNode from dist in a child process) in `mode` embedded|redis.
  * The parent owns the temp data dir, the database and the Redis prefix, so it cleans them up
- * even if the child dies.
+ * even if the child dies. `cpu`: a taskset CPU list to pin the node (and all it starts) to.
  */
-export async function startBenchServer(mode, extraEnv = {}) {
+export async function startBenchServer(mode, extraEnv = {}, { cpu } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-e2e-'));
   const db = mode === 'redis' ? await createDatabase() : null;
   const redisPrefix = mode === 'redis' ? `dp-bench-${randomBytes(4).toString('hex')}` : '';
@@ -151,7 +151,10 @@ export async function startBenchServer(mode, extraEnv = {}) {
   }
   // BENCH_SERVER_NODE_ARGS: flags for the server's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(HERE, 'server.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const argv = [process.execPath, ...nodeArgs, path.join(HERE, 'server.mjs')];
+  // taskset execs node, so the child's pid is the node's.
+  if (cpu !== undefined) argv.unshift('taskset', '-c', String(cpu));
+  const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   const cleanup = async () => {
     if (child.exitCode === null && child.signalCode === null) {
