@@ -77,7 +77,9 @@ const stopAll = () => Promise.allSettled([...live].map((s) => s.stop()));
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => stopAll().finally(() => process.exit(130)));
 
 async function startNode(mode, extraEnv = {}) {
+  const t0 = performance.now();
   const s = await startBenchServer(mode, extraEnv, { cpu: serverCpu });
+  console.error(`# ${mode} node${extraEnv.BENCH_ROLES ? ` (roles ${extraEnv.BENCH_ROLES})` : ''} started in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   live.add(s);
   const c = client(s.url);
   try {
@@ -97,7 +99,9 @@ async function startNode(mode, extraEnv = {}) {
 
 async function stopTarget(t) {
   await settle(t.pid); // the requests autocannon left in flight finish before the node stops
+  const t0 = performance.now();
   await t.server.stop();
+  console.error(`# ${t.name} node stopped and cleaned up in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   live.delete(t.server);
 }
 
@@ -167,13 +171,14 @@ console.error(
 const recordFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-front-')), 'status.json');
 try {
   // Status and token: one node per mode (all roles), the baseline serving the same status record.
-  const nodes = [];
-  for (const mode of modes) {
-    const t = await startNode(mode);
-    t.status = await completedJob(t);
-    t.documentId = t.status.documentId;
-    nodes.push(t);
-  }
+  const nodes = await Promise.all(
+    modes.map(async (mode) => {
+      const t = await startNode(mode);
+      t.status = await completedJob(t);
+      t.documentId = t.status.documentId;
+      return t;
+    }),
+  );
   fs.writeFileSync(recordFile, JSON.stringify(nodes[0].status));
   const b = await startServer(path.join(HERE, 'front-baseline.mjs'), [recordFile]);
   const baseline = {
@@ -194,14 +199,13 @@ try {
     await measureRound('status', run, [baseline, ...nodes]);
     await measureRound('token', run, [baseline, ...nodes]);
   }
-  for (const t of nodes) await stopTarget(t);
+  await Promise.all(nodes.map(stopTarget));
 
   // Uploads: a fresh node without the worker role per mode and run (see the top of the file).
   for (let run = 1; run <= o.runs; run++) {
-    const apiNodes = [];
-    for (const mode of modes) apiNodes.push(await startNode(mode, { BENCH_ROLES: 'api,auth' }));
+    const apiNodes = await Promise.all(modes.map((mode) => startNode(mode, { BENCH_ROLES: 'api,auth' })));
     await measureRound('upload', run, [baseline, ...apiNodes]);
-    for (const t of apiNodes) await stopTarget(t);
+    await Promise.all(apiNodes.map(stopTarget));
   }
 } finally {
   await stopAll();
