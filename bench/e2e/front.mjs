@@ -100,8 +100,13 @@ async function startNode(mode, extraEnv = {}) {
 async function stopTarget(t) {
   await settle(t.pid); // the requests autocannon left in flight finish before the node stops
   const t0 = performance.now();
-  await t.server.stop();
-  console.error(`# ${t.name} node stopped and cleaned up in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  try {
+    await t.server.stop();
+    console.error(`# ${t.name} node stopped and cleaned up in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  } catch (err) {
+    // The figures so far still count; say what may be left behind.
+    console.error(`# ! ${t.name} node: clean-up failed (${err.message}); database ${t.server.db ?? '-'}, Redis prefix ${t.server.redisPrefix || '-'}`);
+  }
   live.delete(t.server);
 }
 
