@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end benches: a bench server in a child process (in-process
 // startNode from dist, with its own data dir, Redis prefix and throw-away database), a small
 // keep-alive HTTP client, percentiles and load figures. 127.0.0.1 only.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';
 import os from 'node:os';
@@ -91,7 +91,8 @@ export async function createDatabase() {
   const pg = require('pg');
   const name = `dp_bench_${randomBytes(6).toString('hex')}`;
   const admin = async (sql) => {
-    const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+    // Generous: on a shared machine at load 15, a connection alone has taken over 5 s.
+    const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 30_000 });
     await c.connect();
     try {
       await c.query(sql);
@@ -108,8 +109,8 @@ export async function createDatabase() {
     url: u.toString(),
     async drop() {
       if (dropped) return;
-      dropped = true;
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      dropped = true;
     },
   };
 }
@@ -134,9 +135,10 @@ export async function deleteRedisPrefix(prefix) {
 /**
  * Starts bench/e2e/server.mjs (startNode from dist in a child process) in `mode` embedded|redis.
  * The parent owns the temp data dir, the database and the Redis prefix, so it cleans them up
- * even if the child dies.
+ * even if the child dies. `cpu`: a taskset CPU list the node (every thread, and what it starts
+ * later) is pinned to once it has started; it starts on every core, which is much faster.
  */
-export async function startBenchServer(mode, extraEnv = {}) {
+export async function startBenchServer(mode, extraEnv = {}, { cpu } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-e2e-'));
   const db = mode === 'redis' ? await createDatabase() : null;
   const redisPrefix = mode === 'redis' ? `dp-bench-${randomBytes(4).toString('hex')}` : '';
@@ -169,8 +171,11 @@ export async function startBenchServer(mode, extraEnv = {}) {
       clearTimeout(t);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (db) await db.drop();
-    if (redisPrefix) await deleteRedisPrefix(redisPrefix);
+    try {
+      if (db) await db.drop();
+    } finally {
+      if (redisPrefix) await deleteRedisPrefix(redisPrefix);
+    }
   };
   try {
     const info = await new Promise((resolve, reject) => {
@@ -192,6 +197,9 @@ export async function startBenchServer(mode, extraEnv = {}) {
         } else process.stderr.write(`[server] ${line}\n`);
       });
     });
+    if (cpu !== undefined) {
+      for (const pid of processTree(child.pid)) spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+    }
     return { ...info, pid: child.pid, mode, dataDir, db: db?.name ?? null, redisPrefix, url: `http://127.0.0.1:${info.port}`, stop: cleanup };
   } catch (err) {
     await cleanup().catch(() => {});

@@ -11,7 +11,9 @@ import { hashSecret, generateClientSecret } from '../../dist/identity/secrets.js
 const prefix = process.env.BENCH_REDIS_PREFIX || undefined;
 if (process.env.REDIS_URL && !prefix?.startsWith('dp-bench-')) throw new Error('redis mode needs a dp-bench- prefix');
 
-const node = await startNode(loadConfig(process.env), { redisPrefix: prefix });
+// BENCH_ROLES: e.g. 'api,auth' for a node without the worker role (as `docparse serve --role api --role auth`).
+const roles = process.env.BENCH_ROLES ? process.env.BENCH_ROLES.split(',') : undefined;
+const node = await startNode(loadConfig(process.env, roles), { redisPrefix: prefix });
 const store = node.controlPlane;
 const tenant = await store.createTenant({ name: `bench-${randomUUID().slice(0, 6)}` });
 await store.setTenantState(tenant.id, 'Active');
