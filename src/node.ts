@@ -26,6 +26,8 @@ import { documentRoutes } from './api/documents.js';
 import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './tenancy/plan-limits.js';
+import { openQuotaKeeper } from './tenancy/quota/open.js';
+import { openChangeFeed } from './tenancy/open-change-feed.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
 
@@ -157,6 +159,12 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     log: logger,
   });
   undo.push(() => jobs.close());
+  // Holds and charges Document Units: in process on PGlite, in Redis with PostgreSQL (one per node, shared by intake and worker loop).
+  const quota = openQuotaKeeper({ controlPlane, redisUrl: config.redisUrl, prefix: opts.redisPrefix, log: logger });
+  undo.push(() => quota.close());
+  // Changes to apps, plans and tenants reach every node's caches within a second (in process on one node).
+  const changes = openChangeFeed({ redisUrl: config.redisUrl, prefix: opts.redisPrefix, log: logger });
+  undo.push(() => changes.close());
   // Accepted jobs live only in Redis: say so at start when it would lose them.
   if (config.redisUrl) await checkRedisDurability(config.redisUrl, logger);
   const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
@@ -254,6 +262,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     }),
     // The outbox is filled in the same transaction; the sender need not wait for its next pass.
     events: { tenantActivated: () => mailer.nudge(), invitationCreated: () => mailer.nudge(), ...opts.manageEvents },
+    changes,
   });
   if (has('api')) {
     let manageDoc: Record<string, unknown> | null = null;
@@ -271,8 +280,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       queue: jobs.queue,
       blobs,
       counters: jobs.counters,
-      limits: new LimitsCache(controlPlane),
+      limits: new LimitsCache(controlPlane, { changes }),
       controlPlane,
+      quota,
       retentionSeconds: config.retentionSeconds,
       directUploadMaxBytes: config.directUploadMaxBytes,
       officeRender: config.parsers.office.render,
@@ -297,6 +307,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       blobs,
       pool,
       controlPlane,
+      quota,
       logger,
       maxAttempts: config.maxAttempts,
       lightConcurrency: config.workerThreads,
@@ -368,6 +379,8 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         await pool?.close();
         health.stop();
         await mailer.stop();
+        await quota.close();
+        await changes.close();
         await controlPlane.close();
         await lock?.release();
         logger.info('docparse stopped');
