@@ -2,7 +2,8 @@
 // as soon as it knows the count; the request travels thread → parsing process (over a
 // BroadcastChannel) → node (over IPC) → control plane, which reserves atomically against the
 // app's monthly quota, and the answer comes back the same way. A refusal surfaces in the
-// parser as ExtractionError('quota_exceeded'), before the expensive work.
+// parser as ExtractionError('quota_exceeded'), before the expensive work — or, for a parser
+// that reads on while the answer travels (PDF: formats/pdf/reservation.ts), at its next page.
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { ExtractionError, type UnitMeter } from '../formats/kit/types.js';
 

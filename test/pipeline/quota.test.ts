@@ -74,7 +74,7 @@ for (const mode of ['embedded', 'distributed'] as Mode[]) {
       return { ...app, token, upload, finished, used };
     }
 
-    it('a PDF of 1,001 pages, for an app allowed 1,000 units: quota_exceeded before the pages are read, nothing charged', async () => {
+    it('a PDF of 1,001 pages, for an app allowed 1,000 units: quota_exceeded, nothing charged', async () => {
       const app = await appWithQuota(1000);
       await app.upload('bomb', 'fileName=bomb.pdf&pdfMode=SingleColumn', pagesPdf(1001));
       const s = await app.finished('bomb');

@@ -20,6 +20,7 @@ import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
 import { r2 } from './display-units.js';
 import { pageTreeWarning, readPageTree } from './page-tree.js';
+import { UnitsHeldAhead } from './reservation.js';
 
 export { PdfContent, type PdfContentT } from './schema.js';
 
@@ -149,8 +150,8 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     if (n <= 0) throw new ExtractionError('PDF has no pages (damaged page tree)', 'extraction_failed');
     const treeWarning = pageTreeWarning(tree);
     if (treeWarning) warnings.push(treeWarning);
-    // Held against the quota before any page is read.
-    await input.units?.reserve(n);
+    // Held against the quota while the pages are read: a refusal stops the parse at the next page.
+    const held = new UnitsHeldAhead(input.units, n);
     w.beginObject().field('mode', mode).field('pageCount', n).key('pages').beginArray();
 
     const stats = new SizeStats();
@@ -237,6 +238,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     };
 
     for (let k = 0; k < n; k++) {
+      await held.check();
       const i = tree.pages[k];
       const pw = await extractPage(doc, i, mode, warnings, input.settings.engines);
       if (pw.error) failedPages.push(i + 1);
@@ -266,6 +268,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       input.progress((k + 1) / n);
     }
     while (pending.length) await emit(pending.shift()!);
+    await held.confirmed();
     w.endArray();
     w.field('outline', readOutline(doc));
     w.endObject();
