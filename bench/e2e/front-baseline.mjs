@@ -31,7 +31,8 @@ const ISSUER = 'http://127.0.0.1';
 const TOKEN_SECONDS = 900;
 const FORM_MAX_BYTES = 8 * 1024;
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-front-baseline-'));
+// Named by pid so front.mjs can remove it after a stop that had no time to.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), `dp-bench-front-baseline-${process.pid}-`));
 const { publicKey, privateKey } = await generateKeyPair('ES256');
 const kid = randomUUID();
 

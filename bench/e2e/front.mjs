@@ -173,6 +173,7 @@ console.error(
   `# HTTP front under autocannon — ${m.date}, ${m.nproc} cores, load ${m.load}, ${m.pinning}; ${o.runs} runs, ${o.warmup} s warm-up + ${o.duration} s measured, ${o.connections} connections (token ${o['token-connections']})`,
 );
 
+let baselinePid = 0;
 const recordFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-front-')), 'status.json');
 try {
   // Status and token: one node per mode (all roles), the baseline serving the same status record.
@@ -196,6 +197,7 @@ try {
     server: b,
   };
   live.add(b);
+  baselinePid = b.pid;
   const bc = client(baseline.url);
   baseline.token = await getToken(bc, baseline.clientId, baseline.clientSecret);
   bc.close();
@@ -215,6 +217,9 @@ try {
 } finally {
   await stopAll();
   fs.rmSync(path.dirname(recordFile), { recursive: true, force: true });
+  // The baseline's uploads: too many for it to remove within the 5 s its stop allows.
+  for (const d of fs.readdirSync(os.tmpdir()))
+    if (d.startsWith(`dp-bench-front-baseline-${baselinePid}-`)) fs.rmSync(path.join(os.tmpdir(), d), { recursive: true, force: true });
 }
 
 // ---- report: medians over the runs; ratios paired within each run, then their median ----
