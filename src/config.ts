@@ -49,6 +49,8 @@ export interface Config {
   workerMaxHeapMb: number;
   /** The parsing process is killed (and its culprit job failed) past this resident size. */
   parserMaxRssMb: number;
+  /** Flags for the parsing process's node (diagnostics: `--cpu-prof …`, which NODE_OPTIONS refuses). */
+  parserNodeArgs: string[];
   maxAttempts: number;
   maxHeaderBytes: number;
   directUploadMaxBytes: number;
@@ -502,6 +504,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     taskTimeoutSeconds: int('DOCPARSE_TASK_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
     workerMaxHeapMb: int('DOCPARSE_WORKER_MAX_HEAP_MB', 2048, 64, 64 * 1024),
     parserMaxRssMb: int('DOCPARSE_PARSER_MAX_RSS_MB', Math.max(512, Math.floor((os.totalmem() / 1048576) * 0.75)), 128, 1024 * 1024),
+    parserNodeArgs: (env.DOCPARSE_PARSER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     maxAttempts: int('DOCPARSE_MAX_ATTEMPTS', 3, 1, 20),
     maxHeaderBytes: int('DOCPARSE_MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     // uWS resets connections whose Content-Length exceeds 999,999,999.

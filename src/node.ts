@@ -189,6 +189,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         // WASM heaps never shrink: a thread that grew past this is replaced after its task.
         recycleAboveMb: Math.max(256, config.workerMaxHeapMb),
         maxProcessRssMb: config.parserMaxRssMb,
+        nodeArgs: config.parserNodeArgs,
         parsers: config.parsers,
         logger,
       })

@@ -28,6 +28,11 @@ export interface ParseHostOptions extends HostPoolOptions {
   logger: Logger;
   /** Time the process gets to answer past a task's own timeout before it is killed (ms). */
   deadlineGraceMs?: number;
+  /**
+   * Flags for the parsing process's node, for diagnostics only (config.parserNodeArgs,
+   * DOCPARSE_PARSER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": docs/development.md).
+   */
+  nodeArgs?: string[];
 }
 
 /** What the node lends a running task. */
@@ -59,12 +64,6 @@ interface Pending {
 type Kill = { why: 'memory'; rssMb: number } | { why: 'deadline'; taskId: string };
 
 const RSS_SAMPLE_MS = 250;
-
-/**
- * Flags for the parsing process's node, for diagnostics only: DOCPARSE_PARSER_NODE_ARGS="--cpu-prof
- * --cpu-prof-dir=/tmp/prof" profiles it and its threads (docs/development.md).
- */
-const PARSER_NODE_ARGS = (process.env.DOCPARSE_PARSER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export class ParseHost implements TaskRunner {
   private child: ChildProcess | null = null;
@@ -144,7 +143,7 @@ export class ParseHost implements TaskRunner {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       // The node's own flags (a test runner's loaders, inspector ports) are not the parser's.
-      execArgv: PARSER_NODE_ARGS,
+      execArgv: this.opts.nodeArgs ?? [],
     });
     this.child = child;
     this.childReady = false;
@@ -158,7 +157,7 @@ export class ParseHost implements TaskRunner {
     child.on('message', (m: FromHost) => this.onMessage(m));
     child.on('error', (err) => this.opts.logger.error({ err }, 'parsing process error'));
     child.once('exit', (code, signal) => this.onExit(code, signal, Date.now() - startedAt));
-    const { maxProcessRssMb, logger, deadlineGraceMs, ...pool } = this.opts;
+    const { maxProcessRssMb, logger, deadlineGraceMs, nodeArgs, ...pool } = this.opts;
     this.send({ type: 'init', pool });
     this.rssTimer = setInterval(() => this.checkRss(child), RSS_SAMPLE_MS);
     this.rssTimer.unref();
