@@ -15,8 +15,12 @@ export interface BlobStore {
    * is rethrown (BlobTooLargeError for the limit).
    */
   write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number }): Promise<WriteResult>;
-  /** Moves (or uploads) a finished local file into key. */
-  putFile(key: string, localPath: string): Promise<number>;
+  /**
+   * Moves (or uploads) a finished local file into key; resolves to its size. `writtenPrivate`:
+   * the caller wrote the file itself with mode 0600 and knows its size, so the store need
+   * neither tighten its mode nor stat it.
+   */
+  putFile(key: string, localPath: string, opts?: { writtenPrivate?: number }): Promise<number>;
   /** Readable over the blob; null when it does not exist. */
   read(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** A local file holding the blob for worker threads; release() cleans any temp copy. */

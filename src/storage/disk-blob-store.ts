@@ -9,8 +9,17 @@ import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-stor
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
+/** Folders remembered as made; past this many the memory starts again (a miss costs one mkdir). */
+const KNOWN_FOLDERS_MAX = 10_000;
+
 export class DiskBlobStore implements BlobStore {
   private rootReady: Promise<void> | null = null;
+  /**
+   * Folders this store made or found, so a job's second blob (its artifact) and a new job's
+   * folder under a known parent cost one mkdir, not a walk up the tree. Forgotten when
+   * anything under the root is deleted.
+   */
+  private readonly knownFolders = new Set<string>();
 
   constructor(private readonly root: string) {}
 
@@ -32,10 +41,38 @@ export class DiskBlobStore implements BlobStore {
     return full;
   }
 
+  /** Makes `dir` (and missing parents) unless it is known to exist. */
+  private async ensureFolder(dir: string): Promise<void> {
+    if (this.knownFolders.has(dir)) return;
+    await this.ensureRoot();
+    const parent = path.dirname(dir);
+    try {
+      // Usually the parent exists (a tenant's or a document's folder): one call.
+      await fs.mkdir(dir, { mode: DIR_MODE });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+      else if (code !== 'EEXIST') throw err;
+    }
+    if (this.knownFolders.size >= KNOWN_FOLDERS_MAX) this.knownFolders.clear();
+    this.knownFolders.add(dir);
+    this.knownFolders.add(parent);
+  }
+
+  /** Runs `op` in `dir`; if the folder was removed behind the memory's back, makes it and tries once more. */
+  private async inFolder<T>(dir: string, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.knownFolders.delete(dir)) throw err;
+      await this.ensureFolder(dir);
+      return op();
+    }
+  }
+
   async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
     const final = this.resolve(key);
-    await this.ensureRoot();
-    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
+    await this.ensureFolder(path.dirname(final));
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
     const hash = createHash('sha256');
     let bytes = 0;
@@ -50,7 +87,7 @@ export class DiskBlobStore implements BlobStore {
       }
     };
     // Open before streaming so a failure can never race the file's creation.
-    const handle = await fs.open(partial, 'wx', FILE_MODE);
+    const handle = await this.inFolder(path.dirname(final), () => fs.open(partial, 'wx', FILE_MODE));
     try {
       await pipeline(source, meter, handle.createWriteStream());
       await fs.rename(partial, final);
@@ -61,12 +98,11 @@ export class DiskBlobStore implements BlobStore {
     }
   }
 
-  async putFile(key: string, localPath: string): Promise<number> {
+  async putFile(key: string, localPath: string, opts: { writtenPrivate?: number } = {}): Promise<number> {
     const final = this.resolve(key);
-    await this.ensureRoot();
-    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
+    await this.ensureFolder(path.dirname(final));
     try {
-      await fs.rename(localPath, final);
+      await this.inFolder(path.dirname(final), () => fs.rename(localPath, final));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // Another filesystem: copied beside the key, then renamed, so a copy cut short is never under it.
@@ -80,6 +116,7 @@ export class DiskBlobStore implements BlobStore {
       }
       await fs.rm(localPath, { force: true });
     }
+    if (opts.writtenPrivate !== undefined) return opts.writtenPrivate;
     // The file was made elsewhere (a worker's scratch folder), with that writer's mode.
     await fs.chmod(final, FILE_MODE);
     return (await fs.stat(final)).size;
@@ -107,6 +144,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    this.knownFolders.clear(); // the prefix and emptied parents are gone
     await fs.rm(this.resolve(prefix), { recursive: true, force: true });
     // Remove now-empty parent folders up to the root so the tree does not grow forever.
     let dir = path.dirname(this.resolve(prefix));
