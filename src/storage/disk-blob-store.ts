@@ -45,18 +45,28 @@ export class DiskBlobStore implements BlobStore {
   private async ensureFolder(dir: string): Promise<void> {
     if (this.knownFolders.has(dir)) return;
     await this.ensureRoot();
-    const parent = path.dirname(dir);
-    try {
-      // Usually the parent exists (a tenant's or a document's folder): one call.
-      await fs.mkdir(dir, { mode: DIR_MODE });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
-      else if (code !== 'EEXIST') throw err;
+    // The levels below the deepest folder known to exist, made top-down: a new job under a
+    // known tenant costs two calls, where a recursive mkdir first fails on the deepest level.
+    const root = path.resolve(this.root);
+    const levels: string[] = [];
+    for (let d = dir; d.startsWith(root + path.sep) && !this.knownFolders.has(d); d = path.dirname(d)) levels.push(d);
+    if (this.knownFolders.size + levels.length > KNOWN_FOLDERS_MAX) this.knownFolders.clear();
+    for (const level of levels.reverse()) {
+      try {
+        await fs.mkdir(level, { mode: DIR_MODE });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') {
+          // A parent removed behind the memory's back: made again, whole.
+          this.knownFolders.clear();
+          await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+          break;
+        }
+        if (code !== 'EEXIST') throw err;
+      }
+      this.knownFolders.add(level);
     }
-    if (this.knownFolders.size >= KNOWN_FOLDERS_MAX) this.knownFolders.clear();
     this.knownFolders.add(dir);
-    this.knownFolders.add(parent);
   }
 
   /** Runs `op` in `dir`; if the folder was removed behind the memory's back, makes it and tries once more. */
