@@ -87,7 +87,7 @@ def _error(status: int, headers: Dict[str, str], body: bytes) -> DocparseError:
 class DocparseClient:
     def __init__(self, base_url: str, client_id: str, client_secret: str, *, auth_url: Optional[str] = None,
                  scope: str = "Service.API", direct_upload_max_bytes: int = DEFAULT_DIRECT_UPLOAD_MAX_BYTES,
-                 max_retries: int = 4, base_delay: float = 0.25, max_delay: float = 30.0,
+                 max_retries: int = 4, base_delay: float = 0.25, max_delay: float = 30.0, max_retry_after: float = 120.0,
                  renew_before: float = 60.0, timeout: float = 300.0, now: Callable[[], float] = time.time,
                  on_retry: Optional[Callable[[Dict[str, Any]], None]] = None):
         self.base_url = base_url.rstrip("/")
@@ -99,6 +99,7 @@ class DocparseClient:
         self.max_retries = max_retries
         self.base_delay = base_delay
         self.max_delay = max_delay
+        self.max_retry_after = max_retry_after
         self.renew_before = renew_before
         self.timeout = timeout
         self.now = now
@@ -174,7 +175,9 @@ class DocparseClient:
             if attempt >= self.max_retries or not retryable:
                 raise err
             step = min(self.max_delay, self.base_delay * 2 ** attempt)
-            delay = min(err.retry_after, self.max_delay) if err.retry_after is not None else step / 2 + random.random() * step / 2
+            delay = err.retry_after if err.retry_after is not None else step / 2 + random.random() * step / 2
+            if delay > self.max_retry_after:
+                raise err  # asked to wait longer than we will: fail now rather than retry early
             attempt += 1
             if self.on_retry:
                 self.on_retry({"attempt": attempt, "delay": delay, "status": err.status, "code": err.code,
@@ -211,7 +214,7 @@ class DocparseClient:
             routing["customMetadataJson"] = json.dumps(custom_metadata)
         if chunk_hints is not None:
             routing["chunkHints"] = chunk_hints
-        if len(data) > self.direct_upload_max_bytes:
+        def presigned() -> Dict[str, Any]:
             if not file_name:
                 raise ValueError("a presigned upload needs file_name")
             # Only a refusal is retried: a second session would hold a job slot until it expires.
@@ -221,11 +224,22 @@ class DocparseClient:
                        idempotent=True, auth=False)
             return self._json("POST", "/api/v1/documents/upload-complete",
                               {"uploadId": session["uploadId"], "fileName": file_name, **routing}, idempotent=True)
+
+        if len(data) > self.direct_upload_max_bytes:
+            return presigned()
         query = {"documentId": document_id, **{k: (str(v).lower() if isinstance(v, bool) else v) for k, v in routing.items()}}
         if file_name:
             query["fileName"] = file_name
-        return self._call("POST", "/api/v1/documents/upload?" + urllib.parse.urlencode(query), body=data,
-                          headers={"content-type": "application/octet-stream"}, idempotent=True).json()
+        try:
+            return self._call("POST", "/api/v1/documents/upload?" + urllib.parse.urlencode(query), body=data,
+                              headers={"content-type": "application/octet-stream"}, idempotent=True).json()
+        except DocparseError as e:
+            # A server whose direct limit is lower names it in its 413: go presigned, and keep the limit.
+            limit = e.problem.get("maxBytes") if e.code == "document_too_large" else None
+            if not isinstance(limit, int) or len(data) <= limit or limit >= self.direct_upload_max_bytes:
+                raise
+            self.direct_upload_max_bytes = limit
+            return presigned()
 
     def status(self, document_id: str) -> Dict[str, Any]:
         return self._call("GET", f"/api/v1/documents/{urllib.parse.quote(document_id, safe='')}/status", idempotent=True).json()

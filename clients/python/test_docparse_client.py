@@ -44,6 +44,13 @@ class Calls(unittest.TestCase):
         self.assertEqual(c.wait_for(["py-presigned-1"], timeout=30)[0]["status"], "completed")
         self.assertEqual(c.result("py-presigned-1")["fileName"], "big.csv")
 
+    def test_a_lower_server_limit_sends_the_upload_presigned(self):
+        c = self.client()  # the default limit, 900 MB; the node's is 100 bytes
+        big = b"city,lat,lon\n" + b"Paris,48.85,2.35\n" * 10
+        job = c.upload(big, file_name="over.csv", csv_route="Tabular")
+        self.assertEqual(c.direct_upload_max_bytes, 100)
+        self.assertEqual(c.wait_for(job["documentId"], timeout=30)["status"], "completed")
+
     def test_batch_splits_by_100_in_order(self):
         c = self.client()
         job = c.upload(CSV, file_name="a.csv", csv_route="Tabular")

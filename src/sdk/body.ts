@@ -13,7 +13,16 @@ export interface PreparedBody {
   replay: ((onBytes?: (n: number) => void) => BodyInit) | null;
   /** The stream itself, for the one attempt a stream gets. */
   once?: (onBytes?: (n: number) => void) => BodyInit;
+  /** Whether onBytes is told as fetch reads the body (else only the end is known, once answered). */
+  counted: boolean;
 }
+
+/**
+ * Node's fetch sends a ReadableStream body over HTTP/1.1; browsers do only over HTTP/2 and
+ * not all of them, so there a Blob goes as it is (with its Content-Length) and progress is
+ * known only at the end.
+ */
+const STREAMED_BODIES = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
 
 /** Content-Length the front accepts (10^9 and up closes the connection): larger bodies go chunked. */
 const MAX_CONTENT_LENGTH = 999_999_999;
@@ -23,6 +32,7 @@ export function prepareBody(input: UploadInput, declaredSize?: number): Prepared
     let used = false;
     return {
       size: declaredSize ?? null,
+      counted: true,
       replay: null,
       once: (onBytes) => {
         if (used) throw new Error('a ReadableStream can be uploaded once');
@@ -36,8 +46,9 @@ export function prepareBody(input: UploadInput, declaredSize?: number): Prepared
   return {
     size: blob.size,
     fileName,
+    counted: STREAMED_BODIES,
     // A Blob goes with its Content-Length; streamed (chunked) when counted or too large for one.
-    replay: (onBytes) => (onBytes || blob.size > MAX_CONTENT_LENGTH ? blob.stream().pipeThrough(counter(onBytes ?? (() => {}))) : blob),
+    replay: (onBytes) => (STREAMED_BODIES && (onBytes || blob.size > MAX_CONTENT_LENGTH) ? blob.stream().pipeThrough(counter(onBytes ?? (() => {}))) : blob),
   };
 }
 

@@ -51,7 +51,8 @@ export interface WaitOptions {
 export class DocparseClient {
   private readonly baseUrl: string;
   private readonly transport: Transport;
-  private readonly directUploadMaxBytes: number;
+  /** Lowered when the server refuses a direct upload as over its own limit (its 413 names it). */
+  private directUploadMaxBytes: number;
   private readonly batchConcurrency: number;
   private readonly feed: StatusFeed;
 
@@ -76,18 +77,42 @@ export class DocparseClient {
 
   /**
    * Uploads a document; direct up to the direct-upload limit, presigned above it (or for a
-   * stream whose size is given and over it). The SDK picks a documentId when none is given,
-   * so a retried upload is recognised by the server as the same one (never charged twice).
+   * stream whose size is given and over it). A server whose limit is lower answers the
+   * direct upload 413 naming it: the SDK then goes presigned, and remembers the limit. The
+   * SDK picks a documentId when none is given, so a retried upload is recognised by the
+   * server as the same one (never charged twice).
    */
   async upload(input: UploadInput, options: UploadOptions = {}): Promise<UploadAccepted> {
     const body = prepareBody(input, options.sizeBytes);
     const fileName = options.fileName ?? body.fileName;
     const documentId = options.documentId ?? globalThis.crypto.randomUUID();
     const progress = progressOf(options.onProgress, body.size);
-    if (body.size !== null && body.size > this.directUploadMaxBytes) {
+    const presigned = () => {
       if (!fileName) throw new TypeError('a presigned upload needs options.fileName');
-      return this.uploadPresigned(body, body.size, fileName, documentId, options, progress);
-    }
+      return this.uploadPresigned(body, body.size!, fileName, documentId, options, progress);
+    };
+    const accepted =
+      body.size !== null && body.size > this.directUploadMaxBytes
+        ? await presigned()
+        : await this.uploadDirect(body, fileName, documentId, options, progress).catch((err: unknown) => {
+            const limit = err instanceof DocparseError && err.code === 'document_too_large' ? err.problem.maxBytes : undefined;
+            // Over the server's direct limit (not the plan's file size, which upload-request refuses the same way).
+            if (typeof limit !== 'number' || body.size === null || body.size <= limit || limit >= this.directUploadMaxBytes || body.replay === null) throw err;
+            this.directUploadMaxBytes = limit;
+            return presigned();
+          });
+    // Where fetch could not count the bytes as they went (a browser), the end is known now.
+    if (!body.counted && body.size !== null) progress?.(body.size);
+    return accepted;
+  }
+
+  private async uploadDirect(
+    body: PreparedBody,
+    fileName: string | undefined,
+    documentId: string,
+    options: UploadOptions,
+    progress: Progress | undefined,
+  ): Promise<UploadAccepted> {
     const query = new URLSearchParams({ documentId, ...routing(options) });
     if (fileName) query.set('fileName', fileName);
     const res = await this.transport.call({

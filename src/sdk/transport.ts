@@ -13,11 +13,13 @@ export interface RetryPolicy {
   maxRetries: number;
   /** First back-off step; doubled each retry (250 ms). */
   baseDelayMs: number;
-  /** Ceiling of one back-off step, and of a Retry-After the SDK will honour (30 s). */
+  /** Ceiling of one back-off step (30 s). */
   maxDelayMs: number;
+  /** The longest Retry-After waited for (120 s); asked to wait longer, the call fails at once rather than retry early. */
+  maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 250, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 250, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
 
 /** Told before each retry: what failed and how long the SDK waits. */
 export interface RetryEvent {
@@ -81,6 +83,7 @@ export class Transport {
       }
       if (attempt >= this.o.retry.maxRetries || !replayable || !this.retryable(failure, spec.idempotent)) throw failure;
       const delayMs = this.delay(failure, attempt);
+      if (delayMs > this.o.retry.maxRetryAfterMs) throw failure;
       this.o.onRetry?.({ method: spec.method, path: new URL(spec.url).pathname, attempt: attempt + 1, delayMs, status: failure.status, code: failure.code });
       await sleep(delayMs, spec.signal);
     }
@@ -111,10 +114,10 @@ export class Transport {
     return e.status === 0 || (e.status >= 500 && e.status !== 501);
   }
 
-  /** Retry-After when given (up to maxDelayMs); else half the exponential step plus a random part of the other half. */
+  /** Retry-After when given, as given; else half the exponential step plus a random part of the other half. */
   private delay(e: DocparseError, attempt: number): number {
     const { baseDelayMs, maxDelayMs } = this.o.retry;
-    if (e.retryAfterSeconds !== null) return Math.min(e.retryAfterSeconds * 1000, maxDelayMs);
+    if (e.retryAfterSeconds !== null) return e.retryAfterSeconds * 1000;
     const step = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
     return Math.round(step / 2 + (this.o.random ?? Math.random)() * (step / 2));
   }

@@ -14,7 +14,7 @@ beforeAll(async () => {
   env = await createTestEnv('embedded');
   // The presigned uploadUrl is built on DOCPARSE_BASE_URL: the node must listen where it says.
   const port = await freePort();
-  n = await startTestNode(env, { PORT: String(port), DOCPARSE_BASE_URL: `http://127.0.0.1:${port}` });
+  n = await startTestNode(env, { PORT: String(port), DOCPARSE_BASE_URL: `http://127.0.0.1:${port}`, DOCPARSE_DIRECT_UPLOAD_MAX_BYTES: '100' });
 });
 
 afterAll(async () => {
@@ -52,7 +52,7 @@ it("the Python client's unittest suite passes against a live node", async () => 
       PYTHONDONTWRITEBYTECODE: '1',
     },
   });
-  expect(r.output).toMatch(/Ran 7 tests/);
+  expect(r.output).toMatch(/Ran 8 tests/);
   expect(r.output).toMatch(/\nOK\s*$/);
   expect(r.code).toBe(0);
 });

@@ -45,7 +45,8 @@ beforeAll(async () => {
   env = await createTestEnv('embedded');
   // The presigned uploadUrl is built on DOCPARSE_BASE_URL: the node must listen where it says.
   const port = await freePort();
-  n = await startTestNode(env, { PORT: String(port), DOCPARSE_BASE_URL: `http://127.0.0.1:${port}` });
+  // A direct-upload limit far below the SDK's default (900 MB): the SDK learns it from the 413.
+  n = await startTestNode(env, { PORT: String(port), DOCPARSE_BASE_URL: `http://127.0.0.1:${port}`, DOCPARSE_DIRECT_UPLOAD_MAX_BYTES: '100' });
   creds = await createApp(n.node, {});
 });
 
@@ -91,6 +92,26 @@ describe('uploads', () => {
     expect((await c.waitFor('sdk-presigned-1')).status).toBe('completed');
     const artifact = await c.result('sdk-presigned-1');
     expect(artifact.fileName).toBe('big.csv');
+  });
+
+  it('a server whose direct-upload limit is lower: its 413 sends the upload presigned, and the limit is kept', async () => {
+    const rec = recorder();
+    const c = client({ fetch: rec.fetch });
+    const big = new TextEncoder().encode(`city,lat,lon\n${'Paris,48.85,2.35\n'.repeat(10)}`);
+    expect(big.byteLength).toBeGreaterThan(100);
+    const first = await c.upload(big, { fileName: 'first.csv', csvRoute: 'Tabular' });
+    const calls = () => rec.sent.filter((s) => !s.includes('/connect/token')).map((s) => s.replace(/uploads\/.*/, 'uploads/…'));
+    expect(calls()).toEqual([
+      'POST /api/v1/documents/upload',
+      'POST /api/v1/documents/upload-request',
+      'PUT /api/v1/uploads/…',
+      'POST /api/v1/documents/upload-complete',
+    ]);
+    rec.sent.length = 0;
+    const second = await c.upload(big, { fileName: 'second.csv', csvRoute: 'Tabular' });
+    expect(calls()).toEqual(['POST /api/v1/documents/upload-request', 'PUT /api/v1/uploads/…', 'POST /api/v1/documents/upload-complete']);
+    const ends = await c.waitFor([first.documentId, second.documentId]);
+    expect(ends.map((e) => e.status)).toEqual(['completed', 'completed']);
   });
 
   it('a file path through docparse/node (a Blob read from disk) and a ReadableStream', async () => {
@@ -259,6 +280,21 @@ describe('errors and retries', () => {
     expect(retries.length).toBeGreaterThanOrEqual(1);
     expect(retries[0]).toMatchObject({ status: 429, code: 'rate_limited', delayMs: 5000, path: '/api/v1/documents/upload' });
     expect(((await await freed!) as Response).status).toBe(202);
+  });
+
+  it('a Retry-After longer than the client will wait fails the call at once instead of retrying early', async () => {
+    const one = await createApp(n.node, { maxConcurrentJobs: 1 });
+    const r = await fetch(`${n.url}/api/v1/documents/upload-request`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await tokenFor(one)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ fileName: 'slot.csv', sizeBytes: CSV.byteLength }),
+    });
+    expect(r.status).toBe(201);
+    const retries: RetryEvent[] = [];
+    const c = client({ retry: { maxRetryAfterMs: 1000 }, onRetry: (e) => retries.push(e) }, one);
+    const err = await caught(c.upload(CSV, { fileName: 'busy.csv', csvRoute: 'Tabular' }));
+    expect(err).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 5 });
+    expect(retries).toEqual([]);
   });
 
   it('429 quota_exceeded is not retried (it lasts the month)', async () => {
