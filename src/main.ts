@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { VERSION } from './node.js';
 import { runAdminCli } from './cli/run-admin-cli.js';
 import { serve } from './cli/serve.js';
-import { runUserCommand, USER_USAGE } from './cli/user/run-user-cli.js';
+import { USER_USAGE } from './cli/user/usage.js';
 import { DataDirLockedError } from './data-dir/lock.js';
 
 interface TopCommand {
@@ -42,6 +42,8 @@ const COMMANDS: TopCommand[] = [
     name,
     help: [USER_USAGE[name]],
     async run(args) {
+      // Loaded only for these commands: `docparse serve` has no use for the SDK.
+      const { runUserCommand } = await import('./cli/user/run-user-cli.js');
       process.exitCode = await runUserCommand(name, args, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),

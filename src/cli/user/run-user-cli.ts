@@ -9,6 +9,7 @@ import { parseCount, UsageError } from '../command-values.js';
 import { resolveCredentials } from './credentials.js';
 import { expandInputs, parseFiles, printRows } from './parse-command.js';
 import { plainLines, silent, terminalBars } from './progress.js';
+import { USER_USAGE } from './usage.js';
 
 export interface UserIo {
   out: Out;
@@ -21,13 +22,6 @@ export interface UserIo {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 const COMMON: Options = { json: { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
-
-/** Each command's usage and what it does, for `docparse --help` and `docparse <command> --help`. */
-export const USER_USAGE: Record<'parse' | 'status' | 'result', [string, string]> = {
-  parse: ['docparse parse <files or globs…> [--out DIR] [--json] …', 'parse files: one JSON result each in --out, a summary'],
-  status: ['docparse status <documentId…> [--json]', "jobs' states"],
-  result: ['docparse result <documentId> [--out FILE]', 'the JSON result of a job'],
-};
 
 const PARSE_USAGE =
   'docparse parse <files or globs…> [--pdf-mode M] [--csv-route R] [--sql-dialect D] [--document-type T] [--parquet-mode M] [--chunk-hints] [--out DIR] [--concurrency N] [--json] [--config FILE]';
