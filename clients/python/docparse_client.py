@@ -54,6 +54,12 @@ class DocparseTimeoutError(Exception):
         self.document_ids = document_ids
 
 
+class _Refused(Exception):
+    def __init__(self, error: DocparseError):
+        super().__init__(str(error))
+        self.error = error
+
+
 class _Response:
     def __init__(self, status: int, headers: Dict[str, str], body: bytes):
         self.status = status
@@ -158,12 +164,19 @@ class DocparseClient:
             try:
                 h = dict(headers or {})
                 if auth:
-                    token = self._get_token()
+                    try:
+                        token = self._get_token()
+                    except DocparseError as e:
+                        if 0 < e.status < 500:
+                            raise _Refused(e) from e  # wrong credentials: no retry
+                        raise
                     h["authorization"] = f"Bearer {token}"
                 res = self._send(method, url, h, body)
                 if 200 <= res.status < 300:
                     return res
                 err = _error(res.status, res.headers, res.body)
+            except _Refused as r:
+                raise r.error from None
             except DocparseError as e:
                 err = e
             if err.status == 401 and err.code == "token_expired" and token and not renewed:

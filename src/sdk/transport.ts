@@ -66,12 +66,13 @@ export class Transport {
       let token: string | null = null;
       let failure: DocparseError;
       try {
-        if (spec.auth) token = await this.o.tokens.get(spec.signal);
+        if (spec.auth) token = await this.tokenFor(spec.signal);
         const res = await this.send(spec, token);
         if (res.ok) return res;
         failure = await errorFromResponse(res);
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
+        if (err instanceof TokenRefusedError) throw err.refusal;
         if (!(err instanceof DocparseError)) throw err;
         failure = err;
       }
@@ -86,6 +87,19 @@ export class Transport {
       if (delayMs > this.o.retry.maxRetryAfterMs) throw failure;
       this.o.onRetry?.({ method: spec.method, path: new URL(spec.url).pathname, attempt: attempt + 1, delayMs, status: failure.status, code: failure.code });
       await sleep(delayMs, spec.signal);
+    }
+  }
+
+  /**
+   * The token request is safe to repeat, so its 5xx and lost connections are retried like an
+   * idempotent call's; its refusals (wrong credentials, or their 429 after too many) are not.
+   */
+  private async tokenFor(signal?: AbortSignal): Promise<string> {
+    try {
+      return await this.o.tokens.get(signal);
+    } catch (err) {
+      if (err instanceof DocparseError && err.status !== 0 && err.status < 500) throw new TokenRefusedError(err);
+      throw err;
     }
   }
 
@@ -120,6 +134,12 @@ export class Transport {
     if (e.retryAfterSeconds !== null) return e.retryAfterSeconds * 1000;
     const step = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
     return Math.round(step / 2 + (this.o.random ?? Math.random)() * (step / 2));
+  }
+}
+
+class TokenRefusedError extends Error {
+  constructor(readonly refusal: DocparseError) {
+    super(refusal.message);
   }
 }
 

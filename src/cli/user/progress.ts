@@ -32,6 +32,12 @@ export function terminalBars(stream: NodeJS.WriteStream, files: string[]): Parse
     cliProgress.Presets.shades_classic,
   );
   const bars = new Map<string, cliProgress.SingleBar>();
+  // The bars hide the cursor: Ctrl-C gives it back before the process ends (128 + SIGINT).
+  const onInterrupt = () => {
+    multi.stop();
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
   // Bars are redrawn on a timer (10 fps); a phase's start and end are drawn at once, so even
   // a small file's upload shows before its state replaces it.
   const drawNow = () => multi.update();
@@ -52,6 +58,7 @@ export function terminalBars(stream: NodeJS.WriteStream, files: string[]): Parse
       drawNow();
     },
     stop() {
+      process.removeListener('SIGINT', onInterrupt);
       multi.stop();
     },
   };
