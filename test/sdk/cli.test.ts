@@ -44,7 +44,13 @@ interface Ran {
 /** Runs the compiled `docparse` in dir, stdout and stderr piped (not a terminal). */
 function docparse(args: string[], extraEnv: Record<string, string> = creds): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const childEnv: Record<string, string | undefined> = { ...process.env, ...extraEnv, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'xdg') };
+    const childEnv: Record<string, string | undefined> = {
+      ...process.env,
+      ...extraEnv,
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, 'xdg'),
+      XDG_CACHE_HOME: path.join(dir, 'cache'),
+    };
     for (const k of ['DOCPARSE_URL', 'DOCPARSE_CLIENT_ID', 'DOCPARSE_CLIENT_SECRET']) if (!(k in extraEnv)) delete childEnv[k];
     const child = spawn(process.execPath, [cliEntry(), ...args], { cwd: dir, env: childEnv });
     let stdout = '';
@@ -134,11 +140,36 @@ describe('docparse status and result, credentials from a config file', () => {
   });
 });
 
+describe('the token between runs', () => {
+  it('is kept in ~/.cache/docparse (owner only) and reused by the next run; an expired one is replaced', async () => {
+    const cacheDir = path.join(dir, 'cache', 'docparse');
+    await fs.rm(cacheDir, { recursive: true, force: true });
+    expect((await docparse(['status', 'some-id'])).code).toBe(1);
+    const [name] = await fs.readdir(cacheDir);
+    const file = path.join(cacheDir, name);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    const first = JSON.parse(await fs.readFile(file, 'utf8')) as { accessToken: string; expiresAt: number };
+    expect(first.expiresAt).toBeGreaterThan(Date.now());
+
+    expect((await docparse(['status', 'some-id'])).code).toBe(1);
+    expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual(first); // no new token fetched
+
+    await fs.writeFile(file, JSON.stringify({ ...first, expiresAt: Date.now() - 1000 }));
+    expect((await docparse(['status', 'some-id'])).code).toBe(1);
+    const renewed = JSON.parse(await fs.readFile(file, 'utf8')) as { accessToken: string; expiresAt: number };
+    expect(renewed.accessToken).not.toBe(first.accessToken);
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now());
+  });
+});
+
 describe('progress on a terminal', () => {
   it('draws one bar per file in a pseudo-terminal (script), bytes then state, then the summary', async () => {
     const cmd = [process.execPath, cliEntry(), 'parse', 'in/paris.csv', 'in/lyon.csv', '--csv-route', 'Tabular'].map((a) => `'${a}'`).join(' ');
     const r = await new Promise<Ran>((resolve, reject) => {
-      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: dir, env: { ...process.env, ...creds, TERM: 'xterm', COLUMNS: '120' } });
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+        cwd: dir,
+        env: { ...process.env, ...creds, TERM: 'xterm', COLUMNS: '120', XDG_CACHE_HOME: path.join(dir, 'cache') },
+      });
       let stdout = '';
       child.stdout.on('data', (d) => (stdout += d));
       child.on('error', reject);

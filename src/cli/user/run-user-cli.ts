@@ -9,6 +9,7 @@ import { parseCount, UsageError } from '../command-values.js';
 import { resolveCredentials } from './credentials.js';
 import { expandInputs, parseFiles, printRows } from './parse-command.js';
 import { plainLines, silent, terminalBars } from './progress.js';
+import { tokenFile, tokenFilePath } from './token-file.js';
 import { USER_USAGE } from './usage.js';
 
 export interface UserIo {
@@ -40,7 +41,12 @@ const PARSE_OPTIONS: Options = {
 
 function clientFor(values: Record<string, unknown>, io: UserIo): DocparseClient {
   const c = resolveCredentials(io.env, values.config as string | undefined);
-  return new DocparseClient({ baseUrl: c.url, clientId: c.clientId, clientSecret: c.clientSecret });
+  return new DocparseClient({
+    baseUrl: c.url,
+    clientId: c.clientId,
+    clientSecret: c.clientSecret,
+    tokenCache: tokenFile(tokenFilePath(io.env, c)),
+  });
 }
 
 export async function runUserCommand(name: keyof typeof USER_USAGE, args: string[], io: UserIo): Promise<number> {
