@@ -5,7 +5,7 @@
 import type { Artifact } from './artifact.js';
 import { prepareBody, type PreparedBody, type UploadInput } from './body.js';
 import { DocparseError, DocparseTimeoutError } from './errors.js';
-import { TokenSource, type TokenCache } from './token.js';
+import { TokenSource, type TokenCache, type TokenResponse } from './token.js';
 import { DEFAULT_RETRY, Transport, type RetryEvent, type RetryPolicy } from './transport.js';
 import { isTerminal, pollingFeed, type StatusFeed } from './wait.js';
 import type { BatchStatusItem, JobStatus, UploadAccepted, UploadOptions, UploadProgress } from './types.js';
@@ -20,8 +20,15 @@ export interface DocparseClientOptions {
   baseUrl: string;
   /** The token host ({auth_url}); the base URL by default. */
   authUrl?: string;
-  clientId: string;
-  clientSecret: string;
+  /** The app's credentials. Never in a browser: there, give getToken instead. */
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * Instead of clientId and clientSecret: fetches a token from your own backend, which holds
+   * the secret and passes on the token endpoint's {access_token, expires_in}. Called as rarely
+   * as the credentials would be: once, then shortly before each expiry.
+   */
+  getToken?: (signal?: AbortSignal) => Promise<TokenResponse>;
   /** Token scope (Service.API). */
   scope?: string;
   /** Files above this go through upload-request → PUT → upload-complete (900 MB, the server's default). */
@@ -57,12 +64,13 @@ export class DocparseClient {
   private readonly feed: StatusFeed;
 
   constructor(o: DocparseClientOptions) {
+    if (!o.getToken && !(o.clientId && o.clientSecret)) throw new TypeError('DocparseClient needs clientId and clientSecret, or getToken');
     this.baseUrl = o.baseUrl.replace(/\/+$/, '');
     const f = o.fetch ?? globalThis.fetch.bind(globalThis);
     const tokens = new TokenSource({
       tokenUrl: `${(o.authUrl ?? this.baseUrl).replace(/\/+$/, '')}/connect/token`,
-      clientId: o.clientId,
-      clientSecret: o.clientSecret,
+      credentials: o.clientId && o.clientSecret ? { clientId: o.clientId, clientSecret: o.clientSecret } : undefined,
+      ask: o.getToken,
       scope: o.scope ?? 'Service.API',
       fetch: f,
       now: o.now ?? Date.now,

@@ -6,6 +6,6 @@ export { DocparseError, DocparseTimeoutError, type DocparseErrorCode, type Probl
 export { FORMAT_CONTENT, type Artifact, type ContentOf, type DocumentFormat } from './artifact.js';
 export type { BatchStatusItem, JobStatus, UploadAccepted, UploadOptions, UploadProgress } from './types.js';
 export type { UploadInput } from './body.js';
-export type { CachedToken, TokenCache } from './token.js';
+export type { CachedToken, TokenCache, TokenResponse } from './token.js';
 export type { RetryEvent, RetryPolicy } from './transport.js';
 export { isTerminal, pollingFeed, type StatusFeed, type PollingBackoff } from './wait.js';

@@ -15,10 +15,18 @@ export interface TokenCache {
   save(token: CachedToken): void | Promise<void>;
 }
 
+/** The token endpoint's answer, as your own token route passes it on. */
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+}
+
 export interface TokenSourceOptions {
   tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
+  /** The app's credentials, sent to tokenUrl; or, where no secret may be (a browser), ask: */
+  credentials?: { clientId: string; clientSecret: string };
+  /** Something of your own (your backend) that answers the token endpoint's {access_token, expires_in}. */
+  ask?: (signal?: AbortSignal) => Promise<TokenResponse>;
   scope: string;
   fetch: typeof fetch;
   now: () => number;
@@ -58,6 +66,20 @@ export class TokenSource {
 
   private async fetchToken(signal?: AbortSignal): Promise<CachedToken> {
     const requestedAt = this.o.now();
+    const body = this.o.ask ? await this.o.ask(signal) : await this.request(signal);
+    if (typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
+      throw new DocparseError({ status: 0, code: 'invalid_token_response', detail: 'the token answer holds no access_token and expires_in' });
+    }
+    // Counted from when it was asked for, so the time on the wire is not counted as validity.
+    const token = { accessToken: body.access_token, expiresAt: requestedAt + body.expires_in * 1000 };
+    this.current = token;
+    await this.o.cache?.save(token);
+    return token;
+  }
+
+  private async request(signal?: AbortSignal): Promise<Partial<TokenResponse>> {
+    const credentials = this.o.credentials;
+    if (!credentials) throw new TypeError('DocparseClient needs clientId and clientSecret, or getToken');
     let res: Response;
     try {
       res = await this.o.fetch(this.o.tokenUrl, {
@@ -66,8 +88,8 @@ export class TokenSource {
         body: new URLSearchParams({
           grant_type: 'client_credentials',
           scope: this.o.scope,
-          client_id: this.o.clientId,
-          client_secret: this.o.clientSecret,
+          client_id: credentials.clientId,
+          client_secret: credentials.clientSecret,
         }).toString(),
         signal,
       });
@@ -81,18 +103,6 @@ export class TokenSource {
       });
     }
     if (!res.ok) throw await errorFromResponse(res);
-    const body = (await res.json()) as { access_token?: unknown; expires_in?: unknown };
-    if (typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
-      throw new DocparseError({
-        status: res.status,
-        code: 'invalid_token_response',
-        detail: 'the token endpoint answered without access_token and expires_in',
-      });
-    }
-    // Counted from when it was asked for, so the time on the wire is not counted as validity.
-    const token = { accessToken: body.access_token, expiresAt: requestedAt + body.expires_in * 1000 };
-    this.current = token;
-    await this.o.cache?.save(token);
-    return token;
+    return (await res.json()) as Partial<TokenResponse>;
   }
 }
