@@ -105,7 +105,15 @@ export class DocparseClient {
         : await this.uploadDirect(body, fileName, documentId, options, progress).catch((err: unknown) => {
             const limit = err instanceof DocparseError && err.code === 'document_too_large' ? err.problem.maxBytes : undefined;
             // Over the server's direct limit (not the plan's file size, which upload-request refuses the same way).
-            if (typeof limit !== 'number' || body.size === null || body.size <= limit || limit >= this.directUploadMaxBytes || body.replay === null) throw err;
+            if (
+              typeof limit !== 'number' ||
+              body.size === null ||
+              body.size <= limit ||
+              limit >= this.directUploadMaxBytes ||
+              body.replay === null ||
+              !fileName
+            )
+              throw err;
             this.directUploadMaxBytes = limit;
             return presigned();
           });
