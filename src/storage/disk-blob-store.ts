@@ -3,11 +3,13 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
+import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
 
 // Blobs are tenants' documents and results: readable by the service's own user only.
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+/** A staged upload is a file beside its final key, renamed to it when finished. */
+const STAGING_SUFFIX = '.staging';
 
 /** Folders remembered as made; past this many the memory starts again (a miss costs one mkdir). */
 const KNOWN_FOLDERS_MAX = 10_000;
@@ -172,5 +174,56 @@ export class DiskBlobStore implements BlobStore {
   async ping(): Promise<void> {
     await this.ensureRoot();
     await fs.access(this.root, fs.constants.W_OK);
+  }
+
+  async stagedSize(key: string): Promise<number> {
+    try {
+      return (await fs.stat(this.resolve(key) + STAGING_SUFFIX)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes each chunk at the end of the staging file before taking the next, so what was
+   * taken from source is on disk when it fails; synced before the new offset is answered.
+   * A dropped append is cut back to where it started.
+   */
+  async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
+    const file = this.resolve(key) + STAGING_SUFFIX;
+    await this.ensureRoot();
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+    const handle = await fs.open(file, fs.constants.O_RDWR | fs.constants.O_CREAT, FILE_MODE);
+    try {
+      const staged = (await handle.stat()).size;
+      if (staged !== offset) throw new StagedOffsetError(staged);
+      let position = offset;
+      let failure: unknown = null;
+      try {
+        for await (const chunk of source) {
+          let done = 0;
+          while (done < chunk.length) done += (await handle.write(chunk, done, chunk.length - done, position + done)).bytesWritten;
+          position += chunk.length;
+        }
+        opts.beforeCommit?.();
+      } catch (err) {
+        failure = err;
+        if (!opts.keepOnFailure(err)) position = offset;
+      }
+      if (position !== (await handle.stat()).size) await handle.truncate(position);
+      await handle.sync();
+      return { offset: position, failure };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async finishStaged(key: string): Promise<void> {
+    await fs.rename(this.resolve(key) + STAGING_SUFFIX, this.resolve(key));
+  }
+
+  async discardStaged(key: string): Promise<void> {
+    await fs.rm(this.resolve(key) + STAGING_SUFFIX, { force: true });
   }
 }
