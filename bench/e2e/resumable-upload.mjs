@@ -4,8 +4,9 @@
 //   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3]
 //
 // Per store, one fresh embedded node (startBenchServer) and, in order:
-//   floor   disk: `cp` of the same bytes as a file next to the store; S3: one PutObject of them
-//           with the SDK, streamed (the issue's floor);
+//   floor   disk: `cp` of the same bytes as a file next to the store, then sync; S3: one PutObject
+//           of them with the SDK, streamed (the issue's floor), and an SDK multipart upload of
+//           them in 8 MiB parts (what s3rver makes of any multipart upload);
 //   put     a single PUT of the whole file to an upload-request URL (chunked);
 //   tus     the same file as PATCHes of --patch-mb MiB to the same kind of URL (tus 1.0:
 //           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD.
@@ -19,7 +20,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
 const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3' });
@@ -143,6 +144,22 @@ async function runStore(store) {
         await sdk.send(new PutObjectCommand({ Bucket: 'bench', Key: 'floor.bin', Body: Readable.from(body()), ContentLength: o.size }));
         return { what: 'PutObject' };
       });
+      // s3rver assembles a multipart upload by copying its parts into the object: the floor
+      // of any multipart upload there, ours included.
+      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', async () => {
+        const Key = 'floor-multipart.bin';
+        const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key }));
+        const part = 8 * 1024 * 1024;
+        const Parts = [];
+        for (let at = 0, n = 1; at < o.size; at += part, n++) {
+          const i = Math.floor(at / PATCH);
+          const Body = block.subarray(at - i * PATCH, at - i * PATCH + part);
+          const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
+          Parts.push({ PartNumber: n, ETag: r.ETag });
+        }
+        await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key, UploadId, MultipartUpload: { Parts } }));
+        return { what: 'multipart' };
+      });
       sdk.destroy();
     } else {
       const src = path.join(srv.dataDir, 'cp-source.bin');
@@ -187,8 +204,11 @@ async function runStore(store) {
     });
     await remove(tusUrl);
     out.tusVsFloor = out.floor.seconds / out.tus.seconds;
+    if (out.floorMultipart) out.tusVsMultipartFloor = out.floorMultipart.seconds / out.tus.seconds;
     out.tusVsPut = out.put.seconds / out.tus.seconds;
-    console.error(`  tus: ${fmt(out.tusVsFloor, 2)}× the floor's speed, ${fmt(out.tusVsPut, 2)}× the single PUT's`);
+    console.error(
+      `  tus: ${fmt(out.tusVsFloor, 2)}× the floor's speed${out.floorMultipart ? ` (${fmt(out.tusVsMultipartFloor, 2)}× the multipart floor's)` : ''}, ${fmt(out.tusVsPut, 2)}× the single PUT's`,
+    );
   } finally {
     c.close();
     await srv.stop();

@@ -281,8 +281,9 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * Streams source into parts of the multipart upload, starting with the stored tail; what is
-   * left under a part becomes the new tail. Memory: one part (8 MiB, more only above 80 GiB
-   * uploads) per append in progress, whatever the size of the request.
+   * left under a part becomes the new tail. Memory: two parts (one filling, one on its way;
+   * 8 MiB each, more only above 80 GiB uploads) per append in progress, whatever the size of
+   * the request.
    */
   async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
     const Bucket = this.o.bucket;
@@ -314,19 +315,29 @@ export class S3BlobStore implements BlobStore {
         throw new StoreError(err);
       }
     };
+    // One part on its way to S3 while the next one fills: the request body keeps flowing.
+    let inflight: Promise<void> | null = null;
+    const settle = async () => {
+      const p = inflight;
+      inflight = null;
+      await p;
+    };
     const sendPart = async () => {
       const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
       const body = all.subarray(0, state.partSize);
       const rest = all.subarray(state.partSize);
       pending = rest.length ? [rest] : [];
       pendingBytes = rest.length;
+      await settle();
       if (uploadId === null) {
         uploadId = created = (await store(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
       }
       const UploadId = uploadId;
       const PartNumber = state.parts.length + sent.length + 1;
-      const r = await store(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })));
-      sent.push({ PartNumber, ETag: r.ETag! });
+      inflight = store(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then((r) => {
+        sent.push({ PartNumber, ETag: r.ETag! });
+      });
+      inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
     };
     let failure: unknown = null;
     try {
@@ -335,8 +346,12 @@ export class S3BlobStore implements BlobStore {
         pendingBytes += chunk.length;
         while (pendingBytes >= state.partSize) await sendPart();
       }
+      await settle();
       opts.beforeCommit?.();
-    } catch (err) {
+    } catch (caught) {
+      // A part still on its way counts once it has arrived (a cut-off body keeps it).
+      let err = caught;
+      if (!(err instanceof StoreError)) await settle().catch((storeErr: unknown) => (err = storeErr));
       if (err instanceof StoreError || !opts.keepOnFailure(err)) {
         // Parts sent to an upload that existed before are left out of the state: the next
         // append sends those part numbers again, and completion lists only committed parts.
