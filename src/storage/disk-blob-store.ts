@@ -229,7 +229,7 @@ export class DiskBlobStore implements BlobStore {
         } else position = offset;
       }
       if (position !== (await handle.stat()).size) await handle.truncate(position);
-      await handle.sync();
+      await handle.datasync();
       return { offset: position, failure };
     } finally {
       await handle.close();
