@@ -37,8 +37,15 @@ function csv(bytes: number, seed = 0): Buffer {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const rowsOf = (b: Buffer) => b.length / 32 - 1;
 
-for (const storage of ['disk', 's3'] as const) {
-  describe(`resumable presigned upload (tus) on ${storage} storage`, () => {
+// The distributed mode (sessions in Redis, control plane in PostgreSQL) with the node's bucket, as a cluster runs.
+const SETUPS = [
+  { storage: 'disk', mode: 'embedded' },
+  { storage: 's3', mode: 'embedded' },
+  { storage: 's3', mode: 'distributed' },
+] as const;
+
+for (const { storage, mode } of SETUPS) {
+  describe(`resumable presigned upload (tus) on ${storage} storage (${mode})`, () => {
     let env: TestEnv;
     let n: TestNode;
     let s3: TestS3 | null = null;
@@ -58,7 +65,7 @@ for (const storage of ['disk', 's3'] as const) {
           DOCPARSE_S3_PREFIX: 'node-a',
         });
       }
-      env = await createTestEnv('embedded', over);
+      env = await createTestEnv(mode, over);
       n = await startTestNode(env);
       app = await createApp(n.node, {});
       token = await getToken(n.url, app.clientId, app.clientSecret);
@@ -165,11 +172,16 @@ for (const storage of ['disk', 's3'] as const) {
       expect(opts.headers.get('tus-checksum-algorithm')?.split(',')).toEqual(expect.arrayContaining(['sha1', 'sha256']));
       expect(Number(opts.headers.get('tus-max-size'))).toBeGreaterThan(file.length);
       expect(opts.headers.get('allow')).toContain('PATCH');
+      // A browser's preflight may send the tus headers; its answers expose Upload-Offset.
+      const preflight = await fetch(urlOf(s), { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH' } });
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('Upload-Offset');
 
       const before = await head(s);
       expect(before).toMatchObject({ status: 200, offset: 0, length: file.length });
       expect(before.headers.get('tus-resumable')).toBe('1.0.0');
       expect(before.headers.get('cache-control')).toBe('no-store');
+      const fromBrowser = await fetch(urlOf(s), { method: 'HEAD', headers: { origin: 'https://app.example' } });
+      expect(fromBrowser.headers.get('access-control-expose-headers')).toContain('Upload-Offset');
 
       // 3 MiB + 1: every PATCH but the first starts inside an S3 part.
       await tusUpload(s, file, file.length, 3 * MiB + 1);
@@ -212,6 +224,31 @@ for (const storage of ['disk', 's3'] as const) {
       const resumed = await head(s);
       expect(resumed.offset).toBeGreaterThanOrEqual(threshold);
       expect(resumed.offset).toBeLessThanOrEqual(8.5 * MiB);
+      if (!s3) expect(await storedEvidence()).toBe(resumed.offset);
+
+      // A cut-off PATCH that carries Upload-Checksum keeps nothing: its checksum cannot be checked.
+      const withSum = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method: 'PATCH',
+        headers: {
+          'Tus-Resumable': '1.0.0',
+          'Upload-Offset': String(resumed.offset),
+          'Upload-Checksum': `sha1 ${createHash('sha1')
+            .update(file.subarray(resumed.offset, resumed.offset + 2 * MiB))
+            .digest('base64')}`,
+          'Content-Type': 'application/offset+octet-stream',
+          'Content-Length': String(2 * MiB),
+        },
+      });
+      withSum.on('error', () => {});
+      withSum.write(file.subarray(resumed.offset, resumed.offset + MiB));
+      // On disk the bytes are seen arriving in the staging file (and cut back); S3 buffers them below a part.
+      if (!s3) await waitFor(async () => (await storedEvidence()) > resumed.offset, 'the store to take the checksummed bytes');
+      else await new Promise((r) => setTimeout(r, 300));
+      withSum.destroy();
+      expect((await head(s)).offset).toBe(resumed.offset);
       if (!s3) expect(await storedEvidence()).toBe(resumed.offset);
 
       // The first part again: refused, naming where the upload is; nothing changes.
