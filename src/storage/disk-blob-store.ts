@@ -11,6 +11,7 @@ const DIR_MODE = 0o700;
 /** A staged upload is a file beside its final key, renamed to it when finished. */
 const STAGING_SUFFIX = '.staging';
 const WRITE_BATCH = 1024 * 1024;
+const SYNC_EVERY = 4 * 1024 * 1024;
 
 /** Folders remembered as made; past this many the memory starts again (a miss costs one mkdir). */
 const KNOWN_FOLDERS_MAX = 10_000;
@@ -211,7 +212,17 @@ export class DiskBlobStore implements BlobStore {
         let done = 0;
         while (done < data.length) done += (await handle.write(data, done, data.length - done, position + done)).bytesWritten;
         position += data.length;
+        unsynced += data.length;
+        if (unsynced >= SYNC_EVERY && !syncing) {
+          unsynced = 0;
+          syncing = handle.datasync().finally(() => (syncing = null));
+          syncing.catch(() => {}); // its error comes back from the last datasync below
+        }
       };
+      // The disk writes while the body still arrives: a sync in the background every
+      // SYNC_EVERY bytes, so the one before answering has little left to flush.
+      let unsynced = 0;
+      let syncing: Promise<void> | null = null;
       let failure: unknown = null;
       try {
         for await (const chunk of source) {
@@ -228,6 +239,7 @@ export class DiskBlobStore implements BlobStore {
           if (batchBytes) await flush();
         } else position = offset;
       }
+      await (syncing as Promise<void> | null)?.catch(() => {});
       if (position !== (await handle.stat()).size) await handle.truncate(position);
       await handle.datasync();
       return { offset: position, failure };

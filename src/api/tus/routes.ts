@@ -70,6 +70,16 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       { 'Upload-Offset': String(stored) },
     );
 
+  /**
+   * The session's record as it is now: read again once the request holds the session, since
+   * a request before it may have finished the upload (or it was completed or replaced).
+   */
+  const current = async (job: JobRecord): Promise<JobRecord> => {
+    const now = await d.jobs.get(job.tenantId, job.documentId);
+    if (now?.generation !== job.generation) throw problem('upload_completed', 'This session was completed or replaced meanwhile.');
+    return now;
+  };
+
   /** Bytes stored: all of them once a PUT or the last PATCH made them the session's upload. */
   const storedBytes = async (job: JobRecord, store: BlobStore): Promise<number> =>
     job.statusInt !== JobState.NotQueued || job.sha256 ? job.sizeBytes : store.stagedSize(resumableKey(job));
@@ -92,7 +102,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       const { job } = await r.signedSession(ctx);
       const store = await d.blobs.for(job.storageConfigId);
       // After any PATCH of this session still storing what it received (a cut-off connection).
-      const offset = await sessions.exclusive(job.generation, () => storedBytes(job, store));
+      const offset = await sessions.exclusive(job.generation, async () => storedBytes(await current(job), store));
       return {
         status: 200,
         headers: tusHeaders({ 'Upload-Offset': String(offset), 'Upload-Length': String(job.sizeBytes), 'Cache-Control': 'no-store' }),
@@ -137,6 +147,9 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       if (!limits) throw problem('app_disabled', 'The app of this upload session is disabled or no longer exists, or its tenant is not active.');
       const store = await d.blobs.for(job.storageConfigId);
       return sessions.exclusive(job.generation, async () => {
+        const now = await current(job);
+        if (now.statusInt !== JobState.NotQueued) throw problem('upload_completed', 'This session was completed; open a new one to upload again.');
+        if (now.sha256) throw offsetMismatch(job.sizeBytes);
         const stored = await store.stagedSize(resumableKey(job));
         if (offset !== stored) throw offsetMismatch(stored);
         const remaining = job.sizeBytes - stored;
