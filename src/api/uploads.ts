@@ -19,6 +19,7 @@ import { parseCustomMetadata } from './custom-metadata.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
 import { resumableKey, resumableUploadRoutes } from './tus/routes.js';
+import type { SessionClaims } from './session-claims.js';
 
 export interface UploadSessionDeps {
   intake: Intake;
@@ -52,15 +53,6 @@ const UploadCompleteBody = Type.Object({ uploadId: Type.String({ minLength: 10, 
 
 const UploadPutQuery = Type.Object({ expires: Type.Integer(), signature: Type.String({ minLength: 43, maxLength: 43 }) }, { additionalProperties: false });
 const UploadPutParams = Type.Object({ uploadId: Type.String({ minLength: 10, maxLength: 2048 }) });
-
-export interface SessionClaims {
-  t: string; // tenant
-  d: string; // documentId
-  g: string; // generation
-  e: number; // expiry, epoch seconds
-  h?: string; // SHA-256 declared in upload-request ('' for none; absent in sessions of earlier versions)
-  p?: 1; // pending overwrite: the session's record is pendingSessionId(g), not d
-}
 
 const PENDING_SESSION_PREFIX = 'upload-session/';
 

@@ -11,7 +11,7 @@ import { JobState, type JobRecord } from '../../jobs/types.js';
 import type { TObject } from '@sinclair/typebox';
 import { createHash, type Hash } from 'node:crypto';
 import type { Intake } from '../intake.js';
-import type { SessionClaims } from '../uploads.js';
+import type { SessionClaims } from '../session-claims.js';
 import { UploadByteRate } from '../byte-rate.js';
 import {
   ChecksumMismatchError,
