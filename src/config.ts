@@ -146,7 +146,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     description: 'Encrypts signing keys and storage credentials at rest; required with DATABASE_URL; ≥ 32 characters; the same on every node.',
   },
   { name: 'DOCPARSE_RETENTION_SECONDS', default: '10800', description: 'How long jobs, uploads and artifacts are kept (3 hours).' },
-  { name: 'DOCPARSE_WORKER_THREADS', default: 'CPU count', description: 'Worker threads in the parsing pool.' },
+  {
+    name: 'DOCPARSE_WORKER_THREADS',
+    default: 'CPU count',
+    description:
+      'Worker threads in the parsing pool. The light lane runs four jobs per thread at once (a small job spends most of its time outside the pool: state writes, moving its artifact, its ledger row); the pool queues what the threads cannot take yet.',
+  },
   { name: 'DOCPARSE_HEAVY_SLOTS', default: 'half the threads (≥ 1)', description: 'Threads that heavy work (OCR, Advanced PDF) may occupy at once.' },
   {
     name: 'DOCPARSE_HEAVY_SLOTS_PER_TENANT',

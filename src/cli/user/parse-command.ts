@@ -18,7 +18,8 @@ export interface ParseRow {
   units: number | null;
   seconds: number;
   status: string;
-  error?: { code: string; message: string };
+  /** code: the API's problem code; null when the failure was here (a file unreadable, no connection). */
+  error?: { code: string | null; message: string };
   output?: string;
 }
 
@@ -118,8 +119,8 @@ async function parseOne(run: ParseRun, file: string, outName: string): Promise<P
       ...(output ? { output } : {}),
     };
   } catch (err) {
-    const e = err instanceof DocparseError ? { code: err.code, message: err.detail } : { code: 'error', message: (err as Error).message };
-    run.progress.state(file, `failed: ${e.code}`, true);
+    const e = err instanceof DocparseError ? { code: err.code, message: err.detail } : { code: null, message: (err as Error).message };
+    run.progress.state(file, e.code ? `failed: ${e.code}` : 'failed', true);
     return { file, documentId, format: null, units: null, seconds: seconds(), status: 'failed', error: e };
   }
 }
@@ -132,7 +133,7 @@ export function summaryTable(rows: ParseRow[]): string[] {
       r.format ?? '-',
       r.units === null ? '-' : String(r.units),
       r.seconds.toFixed(1),
-      r.error ? `${r.status}: ${r.error.code}` : r.status,
+      r.error?.code ? `${r.status}: ${r.error.code}` : r.status,
     ]),
   ]);
   const failed = rows.filter((r) => r.status !== 'completed').length;
