@@ -11,22 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { createRequire } from 'node:module';
+import type * as S3Sdk from '@aws-sdk/client-s3';
 import { problem } from '../http/problem.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
+
+let loaded: typeof S3Sdk | null = null;
+/** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
+const sdk = (): typeof S3Sdk => (loaded ??= createRequire(import.meta.url)('@aws-sdk/client-s3') as typeof S3Sdk);
 
 export interface S3BlobStoreOptions {
   endpoint: string | null;
@@ -60,7 +53,7 @@ export function storageFailureReason(err: unknown): StorageFailureReason {
 }
 
 export class S3BlobStore implements BlobStore {
-  private readonly s3: S3Client;
+  private readonly s3: S3Sdk.S3Client;
   private readonly agents: ReturnType<OutboundPolicy['agents']> | null = null;
   /** Why the policy refuses the endpoint URL itself (scheme, credentials), checked before any request. */
   private readonly refusedUrl: string | null;
@@ -72,7 +65,7 @@ export class S3BlobStore implements BlobStore {
   ) {
     if (outbound) this.agents = outbound.agents({ keepAlive: true, maxSockets: 50 });
     this.refusedUrl = outbound && o.endpoint ? outbound.urlRefusal(o.endpoint) : null;
-    this.s3 = new S3Client({
+    this.s3 = new (sdk().S3Client)({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint } : {}),
       forcePathStyle: o.forcePathStyle,
@@ -123,7 +116,7 @@ export class S3BlobStore implements BlobStore {
   async check(timeoutMs: number): Promise<StorageFailureReason | null> {
     try {
       if (this.refusedUrl) throw new Error(`the endpoint ${this.refusedUrl}`);
-      await this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+      await this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
       return null;
     } catch (err) {
       return this.reasonFor(err, 'storage check failed');
@@ -151,14 +144,16 @@ export class S3BlobStore implements BlobStore {
       pendingBytes = 0;
       if (uploadId === null) {
         if (last) {
-          await this.send(() => this.s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: body.length })));
+          await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length })));
           return;
         }
-        uploadId = (await this.send(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
+        uploadId = (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       }
       const PartNumber = parts.length + 1;
       const UploadId = uploadId;
-      const r = await this.send(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })));
+      const r = await this.send(() =>
+        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
+      );
       parts.push({ ETag: r.ETag!, PartNumber });
     };
 
@@ -174,12 +169,12 @@ export class S3BlobStore implements BlobStore {
       if (uploadId === null || pendingBytes > 0) await sendPart(true);
       const UploadId = uploadId;
       if (UploadId !== null) {
-        await this.send(() => this.s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+        await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
       }
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
       const UploadId = uploadId;
-      if (UploadId !== null) await this.send(() => this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))).catch(() => {});
+      if (UploadId !== null) await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket, Key, UploadId }))).catch(() => {});
       throw err;
     }
   }
@@ -192,7 +187,7 @@ export class S3BlobStore implements BlobStore {
 
   async read(key: string) {
     try {
-      const r = await this.send(() => this.s3.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })), { raw: isNotFound });
+      const r = await this.send(() => this.s3.send(new (sdk().GetObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key) })), { raw: isNotFound });
       return { stream: r.Body as Readable, size: Number(r.ContentLength ?? 0) };
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -210,22 +205,22 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.send(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })));
+    await this.send(() => this.s3.send(new (sdk().DeleteObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key) })));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const Prefix = `${this.key(prefix).replace(/\/+$/, '')}/`;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.send(() => this.s3.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
+      const page = await this.send(() => this.s3.send(new (sdk().ListObjectsV2Command)({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
       const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
-      if (keys.length) await this.send(() => this.s3.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
+      if (keys.length) await this.send(() => this.s3.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
   }
 
   async ping(): Promise<void> {
-    await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket })));
+    await this.send(() => this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket })));
   }
 
   close(): void {
