@@ -68,18 +68,25 @@ const corpusFile = (family, name) => {
 const SAMPLES = {
   csv: () => ({ name: 'small.csv', body: Buffer.from(smallCsv(2000)), query: '&csvRoute=Tabular' }),
   pdf: () => corpusFile('pdf', 'pdfjs__tracemonkey.pdf'),
-  'pdf-ocr': () => (corpusFile('pdf', 'generated__scanned-3p.pdf') ? { ...corpusFile('pdf', 'generated__scanned-3p.pdf'), family: 'pdf', query: '&pdfMode=Ocr' } : null),
+  'pdf-ocr': () =>
+    corpusFile('pdf', 'generated__scanned-3p.pdf') ? { ...corpusFile('pdf', 'generated__scanned-3p.pdf'), family: 'pdf', query: '&pdfMode=Ocr' } : null,
   office: () => corpusFile('office', 'tika__testWORD_embeded.docx'),
   email: () =>
     corpusFile('email', 'mailparser__nodemailer.eml') ?? {
       name: 'note.eml',
       body: Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: hello\r\nContent-Type: text/plain\r\n\r\nHello there.\r\n'),
     },
-  sql: () => corpusFile('sql', 'pg__insert.sql') ?? { name: 'small.sql', body: Buffer.from('CREATE TABLE t (id int, name text);\nINSERT INTO t VALUES (1, \'a\'), (2, \'b\');\n') },
+  sql: () =>
+    corpusFile('sql', 'pg__insert.sql') ?? {
+      name: 'small.sql',
+      body: Buffer.from("CREATE TABLE t (id int, name text);\nINSERT INTO t VALUES (1, 'a'), (2, 'b');\n"),
+    },
   gis: () =>
     corpusFile('gis', 'geojson_grenada.geojson') ?? {
       name: 'points.geojson',
-      body: Buffer.from(JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { n: 1 }, geometry: { type: 'Point', coordinates: [1, 2] } }] })),
+      body: Buffer.from(
+        JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { n: 1 }, geometry: { type: 'Point', coordinates: [1, 2] } }] }),
+      ),
     },
   cad: () => corpusFile('cad', 'dwg_example_2004.dwg') ?? corpusFile('cad', 'dxf_assorted.dxf'),
   parquet: () => corpusFile('parquet', 'pqt_alltypes_plain.parquet'),
@@ -97,7 +104,10 @@ async function runOneJob(server, sample) {
     });
     if (r.status !== 202) throw new Error(`upload ${sample.name}: ${r.status} ${r.text}`);
     for (;;) {
-      const s = await c.request('POST', '/api/v1/documents/status/batch', { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ documentIds: [id] }) });
+      const s = await c.request('POST', '/api/v1/documents/status/batch', {
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds: [id] }),
+      });
       const st = s.json?.results?.[0];
       if (st?.statusInt === 8) return 'completed';
       if (st?.statusInt === 9) return `failed: ${st.errorMessage ?? st.error ?? JSON.stringify(st)}`;

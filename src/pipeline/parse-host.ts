@@ -145,10 +145,6 @@ export class ParseHost implements TaskRunner {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       // The node's own flags (a test runner's loaders, inspector ports) are not the parser's.
       execArgv: this.opts.nodeArgs ?? [],
-      // glibc gives each thread that allocates its own malloc arena (up to 8 per core), each
-      // keeping what it freed; two are enough for threads whose engines allocate in their own
-      // WASM memory. An operator's own setting wins.
-      env: { MALLOC_ARENA_MAX: '2', ...process.env },
     });
     this.child = child;
     this.childReady = false;
