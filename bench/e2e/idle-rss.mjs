@@ -64,12 +64,13 @@ const corpusFile = (family, name) => {
   return CORPUS_AVAILABLE && fs.existsSync(f) ? { name, body: fs.readFileSync(f) } : null;
 };
 
+const withQuery = (sample, query) => (sample ? { ...sample, query } : null);
+
 /** A sample per family: a mid-sized corpus file, else a small built-in one (none for binary formats). */
 const SAMPLES = {
   csv: () => ({ name: 'small.csv', body: Buffer.from(smallCsv(2000)), query: '&csvRoute=Tabular' }),
-  pdf: () => corpusFile('pdf', 'pdfjs__tracemonkey.pdf'),
-  'pdf-ocr': () =>
-    corpusFile('pdf', 'generated__scanned-3p.pdf') ? { ...corpusFile('pdf', 'generated__scanned-3p.pdf'), family: 'pdf', query: '&pdfMode=Ocr' } : null,
+  pdf: () => withQuery(corpusFile('pdf', 'pdfjs__tracemonkey.pdf'), '&pdfMode=SingleColumn'),
+  'pdf-ocr': () => withQuery(corpusFile('pdf', 'generated__scanned-3p.pdf'), '&pdfMode=Ocr'),
   office: () => corpusFile('office', 'tika__testWORD_embeded.docx'),
   email: () =>
     corpusFile('email', 'mailparser__nodemailer.eml') ?? {
@@ -77,10 +78,13 @@ const SAMPLES = {
       body: Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: hello\r\nContent-Type: text/plain\r\n\r\nHello there.\r\n'),
     },
   sql: () =>
-    corpusFile('sql', 'pg__insert.sql') ?? {
-      name: 'small.sql',
-      body: Buffer.from("CREATE TABLE t (id int, name text);\nINSERT INTO t VALUES (1, 'a'), (2, 'b');\n"),
-    },
+    withQuery(
+      corpusFile('sql', 'pg__insert.sql') ?? {
+        name: 'small.sql',
+        body: Buffer.from("CREATE TABLE t (id int, name text);\nINSERT INTO t VALUES (1, 'a'), (2, 'b');\n"),
+      },
+      '&sqlDialect=PostgreSql',
+    ),
   gis: () =>
     corpusFile('gis', 'geojson_grenada.geojson') ?? {
       name: 'points.geojson',
@@ -89,7 +93,7 @@ const SAMPLES = {
       ),
     },
   cad: () => corpusFile('cad', 'dwg_example_2004.dwg') ?? corpusFile('cad', 'dxf_assorted.dxf'),
-  parquet: () => corpusFile('parquet', 'pqt_alltypes_plain.parquet'),
+  parquet: () => withQuery(corpusFile('parquet', 'pqt_alltypes_plain.parquet'), '&parquetMode=MetadataPlusRows'),
 };
 
 async function runOneJob(server, sample) {
