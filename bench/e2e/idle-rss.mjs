@@ -22,7 +22,8 @@ const modes = o.mode === 'both' ? ['embedded', 'redis'] : [o.mode];
 function memOf(pid) {
   try {
     const s = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-    const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN) / 1024;
+    // A process that is exiting (a zombie) has no memory lines: it holds none.
+    const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) / 1024;
     return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
   } catch {
     return null;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARSER_SETTINGS } from '../settings.js';
 import { precompiledModule } from '../kit/engine-handles.js';
-import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
+import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
 
 const require = createRequire(import.meta.url);
 
@@ -112,6 +112,8 @@ export function getPdfium(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<Pdfiu
   if (!instance) {
     instance = (async () => {
       const mod = (await moduleFromWorkerData()) ?? (await compilePdfiumModule(optimizedWanted));
+      // The glue is loaded with the first instance: the node imports this file only to name the binary.
+      const { init } = await import('@embedpdf/pdfium');
       const api = await init({
         instantiateWasm(imports: unknown, done: (inst: object, m: WasmModule) => void) {
           WA.instantiate(mod, imports).then((inst) => done(inst, mod));
