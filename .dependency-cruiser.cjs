@@ -18,6 +18,9 @@ const FLOORS = [
   ['pipeline'],
   // The parsing API: uploads, documents, health.
   ['api'],
+  // The SDK for API users (import { DocparseClient } from 'docparse'): the server's schemas
+  // as types only (sdk-types-only below), so it loads nothing of the server.
+  ['sdk'],
   // The management API and its dependencies.
   ['manage'],
   // The dashboard (its pages call the management API in-process).
@@ -64,6 +67,21 @@ module.exports = {
       to: {},
     },
     ...floorRules,
+    {
+      name: 'sdk-types-only',
+      severity: 'error',
+      comment:
+        "The SDK runs in browsers and in users' programs: it may take the server's schemas and codes as types (import type), never load a module of the server.",
+      from: { path: '^src/sdk/' },
+      to: { path: '^src/', pathNot: '^src/sdk/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'sdk-browser-safe',
+      severity: 'error',
+      comment: "Only src/sdk/node.ts ('docparse/node') may use Node's own modules; the rest of the SDK runs in browsers.",
+      from: { path: '^src/sdk/', pathNot: '^src/sdk/node\\.ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
     {
       name: 'formats-stand-alone',
       severity: 'error',

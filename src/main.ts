@@ -1,11 +1,13 @@
 // The `docparse` command: `serve` runs a node (all roles, or --role api|worker|auth);
 // `admin …` manages tenants, apps, plans, usage and keys, through the node that holds the
 // data dir, against the control plane directly, or on a remote node with --url
-// (src/cli/run-admin-cli.ts; its commands are one table, src/cli/commands/).
+// (src/cli/run-admin-cli.ts; its commands are one table, src/cli/commands/); `parse`,
+// `status` and `result` are for API users, built on the SDK (src/cli/user/).
 import { ConfigError, loadConfig } from './config.js';
 import { VERSION } from './node.js';
 import { runAdminCli } from './cli/run-admin-cli.js';
 import { serve } from './cli/serve.js';
+import { USER_USAGE } from './cli/user/usage.js';
 import { DataDirLockedError } from './data-dir/lock.js';
 
 interface TopCommand {
@@ -36,6 +38,21 @@ const COMMANDS: TopCommand[] = [
       process.exitCode = await runAdminCli(args, loadConfig(process.env), { out: (line) => console.log(line), err: (line) => console.error(line) });
     },
   },
+  ...(['parse', 'status', 'result'] as const).map((name): TopCommand => ({
+    name,
+    help: [USER_USAGE[name]],
+    async run(args) {
+      // Loaded only for these commands: `docparse serve` has no use for the SDK.
+      const { runUserCommand } = await import('./cli/user/run-user-cli.js');
+      process.exitCode = await runUserCommand(name, args, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+        stdout: process.stdout,
+        env: process.env,
+        cwd: process.cwd(),
+      });
+    },
+  })),
 ];
 
 function usage(): string {
@@ -47,7 +64,8 @@ function usage(): string {
     'Usage:',
     ...rows.map(([u, what]) => `  ${u.padEnd(width)}${what}`.trimEnd()),
     '',
-    'Configuration comes from environment variables (see docs/configuration.md).',
+    'A node is configured by environment variables (see docs/configuration.md); parse, status and',
+    'result read DOCPARSE_URL, DOCPARSE_CLIENT_ID and DOCPARSE_CLIENT_SECRET or --config FILE (docs/clients.md).',
   ].join('\n');
 }
 

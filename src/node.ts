@@ -51,6 +51,9 @@ import { createDashboardAuth, type DashboardAuthService } from './dashboard/auth
 import { mountDashboard } from './dashboard/index.js';
 
 const require = createRequire(import.meta.url);
+
+/** Light-lane handlers per parse thread (see the worker loop's wiring below). */
+const LIGHT_HANDLERS_PER_THREAD = 4;
 export const VERSION: string = (require('../package.json') as { version: string }).version;
 
 export interface RunningNode {
@@ -311,7 +314,10 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       quota,
       logger,
       maxAttempts: config.maxAttempts,
-      lightConcurrency: config.workerThreads,
+      // A light job's handler spends much of its time outside the pool (state writes, moving
+      // the artifact, the ledger's group commit): more handlers than threads keep the threads
+      // fed; the pool queues what they hand it.
+      lightConcurrency: LIGHT_HANDLERS_PER_THREAD * config.workerThreads,
       heavyConcurrency: config.heavySlots,
       heavyPerTenant: config.heavySlotsPerTenant,
       scratchDir: path.join(config.dataDir, 'work'),

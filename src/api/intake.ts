@@ -291,7 +291,7 @@ export class Intake {
     const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };
     if (lane === 'heavy') await d.jobs.transition(ref, JobState.WaitingForProvider);
     try {
-      await d.queue.enqueue({ ...ref, lane });
+      await d.queue.enqueue({ ...ref, lane }, { fresh: true });
     } catch (err) {
       d.logger.error({ err, documentId: a.documentId }, 'enqueue failed');
       await d.jobs.transition(ref, JobState.Failed, {

@@ -10,7 +10,7 @@
 // check out, so a failed PUT never removes the bytes of an earlier good one.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Reply, RouteDef } from '../http/route.js';
+import type { Reply, RequestContext, RouteDef } from '../http/route.js';
 import { problem, problems } from '../http/problem.js';
 import { BlobTooLargeError, jobKeys } from '../storage/blob-store.js';
 import { JobState, STATUS_NAMES, type JobRecord } from '../jobs/types.js';
@@ -18,6 +18,8 @@ import { capitalised, Intake, HEAD_BYTES, tooLarge } from './intake.js';
 import { parseCustomMetadata } from './custom-metadata.js';
 import { UploadAccepted, UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
+import { resumableKey, resumableUploadRoutes } from './tus/routes.js';
+import type { SessionClaims } from './session-claims.js';
 
 export interface UploadSessionDeps {
   intake: Intake;
@@ -51,15 +53,6 @@ const UploadCompleteBody = Type.Object({ uploadId: Type.String({ minLength: 10, 
 
 const UploadPutQuery = Type.Object({ expires: Type.Integer(), signature: Type.String({ minLength: 43, maxLength: 43 }) }, { additionalProperties: false });
 const UploadPutParams = Type.Object({ uploadId: Type.String({ minLength: 10, maxLength: 2048 }) });
-
-interface SessionClaims {
-  t: string; // tenant
-  d: string; // documentId
-  g: string; // generation
-  e: number; // expiry, epoch seconds
-  h?: string; // SHA-256 declared in upload-request ('' for none; absent in sessions of earlier versions)
-  p?: 1; // pending overwrite: the session's record is pendingSessionId(g), not d
-}
 
 const PENDING_SESSION_PREFIX = 'upload-session/';
 
@@ -109,6 +102,34 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     const pending = c.p ? await d.jobs.get(c.t, pendingSessionId(c.g)) : null;
     if (pending?.generation === c.g) return pending;
     throw expired();
+  };
+
+  /** The session of a signed upload URL (PUT and the tus requests): its signature, expiry and record. */
+  const signedSession = async (ctx: RequestContext<Static<typeof UploadPutQuery>>): Promise<{ claims: SessionClaims; job: JobRecord }> => {
+    const { uploadId } = ctx.params;
+    const { expires, signature } = ctx.query;
+    const expected = Buffer.from(mac(`put.${uploadId}.${expires}`));
+    if (!timingSafeEqual(expected, Buffer.from(signature.padEnd(expected.length).slice(0, expected.length)))) {
+      throw problem('invalid_signature', 'The upload URL signature does not match.');
+    }
+    if (expires * 1000 < Date.now()) throw expired();
+    const claims = readUploadId(uploadId, 'uploadId');
+    return { claims, job: await sessionJob(claims) };
+  };
+
+  /**
+   * Whole bytes under key become the session's upload (the record keeps their key and hash
+   * for upload-complete), unless the session was completed or replaced meanwhile.
+   */
+  const adoptUpload = async (job: JobRecord, key: string, sha256: string): Promise<void> => {
+    const store = await d.blobs.for(job.storageConfigId);
+    const current = await d.jobs.get(job.tenantId, job.documentId);
+    if (current?.generation !== job.generation || current.statusInt !== JobState.NotQueued) {
+      await store.delete(key);
+      throw problem('upload_completed', 'This session was completed or replaced while the bytes were sent.');
+    }
+    await d.jobs.put({ ...current, uploadKey: key, sha256, updatedAt: new Date().toISOString() });
+    if (current.uploadKey !== key) await store.delete(current.uploadKey);
   };
 
   const request: RouteDef<unknown, Static<typeof UploadRequestBody>> = {
@@ -199,15 +220,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     },
     errors: ['invalid_signature', 'app_disabled', 'upload_completed', 'upload_expired', 'document_too_large', 'rate_limited', 'storage_unavailable'],
     handler: async (ctx): Promise<Reply> => {
-      const { uploadId } = ctx.params;
-      const { expires, signature } = ctx.query;
-      const expected = Buffer.from(mac(`put.${uploadId}.${expires}`));
-      if (!timingSafeEqual(expected, Buffer.from(signature.padEnd(expected.length).slice(0, expected.length)))) {
-        throw problem('invalid_signature', 'The upload URL signature does not match.');
-      }
-      if (expires * 1000 < Date.now()) throw expired();
-      const claims = readUploadId(uploadId, 'uploadId');
-      const job = await sessionJob(claims);
+      const { claims, job } = await signedSession(ctx);
       if (job.statusInt !== JobState.NotQueued) throw problem('upload_completed', 'This session was completed; open a new one to upload again.');
       if (!ctx.bodyStream) throw problems.invalidParameter('body', 'Send the file bytes as the request body.');
       if (ctx.bodyStream.declaredLength !== null && ctx.bodyStream.declaredLength !== job.sizeBytes) {
@@ -238,15 +251,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         await store.delete(attemptKey);
         throw problems.invalidParameter('sha256', `The bytes' SHA-256 is ${written.sha256}, not the ${declared} declared in upload-request.`);
       }
-      // These bytes become the session's upload (the record keeps their key and hash for
-      // upload-complete), unless the session was completed or replaced meanwhile.
-      const current = await d.jobs.get(job.tenantId, job.documentId);
-      if (current?.generation !== job.generation || current.statusInt !== JobState.NotQueued) {
-        await store.delete(attemptKey);
-        throw problem('upload_completed', 'This session was completed or replaced while the bytes were sent.');
-      }
-      await d.jobs.put({ ...current, uploadKey: attemptKey, sha256: written.sha256, updatedAt: new Date().toISOString() });
-      if (current.uploadKey !== attemptKey) await store.delete(current.uploadKey);
+      await adoptUpload(job, attemptKey, written.sha256);
       return { status: 204, empty: true };
     },
   };
@@ -284,8 +289,16 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       }
       const customMetadata = parseCustomMetadata(routing.customMetadataJson);
       const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
-      if (!blob || !job.sha256 || blob.size !== job.sizeBytes)
-        throw problem('upload_incomplete', 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.');
+      if (!blob || !job.sha256 || blob.size !== job.sizeBytes) {
+        const staged = await (await d.blobs.for(job.storageConfigId)).stagedSize(resumableKey(job));
+        throw problem(
+          'upload_incomplete',
+          staged
+            ? `${staged} of ${job.sizeBytes} bytes were received: send the rest with PATCH (tus) to the uploadUrl first.`
+            : 'No bytes were uploaded to this session yet: PUT them to the uploadUrl first.',
+          { offset: staged },
+        );
+      }
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
@@ -310,7 +323,8 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     },
   };
 
-  return [request, put, complete];
+  const resumable = resumableUploadRoutes({ intake, signedSession, adoptUpload, query: UploadPutQuery, params: UploadPutParams });
+  return [request, put, complete, ...resumable];
 }
 
 async function readHead(stream: NodeJS.ReadableStream & { destroy(): void }): Promise<Buffer> {

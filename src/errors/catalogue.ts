@@ -158,6 +158,24 @@ export const PROBLEMS = {
     group: 'documents',
     when: 'upload-complete for a session whose bytes were not uploaded yet.',
   },
+  upload_offset_mismatch: {
+    status: 409,
+    title: 'Upload offset mismatch',
+    group: 'documents',
+    when: 'A resumable (tus) PATCH whose `Upload-Offset` is not the number of bytes stored; names the stored `offset`, also in the `Upload-Offset` header. Ask with HEAD and continue from there.',
+  },
+  tus_version_unsupported: {
+    status: 412,
+    title: 'tus version not supported',
+    group: 'documents',
+    when: 'A request to an upload URL with a `Tus-Resumable` version other than 1.0.0 (the `Tus-Version` header lists the supported ones).',
+  },
+  checksum_mismatch: {
+    status: 460,
+    title: 'Checksum mismatch',
+    group: 'documents',
+    when: "A resumable (tus) PATCH whose bytes do not match its `Upload-Checksum`; none of that request's bytes were kept.",
+  },
   upload_expired: {
     status: 410,
     title: 'Upload session expired',

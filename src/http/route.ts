@@ -107,4 +107,9 @@ export interface RouteDef<Q = any, B = any> {
    */
   errors?: readonly ProblemCode[];
   handler: (ctx: RequestContext<Q, B>) => Promise<Reply>;
+  /**
+   * What OPTIONS on this path answers besides Allow: a protocol's capabilities (tus: Tus-Version,
+   * Tus-Extension …) and the request headers a CORS preflight may allow for it.
+   */
+  options?: { headers: Record<string, string>; corsAllowHeaders?: string[] };
 }

@@ -41,6 +41,8 @@ export class HttpServer {
   private idleWaiters: (() => void)[] = [];
   /** Requests received and not yet fully answered. */
   activeRequests = 0;
+  /** Handlers whose promise has not settled yet, their exchange ended or not. */
+  private handlersRunning = 0;
   totalRequests = 0;
   private readonly slowBodyMs: number;
   private readonly slowBodyBytes: number;
@@ -80,7 +82,7 @@ export class HttpServer {
     this.draining = true;
     if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
-    if (this.activeRequests > 0) {
+    if (!this.idle()) {
       await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
     }
     // close() exists on the native app (closes every socket) but is missing from its typings.
@@ -165,10 +167,17 @@ export class HttpServer {
       reply = this.errorReply(err, ex);
     }
     if (isPromise(reply)) {
-      reply.then(
-        (r) => this.respond(ex, r),
-        (err) => this.respond(ex, this.errorReply(err, ex)),
-      );
+      // Counted until it settles, even when its client has gone: drain waits for it.
+      this.handlersRunning++;
+      reply
+        .then(
+          (r) => this.respond(ex, r),
+          (err) => this.respond(ex, this.errorReply(err, ex)),
+        )
+        .finally(() => {
+          this.handlersRunning--;
+          this.wakeIfIdle();
+        });
     } else {
       this.respond(ex, reply);
     }
@@ -256,8 +265,15 @@ export class HttpServer {
         },
         'request',
       );
-    if (this.activeRequests === 0 && this.idleWaiters.length) {
-      for (const w of this.idleWaiters.splice(0)) w();
-    }
+    this.wakeIfIdle();
   };
+
+  /** No exchange open and no handler running (one may outlive its aborted exchange). */
+  private idle(): boolean {
+    return this.activeRequests === 0 && this.handlersRunning === 0;
+  }
+
+  private wakeIfIdle(): void {
+    if (this.idle() && this.idleWaiters.length) for (const w of this.idleWaiters.splice(0)) w();
+  }
 }

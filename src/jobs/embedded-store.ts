@@ -16,7 +16,7 @@ import { Journal, syncDir, type Durability } from './journal.js';
 import { readLegacyJobFiles, removeLegacyJobFiles } from './legacy-job-files.js';
 import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
 import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
-import { checkedPatch, cloneRecord, consoleLogger, expiresAtMs, isExpired, recordFlaw, recordKey, type JobLogger } from './support.js';
+import { checkedPatch, cloneRecord, consoleLogger, deepFreeze, expiresAtMs, isExpired, recordFlaw, recordKey, type JobLogger } from './support.js';
 
 export interface EmbeddedJobStoreOptions {
   dataDir: string;
@@ -124,10 +124,11 @@ export class EmbeddedJobStore implements JobStore {
     }
   }
 
+  /** Holds `job` (the store's own copy, frozen here): readers get it as it is, never a copy. */
   private setInMemory(key: string, job: JobRecord): void {
     const prev = this.records.get(key);
     if (prev) this.unfinishedByApp.get(prev.appId)?.delete(key);
-    this.records.set(key, job);
+    this.records.set(key, deepFreeze(job));
     if (isUnfinished(job.statusInt)) {
       let set = this.unfinishedByApp.get(job.appId);
       if (!set) this.unfinishedByApp.set(job.appId, (set = new Set()));
@@ -160,7 +161,7 @@ export class EmbeddedJobStore implements JobStore {
     const copy = cloneRecord(job);
     this.setInMemory(key, copy);
     await this.journal.append(key, copy, 'synced');
-    return prev ? cloneRecord(prev) : null;
+    return prev;
   }
 
   async putSession(job: JobRecord): Promise<{ previous: JobRecord | null } | null> {
@@ -172,15 +173,11 @@ export class EmbeddedJobStore implements JobStore {
   }
 
   async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
-    const job = this.visible(recordKey(tenantId, documentId));
-    return job ? cloneRecord(job) : null;
+    return this.visible(recordKey(tenantId, documentId));
   }
 
   async getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]> {
-    return documentIds.map((id) => {
-      const job = this.visible(recordKey(tenantId, id));
-      return job ? cloneRecord(job) : null;
-    });
+    return documentIds.map((id) => this.visible(recordKey(tenantId, id)));
   }
 
   async transition(ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>, to: JobStateInt, patch?: TransitionPatch): Promise<JobRecord | null> {
@@ -197,7 +194,7 @@ export class EmbeddedJobStore implements JobStore {
     };
     this.setInMemory(key, next);
     await this.journal.append(key, next, durabilityOf(to));
-    return cloneRecord(next);
+    return next;
   }
 
   async delete(tenantId: string, documentId: string, generation?: string): Promise<void> {
@@ -249,7 +246,7 @@ export class EmbeddedJobStore implements JobStore {
     for (const keys of this.unfinishedByApp.values()) {
       for (const key of keys) {
         const job = this.visible(key);
-        if (job) out.push(cloneRecord(job));
+        if (job) out.push(job);
       }
     }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

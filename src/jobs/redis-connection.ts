@@ -69,7 +69,8 @@ export function workerConnectionOptions(url: string) {
  * at once instead of queueing for the length of the outage.
  */
 export function openRequestRedis(url: string, name: string, log?: JobLogger): Redis {
-  const redis = new (loadIoredis().Redis)(url, requestPathOptions());
+  // Commands issued in the same tick by different requests and jobs share one socket write.
+  const redis = new (loadIoredis().Redis)(url, { ...requestPathOptions(), enableAutoPipelining: true });
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = false;
   });

@@ -123,15 +123,19 @@ export class RedisJobQueue implements JobQueue {
     if (!isRedisUnavailableError(err)) this.log.error({ ...errorInfo(err), lane }, msg);
   }
 
-  async enqueue(ref: JobRef): Promise<void> {
+  async enqueue(ref: JobRef, opts: { fresh?: boolean } = {}): Promise<void> {
     if (this.closing) throw new Error('job queue is closed');
     const q = this.queues[ref.lane];
     if (!q) throw new Error(`unknown lane ${String(ref.lane)}`);
     const jobId = deliveryId(ref);
     await failFast(ROLE, async () => {
-      const state = await q.getJobState(jobId);
-      if (state === 'completed' || state === 'failed') await q.remove(jobId);
-      else if (state !== 'unknown') return; // still pending
+      // A finished delivery of the same generation (a job recovered after a restart) is
+      // removed first, or BullMQ would take the add for a duplicate and drop it.
+      if (!opts.fresh) {
+        const state = await q.getJobState(jobId);
+        if (state === 'completed' || state === 'failed') await q.remove(jobId);
+        else if (state !== 'unknown') return; // still pending
+      }
       const data: JobRef = { tenantId: ref.tenantId, documentId: ref.documentId, generation: ref.generation, lane: ref.lane };
       await q.add('job', data, { jobId });
     });

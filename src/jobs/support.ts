@@ -50,6 +50,23 @@ export function cloneRecord(job: JobRecord): JobRecord {
   return structuredClone(job);
 }
 
+/**
+ * Freezes a record and everything in it (iteratively: custom metadata may be deeply
+ * nested), so a store can hand the one copy it holds to every reader: a status poll reads
+ * many records and copying each was most of its cost. A reader that tried to change one
+ * would throw (modules run in strict mode) instead of changing the store behind its back.
+ */
+export function deepFreeze<T extends object>(value: T): Readonly<T> {
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const o = stack.pop()!;
+    if (Object.isFrozen(o)) continue;
+    Object.freeze(o);
+    for (const v of Object.values(o)) if (v !== null && typeof v === 'object') stack.push(v as object);
+  }
+  return value;
+}
+
 export function isRetryLater(err: unknown): err is { delayMs: number; message: string } {
   return err instanceof Error && err.name === 'RetryLater' && typeof (err as { delayMs?: unknown }).delayMs === 'number';
 }

@@ -136,8 +136,12 @@ export interface QueueDepth {
 }
 
 export interface JobQueue {
-  /** Idempotent per (tenantId, documentId, generation) while that delivery is pending. */
-  enqueue(ref: JobRef): Promise<void>;
+  /**
+   * Idempotent per (tenantId, documentId, generation) while that delivery is pending.
+   * `fresh`: the caller made this generation just now, so no earlier delivery of it can
+   * exist (finished or not) and none is looked for (one round trip fewer per upload).
+   */
+  enqueue(ref: JobRef, opts?: { fresh?: boolean }): Promise<void>;
   /**
    * Starts consuming a lane with up to `concurrency` handlers at once. A handler that
    * resolves acknowledges the delivery. A handler that throws RetryLater makes the queue

@@ -10,9 +10,9 @@ export class SyncFileStream extends Writable {
   private fd: number | null;
 
   /** Opens (creates or truncates) `path` at once: a failure throws here, before any parsing. */
-  constructor(path: string, highWaterMark = 1024 * 1024) {
-    super({ highWaterMark, decodeStrings: true });
-    this.fd = fs.openSync(path, 'w');
+  constructor(path: string, opts: { highWaterMark?: number; mode?: number } = {}) {
+    super({ highWaterMark: opts.highWaterMark ?? 1024 * 1024, decodeStrings: true });
+    this.fd = fs.openSync(path, 'w', opts.mode);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {

@@ -15,12 +15,22 @@ export interface ParseTask {
   inputPath: string;
   /** Where the thread writes the artifact JSON. */
   artifactPath: string;
-  /** Scratch folder for the parser; removed by the caller. */
+  /** Scratch folder for the parser, made by the thread when a parser first asks for it; removed by the caller. */
   tempDir: string;
 }
 
 export type ParseTaskResult =
-  | { ok: true; documentFormat: string; documentUnits: number; artifactBytes: number; warnings: number; parts: { name: string; path: string }[] }
+  | {
+      ok: true;
+      documentFormat: string;
+      documentUnits: number;
+      /** Bytes of the artifact, written at artifactPath with mode 0600. */
+      artifactBytes: number;
+      warnings: number;
+      parts: { name: string; path: string }[];
+      /** Whether the parser made tempDir (absent: assume it did). */
+      scratchUsed?: boolean;
+    }
   | {
       ok: false;
       code: JobFailureCode;

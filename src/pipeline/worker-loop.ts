@@ -106,10 +106,13 @@ export class WorkerLoop {
     });
     if (!job) return;
 
+    // The parser's folder is made by its thread only if it needs one; the artifact is a file
+    // beside it, moved into the blob store when the parse succeeds.
     const work = path.join(this.scratch, `${ref.generation}-${attempt}`);
-    await fs.mkdir(work, { recursive: true, mode: 0o700 });
-    const artifactPath = path.join(work, 'artifact.json');
+    const artifactPath = `${work}.artifact.json`;
     let input: { path: string; release(): Promise<void> } | null = null;
+    let artifactMoved = false;
+    let scratchUsed = true;
     try {
       // Every run holds at least one unit before any work: an app at its quota parses nothing.
       const running = job;
@@ -133,6 +136,7 @@ export class WorkerLoop {
         },
         hooks,
       );
+      if (result.ok) scratchUsed = result.scratchUsed ?? true;
       if (!result.ok) {
         if (result.internal)
           logger.warn(
@@ -154,7 +158,8 @@ export class WorkerLoop {
       if (!materializing) return;
       const keys = jobKeys(job);
       const artifactKey = keys.artifact;
-      const artifactBytes = await blobStore.putFile(artifactKey, artifactPath);
+      const artifactBytes = await blobStore.putFile(artifactKey, artifactPath, { writtenPrivate: result.artifactBytes });
+      artifactMoved = true;
       for (const part of result.parts) await blobStore.putFile(keys.part(part.name), part.path);
       // Charge before completing: the charge is idempotent per generation, so a crash in
       // between re-runs the job and charges nothing twice; a completed job is always charged.
@@ -194,7 +199,8 @@ export class WorkerLoop {
       await this.retryOrFail(job, attempt, { code: 'extraction_failed', message: failureReasons.storing(), stage: 'materialize' });
     } finally {
       await input?.release();
-      await fs.rm(work, { recursive: true, force: true });
+      if (!artifactMoved) await fs.rm(artifactPath, { force: true });
+      if (scratchUsed) await fs.rm(work, { recursive: true, force: true });
     }
   }
 

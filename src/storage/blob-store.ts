@@ -15,8 +15,12 @@ export interface BlobStore {
    * is rethrown (BlobTooLargeError for the limit).
    */
   write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number }): Promise<WriteResult>;
-  /** Moves (or uploads) a finished local file into key. */
-  putFile(key: string, localPath: string): Promise<number>;
+  /**
+   * Moves (or uploads) a finished local file into key; resolves to its size. `writtenPrivate`:
+   * the caller wrote the file itself with mode 0600 and knows its size, so the store need
+   * neither tighten its mode nor stat it.
+   */
+  putFile(key: string, localPath: string, opts?: { writtenPrivate?: number }): Promise<number>;
   /** Readable over the blob; null when it does not exist. */
   read(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** A local file holding the blob for worker threads; release() cleans any temp copy. */
@@ -25,6 +29,46 @@ export interface BlobStore {
   /** Deletes every key under a prefix (a job's folder). */
   deletePrefix(prefix: string): Promise<void>;
   ping(): Promise<void>;
+
+  // A staged upload: a blob received in pieces (tus PATCH requests), appended under its key
+  // until finishStaged makes it the blob at that key. What was appended survives a restart.
+  /** Bytes durably staged under key so far (0 when nothing is). */
+  stagedSize(key: string): Promise<number>;
+  /**
+   * Appends source to the staged upload under key, which must hold exactly `offset` bytes
+   * (StagedOffsetError otherwise). When source fails, what it gave is kept if
+   * keepOnFailure(err) says so, else the staged upload stays as it was; either way the
+   * failure is returned with the offset now stored (errors of the store itself are thrown).
+   * beforeCommit runs once source has ended, before anything becomes visible: throwing there
+   * (a checksum that does not match) drops this append.
+   */
+  appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult>;
+  /** Makes the staged upload the blob at key (readable with read()); its staging is gone. */
+  finishStaged(key: string): Promise<void>;
+  /** Removes a staged upload and all it holds (S3: aborts its multipart upload). */
+  discardStaged(key: string): Promise<void>;
+}
+
+export interface AppendOptions {
+  /** Size of the whole upload, for the S3 part size (at most 10,000 parts). */
+  totalBytes: number;
+  keepOnFailure: (err: unknown) => boolean;
+  beforeCommit?: () => void;
+}
+
+export interface AppendResult {
+  /** Bytes staged after this append. */
+  offset: number;
+  /** Why source failed, when it did. */
+  failure: unknown;
+}
+
+/** An append at an offset other than what is staged. */
+export class StagedOffsetError extends Error {
+  constructor(public readonly staged: number) {
+    super(`the staged upload holds ${staged} bytes`);
+    this.name = 'StagedOffsetError';
+  }
 }
 
 export class BlobTooLargeError extends Error {

@@ -3,14 +3,27 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
+import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
 
 // Blobs are tenants' documents and results: readable by the service's own user only.
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+/** A staged upload is a file beside its final key, renamed to it when finished. */
+const STAGING_SUFFIX = '.staging';
+const WRITE_BATCH = 1024 * 1024;
+const SYNC_EVERY = 4 * 1024 * 1024;
+
+/** Folders remembered as made; past this many the memory starts again (a miss costs one mkdir). */
+const KNOWN_FOLDERS_MAX = 10_000;
 
 export class DiskBlobStore implements BlobStore {
   private rootReady: Promise<void> | null = null;
+  /**
+   * Folders this store made or found, so a job's second blob (its artifact) and a new job's
+   * folder under a known parent cost one mkdir, not a walk up the tree. Forgotten when
+   * anything under the root is deleted.
+   */
+  private readonly knownFolders = new Set<string>();
 
   constructor(private readonly root: string) {}
 
@@ -32,10 +45,48 @@ export class DiskBlobStore implements BlobStore {
     return full;
   }
 
+  /** Makes `dir` (and missing parents) unless it is known to exist. */
+  private async ensureFolder(dir: string): Promise<void> {
+    if (this.knownFolders.has(dir)) return;
+    await this.ensureRoot();
+    // The levels below the deepest folder known to exist, made top-down: a new job under a
+    // known tenant costs two calls, where a recursive mkdir first fails on the deepest level.
+    const root = path.resolve(this.root);
+    const levels: string[] = [];
+    for (let d = dir; d.startsWith(root + path.sep) && !this.knownFolders.has(d); d = path.dirname(d)) levels.push(d);
+    if (this.knownFolders.size + levels.length > KNOWN_FOLDERS_MAX) this.knownFolders.clear();
+    for (const level of levels.reverse()) {
+      try {
+        await fs.mkdir(level, { mode: DIR_MODE });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') {
+          // A parent removed behind the memory's back: made again, whole.
+          this.knownFolders.clear();
+          await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+          break;
+        }
+        if (code !== 'EEXIST') throw err;
+      }
+      this.knownFolders.add(level);
+    }
+    this.knownFolders.add(dir);
+  }
+
+  /** Runs `op` in `dir`; if the folder was removed behind the memory's back, makes it and tries once more. */
+  private async inFolder<T>(dir: string, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.knownFolders.delete(dir)) throw err;
+      await this.ensureFolder(dir);
+      return op();
+    }
+  }
+
   async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
     const final = this.resolve(key);
-    await this.ensureRoot();
-    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
+    await this.ensureFolder(path.dirname(final));
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
     const hash = createHash('sha256');
     let bytes = 0;
@@ -50,7 +101,7 @@ export class DiskBlobStore implements BlobStore {
       }
     };
     // Open before streaming so a failure can never race the file's creation.
-    const handle = await fs.open(partial, 'wx', FILE_MODE);
+    const handle = await this.inFolder(path.dirname(final), () => fs.open(partial, 'wx', FILE_MODE));
     try {
       await pipeline(source, meter, handle.createWriteStream());
       await fs.rename(partial, final);
@@ -61,12 +112,11 @@ export class DiskBlobStore implements BlobStore {
     }
   }
 
-  async putFile(key: string, localPath: string): Promise<number> {
+  async putFile(key: string, localPath: string, opts: { writtenPrivate?: number } = {}): Promise<number> {
     const final = this.resolve(key);
-    await this.ensureRoot();
-    await fs.mkdir(path.dirname(final), { recursive: true, mode: DIR_MODE });
+    await this.ensureFolder(path.dirname(final));
     try {
-      await fs.rename(localPath, final);
+      await this.inFolder(path.dirname(final), () => fs.rename(localPath, final));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       // Another filesystem: copied beside the key, then renamed, so a copy cut short is never under it.
@@ -80,6 +130,7 @@ export class DiskBlobStore implements BlobStore {
       }
       await fs.rm(localPath, { force: true });
     }
+    if (opts.writtenPrivate !== undefined) return opts.writtenPrivate;
     // The file was made elsewhere (a worker's scratch folder), with that writer's mode.
     await fs.chmod(final, FILE_MODE);
     return (await fs.stat(final)).size;
@@ -107,6 +158,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    this.knownFolders.clear(); // the prefix and emptied parents are gone
     await fs.rm(this.resolve(prefix), { recursive: true, force: true });
     // Remove now-empty parent folders up to the root so the tree does not grow forever.
     let dir = path.dirname(this.resolve(prefix));
@@ -124,5 +176,83 @@ export class DiskBlobStore implements BlobStore {
   async ping(): Promise<void> {
     await this.ensureRoot();
     await fs.access(this.root, fs.constants.W_OK);
+  }
+
+  async stagedSize(key: string): Promise<number> {
+    try {
+      return (await fs.stat(this.resolve(key) + STAGING_SUFFIX)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes what source gives at the end of the staging file, so what was taken from it is on
+   * disk when it fails; synced before the new offset is answered. A dropped append is cut
+   * back to where it started.
+   */
+  async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
+    const file = this.resolve(key) + STAGING_SUFFIX;
+    await this.ensureRoot();
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
+    const handle = await fs.open(file, fs.constants.O_RDWR | fs.constants.O_CREAT, FILE_MODE);
+    try {
+      const staged = (await handle.stat()).size;
+      if (staged !== offset) throw new StagedOffsetError(staged);
+      let position = offset;
+      let batch: Buffer[] = [];
+      let batchBytes = 0;
+      // Chunks are written in batches of WRITE_BATCH: one write per network chunk (often
+      // 64 KiB) would cost a thread-pool round trip each.
+      const flush = async () => {
+        const data = batch.length === 1 ? batch[0] : Buffer.concat(batch, batchBytes);
+        batch = [];
+        batchBytes = 0;
+        let done = 0;
+        while (done < data.length) done += (await handle.write(data, done, data.length - done, position + done)).bytesWritten;
+        position += data.length;
+        unsynced += data.length;
+        if (unsynced >= SYNC_EVERY && !syncing) {
+          unsynced = 0;
+          syncing = handle.datasync().finally(() => (syncing = null));
+          syncing.catch(() => {}); // its error comes back from the last datasync below
+        }
+      };
+      // The disk writes while the body still arrives: a sync in the background every
+      // SYNC_EVERY bytes, so the one before answering has little left to flush.
+      let unsynced = 0;
+      let syncing: Promise<void> | null = null;
+      let failure: unknown = null;
+      try {
+        for await (const chunk of source) {
+          batch.push(chunk);
+          batchBytes += chunk.length;
+          if (batchBytes >= WRITE_BATCH) await flush();
+        }
+        opts.beforeCommit?.();
+        if (batchBytes) await flush();
+      } catch (err) {
+        failure = err;
+        // What was taken from source is kept, or nothing of this append.
+        if (opts.keepOnFailure(err)) {
+          if (batchBytes) await flush();
+        } else position = offset;
+      }
+      await (syncing as Promise<void> | null)?.catch(() => {});
+      if (position !== (await handle.stat()).size) await handle.truncate(position);
+      await handle.datasync();
+      return { offset: position, failure };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async finishStaged(key: string): Promise<void> {
+    await fs.rename(this.resolve(key) + STAGING_SUFFIX, this.resolve(key));
+  }
+
+  async discardStaged(key: string): Promise<void> {
+    await fs.rm(this.resolve(key) + STAGING_SUFFIX, { force: true });
   }
 }

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import type * as S3Sdk from '@aws-sdk/client-s3';
 import { problem } from '../http/problem.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
-import { BlobTooLargeError, type BlobStore, type WriteResult } from './blob-store.js';
+import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
 
 let loaded: typeof S3Sdk | null = null;
 /** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
@@ -33,6 +33,39 @@ export interface S3BlobStoreOptions {
 }
 
 const PART_SIZE = 8 * 1024 * 1024;
+/** S3 takes at most this many parts in one multipart upload. */
+const MAX_PARTS = 10_000;
+/**
+ * A staged upload (tus) is an S3 multipart upload of the final key, plus two small objects
+ * beside it: its state (upload id, parts sent) and its tail, the bytes that do not fill a
+ * part yet (under one part: S3 refuses parts under 5 MiB but the last). The state is the
+ * commit point of an append; keeping both in the bucket lets any node continue the upload.
+ */
+const STATE_SUFFIX = '.staging-state';
+const TAIL_SUFFIX = '.staging-tail-';
+
+interface StagedState {
+  uploadId: string | null;
+  partSize: number;
+  parts: { PartNumber: number; ETag: string }[];
+  /** Bytes in parts: parts.length × partSize, all full. */
+  partsBytes: number;
+  tailKey: string | null;
+  tailBytes: number;
+}
+
+/** Parts of 8 MiB, larger when needed to fit the whole upload in 10,000 parts (whole MiB). */
+function partSizeFor(totalBytes: number): number {
+  const mib = 1024 * 1024;
+  return Math.max(PART_SIZE, Math.ceil(totalBytes / MAX_PARTS / mib) * mib);
+}
+
+/** An error of the store (not of the append's source) met while appending. */
+class StoreError extends Error {
+  constructor(readonly original: unknown) {
+    super('storage request failed');
+  }
+}
 /** A tenant endpoint that has not accepted the connection by then is not reachable. */
 const TENANT_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -214,6 +247,9 @@ export class S3BlobStore implements BlobStore {
     do {
       const page = await this.send(() => this.s3.send(new (sdk().ListObjectsV2Command)({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
       const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+      // A staged upload's parts are no object: only its state names them (AbortMultipartUpload).
+      const root = this.o.prefix ? `${this.o.prefix.replace(/\/+$/, '')}/` : '';
+      for (const { Key } of keys) if (Key.endsWith(STATE_SUFFIX)) await this.discardStaged(Key.slice(root.length, -STATE_SUFFIX.length));
       if (keys.length) await this.send(() => this.s3.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
@@ -221,6 +257,161 @@ export class S3BlobStore implements BlobStore {
 
   async ping(): Promise<void> {
     await this.send(() => this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket })));
+  }
+
+  private async readState(key: string): Promise<StagedState | null> {
+    const blob = await this.read(key + STATE_SUFFIX);
+    if (!blob) return null;
+    return JSON.parse((await readAll(blob.stream)).toString('utf8')) as StagedState;
+  }
+
+  private async putSmall(key: string, body: Buffer): Promise<void> {
+    await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key), Body: body, ContentLength: body.length })));
+  }
+
+  async stagedSize(key: string): Promise<number> {
+    const state = await this.readState(key);
+    return state ? state.partsBytes + state.tailBytes : 0;
+  }
+
+  /**
+   * Streams source into parts of the multipart upload, starting with the stored tail; what is
+   * left under a part becomes the new tail. Memory: two parts (one filling, one on its way;
+   * 8 MiB each, more only above 80 GiB uploads) per append in progress, whatever the size of
+   * the request.
+   */
+  async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
+    const Bucket = this.o.bucket;
+    const Key = this.key(key);
+    const state: StagedState = (await this.readState(key)) ?? {
+      uploadId: null,
+      partSize: partSizeFor(opts.totalBytes),
+      parts: [],
+      partsBytes: 0,
+      tailKey: null,
+      tailBytes: 0,
+    };
+    if (state.partsBytes + state.tailBytes !== offset) throw new StagedOffsetError(state.partsBytes + state.tailBytes);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    if (state.tailKey) {
+      const tail = await this.read(state.tailKey);
+      if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
+      pending.push(await readAll(tail.stream));
+      pendingBytes = state.tailBytes;
+    }
+    let uploadId = state.uploadId;
+    let created: string | null = null;
+    const sent: StagedState['parts'] = [];
+    const store = async <T>(request: () => Promise<T>): Promise<T> => {
+      try {
+        return await this.send(request);
+      } catch (err) {
+        throw new StoreError(err);
+      }
+    };
+    // One part on its way to S3 while the next one fills: the request body keeps flowing.
+    let inflight: Promise<void> | null = null;
+    const settle = async () => {
+      const p = inflight;
+      inflight = null;
+      await p;
+    };
+    const sendPart = async () => {
+      const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      const body = all.subarray(0, state.partSize);
+      const rest = all.subarray(state.partSize);
+      pending = rest.length ? [rest] : [];
+      pendingBytes = rest.length;
+      await settle();
+      if (uploadId === null) {
+        uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
+      }
+      const UploadId = uploadId;
+      const PartNumber = state.parts.length + sent.length + 1;
+      inflight = store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
+        (r) => {
+          sent.push({ PartNumber, ETag: r.ETag! });
+        },
+      );
+      inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
+    };
+    let failure: unknown = null;
+    try {
+      for await (const chunk of source) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        while (pendingBytes >= state.partSize) await sendPart();
+      }
+      await settle();
+      opts.beforeCommit?.();
+    } catch (caught) {
+      // A part still on its way counts once it has arrived (a cut-off body keeps it).
+      let err = caught;
+      if (!(err instanceof StoreError)) await settle().catch((storeErr: unknown) => (err = storeErr));
+      if (err instanceof StoreError || !opts.keepOnFailure(err)) {
+        // Parts sent to an upload that existed before are left out of the state: the next
+        // append sends those part numbers again, and completion lists only committed parts.
+        const UploadId = created;
+        if (UploadId !== null) await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket, Key, UploadId }))).catch(() => {});
+        if (err instanceof StoreError) throw err.original;
+        return { offset, failure: err };
+      }
+      failure = err;
+    }
+    const next: StagedState = {
+      ...state,
+      uploadId,
+      parts: [...state.parts, ...sent],
+      partsBytes: state.partsBytes + sent.length * state.partSize,
+      tailKey: pendingBytes ? `${key}${TAIL_SUFFIX}${randomBytes(6).toString('hex')}` : null,
+      tailBytes: pendingBytes,
+    };
+    if (next.tailKey) await this.putSmall(next.tailKey, Buffer.concat(pending, pendingBytes));
+    await this.putSmall(key + STATE_SUFFIX, Buffer.from(JSON.stringify(next)));
+    if (state.tailKey) await this.delete(state.tailKey).catch(() => {});
+    return { offset: next.partsBytes + next.tailBytes, failure };
+  }
+
+  async finishStaged(key: string): Promise<void> {
+    const Bucket = this.o.bucket;
+    const Key = this.key(key);
+    const state = await this.readState(key);
+    if (!state) throw new Error(`no staged upload under ${key}`);
+    const parts = [...state.parts];
+    let uploadId = state.uploadId;
+    if (state.tailKey) {
+      const tail = await this.read(state.tailKey);
+      if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
+      const body = await readAll(tail.stream);
+      uploadId ??= (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
+      const UploadId = uploadId;
+      const PartNumber = parts.length + 1;
+      const r = await this.send(() =>
+        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
+      );
+      parts.push({ PartNumber, ETag: r.ETag! });
+    }
+    const UploadId = uploadId;
+    if (UploadId === null) await this.putSmall(key, Buffer.alloc(0));
+    else await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+    if (state.tailKey) await this.delete(state.tailKey);
+    await this.delete(key + STATE_SUFFIX);
+  }
+
+  async discardStaged(key: string): Promise<void> {
+    const state = await this.readState(key);
+    if (!state) return;
+    const UploadId = state.uploadId;
+    if (UploadId !== null) {
+      await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket: this.o.bucket, Key: this.key(key), UploadId })), {
+        raw: isNoSuchUpload,
+      }).catch((err) => {
+        if (!isNoSuchUpload(err)) throw err;
+      });
+    }
+    if (state.tailKey) await this.delete(state.tailKey);
+    await this.delete(key + STATE_SUFFIX);
   }
 
   close(): void {
@@ -234,4 +425,15 @@ export class S3BlobStore implements BlobStore {
 function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+function isNoSuchUpload(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NoSuchUpload' || e?.$metadata?.httpStatusCode === 404;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of stream) parts.push(c as Buffer);
+  return Buffer.concat(parts);
 }

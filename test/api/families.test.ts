@@ -2,6 +2,7 @@
 // routed, parsed in a worker thread, served as JSON, and charged the family's Document Units.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { corpusPath } from '../helpers/parse.js';
 
@@ -233,5 +234,13 @@ describe('GIS features past the inline cap', { timeout: 300_000 }, () => {
       await node.close();
       await destroyTestEnv(capEnv);
     }
+  });
+
+  // Runs last: every family above has been through the node by now. Parsers that need a
+  // scratch folder (GIS, e-mail attachments) get one; nothing of any job stays behind.
+  it("leaves nothing in the node's scratch folder once its jobs are done", async () => {
+    const work = path.join(env.dataDir, 'work');
+    const left = await fs.readdir(work).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)));
+    expect(left).toEqual([]);
   });
 });

@@ -488,4 +488,27 @@ describe('drain', () => {
     await draining;
     expect(await c.waitClosed(10_000)).toBe(true);
   });
+
+  it('waits for a handler still running after its client went away', async () => {
+    // The node closes its job store once drain resolves: a handler that outlives its client
+    // (an upload being recorded) must finish first, or its record is left half-written.
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let started = false;
+    const s = await startTestServer(testRoutes(blobDir, { holdUpload: hold, uploadStarted: () => (started = true) }));
+    const c = new RawConnection(s.port);
+    await c.connected;
+    await c.write(`POST /blobs/drain2 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n`);
+    await c.write(Buffer.alloc(100, 1));
+    await waitFor(() => started, 'the handler to start');
+    c.destroy();
+    await waitFor(() => s.server.activeRequests === 0, 'the exchange to end with its client');
+    let drained = false;
+    const draining = s.server.drain(30_000).then(() => (drained = true));
+    await sleep(300);
+    expect(drained).toBe(false);
+    release();
+    await draining;
+    expect(drained).toBe(true);
+  });
 });

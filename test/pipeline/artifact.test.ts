@@ -29,11 +29,21 @@ const task = (file: string, artifactPath: string) => ({
 
 describe('artifact file', () => {
   it('a path that cannot be created fails the task with the file error', async () => {
-    const missing = path.join(dir, 'no-such-dir', 'a.json');
-    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf, parserSettings());
+    // Its folder would have to be made inside a regular file.
+    const blocker = path.join(dir, 'a-file');
+    fs.writeFileSync(blocker, 'not a folder');
+    const impossible = path.join(blocker, 'scratch', 'a.json');
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', impossible), async () => parsePdf, parserSettings());
     expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
-    if (!r.ok) expect(r.message).toBe('The result file could not be written (ENOENT).');
-    expect(fs.existsSync(missing)).toBe(false);
+    if (!r.ok) expect(r.message).toBe('The result file could not be written (ENOTDIR).');
+  });
+
+  it('a scratch folder removed behind the node is made again, private to the service', async () => {
+    const missing = path.join(dir, 'removed-scratch', 'a.json');
+    const r = await writeArtifact(task('pysample__libreoffice-form.pdf', missing), async () => parsePdf, parserSettings());
+    expect(r).toMatchObject({ ok: true });
+    expect(fs.statSync(missing).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(missing)).mode & 0o777).toBe(0o700);
   });
 
   it('a full disk part-way through a large artifact fails the task as transient', async () => {

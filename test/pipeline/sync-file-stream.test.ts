@@ -16,7 +16,7 @@ describe('SyncFileStream', () => {
   it('writes every chunk in order and closes its file at the end', async () => {
     const before = openFds();
     const file = path.join(dir, 'a.json');
-    const s = new SyncFileStream(file, 1024);
+    const s = new SyncFileStream(file, { highWaterMark: 1024 });
     expect(openFds()).toBe(before + 1);
     const parts: string[] = [];
     for (let i = 0; i < 2000; i++) {

@@ -1,8 +1,9 @@
 // The disk blob store's putFile: a worker's finished artifact is moved into the store, by a
 // rename on the same filesystem and by a copy from another one (EXDEV), ending 0600 either way
-// with nothing left at its source.
+// with nothing left at its source. The store remembers the folders it made; one removed
+// behind its back (by hand, another process) is made again on the next write.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,5 +52,35 @@ describe('DiskBlobStore.putFile', () => {
     const stored = path.join(root, 'jobs/t/d/g/artifact.json');
     expect(await readFile(stored, 'utf8')).toBe(body);
     expect(((await stat(stored)).mode & 0o777).toString(8)).toBe('600');
+  });
+});
+
+describe('DiskBlobStore folders', () => {
+  const put = (store: DiskBlobStore, key: string, body: string) => store.write(key, [Buffer.from(body)]);
+
+  it('writes again into a job folder (and a tenant folder) removed behind its back', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    await put(store, 'jobs/t/d/g1/upload', 'first');
+    await rm(path.join(root, 'jobs/t/d'), { recursive: true });
+    await put(store, 'jobs/t/d/g1/upload', 'again');
+    expect(await readFile(path.join(root, 'jobs/t/d/g1/upload'), 'utf8')).toBe('again');
+    await rm(path.join(root, 'jobs/t'), { recursive: true });
+    await put(store, 'jobs/t/d/g2/upload', 'new job');
+    expect(await readFile(path.join(root, 'jobs/t/d/g2/upload'), 'utf8')).toBe('new job');
+    const source = path.join(await tempDir(), 'artifact.json');
+    await writeFile(source, '{}', { mode: 0o600 });
+    await rm(path.join(root, 'jobs/t/d/g2'), { recursive: true });
+    expect(await store.putFile('jobs/t/d/g2/artifact.json', source, { writtenPrivate: 2 })).toBe(2);
+    expect(await readdir(path.join(root, 'jobs/t/d/g2'))).toEqual(['artifact.json']);
+  });
+
+  it('makes every folder it creates private to the service (0700)', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    await put(store, 'jobs/tenant/doc/gen/upload', 'x');
+    for (const folder of ['', 'jobs', 'jobs/tenant', 'jobs/tenant/doc', 'jobs/tenant/doc/gen']) {
+      expect(((await stat(path.join(root, folder))).mode & 0o777).toString(8), folder || 'the root').toBe('700');
+    }
   });
 });

@@ -1,7 +1,10 @@
 // Charges reach the usage ledger in groups: while one INSERT is in flight, the charges that
 // arrive wait for it and then go together in the next (group commit), so a busy node writes
-// the ledger once per batch rather than once per job, and a quiet one at once. Each caller
-// awaits the commit of its own batch: a job is completed only after its charge is durable.
+// the ledger once per batch rather than once per job, and a quiet one at once. An INSERT
+// into PGlite is over before the next job settles, so in-flight alone groups nothing: a
+// commit also waits until LINGER_MS after the previous one began (at most 1/LINGER_MS
+// commits a second; a charge after a quiet spell goes at once). Each caller awaits the
+// commit of its own batch: a job is completed only after its charge is durable.
 import type { SqlClient } from '../../db/sql.js';
 import { DependencyUnavailableError } from '../../errors/dependency-unavailable.js';
 import { chargeUsage, chargeUsageBatch } from '../store/usage.js';
@@ -9,6 +12,8 @@ import type { UsageCharge } from '../types.js';
 
 /** Rows in one INSERT (7 parameters each, well under PostgreSQL's 65,535). */
 const MAX_ROWS = 500;
+/** Least time between the starts of two commits (ms): what a busy node's charge may wait. */
+const LINGER_MS = 10;
 
 interface Pending {
   charge: UsageCharge;
@@ -19,8 +24,12 @@ interface Pending {
 export class LedgerBatch {
   private waiting: Pending[] = [];
   private draining = false;
+  private lastCommitAt = -Infinity;
 
-  constructor(private readonly db: SqlClient) {}
+  constructor(
+    private readonly db: SqlClient,
+    private readonly lingerMs = LINGER_MS,
+  ) {}
 
   /** Resolves once the charge is in the ledger: true when this call wrote it, false when its key was charged already. */
   write(charge: UsageCharge): Promise<boolean> {
@@ -28,14 +37,21 @@ export class LedgerBatch {
       this.waiting.push({ charge, resolve, reject });
       if (this.draining) return;
       this.draining = true;
+      const wait = this.lastCommitAt + this.lingerMs - performance.now();
       // Charges settled in the same turn of the event loop go in the first batch too.
-      queueMicrotask(() => void this.drain());
+      if (wait > 0) setTimeout(() => void this.drain(), wait);
+      else queueMicrotask(() => void this.drain());
     });
   }
 
   private async drain(): Promise<void> {
     try {
-      while (this.waiting.length > 0) await this.commit(this.waiting.splice(0, MAX_ROWS));
+      while (this.waiting.length > 0) {
+        const wait = this.lastCommitAt + this.lingerMs - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        this.lastCommitAt = performance.now();
+        await this.commit(this.waiting.splice(0, MAX_ROWS));
+      }
     } finally {
       this.draining = false;
     }

@@ -1,0 +1,222 @@
+// Resumable (tus) upload of a large file against the floors of the same run, on the node's
+// disk store and on an S3-compatible server (s3rver, in its own process, over HTTP).
+//
+//   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3]
+//
+// Per store, one fresh embedded node (startBenchServer) and, in order:
+//   floor   disk: `cp` of the same bytes as a file next to the store, then sync; S3: one PutObject
+//           of them with the SDK, streamed (the issue's floor), and an SDK multipart upload of
+//           them in 8 MiB parts (what s3rver makes of any multipart upload);
+//   put     a single PUT of the whole file to an upload-request URL (chunked);
+//   tus     the same file as PATCHes of --patch-mb MiB to the same kind of URL (tus 1.0:
+//           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD.
+// Seconds and the node's peak RSS in each phase (VmHWM, reset to the current RSS at the
+// phase's start through /proc/<pid>/clear_refs). Sessions are removed (tus DELETE) after each
+// phase so the bytes do not pile up. The bytes are one random block of --patch-mb repeated.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
+
+const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3' });
+const PATCH = o['patch-mb'] * 1024 * 1024;
+if (o.size % PATCH !== 0) throw new Error('--size must be a multiple of --patch-mb');
+const block = randomBytes(PATCH);
+const blocks = o.size / PATCH;
+
+const vm = (pid) => {
+  const t = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? NaN) / 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+};
+
+/** Runs fn as one phase: seconds, the node's CPU seconds, its RSS at the start and its peak during it. */
+async function phase(pid, name, fn) {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const start = vm(pid);
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  const extra = await fn();
+  const seconds = (performance.now() - t0) / 1000;
+  const end = vm(pid);
+  const r = {
+    seconds,
+    mbPerSec: o.size / 1e6 / seconds,
+    nodeCpuSeconds: cpuSeconds(pid) - cpu0,
+    rssStartMiB: start.rss,
+    peakRssMiB: end.hwm,
+    peakGrowthMiB: end.hwm - start.rss,
+    load: uptimeLine(),
+    ...extra,
+  };
+  console.error(
+    `  ${name}: ${fmt(seconds, 1)} s (${fmt(r.mbPerSec, 0)} MB/s), node peak RSS ${fmt(end.hwm, 0)} MiB (+${fmt(r.peakGrowthMiB, 0)} over ${fmt(start.rss, 0)})`,
+  );
+  return r;
+}
+
+/** One request with a body written block by block (no Content-Length: chunked; else the given length). */
+function send(port, method, p, headers, writeBody) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: p, headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    writeBody(req).then(() => req.end(), reject);
+  });
+}
+const writeBlocks = (n) => async (req) => {
+  for (let i = 0; i < n; i++) if (!req.write(block)) await once(req, 'drain');
+};
+
+/** s3rver in a child process, on a free port, with one bucket. */
+async function startS3rver() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-s3-'));
+  const script = `
+    const S3rver = require(${JSON.stringify(path.join(ROOT, 'node_modules/s3rver'))});
+    new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: ${JSON.stringify(dir)}, configureBuckets: [{ name: 'bench' }] })
+      .run().then(({ port }) => console.log(JSON.stringify({ port })));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = await once(child.stdout, 'data');
+  const { port } = JSON.parse(String(line));
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function runStore(store) {
+  console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, PATCHes of ${o['patch-mb']} MiB`);
+  const s3 = store === 's3' ? await startS3rver() : null;
+  const s3Env = s3
+    ? {
+        DOCPARSE_S3_BUCKET: 'bench',
+        DOCPARSE_S3_ENDPOINT: s3.endpoint,
+        DOCPARSE_S3_ACCESS_KEY_ID: 'S3RVER',
+        DOCPARSE_S3_SECRET_ACCESS_KEY: 'S3RVER',
+        DOCPARSE_S3_FORCE_PATH_STYLE: 'true',
+      }
+    : {};
+  const srv = await startBenchServer('embedded', s3Env);
+  const c = client(srv.url);
+  const out = { store };
+  try {
+    const token = await getToken(c, srv.clientId, srv.clientSecret);
+    const auth = { authorization: `Bearer ${token}` };
+    const session = async () => {
+      const r = await c.request('POST', '/api/v1/documents/upload-request', {
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ fileName: 'big.bin', sizeBytes: o.size }),
+      });
+      if (r.status !== 201) throw new Error(`upload-request ${r.status} ${r.text}`);
+      const u = new URL(r.json.uploadUrl);
+      return u.pathname + u.search;
+    };
+    const remove = async (url) => {
+      const r = await c.request('DELETE', url, { headers: { 'tus-resumable': '1.0.0' } });
+      if (r.status !== 204) throw new Error(`DELETE ${r.status} ${r.text}`);
+    };
+
+    if (s3) {
+      const sdk = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      });
+      out.floor = await phase(srv.pid, 'floor (SDK PutObject, streamed)', async () => {
+        async function* body() {
+          for (let i = 0; i < blocks; i++) yield block;
+        }
+        const { Readable } = await import('node:stream');
+        await sdk.send(new PutObjectCommand({ Bucket: 'bench', Key: 'floor.bin', Body: Readable.from(body()), ContentLength: o.size }));
+        return { what: 'PutObject' };
+      });
+      // s3rver assembles a multipart upload by copying its parts into the object: the floor
+      // of any multipart upload there, ours included.
+      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', async () => {
+        const Key = 'floor-multipart.bin';
+        const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key }));
+        const part = 8 * 1024 * 1024;
+        const Parts = [];
+        for (let at = 0, n = 1; at < o.size; at += part, n++) {
+          const i = Math.floor(at / PATCH);
+          const Body = block.subarray(at - i * PATCH, at - i * PATCH + part);
+          const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
+          Parts.push({ PartNumber: n, ETag: r.ETag });
+        }
+        await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key, UploadId, MultipartUpload: { Parts } }));
+        return { what: 'multipart' };
+      });
+      sdk.destroy();
+    } else {
+      const src = path.join(srv.dataDir, 'cp-source.bin');
+      const fd = fs.openSync(src, 'w');
+      for (let i = 0; i < blocks; i++) fs.writeSync(fd, block);
+      fs.closeSync(fd);
+      out.floor = await phase(srv.pid, 'floor (cp)', async () => {
+        const r = spawnSync('cp', [src, path.join(srv.dataDir, 'cp-copy.bin')]);
+        if (r.status !== 0) throw new Error(`cp: ${r.stderr}`);
+        spawnSync('sync');
+        return { what: 'cp + sync' };
+      });
+      fs.rmSync(src);
+      fs.rmSync(path.join(srv.dataDir, 'cp-copy.bin'));
+    }
+
+    const putUrl = await session();
+    out.put = await phase(srv.pid, 'single PUT', async () => {
+      const r = await send(srv.port, 'PUT', putUrl, { 'content-type': 'application/octet-stream' }, writeBlocks(blocks));
+      if (r.status !== 204) throw new Error(`PUT ${r.status} ${r.text}`);
+      return { status: r.status };
+    });
+    await remove(putUrl);
+
+    const tusUrl = await session();
+    out.tus = await phase(srv.pid, `tus, ${blocks} PATCHes`, async () => {
+      let offset = 0;
+      for (let i = 0; i < blocks; i++) {
+        const r = await send(
+          srv.port,
+          'PATCH',
+          tusUrl,
+          { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', 'content-length': String(PATCH) },
+          writeBlocks(1),
+        );
+        if (r.status !== 204) throw new Error(`PATCH at ${offset}: ${r.status} ${r.text}`);
+        offset = Number(r.headers['upload-offset']);
+      }
+      const h = await c.request('HEAD', tusUrl, { headers: { 'tus-resumable': '1.0.0' } });
+      if (Number(h.headers['upload-offset']) !== o.size) throw new Error(`HEAD says ${h.headers['upload-offset']}`);
+      return { patches: blocks, headOffset: Number(h.headers['upload-offset']) };
+    });
+    await remove(tusUrl);
+    out.tusVsFloor = out.floor.seconds / out.tus.seconds;
+    if (out.floorMultipart) out.tusVsMultipartFloor = out.floorMultipart.seconds / out.tus.seconds;
+    out.tusVsPut = out.put.seconds / out.tus.seconds;
+    console.error(
+      `  tus: ${fmt(out.tusVsFloor, 2)}× the floor's speed${out.floorMultipart ? ` (${fmt(out.tusVsMultipartFloor, 2)}× the multipart floor's)` : ''}, ${fmt(out.tusVsPut, 2)}× the single PUT's`,
+    );
+  } finally {
+    c.close();
+    await srv.stop();
+    await s3?.stop();
+  }
+  return out;
+}
+
+const results = [];
+for (const store of o.stores.split(',')) results.push(await runStore(store));
+console.log(JSON.stringify({ sizeBytes: o.size, patchBytes: PATCH, results }, null, 2));
