@@ -2,9 +2,15 @@
 // on PGlite (PostgreSQL in WASM, embedded default) and on PostgreSQL through `pg`.
 // PostgreSQL can go away (PGlite is in-process and cannot): its client fails fast then, with
 // DependencyUnavailableError, and the pool makes new connections once the server is back.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { PGlite, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { PGlite, Transaction as PGliteTransaction, PGliteOptions } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
 
 export interface SqlClient {
@@ -51,20 +57,75 @@ class PGliteTxClient implements SqlClient {
   }
 }
 
+/**
+ * PGlite's memory, bounded (docs/performance.md, "Memory"). PostgreSQL's defaults are sized for
+ * a server (128 MB of shared buffers, 64 MB per maintenance operation); the control plane is a
+ * few thousand small rows, so: 8 MB of shared buffers, 1 MB per sort or hash, 1 MB of temp
+ * buffers, 256 kB of WAL buffers, 4 MB per maintenance operation. With these an open embedded
+ * control plane holds ≈ 120 MB resident (the WASM engine's code and heap included), not ≈ 600.
+ */
+export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
+  'shared_buffers=8MB',
+  'work_mem=1MB',
+  'temp_buffers=1MB',
+  'wal_buffers=256kB',
+  'maintenance_work_mem=4MB',
+];
+
+/**
+ * V8 tiers a WASM function up to optimised code once it has run about this many bytes of code
+ * (V8's default: 1.8 M). PGlite's 9 MB module runs much of its code once at start (recovery,
+ * catalog loading, migrations); at the default, that code is compiled a second time, optimised,
+ * for ≈ 35 MB that is never used again. At 100 M only functions that stay hot are.
+ */
+const WASM_TIERING_BUDGET = 100_000_000;
+
+const loadPGlite = async (): Promise<typeof PGlite> => {
+  // Once per process, before PGlite's module is compiled (it applies to WASM compiled later).
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+  return (await import('@electric-sql/pglite')).PGlite;
+};
+
+const pgliteOptions = (PGliteClass: typeof PGlite): PGliteOptions => ({
+  startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((s) => ['-c', s])],
+});
+
+const execFileAsync = promisify(execFile);
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Creates a new PGlite database in `dataDir` in a child process: initdb's work (bootstrapping
+ * the catalogs) leaves PGlite's WASM heap, which never shrinks, ≈ 600 MB larger; done in a child,
+ * that memory goes back to the system when the child exits.
+ */
+async function initdbInChild(dataDir: string): Promise<void> {
+  const pglite = requireHere.resolve('@electric-sql/pglite');
+  const script = `
+    const { PGlite } = await import(${JSON.stringify(pathToFileURL(pglite).href)});
+    const [dir, params] = [process.argv[1], JSON.parse(process.argv[2])];
+    const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, ...params] });
+    await db.close();`;
+  const params = JSON.stringify(PGLITE_MEMORY_SETTINGS.flatMap((s) => ['-c', s]));
+  await execFileAsync(process.execPath, ['--input-type=module', '-e', script, dataDir, params], { timeout: 120_000 });
+}
+
 export class PGliteSqlClient implements SqlClient {
   readonly kind = 'pglite' as const;
   private constructor(readonly db: PGlite) {}
 
   /** dataDir: a directory persisted on disk; undefined keeps the database in memory. */
   static async open(dataDir?: string): Promise<PGliteSqlClient> {
-    if (dataDir !== undefined) await mkdir(dataDir, { recursive: true, mode: 0o700 }); // PGlite's own files: only the service's user reads them
-    const db = dataDir === undefined ? await PGlite.create() : await PGlite.create(dataDir);
-    return new PGliteSqlClient(db);
+    const PGliteClass = await loadPGlite();
+    if (dataDir === undefined) return new PGliteSqlClient(await PGliteClass.create(pgliteOptions(PGliteClass)));
+    await mkdir(dataDir, { recursive: true, mode: 0o700 }); // PGlite's own files: only the service's user reads them
+    if (!existsSync(`${dataDir}/PG_VERSION`)) await initdbInChild(dataDir);
+    return new PGliteSqlClient(await PGliteClass.create(dataDir, pgliteOptions(PGliteClass)));
   }
 
   /** Starts an in-memory database from a `dumpDataDir()` snapshot (much faster than a cold start). */
   static async fromSnapshot(snapshot: Blob): Promise<PGliteSqlClient> {
-    return new PGliteSqlClient(await PGlite.create({ loadDataDir: snapshot }));
+    const PGliteClass = await loadPGlite();
+    return new PGliteSqlClient(await PGliteClass.create({ ...pgliteOptions(PGliteClass), loadDataDir: snapshot }));
   }
 
   async query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
@@ -169,7 +230,9 @@ export class PostgresSqlClient implements SqlClient {
    */
   static open(url: string, opts: { max?: number; timeouts?: PgTimeouts | null } = {}): PostgresSqlClient {
     const t = opts.timeouts === undefined ? REQUEST_TIMEOUTS : opts.timeouts;
-    const pool = new pg.Pool({
+    // Loaded here: an embedded node never needs `pg` (≈ 3 MB of heap).
+    const { Pool } = requireHere('pg') as typeof pg;
+    const pool = new Pool({
       connectionString: url,
       max: opts.max ?? 10,
       // Dead peers behind NAT or a load balancer are noticed instead of waited on forever.

@@ -7,10 +7,6 @@
 import { EmbeddedRateCounters } from './embedded-counters.js';
 import { EmbeddedJobQueue } from './embedded-queue.js';
 import { EmbeddedJobStore } from './embedded-store.js';
-import { RedisRateCounters } from './redis-counters.js';
-import { waitForRedis } from './redis-connection.js';
-import { RedisJobQueue } from './redis-queue.js';
-import { RedisJobStore } from './redis-store.js';
 import type { JobLogger } from './support.js';
 import type { JobQueue, JobStore, RateCounters } from './types.js';
 
@@ -41,6 +37,13 @@ export interface JobBackend {
 
 export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBackend> {
   if (opts.redisUrl) {
+    // Loaded only here: an embedded node never holds BullMQ or ioredis (≈ 15 MB).
+    const [{ RedisJobStore }, { RedisRateCounters }, { RedisJobQueue }, { waitForRedis }] = await Promise.all([
+      import('./redis-store.js'),
+      import('./redis-counters.js'),
+      import('./redis-queue.js'),
+      import('./redis-connection.js'),
+    ]);
     const prefix = opts.prefix ?? 'docparse';
     const store = new RedisJobStore({ url: opts.redisUrl, prefix, expiredGraceMs: opts.expiredGraceMs, log: opts.log });
     const counters = new RedisRateCounters({ url: opts.redisUrl, prefix, log: opts.log });

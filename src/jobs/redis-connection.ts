@@ -6,7 +6,11 @@
 // acknowledgement is not lost to a blip. Both reconnect every ≤ 1 s, so the node serves again
 // about a second after Redis is back (ioredis' default backoff reaches 5 s, BullMQ's 20 s).
 
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
+
+/** ioredis, loaded when a node first connects to Redis (an embedded node never does). */
+export const loadIoredis = (): typeof import('ioredis') => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
 import { errorInfo, type JobLogger } from './support.js';
@@ -66,7 +70,7 @@ export function workerConnectionOptions(url: string) {
  */
 export function openRequestRedis(url: string, name: string, log?: JobLogger): Redis {
   // Commands issued in the same tick by different requests and jobs share one socket write.
-  const redis = new Redis(url, { ...requestPathOptions(), enableAutoPipelining: true });
+  const redis = new (loadIoredis().Redis)(url, { ...requestPathOptions(), enableAutoPipelining: true });
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = false;
   });

@@ -7,7 +7,8 @@
 // `maxmemory-policy noeviction`. Managed services often disable CONFIG: then the node warns
 // that it could not verify, and starts anyway.
 
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadIoredis } from './redis-connection.js';
 
 import { errorInfo } from './support.js';
 
@@ -62,7 +63,9 @@ export function durabilityProblems(s: { appendonly: string | null; save: string 
  */
 export async function checkRedisDurability(target: string | Redis, log: DurabilityLogger): Promise<RedisDurability> {
   const own = typeof target === 'string';
-  const redis = own ? new Redis(target, { maxRetriesPerRequest: 0, lazyConnect: true, connectTimeout: CHECK_TIMEOUT_MS, retryStrategy: () => null }) : target;
+  const redis = own
+    ? new (loadIoredis().Redis)(target, { maxRetriesPerRequest: 0, lazyConnect: true, connectTimeout: CHECK_TIMEOUT_MS, retryStrategy: () => null })
+    : target;
   if (own) redis.on('error', () => {}); // reported through the refused command below
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -4,7 +4,8 @@
 // retried with exponential back-off, without end. Every node may run one: claims never overlap.
 // Without an SMTP URL nothing is sent and the outbox is what `docparse admin mail list` shows.
 import { randomUUID } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
+import type nodemailer from 'nodemailer';
 import type { Logger } from '../log.js';
 import type { SqlClient } from '../db/sql.js';
 import { OutboxStore, type OutboxMail } from './outbox-store.js';
@@ -70,7 +71,9 @@ type Transport = ReturnType<typeof nodemailer.createTransport>;
 function createTransport(smtpUrl: string): Transport {
   // smtp:// upgrades with STARTTLS whenever the server offers it (certificates are verified);
   // smtps:// is TLS from the first byte. The timeouts keep a conversation well inside a lease.
-  return nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+  // Loaded when a node first sends mail (most nodes have no SMTP server configured).
+  const { createTransport } = createRequire(import.meta.url)('nodemailer') as typeof nodemailer;
+  return createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
 }
 
 export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {

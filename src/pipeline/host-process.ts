@@ -18,8 +18,6 @@ import { ParsePool, PoolTaskError } from './pool.js';
 import type { FromHost, ToHost } from './host-protocol.js';
 import { ProcessGroupHost, killProcessGroup } from '../formats/process-groups.js';
 import { UNITS_CHANNEL, type UnitsMessage } from './unit-meter.js';
-import { compilePdfiumModule } from '../formats/pdf/pdfium-loader.js';
-import { compileTesseractModule } from '../formats/pdf/tesseract-loader.js';
 import { ownStartedAtMs, pidExists, processScope, processStartedAtMs, processStillRuns } from '../data-dir/process-liveness.js';
 
 let pool: ParsePool | null = null;
@@ -113,12 +111,8 @@ units.onmessage = (event) => {
 };
 
 async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise<void> {
-  // Compiled once here, instantiated in each thread (compiling per thread costs seconds).
-  const wasmModules = {
-    pdfium: (await compilePdfiumModule(options.parsers.pdf.optimizedPdfium)) as WebAssembly.Module,
-    tesseract: (await compileTesseractModule()) as WebAssembly.Module,
-  };
-  pool = new ParsePool({ ...options, wasmModules });
+  // Threads start with the first tasks; the pool compiles an engine when a thread first needs it.
+  pool = new ParsePool(options);
   send({ type: 'ready', stats: pool.stats() });
   statsTimer = setInterval(() => pool && send({ type: 'stats', stats: pool.stats() }), 1000);
   statsTimer.unref();

@@ -100,8 +100,9 @@ export class ParseHost implements TaskRunner {
     return { ...this.childStats, queued: this.childStats.queued + this.waiting.length, running: this.inFlight.size };
   }
 
+  /** The parsing process is up and answers (its threads start with the first tasks). */
   ready(): boolean {
-    return this.childReady && this.childStats.threads > 0;
+    return this.childReady;
   }
 
   /** Resolves true once a parsing process is up, or false after `timeoutMs`. */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { ParseTask, ParseTaskResult } from './task.js';
 import type { ThreadData } from './thread-context.js';
 import { failureReasons } from './failure-reasons.js';
+import { serveEngineModules } from './engine-modules.js';
 import type { ParserSettings } from '../formats/settings.js';
 
 export interface PoolOptions {
@@ -17,8 +18,10 @@ export interface PoolOptions {
   maxHeapMb: number;
   /** A thread whose JS heap + WASM memory passes this after a task is replaced (MB). */
   recycleAboveMb?: number;
-  /** WebAssembly modules compiled once here and handed to every thread. */
+  /** WebAssembly modules handed to every thread at its start (the rest are compiled on demand: engine-modules.ts). */
   wasmModules?: Record<string, WebAssembly.Module>;
+  /** How long an idle thread is kept before it ends (ms; default 60 s). */
+  idleTimeoutMs?: number;
 }
 
 export interface PoolStats {
@@ -62,13 +65,18 @@ export function pipelineEntry(name: string): string {
 export class ParsePool {
   private readonly piscina: Piscina;
   private running = 0;
+  /** Engines are compiled here once, when a thread first needs one, and instantiated in each thread (compiling per thread costs seconds). */
+  private readonly closeEngines: () => void;
 
   constructor(private readonly opts: PoolOptions) {
+    this.closeEngines = serveEngineModules(opts.parsers.pdf.optimizedPdfium);
     this.piscina = new Piscina({
       filename: pipelineEntry('thread.js'),
-      minThreads: Math.min(1, opts.threads),
+      // No thread until there is work: an idle node holds no parser, engine or thread heap (a
+      // thread starts in ≈ 50 ms); a thread idle past the timeout ends and gives its memory back.
+      minThreads: 0,
       maxThreads: opts.threads,
-      idleTimeout: 60_000,
+      idleTimeout: opts.idleTimeoutMs ?? 60_000,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
       // Without atomics an idle thread runs its event loop, so a retiring thread can exit
       // right after posting its result (with atomics it would block until the next task).
@@ -113,12 +121,13 @@ export class ParsePool {
     };
   }
 
-  /** Ready once at least one thread is up (Piscina starts minThreads eagerly). */
+  /** Ready as soon as it exists: threads are started by the first tasks (minThreads 0). */
   ready(): boolean {
-    return this.piscina.threads.length > 0;
+    return true;
   }
 
   async close(): Promise<void> {
     await this.piscina.close({ force: true });
+    this.closeEngines();
   }
 }

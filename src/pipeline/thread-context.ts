@@ -1,17 +1,20 @@
 // What a parsing thread knows about its pool: the parsers' settings (config.ts, handed down
-// through workerData), WebAssembly modules compiled once by the main thread (handed on to the
-// engine loaders through src/formats/kit/engine-handles.ts), the memory one task may take
+// through workerData), WebAssembly modules compiled once by the process's main thread when a
+// thread first needs one (engine-modules.ts, handed on to the engine loaders through
+// src/formats/kit/engine-handles.ts), the memory one task may take
 // (TaskMemory), and the ceiling after which the thread retires itself (WASM heaps never shrink).
 import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import type { ParserSettings } from '../formats/settings.js';
 import { ExtractionError } from '../formats/kit/types.js';
-import { anEngineIsBroken, engineReservedBytes, provideCompiledModules } from '../formats/kit/engine-handles.js';
+import { anEngineIsBroken, engineReservedBytes, provideCompiledModules, provideModuleSource } from '../formats/kit/engine-handles.js';
+import { askProcessForModule } from './engine-modules.js';
 
 export interface ThreadData {
   /** The node's parser settings (config.parsers). */
   parsers: ParserSettings;
-  /** Compiled engines by name, e.g. { pdfium: WebAssembly.Module }. */
+  /** Compiled engines by name, e.g. { pdfium: WebAssembly.Module }; the others are asked of the process (engine-modules.ts). */
   wasmModules?: Record<string, WebAssembly.Module>;
   /** Retire the thread after a task once JS heap + reported WASM memory exceed this (MB). */
   recycleAboveMb?: number;
@@ -19,6 +22,8 @@ export interface ThreadData {
 
 const data: Partial<ThreadData> = (workerData as ThreadData | undefined) ?? {};
 provideCompiledModules(data.wasmModules);
+// In a pool, the engines this thread needs are compiled by the process, on first demand.
+if (data.parsers) provideModuleSource(askProcessForModule(threadId));
 
 /** The settings this thread's pool was started with; null outside a pool thread. */
 export function threadParserSettings(): ParserSettings | null {

@@ -11,22 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { createRequire } from 'node:module';
+import type * as S3Sdk from '@aws-sdk/client-s3';
 import { problem } from '../http/problem.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
+
+let loaded: typeof S3Sdk | null = null;
+/** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
+const sdk = (): typeof S3Sdk => (loaded ??= createRequire(import.meta.url)('@aws-sdk/client-s3') as typeof S3Sdk);
 
 export interface S3BlobStoreOptions {
   endpoint: string | null;
@@ -93,7 +86,7 @@ export function storageFailureReason(err: unknown): StorageFailureReason {
 }
 
 export class S3BlobStore implements BlobStore {
-  private readonly s3: S3Client;
+  private readonly s3: S3Sdk.S3Client;
   private readonly agents: ReturnType<OutboundPolicy['agents']> | null = null;
   /** Why the policy refuses the endpoint URL itself (scheme, credentials), checked before any request. */
   private readonly refusedUrl: string | null;
@@ -105,7 +98,7 @@ export class S3BlobStore implements BlobStore {
   ) {
     if (outbound) this.agents = outbound.agents({ keepAlive: true, maxSockets: 50 });
     this.refusedUrl = outbound && o.endpoint ? outbound.urlRefusal(o.endpoint) : null;
-    this.s3 = new S3Client({
+    this.s3 = new (sdk().S3Client)({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint } : {}),
       forcePathStyle: o.forcePathStyle,
@@ -156,7 +149,7 @@ export class S3BlobStore implements BlobStore {
   async check(timeoutMs: number): Promise<StorageFailureReason | null> {
     try {
       if (this.refusedUrl) throw new Error(`the endpoint ${this.refusedUrl}`);
-      await this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+      await this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
       return null;
     } catch (err) {
       return this.reasonFor(err, 'storage check failed');
@@ -184,14 +177,16 @@ export class S3BlobStore implements BlobStore {
       pendingBytes = 0;
       if (uploadId === null) {
         if (last) {
-          await this.send(() => this.s3.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: body.length })));
+          await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length })));
           return;
         }
-        uploadId = (await this.send(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
+        uploadId = (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       }
       const PartNumber = parts.length + 1;
       const UploadId = uploadId;
-      const r = await this.send(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })));
+      const r = await this.send(() =>
+        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
+      );
       parts.push({ ETag: r.ETag!, PartNumber });
     };
 
@@ -207,12 +202,12 @@ export class S3BlobStore implements BlobStore {
       if (uploadId === null || pendingBytes > 0) await sendPart(true);
       const UploadId = uploadId;
       if (UploadId !== null) {
-        await this.send(() => this.s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+        await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
       }
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
       const UploadId = uploadId;
-      if (UploadId !== null) await this.send(() => this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))).catch(() => {});
+      if (UploadId !== null) await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket, Key, UploadId }))).catch(() => {});
       throw err;
     }
   }
@@ -225,7 +220,7 @@ export class S3BlobStore implements BlobStore {
 
   async read(key: string) {
     try {
-      const r = await this.send(() => this.s3.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })), { raw: isNotFound });
+      const r = await this.send(() => this.s3.send(new (sdk().GetObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key) })), { raw: isNotFound });
       return { stream: r.Body as Readable, size: Number(r.ContentLength ?? 0) };
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -243,25 +238,25 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.send(() => this.s3.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.key(key) })));
+    await this.send(() => this.s3.send(new (sdk().DeleteObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key) })));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const Prefix = `${this.key(prefix).replace(/\/+$/, '')}/`;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.send(() => this.s3.send(new ListObjectsV2Command({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
+      const page = await this.send(() => this.s3.send(new (sdk().ListObjectsV2Command)({ Bucket: this.o.bucket, Prefix, ContinuationToken })));
       const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
       // A staged upload's parts are no object: only its state names them (AbortMultipartUpload).
       const root = this.o.prefix ? `${this.o.prefix.replace(/\/+$/, '')}/` : '';
       for (const { Key } of keys) if (Key.endsWith(STATE_SUFFIX)) await this.discardStaged(Key.slice(root.length, -STATE_SUFFIX.length));
-      if (keys.length) await this.send(() => this.s3.send(new DeleteObjectsCommand({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
+      if (keys.length) await this.send(() => this.s3.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.o.bucket, Delete: { Objects: keys, Quiet: true } })));
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
   }
 
   async ping(): Promise<void> {
-    await this.send(() => this.s3.send(new HeadBucketCommand({ Bucket: this.o.bucket })));
+    await this.send(() => this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket })));
   }
 
   private async readState(key: string): Promise<StagedState | null> {
@@ -271,7 +266,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async putSmall(key: string, body: Buffer): Promise<void> {
-    await this.send(() => this.s3.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: this.key(key), Body: body, ContentLength: body.length })));
+    await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket: this.o.bucket, Key: this.key(key), Body: body, ContentLength: body.length })));
   }
 
   async stagedSize(key: string): Promise<number> {
@@ -330,13 +325,15 @@ export class S3BlobStore implements BlobStore {
       pendingBytes = rest.length;
       await settle();
       if (uploadId === null) {
-        uploadId = created = (await store(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
+        uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       }
       const UploadId = uploadId;
       const PartNumber = state.parts.length + sent.length + 1;
-      inflight = store(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then((r) => {
-        sent.push({ PartNumber, ETag: r.ETag! });
-      });
+      inflight = store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
+        (r) => {
+          sent.push({ PartNumber, ETag: r.ETag! });
+        },
+      );
       inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
     };
     let failure: unknown = null;
@@ -356,7 +353,7 @@ export class S3BlobStore implements BlobStore {
         // Parts sent to an upload that existed before are left out of the state: the next
         // append sends those part numbers again, and completion lists only committed parts.
         const UploadId = created;
-        if (UploadId !== null) await this.send(() => this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))).catch(() => {});
+        if (UploadId !== null) await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket, Key, UploadId }))).catch(() => {});
         if (err instanceof StoreError) throw err.original;
         return { offset, failure: err };
       }
@@ -387,15 +384,17 @@ export class S3BlobStore implements BlobStore {
       const tail = await this.read(state.tailKey);
       if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
       const body = await readAll(tail.stream);
-      uploadId ??= (await this.send(() => this.s3.send(new CreateMultipartUploadCommand({ Bucket, Key })))).UploadId!;
+      uploadId ??= (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       const UploadId = uploadId;
       const PartNumber = parts.length + 1;
-      const r = await this.send(() => this.s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })));
+      const r = await this.send(() =>
+        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
+      );
       parts.push({ PartNumber, ETag: r.ETag! });
     }
     const UploadId = uploadId;
     if (UploadId === null) await this.putSmall(key, Buffer.alloc(0));
-    else await this.send(() => this.s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+    else await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
     if (state.tailKey) await this.delete(state.tailKey);
     await this.delete(key + STATE_SUFFIX);
   }
@@ -405,7 +404,7 @@ export class S3BlobStore implements BlobStore {
     if (!state) return;
     const UploadId = state.uploadId;
     if (UploadId !== null) {
-      await this.send(() => this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.key(key), UploadId })), {
+      await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket: this.o.bucket, Key: this.key(key), UploadId })), {
         raw: isNoSuchUpload,
       }).catch((err) => {
         if (!isNoSuchUpload(err)) throw err;

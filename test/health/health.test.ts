@@ -39,6 +39,19 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
+/** An access token of the demo app. */
+const demoToken = () =>
+  fetch(`${url}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      scope: 'Service.API',
+      client_id: 'health-demo',
+      client_secret: 'health-demo-secret-0123456789',
+    }),
+  }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+
 const PUBLIC = ['/health/live', '/health/ready', '/health/node-state', '/openapi/v1.json'];
 
 describe('health endpoints on a running node', () => {
@@ -85,21 +98,38 @@ describe('health endpoints on a running node', () => {
       running: expect.any(Number),
       utilization: expect.any(Number),
     });
-    expect(s.workerPool.threads).toBeGreaterThanOrEqual(1);
+    // An idle node holds no parsing thread: the first job starts one.
+    expect(s.workerPool.threads).toBe(0);
     expect(s.jobQueue).toMatchObject({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number) });
   });
 
-  it('node-state counts requests in flight', async () => {
-    const token = await fetch(`${url}/connect/token`, {
+  it('the parsing pool starts a thread for the first job, and node-state reports it', async () => {
+    const token = await demoToken();
+    const upload = await fetch(`${url}/api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        scope: 'Service.API',
-        client_id: 'health-demo',
-        client_secret: 'health-demo-secret-0123456789',
-      }),
-    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+      body: 'a,b\n1,2\n',
+    });
+    expect(upload.status).toBe(202);
+    const { documentId } = (await upload.json()) as { documentId: string };
+    await waitFor(async () => {
+      const r = await fetch(`${url}/api/v1/documents/status/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ documentIds: [documentId] }),
+      });
+      return ((await r.json()) as { results: { statusInt: number }[] }).results[0]?.statusInt === 8;
+    }, 'the job to complete');
+    // The parsing process reports its pool every second.
+    const state = await waitFor(async () => {
+      const s = (await (await fetch(`${url}/health/node-state`)).json()) as { workerPool: { threads: number } };
+      return s.workerPool.threads >= 1 ? s : null;
+    }, 'a parsing thread in node-state');
+    expect(state.workerPool.threads).toBeGreaterThanOrEqual(1);
+  });
+
+  it('node-state counts requests in flight', async () => {
+    const token = await demoToken();
     expect(token).toBeTruthy();
     const uploads: RawConnection[] = [];
     for (let i = 0; i < 3; i++) {

@@ -1,10 +1,11 @@
 // What an engine loader shares with the thread it runs in, without knowing the pool: the
-// WebAssembly modules the main thread compiled once (instantiating one is far cheaper than
-// compiling it per thread) and whether its instance is broken. The pool's thread
+// WebAssembly modules the parsing process compiles once, when a thread first asks for one
+// (instantiating one is far cheaper than compiling it per thread), and whether its instance is broken. The pool's thread
 // (src/pipeline/thread-context.ts) hands the modules in and asks after each task whether the
 // thread retires. (WASM memory is counted as the thread’s external memory: TaskMemory in src/pipeline/thread-context.ts.)
 
 let compiled: Record<string, WebAssembly.Module> = {};
+let source: ((name: string) => Promise<WebAssembly.Module | undefined>) | null = null;
 let reservedBytes = 0;
 const brokenChecks: (() => string | null)[] = [];
 
@@ -13,8 +14,20 @@ export function provideCompiledModules(modules: Record<string, WebAssembly.Modul
   compiled = modules ?? {};
 }
 
-/** The main thread's compiled module for an engine, when the pool was given one. */
-export function precompiledModule(name: string): WebAssembly.Module | undefined {
+/** Called once by the thread's host: where a module not handed in is asked for (the parsing process compiles it on first demand). */
+export function provideModuleSource(ask: (name: string) => Promise<WebAssembly.Module | undefined>): void {
+  source = ask;
+}
+
+/**
+ * The process's compiled module for an engine: handed in, or asked of the module source (and
+ * kept); undefined outside a pool (the loader compiles its own then).
+ */
+export async function precompiledModule(name: string): Promise<WebAssembly.Module | undefined> {
+  if (!compiled[name] && source) {
+    const m = await source(name);
+    if (m) compiled[name] = m;
+  }
   return compiled[name];
 }
 

@@ -1,6 +1,7 @@
 // PDFium (WASM, @embedpdf/pdfium) loader. The .wasm ships inside the npm package (the build
-// re-optimises a copy of it, see pdfiumBinary); nothing is fetched at run time. The compiled WebAssembly.Module can be handed in by the main thread
-// (workerData.wasmModules.pdfium, see compilePdfiumModule); otherwise it is compiled here,
+// re-optimises a copy of it, see pdfiumBinary); nothing is fetched at run time. In a pool the
+// compiled WebAssembly.Module comes from the parsing process, compiled there when a thread first
+// needs PDFium (kit/engine-handles.ts, see compilePdfiumModule); otherwise it is compiled here,
 // once per thread, and the instance is cached for the life of the thread.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARSER_SETTINGS } from '../settings.js';
 import { precompiledModule } from '../kit/engine-handles.js';
-import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
+import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
 
 const require = createRequire(import.meta.url);
 
@@ -76,7 +77,7 @@ export function pdfiumBinary(optimizedWanted = OPTIMIZED_BY_DEFAULT): PdfiumBina
   return binary;
 }
 
-/** Compiles pdfium.wasm (for the main thread to pass to workers via workerData). */
+/** Compiles pdfium.wasm (in the parsing process, for the threads that ask: kit/engine-handles.ts). */
 export function compilePdfiumModule(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<WasmModule> {
   return WA.compile(fs.readFileSync(pdfiumBinary(optimizedWanted).path));
 }
@@ -97,9 +98,9 @@ export interface Pdfium {
 
 let instance: Promise<Pdfium> | null = null;
 
-/** The module the main thread compiled (pool workerData, kit/engine-handles.ts), if any. */
-function moduleFromWorkerData(): WasmModule | null {
-  const m: unknown = precompiledModule('pdfium');
+/** The module the parsing process compiled (kit/engine-handles.ts), if any. */
+async function moduleFromWorkerData(): Promise<WasmModule | null> {
+  const m: unknown = await precompiledModule('pdfium');
   return m instanceof WA.Module ? (m as WasmModule) : null;
 }
 
@@ -110,7 +111,9 @@ function moduleFromWorkerData(): WasmModule | null {
 export function getPdfium(optimizedWanted = OPTIMIZED_BY_DEFAULT): Promise<Pdfium> {
   if (!instance) {
     instance = (async () => {
-      const mod = moduleFromWorkerData() ?? (await compilePdfiumModule(optimizedWanted));
+      const mod = (await moduleFromWorkerData()) ?? (await compilePdfiumModule(optimizedWanted));
+      // The glue is loaded with the first instance: the node imports this file only to name the binary.
+      const { init } = await import('@embedpdf/pdfium');
       const api = await init({
         instantiateWasm(imports: unknown, done: (inst: object, m: WasmModule) => void) {
           WA.instantiate(mod, imports).then((inst) => done(inst, mod));

@@ -1,8 +1,8 @@
 // Tesseract (WASM, tesseract-wasm) loader. The engine .wasm ships in the npm package; the
 // English model comes from Debian's tesseract-ocr-eng package (installed by
 // scripts/install-engines.sh), found via DOCPARSE_TESSDATA_DIR, TESSDATA_PREFIX or the
-// standard Debian paths (src/formats/kit/engine-locations.ts, with the locations config.ts read). Nothing is downloaded at run time. The main thread compiles the engine's module once and hands it to
-// every worker thread (pool workerData, kit/engine-handles.ts), as for PDFium: the threads share
+// standard Debian paths (src/formats/kit/engine-locations.ts, with the locations config.ts read). Nothing is downloaded at run time. The parsing process compiles the engine's module once, when a thread
+// first needs it, and hands it to every thread that asks (kit/engine-handles.ts), as for PDFium: the threads share
 // its compiled code, including what V8 tiers up in any of them. One engine per thread,
 // instantiated on first use and reused.
 import fs from 'node:fs';
@@ -42,7 +42,7 @@ function tesseractWasmPath(): string {
   return path.join(dist, supportsFastBuild() ? 'tesseract-core.wasm' : 'tesseract-core-fallback.wasm');
 }
 
-/** Compiles the engine's .wasm (the SIMD build where the runtime has SIMD) for the main thread to pass to workers. */
+/** Compiles the engine's .wasm (the SIMD build where the runtime has SIMD), in the parsing process for the threads that ask. */
 export function compileTesseractModule(): Promise<object> {
   return WA.compile(fs.readFileSync(tesseractWasmPath()));
 }
@@ -86,7 +86,7 @@ export function getTesseract(engines: EngineLocations): Promise<OCREngine> {
   if (!engine) {
     engine = (async () => {
       const model = requireTesseractModel(engines);
-      const given = precompiledModule('tesseract');
+      const given = await precompiledModule('tesseract');
       const e = await ocrEngineFromModule(given instanceof WA.Module ? given : await compileTesseractModule());
       e.loadModel(fs.readFileSync(model));
       return e;
