@@ -81,11 +81,12 @@ export class BlobTooLargeError extends Error {
 /**
  * Folder of one job's blobs, scoped by tenant; overwrites use a new generation so old
  * workers never collide. The documentId is hashed: an id may be 200 characters, more than
- * a file name may hold once encoded (ENAMETOOLONG on disk).
+ * a file name may hold once encoded (ENAMETOOLONG on disk). One folder per job, not one per
+ * document holding one per generation: a new job costs the disk store one directory.
  */
 export function jobPrefix(tenantId: string, documentId: string, generation: string): string {
   const docDigest = createHash('sha256').update(documentId).digest('hex');
-  return `jobs/${tenantId}/${docDigest}/${generation}`;
+  return `jobs/${tenantId}/${docDigest}.${generation}`;
 }
 
 interface JobIdentity {
@@ -96,14 +97,18 @@ interface JobIdentity {
 
 /**
  * Folder of a stored job: the one holding its upload. Read from the record, not recomputed,
- * so jobs written under an earlier layout (documentId in base64url) still resolve. A key
- * outside `jobs/<tenantId>/…/<generation>` is refused: deleting its folder could reach
- * other jobs' blobs.
+ * so jobs written under an earlier layout (`jobs/<tenantId>/<document>/<generation>`, the
+ * document as base64url or hashed) still resolve. A key outside the job's own folder is
+ * refused: deleting its folder could reach other jobs' blobs.
  */
 export function jobFolder(job: JobIdentity & { uploadKey: string }): string {
   const folder = job.uploadKey.slice(0, job.uploadKey.lastIndexOf('/'));
   const [root, tenant, doc, generation, ...rest] = folder.split('/');
-  if (root !== 'jobs' || tenant !== job.tenantId || !doc || generation !== job.generation || rest.length) {
+  const ownFolder =
+    generation === undefined
+      ? doc !== undefined && doc.endsWith(`.${job.generation}`) && doc.length > job.generation.length + 1
+      : !!doc && generation === job.generation && rest.length === 0;
+  if (root !== 'jobs' || tenant !== job.tenantId || !ownFolder) {
     throw new Error(`job ${JSON.stringify(job.documentId)} has an upload key outside its own folder: ${JSON.stringify(job.uploadKey)}`);
   }
   return folder;

@@ -354,7 +354,7 @@ for (const { storage, mode } of SETUPS) {
       /** The session's folder (src/storage/blob-store.ts jobPrefix). */
       const folder = (s: Session) => {
         const { g } = JSON.parse(Buffer.from(s.uploadId.split('.')[0], 'base64url').toString()) as { g: string };
-        return `jobs/${app.tenantId}/${createHash('sha256').update(s.documentId).digest('hex')}/${g}/`;
+        return `jobs/${app.tenantId}/${createHash('sha256').update(s.documentId).digest('hex')}.${g}/`;
       };
       const blobsOf = async (s: Session) => (await storedBlobs()).filter((k) => k.includes(folder(s)));
       for (const s of [ended, expired]) expect((await patch(s, 0, file.subarray(0, 9 * MiB))).status).toBe(204);
