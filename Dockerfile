@@ -48,4 +48,6 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
 # SIGTERM drains in-flight requests and jobs before exit (see README: Running in production).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/bin.js", "serve"]
+# A young generation of 2 × 4 MB instead of V8's 2 × 16 MB: ~20 MB less at idle, no measurable
+# CPU cost per job (docs/performance.md, Memory).
+CMD ["node", "--max-semi-space-size=4", "dist/bin.js", "serve"]

@@ -160,7 +160,8 @@ export async function startBenchServer(mode, extraEnv = {}, { cpu } = {}) {
     delete env.REDIS_URL;
   }
   // BENCH_SERVER_NODE_ARGS: flags for the server's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it).
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The flags `npm start` and the Dockerfile run the node with (docs/performance.md, Memory), then any extra.
+  const nodeArgs = ['--max-semi-space-size=4', ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, path.join(HERE, 'server.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((r) => child.once('exit', r));
   const cleanup = async () => {
