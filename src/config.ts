@@ -55,6 +55,8 @@ export interface Config {
   maxHeaderBytes: number;
   directUploadMaxBytes: number;
   shutdownGraceSeconds: number;
+  /** After SIGTERM, how long the node still answers while saying it drains, before it closes its listener (s). */
+  drainNoticeSeconds: number;
   trustProxy: boolean;
   logLevel: string;
   roles: Role[];
@@ -180,7 +182,18 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
       'Largest request line + header block accepted; larger requests get 431. (uWS 20.30 also closes a header block over 4 KiB that arrives split across TCP reads.)',
   },
   { name: 'DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', default: '900000000', description: 'Largest direct upload; larger files use the presigned path.' },
-  { name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS', default: '30', description: 'On SIGTERM, how long in-flight requests and jobs may take to finish.' },
+  {
+    name: 'DOCPARSE_SHUTDOWN_GRACE_SECONDS',
+    default: '30',
+    description:
+      'On SIGTERM, how long in-flight requests and jobs may take to finish; jobs still parsing then are handed back to the queue for another node (see Operations, draining).',
+  },
+  {
+    name: 'DOCPARSE_DRAIN_NOTICE_SECONDS',
+    default: '2 with REDIS_URL, else 0',
+    description:
+      'On SIGTERM, how long the node keeps answering (node-state `acceptingTraffic: false`, readiness 503, every response closing its connection) before it closes its listener, so a balancer polling node-state moves away first. Part of the grace period.',
+  },
   {
     name: 'DOCPARSE_TRUST_PROXY',
     default: 'false',
@@ -515,6 +528,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     // uWS resets connections whose Content-Length exceeds 999,999,999.
     directUploadMaxBytes: int('DOCPARSE_DIRECT_UPLOAD_MAX_BYTES', 900_000_000, 1, 999_999_999),
     shutdownGraceSeconds: int('DOCPARSE_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
+    drainNoticeSeconds: int('DOCPARSE_DRAIN_NOTICE_SECONDS', redisUrl ? 2 : 0, 0, 600),
     trustProxy: bool('DOCPARSE_TRUST_PROXY', false),
     logLevel,
     roles,

@@ -304,8 +304,9 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   }
 
   const retention = new RetentionSweeper(jobs.store, blobs, logger, Math.min(60_000, Math.max(1000, (config.retentionSeconds * 1000) / 4)));
+  let loop: WorkerLoop | null = null;
   if (pool) {
-    const loop = new WorkerLoop({
+    loop = new WorkerLoop({
       store: jobs.store,
       queue: jobs.queue,
       blobs,
@@ -376,13 +377,19 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     dashboard: dashboardAuth ? { url: config.dashboardUrl, oidc: config.oidc !== null, createSignInLink: () => dashboardAuth.createSignInLink() } : null,
     close: () =>
       (closing ??= (async () => {
-        // One grace period for the whole stop: requests first, then running jobs.
+        // One grace period for the whole stop, requests and running jobs alike. At once: the
+        // node says it drains and takes no new job; it answers for the notice period, so a
+        // balancer reading node-state moves away, then closes its listener and finishes.
         const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         const left = () => Math.max(0, deadline - Date.now());
+        http.beginDrain();
+        const jobsStopped = loop?.stop(deadline);
+        await new Promise((r) => setTimeout(r, Math.min(left(), config.drainNoticeSeconds * 1000)));
         await Promise.all([http.drain(left()), management?.close(left())]);
         await credential?.remove();
         await retention.stop();
-        await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, left()).unref())]);
+        await jobsStopped;
+        await Promise.race([jobs.close(), new Promise((r) => setTimeout(r, Math.max(left(), 5000)).unref())]);
         await pool?.close();
         health.stop();
         await mailer.stop();

@@ -77,9 +77,18 @@ export class HttpServer {
     });
   }
 
+  /**
+   * The node is going away: `accepting` turns false at once (node-state and readiness say so,
+   * so balancers stop sending here) while requests are still answered, each closing its
+   * connection after the response.
+   */
+  beginDrain(): void {
+    this.draining = true;
+  }
+
   /** Stops accepting connections, lets in-flight requests finish (up to graceMs), then closes all. */
   async drain(graceMs: number): Promise<void> {
-    this.draining = true;
+    this.beginDrain();
     if (this.listenSocket) this.uws.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
     if (!this.idle()) {

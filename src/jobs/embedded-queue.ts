@@ -39,6 +39,8 @@ export class EmbeddedJobQueue implements JobQueue {
   private readonly running = new Set<Promise<void>>();
   private readonly log: JobLogger;
   private closing = false;
+  /** No handler starts any more (stopConsuming or close); what arrives waits for the next boot. */
+  private stopped = false;
   private seq = 0;
 
   constructor(opts: EmbeddedJobQueueOptions = {}) {
@@ -73,11 +75,16 @@ export class EmbeddedJobQueue implements JobQueue {
     return { waiting, active, delayed: this.timers.size };
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
+  async stopConsuming(): Promise<void> {
+    this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.stopConsuming();
   }
 
   private push(item: Item): void {
@@ -108,7 +115,7 @@ export class EmbeddedJobQueue implements JobQueue {
     const s = this.lanes[lane];
     const consumer = s.consumer;
     if (!consumer) return;
-    while (!this.closing && s.active < consumer.concurrency) {
+    while (!this.stopped && s.active < consumer.concurrency) {
       const item = this.take(s, consumer.perTenant);
       if (!item) return;
       const tenant = item.ref.tenantId;
@@ -133,7 +140,7 @@ export class EmbeddedJobQueue implements JobQueue {
       await handler({ ref: { ...item.ref }, attempt: item.attempt });
       this.pending.delete(item.id);
     } catch (err) {
-      if (isRetryLater(err) && !this.closing) {
+      if (isRetryLater(err) && !this.stopped) {
         const t = setTimeout(
           () => {
             this.timers.delete(t);
@@ -145,7 +152,7 @@ export class EmbeddedJobQueue implements JobQueue {
         return;
       }
       this.pending.delete(item.id);
-      if (isRetryLater(err)) return; // closing: recovery on the next boot delivers it again
+      if (isRetryLater(err)) return; // stopping: recovery on the next boot delivers it again
       this.log.error({ ...errorInfo(err), ref: item.ref, attempt: item.attempt }, 'jobs: handler failed; delivery dropped');
     }
   }

@@ -9,6 +9,8 @@
 //   attempt: job.attemptsStarted (BullMQ increments it each time the job becomes active, so
 //            a RetryLater redelivery and a stalled-job redelivery both count).
 //   RetryLater: job.moveToDelayed(now + delayMs) + DelayedError.
+//   HandBack: (a stopping node's unfinished job) job.moveToWait + WaitingError: to the front of
+//            wait, taken at once by another node; the turn is added to `parks`, not an attempt.
 //   Stalls:  a delivery whose worker died keeps its lock only for lockDuration; the stalled
 //            checker of any live worker (every stalledInterval) moves it back to wait.
 //   Takeover: lockDuration 10 s, stalledInterval 5 s (TAKEOVER_DEFAULTS). A live worker renews
@@ -29,14 +31,17 @@
 //            connections wait for it. A handler that met an unreachable dependency is
 //            delivered again once Redis answers (a new attempt, like any redelivery).
 
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 
 import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 import type { ConsumeOptions, Delivery, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
 import { TenantSlots } from './tenant-slots.js';
 
-/** A delivery's data: its ref, and how often it was parked behind its tenant's other deliveries. */
+/**
+ * A delivery's data: its ref, and its turns that were not attempts: parked behind its tenant's
+ * other deliveries, or handed back by a stopping node.
+ */
 type Parkable = JobRef & { parks?: number };
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, type JobLogger } from './support.js';
 import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConnectionOptions } from './redis-connection.js';
@@ -150,7 +155,7 @@ export class RedisJobQueue implements JobQueue {
     const slots = opts.perTenant === undefined ? null : this.tenantSlots(lane, opts.perTenant);
     const processor = async (job: Job<Parkable>, token?: string): Promise<void> => {
       const { parks = 0, ...ref } = job.data;
-      // Parked turns are not attempts: the handler counts only the runs it was given.
+      // Parked and handed-back turns are not attempts: the handler counts only the runs it was given.
       const attempt = Math.max(1, job.attemptsStarted - parks);
       let renewal: NodeJS.Timeout | undefined;
       if (slots) {
@@ -166,6 +171,12 @@ export class RedisJobQueue implements JobQueue {
       try {
         await handler({ ref, attempt });
       } catch (err) {
+        if (isRetryLater(err) && err.handBack) {
+          // Its node is stopping: back to the front of wait for another node, not counted as an attempt.
+          await job.updateData({ ...job.data, parks: parks + 1 });
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
         if (isRetryLater(err)) {
           await job.moveToDelayed(Date.now() + Math.max(0, err.delayMs), token);
           throw new DelayedError();
@@ -237,11 +248,16 @@ export class RedisJobQueue implements JobQueue {
     return depth;
   }
 
+  /** Closes the Workers (BullMQ's close waits for their running handlers); the Queues stay open. */
+  async stopConsuming(): Promise<void> {
+    await Promise.all([...this.workers.values()].map((w) => w.close()));
+  }
+
   /** Stops taking deliveries, waits for running handlers, closes connections. */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await Promise.all([...this.workers.values()].map((w) => w.close()));
+    await this.stopConsuming();
     await Promise.all(Object.values(this.queues).map((q) => q.close()));
     this.slotsRedis?.disconnect();
   }

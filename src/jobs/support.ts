@@ -67,7 +67,7 @@ export function deepFreeze<T extends object>(value: T): Readonly<T> {
   return value;
 }
 
-export function isRetryLater(err: unknown): err is { delayMs: number; message: string } {
+export function isRetryLater(err: unknown): err is { delayMs: number; message: string; handBack?: true } {
   return err instanceof Error && err.name === 'RetryLater' && typeof (err as { delayMs?: unknown }).delayMs === 'number';
 }
 

@@ -151,7 +151,12 @@ export interface JobQueue {
    */
   consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts?: ConsumeOptions): void;
   depth(): Promise<QueueDepth>;
-  /** Stops taking new deliveries and waits for running handlers. */
+  /**
+   * Stops taking new deliveries and waits for running handlers (a node that drains); enqueue
+   * still works, for the uploads it answers meanwhile.
+   */
+  stopConsuming(): Promise<void>;
+  /** Stops taking new deliveries, waits for running handlers, and closes. */
   close(): Promise<void>;
 }
 
@@ -172,6 +177,18 @@ export class RetryLater extends Error {
   ) {
     super(reason);
     this.name = 'RetryLater';
+  }
+}
+
+/**
+ * Thrown by a handler whose node is stopping before the job is done: the delivery goes back
+ * to the queue at once, for another node (or this one's next start, embedded), and the turn
+ * it had is not counted as an attempt.
+ */
+export class HandBack extends RetryLater {
+  readonly handBack = true;
+  constructor(reason: string) {
+    super(0, reason);
   }
 }
 

@@ -46,7 +46,10 @@ export interface TaskRunner {
   run(task: ParseTask, hooks?: TaskHooks): Promise<ParseTaskResult>;
   stats(): PoolStats;
   ready(): boolean;
+  /** Lets running tasks finish, then stops the parsing process. */
   close(): Promise<void>;
+  /** Stops the parsing process at once: every task in flight or waiting is rejected. */
+  abandon(): Promise<void>;
 }
 
 interface Pending {
@@ -137,6 +140,17 @@ export class ParseHost implements TaskRunner {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
+  }
+
+  async abandon(): Promise<void> {
+    this.closing = true;
+    for (const p of this.waiting.splice(0)) p.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    // onExit rejects the tasks it held and kills the process groups it started (LibreOffice).
+    child.kill('SIGKILL');
+    await exited;
   }
 
   private spawn(): void {

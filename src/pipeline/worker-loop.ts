@@ -11,7 +11,7 @@ import type { BlobRouter } from '../storage/router.js';
 import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
-import { JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
+import { HandBack, JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
 import { isTerminal } from '../jobs/transitions.js';
 import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
@@ -40,6 +40,12 @@ export interface WorkerLoopDeps {
   chargeRetryMaxMs?: number;
 }
 
+/**
+ * After the grace period, how long a stopping node waits for the handlers of the jobs it hands
+ * back (and of those already past their parse, storing the artifact and charging it).
+ */
+export const HAND_BACK_WAIT_MS = 10_000;
+
 /** Exponential backoff: 2 s, 4 s, 8 s … capped at 60 s. */
 export function backoffMs(attempt: number): number {
   return Math.min(60_000, 1000 * 2 ** attempt);
@@ -49,6 +55,8 @@ export class WorkerLoop {
   private readonly scratch: string;
 
   private readonly usage: JobUsage;
+  /** The node is stopping and its parses were cut short: their jobs go back to the queue. */
+  private handingBack = false;
 
   constructor(private readonly d: WorkerLoopDeps) {
     this.scratch = d.scratchDir ?? path.join(os.tmpdir(), 'docparse-work');
@@ -58,6 +66,20 @@ export class WorkerLoop {
   start(): void {
     this.d.queue.consume('light', this.d.lightConcurrency, (x) => this.handle(x));
     this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant: this.d.heavyPerTenant });
+  }
+
+  /**
+   * Stops the loop of a node that shuts down: no new delivery from now on; running jobs may
+   * finish until `deadline` (epoch ms). Then the parses still running are cut short and their
+   * jobs handed back (handBack), and their handlers get HAND_BACK_WAIT_MS to record it.
+   */
+  async stop(deadline: number): Promise<void> {
+    const finished = this.d.queue.stopConsuming();
+    if (await settlesWithin(finished, deadline - Date.now())) return;
+    this.handingBack = true;
+    await this.d.pool.abandon();
+    if (!(await settlesWithin(finished, HAND_BACK_WAIT_MS)))
+      this.d.logger.warn('stopping with jobs still running; their deliveries return when their locks lapse');
   }
 
   async handle(delivery: Delivery): Promise<void> {
@@ -187,6 +209,7 @@ export class WorkerLoop {
       );
     } catch (err) {
       if (err instanceof RetryLater) throw err;
+      if (err instanceof PoolTaskError && this.handingBack) return await this.handBack(job, attempt);
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
       // The tenant's own bucket failed (its problem names the bucket and a fixed reason): may pass, so retried.
       if (err instanceof ProblemError && err.code === 'storage_unavailable') {
@@ -226,6 +249,19 @@ export class WorkerLoop {
     }
   }
 
+  /**
+   * The node stopped this job's parse: the job waits for another node (or this one's next
+   * start) in 5, this run not counted, its held units released. Nothing was charged: the
+   * charge comes after a parse that finished.
+   */
+  private async handBack(job: JobRecord, attempt: number): Promise<void> {
+    await this.usage.release(job);
+    const back = await this.d.store.transition(job, JobState.Retrying, { attempts: attempt - 1 });
+    if (!back) return;
+    this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, attempt }, 'job handed back: the node is stopping');
+    throw new HandBack('the node is stopping');
+  }
+
   /** `final: true`: the error's message already says the job is not retried again. */
   private async retryOrFail(job: JobRecord, attempt: number, error: JobError, opts: { final?: boolean } = {}): Promise<void> {
     if (attempt >= this.d.maxAttempts) {
@@ -242,5 +278,16 @@ export class WorkerLoop {
     await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
     await this.usage.release(job);
     this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, error }, 'job failed');
+  }
+}
+
+/** Whether `p` settles within `ms`. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -532,6 +532,26 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(await b.queue.depth()).toEqual({ waiting: 3, active: 0, delayed: 1 });
       });
 
+      it('stopConsuming waits for running handlers and starts no other; enqueue still works', async () => {
+        const started: string[] = [];
+        let finished = false;
+        b.queue.consume('light', 1, async (d) => {
+          started.push(d.ref.documentId);
+          await sleep(400);
+          finished = true;
+        });
+        const first = makeRef();
+        await b.queue.enqueue(first);
+        await waitFor(() => started.length === 1, 15_000, 'handler start');
+        await b.queue.enqueue(makeRef());
+        await b.queue.stopConsuming();
+        expect(finished).toBe(true);
+        await b.queue.enqueue(makeRef());
+        await sleep(500);
+        expect(started).toEqual([first.documentId]);
+        expect((await b.queue.depth()).waiting).toBeGreaterThanOrEqual(2);
+      });
+
       it('close waits for running handlers', async () => {
         let finished = false;
         let started = false;

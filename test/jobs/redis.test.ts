@@ -11,7 +11,7 @@ import { openJobBackend } from '../../src/jobs/open.js';
 import { RedisRateCounters } from '../../src/jobs/redis-counters.js';
 import { RedisJobQueue } from '../../src/jobs/redis-queue.js';
 import { RedisJobStore } from '../../src/jobs/redis-store.js';
-import { JobState, type Delivery, type JobRef } from '../../src/jobs/types.js';
+import { HandBack, JobState, type Delivery, type JobRef } from '../../src/jobs/types.js';
 import { captureLog, jobBackendContract, makeJob, waitFor } from './contract.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -199,6 +199,38 @@ describe('redis specifics', () => {
       finish.get('a2')!();
     } finally {
       await Promise.all(nodes.map((q) => q.close()));
+    }
+  }, 60_000);
+
+  it('a delivery handed back by a stopping node runs at once on another node, with the same attempt', async () => {
+    const prefix = freshPrefix();
+    const log = captureLog();
+    const stopping = new RedisJobQueue({ url: REDIS_URL, prefix, log });
+    const other = new RedisJobQueue({ url: REDIS_URL, prefix, log });
+    try {
+      const runs: { node: string; attempt: number }[] = [];
+      let stopped: Promise<void> | null = null;
+      stopping.consume('light', 1, async (d) => {
+        runs.push({ node: 'stopping', attempt: d.attempt });
+        // The node stops taking deliveries first (worker-loop.ts stop), then hands back.
+        stopped = stopping.stopConsuming();
+        throw new HandBack('the node is stopping');
+      });
+      await stopping.enqueue({ tenantId: 't', documentId: 'handed-back', generation: randomUUID(), lane: 'light' });
+      await waitFor(() => stopped !== null, 15_000, 'the first run');
+      await stopped;
+      other.consume('light', 1, async (d) => {
+        runs.push({ node: 'other', attempt: d.attempt });
+      });
+      // Taken from wait by the other node, not after a lock lapses or a delay.
+      await waitFor(() => runs.length === 2, 15_000, 'the run on the other node');
+      expect(runs).toEqual([
+        { node: 'stopping', attempt: 1 },
+        { node: 'other', attempt: 1 },
+      ]);
+      expect(log.entries.filter((e) => e.level === 'error' || e.msg.includes('stalled'))).toEqual([]);
+    } finally {
+      await Promise.all([stopping.close(), other.close()]);
     }
   }, 60_000);
 
