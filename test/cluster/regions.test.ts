@@ -193,7 +193,7 @@ describe('two regions (eu, us): forwarding, 421, residency', () => {
     expect(of(euKeys, usApp)).toEqual([]);
   });
 
-  it("refuses an app a storage config outside its license region (400 naming the field), and a license region its storage is not in", async () => {
+  it('refuses an app a storage config outside its license region (400 naming the field), and a license region its storage is not in', async () => {
     const opKey = (await new OperatorKeysStore(cluster.control.db).create('regions')).key;
     const storage = (region: string) =>
       cluster.control.createStorageConfig({
