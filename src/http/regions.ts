@@ -77,6 +77,9 @@ export interface RegionRoutingOptions {
   logger: Logger;
 }
 
+/** How long a kept-alive connection to another region may sit unused. */
+const IDLE_CONNECTION_MS = 4000;
+
 /** Verdicts kept per license code; there are few codes, this only bounds a flood of made-up ones. */
 const MAX_VERDICTS = 1024;
 
@@ -92,7 +95,9 @@ export class RegionRouter {
     this.home = home;
     const literals = [...o.table.urls.values()].map((u) => new URL(u).hostname.replace(/^\[|\]$/g, '')).filter((h) => net.isIP(h) !== 0);
     const policy = new OutboundPolicy({ allow: [...o.outboundAllow, ...literals], log: o.logger });
-    this.agents = policy.agents({ keepAlive: true });
+    // Idle connections are dropped before the other region's front drops them (uWS: 10 s), so a
+    // request is not sent down a connection that is being closed.
+    this.agents = policy.agents({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   }
 
   /** Where requests of license region `code` go, or null when this node serves them. */

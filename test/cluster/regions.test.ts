@@ -178,6 +178,18 @@ describe('two regions (eu, us): forwarding, 421, residency', () => {
     expect(put.status).toBe(421);
     expect(await put.json()).toMatchObject({ code: 'wrong_region', region: 'eu', baseUrl: eu.url });
 
+    // The OpenAPI document names both answers where they can come.
+    const doc = (await (await fetch(`${usStrict.url}/openapi/v1.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    for (const [p, method] of [
+      ['/api/v1/documents/{documentId}/status', 'get'],
+      ['/api/v1/documents/upload', 'post'],
+      ['/api/v1/uploads/{uploadId}', 'put'],
+      ['/api/v1/uploads/{uploadId}', 'patch'],
+    ])
+      expect(Object.keys(doc.paths[p][method].responses), `${method} ${p}`).toEqual(expect.arrayContaining(['421', '502']));
+
     // The us app is served by it as ever.
     expect((await fetch(`${usStrict.url}/api/v1/documents/us-doc-1/status`, { headers: bearer(usToken) })).status).toBe(200);
   });
