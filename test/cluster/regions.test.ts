@@ -157,6 +157,41 @@ describe('two regions (eu, us): forwarding, 421, residency', () => {
     await completed(us.url, euToken, 'eu-presigned-1');
   });
 
+  it('forwards resumable (tus) PATCHes sent to the us node, a wrong offset answered by eu with 409', async () => {
+    const bytes = Buffer.from(csvOf(6, 3000));
+    const req = await fetch(`${us.url}/api/v1/documents/upload-request`, {
+      method: 'POST',
+      headers: { ...bearer(euToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ fileName: 'resumable.csv', sizeBytes: bytes.length, documentId: 'eu-resumable-1' }),
+    });
+    expect(req.status, await req.clone().text()).toBe(201);
+    const session = (await req.json()) as { uploadId: string; uploadUrl: string };
+    const onUs = session.uploadUrl.replace(eu.url, us.url);
+    const patch = (offset: number, part: Buffer) =>
+      fetch(onUs, {
+        method: 'PATCH',
+        headers: { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body: part,
+      });
+    const half = Math.floor(bytes.length / 2);
+    const first = await patch(0, bytes.subarray(0, half));
+    expect(first.status, await first.clone().text()).toBe(204);
+    expect(first.headers.get('upload-offset')).toBe(String(half));
+    const wrong = await patch(1, bytes.subarray(1, half));
+    expect(wrong.status).toBe(409);
+    expect(await wrong.json()).toMatchObject({ code: 'upload_offset_mismatch', offset: half });
+    const second = await patch(half, bytes.subarray(half));
+    expect(second.status, await second.clone().text()).toBe(204);
+    expect(second.headers.get('upload-offset')).toBe(String(bytes.length));
+    const done = await fetch(`${us.url}/api/v1/documents/upload-complete`, {
+      method: 'POST',
+      headers: { ...bearer(euToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ uploadId: session.uploadId, csvRoute: 'Tabular' }),
+    });
+    expect(done.status, await done.clone().text()).toBe(202);
+    await completed(us.url, euToken, 'eu-resumable-1');
+  });
+
   it("refuses with 421 wrong_region naming eu's base URL where the us node does not forward", async () => {
     const status = await fetch(`${usStrict.url}/api/v1/documents/eu-doc-1/status`, { headers: bearer(euToken) });
     expect(status.status).toBe(421);
