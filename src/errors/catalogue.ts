@@ -212,6 +212,18 @@ export const PROBLEMS = {
     group: 'documents',
     when: "The app keeps documents in its tenant's own storage, and that storage could not be used; `reason` is `endpoint not reachable` (also an address the node's outbound policy refuses), `access denied` or `bucket not found`, and `bucket` names it. An upload refused with it stored and charged nothing; the tenant's owners fix the storage config.",
   },
+  wrong_region: {
+    status: 421,
+    title: 'Wrong region',
+    group: 'documents',
+    when: "The token's license region (or the upload URL's) is served by another region of a multi-region deployment, and this node does not forward (`DOCPARSE_REGION_FORWARDING`); `region` names it and `baseUrl` its API, where to send the request again. Nothing was stored or charged here.",
+  },
+  region_unavailable: {
+    status: 502,
+    title: 'Region unavailable',
+    group: 'documents',
+    when: 'The request belongs to another region and this node forwards it there, but that region could not be reached (refused, timed out, or an address the outbound policy refuses); `region` names it. Nothing was stored or charged here; `Retry-After`.',
+  },
   engine_unavailable: {
     status: 503,
     title: 'Engine unavailable',
