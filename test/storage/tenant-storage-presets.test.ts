@@ -6,13 +6,21 @@
 // land in the tenant's bucket only and are served through the API; a bucket deleted mid-job
 // sends the job to retrying, then fails it with storage_unavailable naming the bucket, with
 // nothing written to the node's bucket and nothing charged.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorKeysStore } from '../../src/tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { PresetRuleError, resolveStorageSettings, STORAGE_PRESETS } from '../../src/storage/presets.js';
 import { storageFailureTerm } from '../../src/outbound/failure-terms.js';
+import { OutboundPolicy } from '../../src/outbound/outbound-policy.js';
+import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 
@@ -265,5 +273,50 @@ describe("a tenant's own bucket on a node with its own bucket", { timeout: 120_0
     }
     expect(await keysIn(nodeS3)).toEqual(before);
     expect(await n.node.controlPlane.listUsage({ appId: app.appId })).toEqual([]);
+  });
+});
+
+describe('the check names a DNS and a TLS failure as such', () => {
+  let dir: string;
+  let tls: https.Server;
+  let port: number;
+
+  beforeAll(async () => {
+    // A self-signed certificate: the TLS handshake itself fails, after the connection is made.
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-tls-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`],
+      {
+        stdio: 'ignore',
+      },
+    );
+    tls = https.createServer({ key: await fs.readFile(`${dir}/key.pem`), cert: await fs.readFile(`${dir}/cert.pem`) }, (_req, res) => res.writeHead(200).end());
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    port = (tls.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((r) => tls?.close(r));
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const check = async (endpoint: string) => {
+    const store = new S3BlobStore(
+      { endpoint, region: 'us-east-1', bucket: 'docs', prefix: '', accessKeyId: 'AK', secretAccessKey: 'SK', forcePathStyle: true },
+      new OutboundPolicy({ allow: ['127.0.0.0/8'] }),
+    );
+    try {
+      return await store.check(5_000);
+    } finally {
+      store.close();
+    }
+  };
+
+  it('a host name that does not resolve: "DNS lookup failed"', async () => {
+    expect(await check('https://no-such-storage.invalid')).toEqual({ reason: 'DNS lookup failed', step: 'bucket' });
+  });
+
+  it('a certificate the node does not trust: "TLS handshake failed"', async () => {
+    expect(await check(`https://127.0.0.1:${port}`)).toEqual({ reason: 'TLS handshake failed', step: 'bucket' });
   });
 });
