@@ -5,7 +5,7 @@
 // saved with the settings the form showed.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../../helpers/browser.js';
+import { launchBrowser, seriousAxeViolations } from '../../helpers/browser.js';
 import { startS3, type TestS3 } from '../../helpers/s3.js';
 import { MembersStore } from '../../../src/tenancy/members-store.js';
 import type { SqlControlPlaneStore } from '../../../src/tenancy/sql-store.js';
@@ -80,6 +80,9 @@ describe('the storage page’s presets', { timeout: 120_000 }, () => {
     expect(await endpoint.inputValue()).toBe('');
     expect(await region.inputValue()).toBe('us-east-1');
     expect(await pathStyle.isChecked()).toBe(true);
+    // With the R2 account id field shown: no serious accessibility problem, no console error.
+    await provider.selectOption({ label: 'Cloudflare R2' });
+    expect(await seriousAxeViolations(page)).toEqual([]);
     expect(owner.errors).toEqual([]);
   });
 
