@@ -233,6 +233,12 @@ describe("a tenant's own bucket on a node with its own bucket", { timeout: 120_0
     expect(keys.some((k) => k.startsWith('docparse/') && k.endsWith('/artifact.json'))).toBe(true);
     expect(await keysIn(nodeS3)).toEqual(before);
     expect(await n.node.controlPlane.listUsage({ appId: app.appId })).toHaveLength(1);
+
+    // The bucket deleted afterwards: the result is not "gone" (404) but the storage failing, named.
+    await tenantS3.deleteBucket(app.bucket);
+    const lost = await fetch(`${n.url}/api/v1/documents/own-bucket/result`, { headers: app.auth });
+    expect(lost.status).toBe(502);
+    expect(await lost.json()).toMatchObject({ code: 'storage_unavailable', bucket: app.bucket, reason: 'bucket not found' });
   });
 
   it('a bucket deleted mid-job: retrying, then failed storage_unavailable naming the bucket; nothing in the node bucket, nothing charged', async () => {
