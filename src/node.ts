@@ -30,6 +30,9 @@ import { openQuotaKeeper } from './tenancy/quota/open.js';
 import { openChangeFeed } from './tenancy/open-change-feed.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
+import { NodeMetrics } from './metrics/node-metrics.js';
+import { metricsRoute } from './metrics/metrics-route.js';
+import { QueueDepthCache } from './jobs/depth-cache.js';
 
 /** The artifact envelope and each family's `content` as it declares it, published with the OpenAPI document. */
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, ...Object.fromEntries(FAMILIES.flatMap((f) => (f.content ? [[f.content.name, f.content.schema]] : []))) };
@@ -45,7 +48,7 @@ import { createManageDeps, manageStores } from './manage/deps.js';
 import { startOutboxSender } from './mail/sender.js';
 import { tenantMailHooks } from './tenancy/tenant-mail.js';
 import { mailSettingsOf } from './mail/settings.js';
-import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
+import { createManageAuthenticator, operatorKeyCheck, type SessionResolver } from './manage/principal.js';
 import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
 import { createDashboardAuth, type DashboardAuthService } from './dashboard/auth/index.js';
 import { mountDashboard } from './dashboard/index.js';
@@ -175,7 +178,15 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const outbound = new OutboundPolicy({ allow: config.outboundAllow, log: logger });
   const blobs = new BlobRouter(nodeStore, controlPlane, sealer, outbound);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
-  const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
+  // Counted in place on the request and job paths; turned into Prometheus text only on a scrape of /metrics.
+  const metrics = new NodeMetrics();
+  const http = new HttpServer({
+    logger,
+    maxHeaderBytes: config.maxHeaderBytes,
+    trustProxy: config.trustProxy,
+    authenticate: identity.authenticate,
+    observeRequest: metrics.requests.observe,
+  });
 
   const has = (r: string) => config.roles.includes(r as never);
   // The management API's stores share the control plane's connection.
@@ -214,6 +225,19 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       },
     });
 
+  // One read of the queue's depth a second at most, shared by node-state and /metrics.
+  const depth = new QueueDepthCache(jobs.queue);
+  const parser = () => (pool ? { restarts: pool.restarts, rssBytes: pool.rssBytes } : null);
+  metrics.attach({
+    activeRequests: () => http.activeRequests,
+    accepting: () => http.accepting,
+    pool: () => pool?.stats() ?? null,
+    parserRestarts: () => parser()?.restarts ?? null,
+    parserRssBytes: () => parser()?.rssBytes ?? null,
+    queueDepth: () => depth.get(),
+  });
+  http.add(metricsRoute(metrics, operatorKeyCheck(stores.operatorKeys, jobs.counters)));
+
   let openapiDoc: Record<string, unknown> | null = null;
   const health = healthRoutes({
     nodeId: config.nodeId,
@@ -224,7 +248,8 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     activeRequests: () => http.activeRequests,
     accepting: () => http.accepting,
     poolStats: () => pool?.stats() ?? null,
-    queueDepth: () => jobs.queue.depth(),
+    parser,
+    queueDepth: () => depth.get(),
     openapi: () =>
       (openapiDoc ??= buildOpenApi({
         routes: http.router.routes,
@@ -291,6 +316,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       directUploadMaxBytes: config.directUploadMaxBytes,
       officeRender: config.parsers.office.render,
       logger,
+      metrics: metrics.jobs,
     });
     for (const r of documentRoutes(intake.d, intake)) http.add(r);
     const uploads = uploadRoutes({
@@ -322,6 +348,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       heavyConcurrency: config.heavySlots,
       heavyPerTenant: config.heavySlotsPerTenant,
       scratchDir: path.join(config.dataDir, 'work'),
+      metrics: metrics.jobs,
     });
     loop.start();
     if (jobs.kind === 'embedded') {
