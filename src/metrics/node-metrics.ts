@@ -47,6 +47,10 @@ class TalliedHistogram extends Histogram<string> {
   ) {
     super({ name: metricName, help: helpText, labelNames: ['method', 'route', 'status'], registers: [registry] });
   }
+  // The registry prints what getForPromString gives (get() is for JSON): both are the tallies'.
+  async getForPromString() {
+    return this.get();
+  }
   override async get() {
     const values = this.tallies.histogramRows(this.metricName).map((r) => ({ ...r, labels: r.labels as LabelValues<string> }));
     return { name: this.metricName, help: this.helpText, type: 'histogram', aggregator: 'sum', values } as unknown as Awaited<ReturnType<Histogram<string>['get']>>;
