@@ -199,7 +199,12 @@ export function operatorKeyCheck(operatorKeys: OperatorKeysStore, counters: Rate
   return async (ctx) => {
     const header = ctx.headers.authorization;
     if (header === undefined)
-      throw problem('missing_credentials', 'Send an operator API key as "Authorization: Bearer dp_op_…".', {}, { 'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"` });
+      throw problem(
+        'missing_credentials',
+        'Send an operator API key as "Authorization: Bearer dp_op_…".',
+        {},
+        { 'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"` },
+      );
     const m = BEARER.exec(header.trim());
     if (!(await verifyOperatorKey(operatorKeys, attempts, m ? m[1] : '', ctx.remoteAddress))) throw manageProblems.invalidCredentials();
   };

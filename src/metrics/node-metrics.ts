@@ -53,7 +53,9 @@ class TalliedHistogram extends Histogram<string> {
   }
   override async get() {
     const values = this.tallies.histogramRows(this.metricName).map((r) => ({ ...r, labels: r.labels as LabelValues<string> }));
-    return { name: this.metricName, help: this.helpText, type: 'histogram', aggregator: 'sum', values } as unknown as Awaited<ReturnType<Histogram<string>['get']>>;
+    return { name: this.metricName, help: this.helpText, type: 'histogram', aggregator: 'sum', values } as unknown as Awaited<
+      ReturnType<Histogram<string>['get']>
+    >;
   }
 }
 
@@ -68,9 +70,18 @@ export class NodeMetrics {
     talliedCounter(r, 'docparse_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', ['method', 'route', 'status'], () =>
       this.requests.counterRows(),
     );
-    new TalliedHistogram(r, this.requests, 'docparse_http_request_duration_seconds', 'Time from a request’s arrival to its last byte answered, by route pattern, method and status.');
-    talliedCounter(r, 'docparse_jobs_total', 'Jobs this node accepted (queued) or moved to completed, failed, retrying or handed back, by family.', ['family', 'state'], () =>
-      this.jobs.jobRows(),
+    new TalliedHistogram(
+      r,
+      this.requests,
+      'docparse_http_request_duration_seconds',
+      'Time from a request’s arrival to its last byte answered, by route pattern, method and status.',
+    );
+    talliedCounter(
+      r,
+      'docparse_jobs_total',
+      'Jobs this node accepted (queued) or moved to completed, failed, retrying or handed back, by family.',
+      ['family', 'state'],
+      () => this.jobs.jobRows(),
     );
     talliedCounter(r, 'docparse_document_units_charged_total', 'Document Units charged for jobs this node completed, by family.', ['family'], () =>
       this.jobs.unitRows(),
@@ -78,8 +89,12 @@ export class NodeMetrics {
     talliedCounter(r, 'docparse_engine_seconds_total', 'Time parse tasks of this node spent in the parsing process, by family.', ['family'], () =>
       this.jobs.engineRows(),
     );
-    talliedCounter(r, 'docparse_quota_refusals_total', 'Quota refusals: uploads refused (429 quota_exceeded) and jobs failed for lack of Document Units.', ['stage'], () =>
-      this.jobs.quotaRows(),
+    talliedCounter(
+      r,
+      'docparse_quota_refusals_total',
+      'Quota refusals: uploads refused (429 quota_exceeded) and jobs failed for lack of Document Units.',
+      ['stage'],
+      () => this.jobs.quotaRows(),
     );
 
     const source = () => this.sources;

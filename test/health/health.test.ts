@@ -91,7 +91,10 @@ describe('health endpoints on a running node', () => {
     expect(s.cpu.loadAverage).toHaveLength(3);
     expect(s.memory.rssBytes).toBeGreaterThan(1_000_000);
     // The parsing process is another process, sampled by the node's supervisor.
-    await waitFor(async () => ((await (await fetch(`${url}/health/node-state`)).json()) as Record<string, any>).memory.parserRssBytes > 1_000_000, 'the parsing process RSS');
+    await waitFor(
+      async () => ((await (await fetch(`${url}/health/node-state`)).json()) as Record<string, any>).memory.parserRssBytes > 1_000_000,
+      'the parsing process RSS',
+    );
     expect(s.memory.heapUsedBytes).toBeGreaterThan(0);
     expect(s.memory.heapTotalBytes).toBeGreaterThanOrEqual(s.memory.heapUsedBytes);
     expect(s.memory.systemTotalBytes).toBeGreaterThanOrEqual(s.memory.systemFreeBytes);

@@ -100,12 +100,16 @@ describe('GET /metrics', () => {
     expect(sample(text, 'docparse_http_requests_total', { method: 'POST', route: '/api/v1/documents/upload', status: '202' })).toBe(uploadsBefore + 1);
     expect(sample(text, 'docparse_http_requests_total', { method: 'POST', route: '/api/v1/documents/upload', status: '429' })).toBe(1);
     // The route's pattern, never the path the client sent.
-    expect(sample(text, 'docparse_http_requests_total', { method: 'GET', route: '/api/v1/documents/:documentId/status', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'docparse_http_requests_total', { method: 'GET', route: '/api/v1/documents/:documentId/status', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(documentId);
-    expect(sample(text, 'docparse_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/documents/upload', status: '202' })).toBe(uploadsBefore + 1);
-    expect(sample(text, 'docparse_http_request_duration_seconds_bucket', { method: 'POST', route: '/api/v1/documents/upload', status: '202', le: '+Inf' })).toBe(
+    expect(sample(text, 'docparse_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/documents/upload', status: '202' })).toBe(
       uploadsBefore + 1,
     );
+    expect(
+      sample(text, 'docparse_http_request_duration_seconds_bucket', { method: 'POST', route: '/api/v1/documents/upload', status: '202', le: '+Inf' }),
+    ).toBe(uploadsBefore + 1);
 
     expect(sample(text, 'docparse_jobs_total', { family: 'csv', state: 'queued' })).toBe(1);
     expect(sample(text, 'docparse_jobs_total', { family: 'csv', state: 'completed' })).toBe(csvCompletedBefore + 1);
