@@ -305,7 +305,8 @@ describe('readiness failures', () => {
       activeRequests: () => 0,
       accepting: () => true,
       poolStats: () => null,
-      queueDepth: async () => null,
+      parser: () => null,
+      queueDepth: async () => ({ lanes: null, total: null }),
       openapi: () => ({}),
       ...over,
     };
@@ -354,7 +355,7 @@ describe('readiness failures', () => {
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: 'not_ready', failing: [] });
       const st = (await (await fetch(`${s.url}/health/node-state`)).json()) as Record<string, unknown>;
-      expect(st.acceptingTraffic).toBe(false);
+      expect(st).toMatchObject({ state: 'draining', acceptingTraffic: false, jobQueue: null });
       expect(st.workerPool).toBeNull();
     } finally {
       h.stop();
