@@ -30,6 +30,12 @@ export interface HttpServerOptions {
   slowBodyBytes?: number;
   /** Multi-region deployments (DOCPARSE_REGION_URLS): requests of other regions go there (regions.ts). */
   regions?: RegionRouter | null;
+  /**
+   * Told of every finished exchange: its route (undefined when none matched), status (499 when
+   * the client left first) and seconds since it arrived. Called on the request path: it must
+   * count in place (src/metrics/request-tallies.ts).
+   */
+  observeRequest?: (route: RouteDef | undefined, status: number, seconds: number) => void;
 }
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T>)?.then === 'function';
@@ -236,6 +242,7 @@ export class HttpServer {
       throw problems.methodNotAllowed(match.allow);
     }
     const route = match.route;
+    ex.route = route;
     ex.errorFormat = route.errorReply;
     if (ex.body && !route.body) {
       throw problems.invalidParameter('body', `${ex.method} ${route.path} takes no request body.`);
@@ -280,6 +287,9 @@ export class HttpServer {
     ex.finished = true;
     ex.body?.stopWatch();
     this.activeRequests--;
+    const status = ex.aborted && !ex.status ? 499 : ex.status;
+    const ms = performance.now() - ex.started;
+    this.opts.observeRequest?.(ex.route, status, ms / 1000);
     if (this.opts.logger.isLevelEnabled('info'))
       this.opts.logger.info(
         {
@@ -287,8 +297,8 @@ export class HttpServer {
           method: ex.method,
           path: ex.path,
           remote: ex.remoteAddress,
-          status: ex.aborted && !ex.status ? 499 : ex.status,
-          ms: Math.round((performance.now() - ex.started) * 100) / 100,
+          status,
+          ms: Math.round(ms * 100) / 100,
           bytesIn: ex.body?.received ?? 0,
           bytesOut: ex.bytesOut,
           aborted: ex.aborted || undefined,
