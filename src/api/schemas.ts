@@ -52,7 +52,8 @@ export const UploadQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 2048,
-        description: 'https URL the service POSTs a signed webhook to when the job completes, fails or is cancelled (docs/webhooks.md). The app needs a webhook secret.',
+        description:
+          'https URL the service POSTs a signed webhook to when the job completes, fails or is cancelled (docs/webhooks.md). The app needs a webhook secret.',
       }),
     ),
   },

@@ -7,7 +7,8 @@ export const WebhookStatusSchema = Type.Object(
   {
     callbackUrl: Type.String(),
     state: Type.Union([Type.Literal('waiting'), Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
-      description: 'waiting: the job has not ended; pending: being delivered (retries included); delivered: a 2xx answer; failed: no 2xx within DOCPARSE_WEBHOOK_MAX_AGE_SECONDS (replayable).',
+      description:
+        'waiting: the job has not ended; pending: being delivered (retries included); delivered: a 2xx answer; failed: no 2xx within DOCPARSE_WEBHOOK_MAX_AGE_SECONDS (replayable).',
     }),
     deliveryId: Nullable(Type.String({ description: 'The webhook-id header the receiver sees (the same on every attempt and replay).' })),
     attempts: Type.Integer(),

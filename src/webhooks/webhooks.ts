@@ -67,7 +67,8 @@ export class Webhooks {
    */
   async callbackFor(appId: string, url: string | undefined, parameter = 'callbackUrl'): Promise<string | null> {
     if (url === undefined) return null;
-    if (url.length > CALLBACK_URL_MAX_LENGTH) throw problems.invalidParameter(parameter, `The ${parameter} is longer than ${CALLBACK_URL_MAX_LENGTH} characters.`);
+    if (url.length > CALLBACK_URL_MAX_LENGTH)
+      throw problems.invalidParameter(parameter, `The ${parameter} is longer than ${CALLBACK_URL_MAX_LENGTH} characters.`);
     const refusal = await this.callbacks.refusal(url);
     if (refusal) throw problems.invalidParameter(parameter, `The ${parameter} ${refusal}.`);
     if (!(await this.secrets.has(appId))) {

@@ -167,7 +167,13 @@ function secretView(
 }
 
 /** The app's webhook signing secret, shown on request (owners only; each showing is audited). */
-function webhookSecretView(page: Page, tenant: Tenant, app: App, s: { webhookSecret: string | null; rotatedAt: string | null }, heading: string): Parameters<Page['view']>[0] {
+function webhookSecretView(
+  page: Page,
+  tenant: Tenant,
+  app: App,
+  s: { webhookSecret: string | null; rotatedAt: string | null },
+  heading: string,
+): Parameters<Page['view']>[0] {
   const back = page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}`));
   return {
     title: heading,
