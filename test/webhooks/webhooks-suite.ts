@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocparseClient } from '../../src/sdk/index.js';
 import { OperatorKeysStore } from '../../src/tenancy/operator-keys-store.js';
 import type { SqlControlPlaneStore } from '../../src/tenancy/sql-store.js';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode } from '../helpers/node.js';
@@ -192,6 +193,14 @@ export function webhooksSuite(mode: Mode): void {
       expect(done.status).toBe(202);
       await delivered(session.documentId);
       expect(verified(secret, receiver.for(session.documentId)[0])).toMatchObject({ type: 'document.completed', documentId: session.documentId });
+    });
+
+    it('the SDK passes callbackUrl, and its status carries the webhook', async () => {
+      const client = new DocparseClient({ baseUrl: n.url, clientId: app.clientId, clientSecret: app.clientSecret });
+      const { documentId } = await client.upload(new Blob(['a,b\n1,2\n']), { fileName: 'sdk.csv', csvRoute: 'Tabular', callbackUrl: receiver.url });
+      await delivered(documentId);
+      expect((await client.status(documentId)).webhook).toMatchObject({ state: 'delivered', callbackUrl: receiver.url });
+      expect(verified(secret, receiver.for(documentId)[0])).toMatchObject({ documentId, type: 'document.completed' });
     });
 
     it.runIf(mode === 'distributed')('delivers each notification once when two nodes run senders and workers', async () => {
