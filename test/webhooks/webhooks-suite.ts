@@ -203,6 +203,17 @@ export function webhooksSuite(mode: Mode): void {
       expect(verified(secret, receiver.for(documentId)[0])).toMatchObject({ documentId, type: 'document.completed' });
     });
 
+    it('is in the OpenAPI documents: callbackUrl, the webhook status, replay, the secret routes', async () => {
+      const v1 = JSON.stringify(await (await fetch(`${n.url}/openapi/v1.json`)).json());
+      expect(v1).toContain('/api/v1/documents/{documentId}/webhook/replay');
+      expect(v1).toContain('"callbackUrl"');
+      expect(v1).toContain('webhook_not_replayable');
+      expect(v1).toContain('webhook_secret_missing');
+      const m = JSON.stringify(await (await fetch(`${n.url}/openapi/manage-v1.json`)).json());
+      expect(m).toContain('/manage/v1/apps/{appId}/rotate-webhook-secret');
+      expect(m).toContain('/manage/v1/apps/{appId}/webhook-secret');
+    });
+
     it.runIf(mode === 'distributed')('delivers each notification once when two nodes run senders and workers', async () => {
       const second = await startTestNode(env);
       try {
