@@ -112,17 +112,24 @@ export class WebhookDeliveryStore {
 
   /** Takes up to `limit` due rows no live sender holds, leases them to `owner` and counts the attempt. */
   async claimDue(owner: string, opts: { limit: number; leaseSeconds: number }): Promise<WebhookDelivery[]> {
+    // The due rows are picked (and locked) once, in the CTE: a LIMIT in an UPDATE's WHERE … IN
+    // subquery can be evaluated again when a concurrent claim touched a row (EvalPlanQual), and
+    // then hands one sender more rows than its limit.
     const { rows } = await this.db.query<Row>(
-      `UPDATE webhook_deliveries
-          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision), attempts = attempts + 1, last_attempt_at = now()
-        WHERE id IN (SELECT id FROM webhook_deliveries
-                      WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
-                        AND (lease_until IS NULL OR lease_until < now())
-                      ORDER BY next_attempt_at
-                      LIMIT $3
-                      FOR UPDATE SKIP LOCKED)
-          AND delivered_at IS NULL AND gave_up_at IS NULL AND (lease_until IS NULL OR lease_until < now())
-        RETURNING ${COLUMNS}`,
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+          WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()
+            AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_deliveries w
+          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision), attempts = w.attempts + 1, last_attempt_at = now()
+         FROM due
+        WHERE w.id = due.id
+        RETURNING ${COLUMNS.split(', ')
+          .map((c) => `w.${c}`)
+          .join(', ')}`,
       [owner, opts.leaseSeconds, opts.limit],
     );
     return rows.map(toDelivery);

@@ -62,7 +62,11 @@ interface Outcome {
 export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   const log = deps.logger.child({ component: 'webhooks' });
   const owner = `${deps.senderId ?? 'node'}:${randomUUID().slice(0, 8)}`;
-  const pollMs = deps.pollMs ?? 2_000;
+  // New notifications are sent at once (the node that wrote one nudges its sender) and a failed
+  // attempt's retry is woken for by the node that made it; the poll only picks up what a node
+  // that stopped or died left behind, and other nodes' replays: it can be slow (a claim on an
+  // empty outbox costs ~1.3 ms on PostgreSQL, ~3 ms of the event loop on PGlite).
+  const pollMs = deps.pollMs ?? 10_000;
   const retry = deps.retry ?? DEFAULT_WEBHOOK_RETRY;
   // A new connection per attempt (no keep-alive): each one passes the address policy afresh.
   const agents = deps.outbound.agents({ keepAlive: false });
@@ -72,6 +76,8 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   let running: Promise<void> | null = null;
   let again = false;
   let lastProblem = '';
+  /** When retries this sender scheduled fall due (ms since the epoch). */
+  let wakes: number[] = [];
 
   function post(d: WebhookDelivery, secret: string): Promise<Outcome> {
     const body = JSON.stringify(d.payload);
@@ -128,7 +134,11 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
     const giveUp = !secret || Date.now() + retryInMs > windowEnds;
     await deps.deliveries.markFailed(d.id, owner, { statusCode: outcome.statusCode, error: outcome.error }, giveUp ? null : retryInMs);
     if (giveUp) log.warn({ ...fields, error: outcome.error }, 'webhook not delivered; retry window over, given up');
-    else log.info({ ...fields, error: outcome.error, retryInMs }, 'webhook not delivered; will retry');
+    else {
+      // A little after the row's next_attempt_at (set by the database's clock a moment later).
+      wakes.push(Date.now() + retryInMs + 250);
+      log.info({ ...fields, error: outcome.error, retryInMs }, 'webhook not delivered; will retry');
+    }
   }
 
   let sweptAt = 0;
@@ -144,6 +154,13 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       await Promise.all(due.map((d) => attempt(d).catch((err: Error) => log.warn({ err: err.message, deliveryId: d.id }, 'webhook attempt not recorded'))));
       if (due.length < BATCH) return;
     }
+  }
+
+  /** Until the earliest retry this sender owes, or the poll, whichever comes first. */
+  function nextWakeMs(): number {
+    const now = Date.now();
+    wakes = wakes.filter((t) => t > now);
+    return Math.min(pollMs, ...wakes.map((t) => t - now));
   }
 
   function schedule(ms: number): void {
@@ -177,7 +194,7 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
         if (again) {
           again = false;
           schedule(0);
-        } else schedule(pollMs);
+        } else schedule(nextWakeMs());
       });
   }
 

@@ -225,7 +225,7 @@ export function webhooksSuite(mode: Mode): void {
           ids.push(documentId);
         }
         for (const id of ids) await delivered(id);
-        // Both nodes poll the outbox every 2 s: give them a few passes to send anything twice.
+        // Give both nodes time to send anything a second time (a claim that was not exclusive).
         await new Promise((r) => setTimeout(r, 5000));
         for (const id of ids) {
           const got = receiver.for(id);
