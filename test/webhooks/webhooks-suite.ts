@@ -3,7 +3,10 @@
 // retried; addresses the outbound policy refuses are refused at upload with nothing stored;
 // replay; the secret from the management API; in the distributed mode two nodes deliver each
 // notification once.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocparseClient } from '../../src/sdk/index.js';
@@ -200,6 +203,20 @@ export function webhooksSuite(mode: Mode): void {
       const { documentId } = await client.upload(new Blob(['a,b\n1,2\n']), { fileName: 'sdk.csv', csvRoute: 'Tabular', callbackUrl: receiver.url });
       await delivered(documentId);
       expect((await client.status(documentId)).webhook).toMatchObject({ state: 'delivered', callbackUrl: receiver.url });
+      expect(verified(secret, receiver.for(documentId)[0])).toMatchObject({ documentId, type: 'document.completed' });
+    });
+
+    it.runIf(mode === 'embedded')('the Python client passes callback_url', async () => {
+      const script = [
+        'import sys; from docparse_client import DocparseClient',
+        'c = DocparseClient(sys.argv[1], sys.argv[2], sys.argv[3])',
+        'print(c.upload(b"a,b\\n1,2\\n", file_name="py.csv", csv_route="Tabular", callback_url=sys.argv[4])["documentId"])',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)('python3', ['-c', script, n.url, app.clientId, app.clientSecret, receiver.url], {
+        cwd: path.resolve('clients/python'),
+      });
+      const documentId = stdout.trim();
+      await delivered(documentId);
       expect(verified(secret, receiver.for(documentId)[0])).toMatchObject({ documentId, type: 'document.completed' });
     });
 
