@@ -20,6 +20,8 @@ import { BlobRouter } from './storage/router.js';
 import { S3BlobStore } from './storage/s3-blob-store.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { HttpServer } from './http/server.js';
+import { RegionRouter } from './http/regions.js';
+import { RegionTable } from './http/region-table.js';
 import { buildOpenApi } from './http/openapi.js';
 import { healthRoutes, type ReadinessCheck } from './api/health.js';
 import { documentRoutes } from './api/documents.js';
@@ -191,7 +193,24 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   undo.push(() => webhooks.stop());
   const blobs = new BlobRouter(nodeStore, controlPlane, sealer, outbound);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
-  const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
+  // Multi-region: requests of another region's apps are forwarded there or refused, never served here.
+  const regions = config.regionUrls
+    ? new RegionRouter({
+        table: new RegionTable(new Map(Object.entries(config.regionUrls))),
+        local: config.region,
+        forwarding: config.regionForwarding,
+        timeoutMs: config.regionForwardTimeoutSeconds * 1000,
+        outboundAllow: config.outboundAllow,
+        logger,
+      })
+    : null;
+  const http = new HttpServer({
+    logger,
+    maxHeaderBytes: config.maxHeaderBytes,
+    trustProxy: config.trustProxy,
+    authenticate: identity.authenticate,
+    regions,
+  });
 
   const has = (r: string) => config.roles.includes(r as never);
   // The management API's stores share the control plane's connection.

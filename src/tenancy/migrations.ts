@@ -4,6 +4,7 @@
 import type { SqlClient } from '../db/sql.js';
 import { mailOutboxMigration, mailWithdrawalMigration } from './migrations-mail.js';
 import { dashboardSessionsMigration } from './migrations-dashboard.js';
+import { storagePresetsMigration } from './migrations-storage.js';
 import { webhooksMigration } from './migrations-webhooks.js';
 import type { Migration } from './migration.js';
 
@@ -184,6 +185,7 @@ CREATE TRIGGER usage_holds_app_exists BEFORE INSERT ON usage_holds FOR EACH ROW 
   mailOutboxMigration,
   dashboardSessionsMigration,
   mailWithdrawalMigration,
+  storagePresetsMigration,
   webhooksMigration,
 ];
 
