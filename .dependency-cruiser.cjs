@@ -17,6 +17,8 @@ const FLOORS = [
   ['config.ts'],
   // Parsing jobs: the worker loop, the parsing process, retention.
   ['pipeline'],
+  // Signed webhooks: the job-end watcher, the delivery outbox and its sender.
+  ['webhooks'],
   // The parsing API: uploads, documents, health.
   ['api'],
   // The SDK for API users (import { DocparseClient } from 'docparse'): the server's schemas

@@ -86,6 +86,10 @@ export interface Config {
   parsers: ParserSettings;
   /** Address ranges the node may reach on a tenant's behalf besides public unicast (src/outbound). */
   outboundAllow: string[];
+  /** Webhook callbacks to http:// loopback addresses (development only; https otherwise). */
+  allowHttpCallbacks: boolean;
+  /** How long a webhook is retried after its job ended (s). */
+  webhookMaxAgeSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -325,6 +329,18 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     default: '(none → public addresses only)',
     description:
       "Comma-separated CIDR ranges (or single addresses) that requests on a tenant's behalf (their storage endpoints) may reach besides public unicast, e.g. `10.0.0.0/8` for an on-premises MinIO. Loopback, private, link-local, unique-local, CGNAT, multicast, metadata and reserved addresses are refused otherwise (docs/operations.md).",
+  },
+  {
+    name: 'DOCPARSE_ALLOW_HTTP_CALLBACKS',
+    default: 'false',
+    description:
+      'Accept `http://` webhook `callbackUrl`s whose host is a loopback address (a receiver on the same machine, for development). Otherwise callbacks must be `https://`. Loopback is still refused by the outbound policy unless `DOCPARSE_OUTBOUND_ALLOW` lists it (docs/webhooks.md).',
+  },
+  {
+    name: 'DOCPARSE_WEBHOOK_MAX_AGE_SECONDS',
+    default: '86400',
+    description:
+      'How long a webhook is retried (exponential back-off from 5 s, at most 30 min apart) after its job ended or was replayed; then it is recorded as failed and can be replayed (60–604800).',
   },
 ];
 
@@ -584,6 +600,8 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     sessionMaxHours: int('DOCPARSE_SESSION_MAX_HOURS', 24, 1, 90 * 24),
     parsers,
     outboundAllow,
+    allowHttpCallbacks: bool('DOCPARSE_ALLOW_HTTP_CALLBACKS', false),
+    webhookMaxAgeSeconds: int('DOCPARSE_WEBHOOK_MAX_AGE_SECONDS', 86_400, 60, 604_800),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

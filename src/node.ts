@@ -27,6 +27,8 @@ import { healthRoutes, type ReadinessCheck } from './api/health.js';
 import { documentRoutes } from './api/documents.js';
 import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
+import { Webhooks } from './webhooks/webhooks.js';
+import { webhookReplayRoute } from './webhooks/replay-route.js';
 import { LimitsCache } from './tenancy/plan-limits.js';
 import { openQuotaKeeper } from './tenancy/quota/open.js';
 import { openChangeFeed } from './tenancy/open-change-feed.js';
@@ -178,6 +180,20 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const nodeStore = config.s3 ? new S3BlobStore(config.s3) : new DiskBlobStore(path.join(config.dataDir, 'blobs'));
   // Requests on a tenant's behalf (their storage) reach public addresses and the operator's ranges only.
   const outbound = new OutboundPolicy({ allow: config.outboundAllow, log: logger });
+  // Signed webhooks: every writer of job states goes through the watcher; every node sends.
+  const webhooks = new Webhooks({
+    db: controlPlane.db,
+    sealer,
+    outbound,
+    logger,
+    allowHttpCallbacks: config.allowHttpCallbacks,
+    maxAgeSeconds: config.webhookMaxAgeSeconds,
+    retentionSeconds: config.retentionSeconds,
+    nodeId: config.nodeId,
+  });
+  jobs.store = webhooks.watch(jobs.store);
+  webhooks.startSender();
+  undo.push(() => webhooks.stop());
   const blobs = new BlobRouter(nodeStore, controlPlane, sealer, outbound);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
   // Multi-region: requests of another region's apps are forwarded there or refused, never served here.
@@ -331,6 +347,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       officeRender: config.parsers.office.render,
       logger,
       metrics: metrics.jobs,
+      webhooks,
     });
     for (const r of documentRoutes(intake.d, intake)) http.add(r);
     const uploads = uploadRoutes({
@@ -341,6 +358,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       sessionTtlSeconds: Math.min(3600, config.retentionSeconds),
     });
     for (const r of uploads) http.add(r);
+    http.add(webhookReplayRoute({ jobs: jobs.store, webhooks }));
   }
 
   const retention = new RetentionSweeper(jobs.store, blobs, logger, Math.min(60_000, Math.max(1000, (config.retentionSeconds * 1000) / 4)));
@@ -434,6 +452,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         await pool?.close();
         health.stop();
         await mailer.stop();
+        await webhooks.stop();
         await quota.close();
         await changes.close();
         await controlPlane.close();

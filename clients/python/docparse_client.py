@@ -206,8 +206,11 @@ class DocparseClient:
     def upload(self, source: Union[str, os.PathLike, bytes, bytearray, BinaryIO], *, file_name: Optional[str] = None,
                document_id: Optional[str] = None, document_type: Optional[str] = None, csv_route: Optional[str] = None,
                sql_dialect: Optional[str] = None, pdf_mode: Optional[str] = None, parquet_mode: Optional[str] = None,
-               custom_metadata: Optional[Dict[str, Any]] = None, chunk_hints: Optional[bool] = None) -> Dict[str, Any]:
+               custom_metadata: Optional[Dict[str, Any]] = None, chunk_hints: Optional[bool] = None,
+               callback_url: Optional[str] = None) -> Dict[str, Any]:
         """Uploads a file path, bytes or a binary file object; presigned above the direct-upload limit.
+
+        callback_url: an https URL told with a signed webhook when the job ends (docs/webhooks.md).
 
         A documentId is picked when none is given, so a retried upload is the same job to the server.
         """
@@ -222,7 +225,8 @@ class DocparseClient:
             data = source.read()
         document_id = document_id or str(uuid.uuid4())
         routing = {k: v for k, v in {"documentType": document_type, "csvRoute": csv_route, "sqlDialect": sql_dialect,
-                                     "pdfMode": pdf_mode, "parquetMode": parquet_mode}.items() if v is not None}
+                                     "pdfMode": pdf_mode, "parquetMode": parquet_mode,
+                                     "callbackUrl": callback_url}.items() if v is not None}
         if custom_metadata is not None:
             routing["customMetadataJson"] = json.dumps(custom_metadata)
         if chunk_hints is not None:

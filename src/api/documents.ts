@@ -57,11 +57,13 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       'rate_limited',
       'engine_unavailable',
       'storage_unavailable',
+      'webhook_secret_missing',
     ],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
       const q = ctx.query;
       const limits = await intake.limitsFor(p);
+      const callbackUrl = await intake.callbackUrl(p, q.callbackUrl);
       const customMetadata = parseCustomMetadata(q.customMetadataJson);
       const body = ctx.bodyStream;
       if (!body) throw problems.invalidParameter('body', 'The request body is empty: send the file bytes as the body.');
@@ -98,6 +100,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         customMetadata,
         fileName: q.fileName ?? null,
         storageConfigId: limits.storageConfigId,
+        callbackUrl,
       });
     },
   };
@@ -117,7 +120,8 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
     handler: async (ctx) => {
       const job = await jobOf(ctx.principal!.tenantId, ctx.params.documentId);
       if (!job) throw problems.documentNotFound(ctx.params.documentId);
-      return { status: 200, json: statusOf(job) };
+      const webhook = job.callbackUrl ? await d.webhooks?.describe(job) : undefined;
+      return { status: 200, json: webhook ? { ...statusOf(job), webhook } : statusOf(job) };
     },
   };
 

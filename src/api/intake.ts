@@ -20,6 +20,7 @@ import type { UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
 import { requireEngines } from '../engines/requirements.js';
 import type { JobTallies } from '../metrics/job-tallies.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 
 export interface IntakeDeps {
   jobs: JobStore;
@@ -37,6 +38,8 @@ export interface IntakeDeps {
   logger: Logger;
   /** The node's job counters (/metrics): accepted jobs and quota refusals. */
   metrics?: JobTallies;
+  /** Signed webhooks (callbackUrl); without them an upload asking for one is refused. */
+  webhooks?: Webhooks;
 }
 
 /** Routing parameters as accepted on upload (query) and upload-complete (body). */
@@ -202,6 +205,13 @@ export class Intake {
     }
   }
 
+  /** The upload's callbackUrl once checked (null without one): refused before anything is stored or counted. */
+  async callbackUrl(p: Principal, url: string | undefined): Promise<string | null> {
+    if (url === undefined) return null;
+    if (!this.d.webhooks) throw problems.invalidParameter('callbackUrl', 'This server sends no webhooks.');
+    return this.d.webhooks.callbackFor(p.appId, url);
+  }
+
   /** Detects the format from the first bytes and checks the routing options it needs. */
   classify(head: Buffer, q: RoutingParams, p: Principal): { format: string; options: JobOptions } {
     if (head.length === 0) throw problems.invalidParameter('body', 'The document is empty: send the file bytes.');
@@ -237,6 +247,8 @@ export class Intake {
     storageConfigId: string | null;
     /** The upload request's id: the worker's log lines for this job carry it. */
     requestId?: string;
+    /** Checked by callbackUrl(); absent or null: no webhook. */
+    callbackUrl?: string | null;
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
@@ -286,6 +298,7 @@ export class Intake {
       documentUnits: null,
       storageConfigId: a.storageConfigId,
       requestId: a.requestId ?? null,
+      ...(a.callbackUrl ? { callbackUrl: a.callbackUrl } : {}),
     };
     const previous = await d.jobs.put(record);
     if (previous && previous.generation !== a.generation) {

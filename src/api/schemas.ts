@@ -4,6 +4,7 @@ import { StringEnum } from '../http/validation.js';
 import { DOCUMENT_TYPES, FAMILIES, ROUTING_PARAMETERS } from '../formats/registry.js';
 import type { FamilyDescriptor, RoutingParameter } from '../formats/kit/family.js';
 import { STATUS_NAMES } from '../jobs/types.js';
+import { WebhookStatusSchema } from '../webhooks/schema.js';
 
 /** A family's routing parameter as its declaration describes it (values, required or default, plan features). */
 function routingProperty(p: RoutingParameter, family: FamilyDescriptor) {
@@ -47,6 +48,14 @@ export const UploadQuery = Type.Object(
       Type.String({ maxLength: 65536, description: 'A JSON object (≤ 64 KiB of UTF-8, nested ≤ 32 levels) carried to the artifact as customMetadata.' }),
     ),
     chunkHints: Type.Optional(Type.Boolean({ description: `Produce retrieval chunks (${chunkFamilies.join(', ')}).` })),
+    callbackUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'https URL the service POSTs a signed webhook to when the job completes, fails or is cancelled (docs/webhooks.md). The app needs a webhook secret.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,6 +88,7 @@ export const JobStatusSchema = Type.Object({
   attempts: Type.Integer(),
   documentUnits: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Optional(JobErrorSchema),
+  webhook: Type.Optional(WebhookStatusSchema),
 });
 
 export const BatchStatusBody = Type.Object(

@@ -286,6 +286,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       'quota_exceeded',
       'rate_limited',
       'engine_unavailable',
+      'webhook_secret_missing',
     ],
     handler: async (ctx): Promise<Reply> => {
       const p = ctx.principal!;
@@ -297,6 +298,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         return { status: 202, json: { documentId: job.documentId, status: capitalised(STATUS_NAMES[job.statusInt]), statusInt: job.statusInt } };
       }
       const customMetadata = parseCustomMetadata(routing.customMetadataJson);
+      const callbackUrl = await intake.callbackUrl(p, routing.callbackUrl);
       const blob = await (await d.blobs.for(job.storageConfigId)).read(job.uploadKey);
       if (!blob || !job.sha256 || blob.size !== job.sizeBytes) {
         const staged = await (await d.blobs.for(job.storageConfigId)).stagedSize(resumableKey(job));
@@ -326,6 +328,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         customMetadata,
         fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,
+        callbackUrl,
       });
       if (job.documentId !== claims.d) await d.jobs.delete(job.tenantId, job.documentId, job.generation);
       return reply;

@@ -230,6 +230,18 @@ export const PROBLEMS = {
     group: 'documents',
     when: 'The document needs a parsing engine this node lacks (names `engine`, `format`, and `pdfMode` for PDF); nothing stored or charged; no `Retry-After`, since the engine stays missing until an operator installs it.',
   },
+  webhook_secret_missing: {
+    status: 409,
+    title: 'Webhook secret missing',
+    group: 'documents',
+    when: "An upload asked for a `callbackUrl`, but its app has no webhook signing secret yet; nothing stored or charged. An owner creates one with `POST /manage/v1/apps/{appId}/rotate-webhook-secret` or on the app's dashboard page (docs/webhooks.md).",
+  },
+  webhook_not_replayable: {
+    status: 409,
+    title: 'Webhook not replayable',
+    group: 'documents',
+    when: 'A webhook replay for a job uploaded without a `callbackUrl`, or one that has not finished yet (its webhook is sent when it does).',
+  },
 
   // ---- health
   not_ready: {

@@ -73,6 +73,8 @@ export interface JobRecord {
   storageConfigId: string | null;
   /** The upload request's id, so the worker's log lines join the request's. */
   requestId?: string | null;
+  /** Where the job's end is announced (a signed webhook, src/webhooks); absent when none was asked for. */
+  callbackUrl?: string | null;
 }
 
 export interface JobRef {

@@ -16,6 +16,7 @@ import type { SqlControlPlaneStore } from '../tenancy/sql-store.js';
 import type { ChangeFeed } from '../tenancy/change-feed.js';
 import type { ManageDeps, ManageEvents } from './api/kit.js';
 import type { ManageAuthenticator } from './principal.js';
+import { WebhookSecretStore } from '../webhooks/secret-store.js';
 
 /** The management side's stores, on the control plane's connection. */
 export type ManageStores = Pick<ManageDeps, 'members' | 'operatorKeys' | 'audit' | 'appSettings' | 'billing'>;
@@ -61,5 +62,6 @@ export function createManageDeps(parts: ManageDepsParts): ManageDeps {
     mail: mailSettingsOf(config),
     events: parts.events,
     changes: parts.changes,
+    webhookSecrets: new WebhookSecretStore(controlPlane.db, parts.sealer),
   };
 }

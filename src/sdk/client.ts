@@ -312,7 +312,7 @@ function bodyFactory(body: PreparedBody, progress: Progress | undefined): { body
   };
 }
 
-const ROUTING_KEYS = ['documentType', 'csvRoute', 'sqlDialect', 'pdfMode', 'parquetMode'] as const;
+const ROUTING_KEYS = ['documentType', 'csvRoute', 'sqlDialect', 'pdfMode', 'parquetMode', 'callbackUrl'] as const;
 
 function routingBody(o: UploadOptions): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};

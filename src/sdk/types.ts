@@ -27,6 +27,8 @@ export interface UploadOptions {
   /** Carried to the artifact as customMetadata (sent as customMetadataJson). */
   customMetadata?: Record<string, unknown>;
   chunkHints?: boolean;
+  /** https URL told (a signed webhook, docs/webhooks.md) when the job completes, fails or is cancelled. */
+  callbackUrl?: string;
   /** Size of a ReadableStream input, which decides direct or presigned (a stream without one goes direct). */
   sizeBytes?: number;
   /** Hex SHA-256, checked by the server at completion of a presigned upload. */

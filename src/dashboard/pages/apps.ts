@@ -166,6 +166,31 @@ function secretView(
   };
 }
 
+/** The app's webhook signing secret, shown on request (owners only; each showing is audited). */
+function webhookSecretView(
+  page: Page,
+  tenant: Tenant,
+  app: App,
+  s: { webhookSecret: string | null; rotatedAt: string | null },
+  heading: string,
+): Parameters<Page['view']>[0] {
+  const back = page.url(tenantPath(tenant.id, `/apps/${encodeURIComponent(app.id)}`));
+  return {
+    title: heading,
+    tenant,
+    section: 'apps',
+    body: s.webhookSecret
+      ? html`${notice('warn', html`<p><strong>Keep it secret.</strong> Your webhook receiver verifies the <code>webhook-signature</code> header of every webhook with it (any Standard Webhooks library takes it as it is).</p>`)}
+<div class="card"><dl class="facts">
+<dt>App</dt><dd>${app.name}</dd>
+<dt>Webhook secret</dt><dd><div class="secret"><code id="webhook-secret">${s.webhookSecret}</code><button type="button" data-copy="webhook-secret" data-copy-status="copy-status" hidden>Copy secret</button></div><p id="copy-status" role="status" class="hint"></p></dd>
+<dt>Since</dt><dd>${s.rotatedAt ? formatDate(s.rotatedAt) : '—'}</dd>
+</dl></div>
+<p><a href="${back}">Back to the app</a></p>`
+      : html`<p>This app has no webhook secret yet: create one on the app's page before uploading with a <code>callbackUrl</code>.</p><p><a href="${back}">Back to the app</a></p>`,
+  };
+}
+
 export function appPages(d: Dashboard): RouteDef[] {
   const listView = async (page: Page, tenant: Tenant, c: Choices, values: AppFormValues, errors?: FormErrors, status?: number) => {
     const { items } = await page.api.call<{ items: App[] }>('listApps', { query: { tenantId: tenant.id } });
@@ -257,6 +282,18 @@ ${
       });
       return page.view(secretView(page, tenant, rotated.app, rotated, `New secret for “${rotated.app.name}”`));
     }),
+    postForm(d, '/t/:tenantId/apps/:appId/webhook-secret', { params: AppParams, summary: "Show an app's webhook secret" }, async (page) => {
+      const tenant = await page.tenant();
+      const app = await appOf(page, tenant.id, page.ctx.params.appId);
+      const s = await page.api.call<{ webhookSecret: string | null; rotatedAt: string | null }>('getAppWebhookSecret', { params: { appId: app.id } });
+      return page.view(webhookSecretView(page, tenant, app, s, `Webhook secret of “${app.name}”`));
+    }),
+    postForm(d, '/t/:tenantId/apps/:appId/rotate-webhook-secret', { params: AppParams, summary: "Create or replace an app's webhook secret" }, async (page) => {
+      const tenant = await page.tenant();
+      const app = await appOf(page, tenant.id, page.ctx.params.appId);
+      const s = await page.api.call<{ webhookSecret: string; rotatedAt: string }>('rotateAppWebhookSecret', { params: { appId: app.id } });
+      return page.view(webhookSecretView(page, tenant, app, s, `New webhook secret for “${app.name}”`));
+    }),
   ];
 }
 
@@ -305,6 +342,16 @@ ${actionButton(page.user, page.url(`${base}/rotate-secret`), 'Rotate secret', { 
     : ''
 }
 </div>
+${
+  owner
+    ? html`<div class="card"><h2 id="webhooks">Webhooks</h2>
+<p>Uploads with a <code>callbackUrl</code> are announced to it when they complete, fail or are cancelled, signed with this app's webhook secret (Standard Webhooks). The app needs one before such uploads are accepted.</p>
+<div class="actions">
+${actionButton(page.user, page.url(`${base}/webhook-secret`), 'Show webhook secret', { secondary: true })}
+${actionButton(page.user, page.url(`${base}/rotate-webhook-secret`), 'Create or rotate webhook secret', { danger: true, describedBy: 'webhook-rotate-hint' })}
+</div><p class="hint" id="webhook-rotate-hint">Rotating replaces the webhook secret at once: webhooks from then on, retries included, are signed with the new one.</p></div>`
+    : ''
+}
 ${
   owner
     ? html`<h2 id="settings">Settings</h2>${failed?.errors.summary()}<form method="post" action="${page.url(base)}" class="stack card" aria-labelledby="settings">${csrfField(page.user)}${appFields(page, c, values, failed?.errors, true)}<div class="actions"><button type="submit">Save settings</button></div></form>`

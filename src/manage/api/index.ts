@@ -13,6 +13,7 @@ import { storageRoutes } from './storage-routes.js';
 import { tenantRoutes } from './tenant-routes.js';
 import { usageRoutes } from './usage-routes.js';
 import { billingRoutes } from './billing-routes.js';
+import { webhookSecretRoutes } from './webhook-secret-routes.js';
 
 export const MANAGE_OPENAPI_PATH = '/openapi/manage-v1.json';
 
@@ -28,6 +29,7 @@ export function manageApiRoutes(deps: ManageDeps, openapi: () => Record<string, 
     ...auditRoutes(deps),
     ...billingRoutes(deps, deps.billing),
     ...mailRoutes(deps),
+    ...webhookSecretRoutes(deps),
     manageRoute(deps, {
       method: 'GET',
       path: '/regions',

@@ -23,6 +23,7 @@ import type { RateCounters } from '../../jobs/types.js';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.js';
 import type { ChangeFeed } from '../../tenancy/change-feed.js';
 import { canonicalEmail, EmailAddressError } from '../../mail/address.js';
+import type { WebhookSecretStore } from '../../webhooks/secret-store.js';
 
 export const MANAGE_PREFIX = '/manage/v1';
 const MAX_BODY_BYTES = 64 * 1024;
@@ -57,6 +58,8 @@ export interface ManageDeps {
   events?: ManageEvents;
   /** Where changes to apps, plans and tenants are announced to every node's caches (none: the caches' TTL). */
   changes?: ChangeFeed;
+  /** Apps' webhook signing secrets (sealed). */
+  webhookSecrets: WebhookSecretStore;
 }
 
 /** What the nodes cache (plan-limits.ts): a change to one of these is announced. */

@@ -157,6 +157,29 @@ describe('apps', () => {
     expect(appPage).not.toContain(newSecret);
     expect(appPage).not.toContain(oldSecret);
   });
+
+  it('the app page creates, shows and rotates the webhook secret; the page itself never shows it', async () => {
+    await post(owner, `${D}/t/${tenant.id}/apps`, { _csrf: await csrf(owner), name: 'Hooked', licenseRegion: rig.node.node.config.regions[0] });
+    const app = (await store().listApps(tenant.id)).find((a) => a.name === 'Hooked')!;
+    const page = await (await get(owner, `${D}/t/${tenant.id}/apps/${app.id}`)).text();
+    expect(page).toContain('id="webhooks"');
+    const shown = async (path: string) => {
+      const res = await post(owner, `${D}/t/${tenant.id}/apps/${app.id}/${path}`, { _csrf: await csrf(owner) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      return /<code id="webhook-secret">([^<]+)<\/code>/.exec(await res.text())?.[1] ?? null;
+    };
+    expect(await shown('webhook-secret')).toBeNull();
+    const first = await shown('rotate-webhook-secret');
+    expect(first).toMatch(/^whsec_/);
+    expect(await shown('webhook-secret')).toBe(first);
+    const second = await shown('rotate-webhook-secret');
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    expect(await (await get(owner, `${D}/t/${tenant.id}/apps/${app.id}`)).text()).not.toContain(second!);
+    // Without the form's CSRF token nothing is shown.
+    expect((await post(owner, `${D}/t/${tenant.id}/apps/${app.id}/webhook-secret`, {})).status).toBe(403);
+  });
 });
 
 describe('plans', () => {

@@ -1,0 +1,3 @@
+import { webhooksSuite } from './webhooks-suite.js';
+
+webhooksSuite('embedded');
