@@ -106,6 +106,8 @@ export interface JobStore {
     ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
     to: JobStateInt,
     patch?: Partial<Pick<JobRecord, 'startedAt' | 'completedAt' | 'error' | 'artifactKey' | 'artifactBytes' | 'documentUnits' | 'attempts'>>,
+    /** Only from these states (a cancel: transitions.ts CANCELLABLE_STATES); others throw IllegalTransitionError. */
+    opts?: { from?: readonly JobStateInt[] },
   ): Promise<JobRecord | null>;
   /**
    * Removes the record (retention sweep, overwrite). With `generation`, removes it only if
