@@ -22,7 +22,8 @@ import { createIdentity, type Identity } from './identity/index.js';
 import { HttpServer } from './http/server.js';
 import { buildOpenApi } from './http/openapi.js';
 import { healthRoutes, type ReadinessCheck } from './api/health.js';
-import { documentRoutes } from './api/documents.js';
+import { liveDocumentRoutes } from './api/live-routes.js';
+import type { LiveStatus } from './api/live-status.js';
 import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './tenancy/plan-limits.js';
@@ -278,6 +279,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     mountDashboard({ http, auth: dashboardAuth!, manage: manageDeps, manageRoutes, logger });
   }
   if (has('auth')) for (const r of identity.routes) http.add(r);
+  let live: LiveStatus | null = null;
   if (has('api')) {
     const intake = new Intake({
       jobs: jobs.store,
@@ -292,7 +294,10 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       officeRender: config.parsers.office.render,
       logger,
     });
-    for (const r of documentRoutes(intake.d, intake)) http.add(r);
+    // The documents API, with live status (events, long poll, Prefer: wait) and cancel.
+    const documents = liveDocumentRoutes({ intake, events: jobs.events, controlPlane, quota, logger });
+    live = documents.live;
+    for (const r of documents.routes) http.add(r);
     const uploads = uploadRoutes({
       intake,
       baseUrl: config.baseUrl,
@@ -309,6 +314,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     loop = new WorkerLoop({
       store: jobs.store,
       queue: jobs.queue,
+      events: jobs.events,
       blobs,
       pool,
       controlPlane,
@@ -383,6 +389,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         const left = () => Math.max(0, deadline - Date.now());
         http.beginDrain();
+        live?.endStreams(); // open event streams: their clients reconnect to a node that stays
         const jobsStopped = loop?.stop(deadline);
         await new Promise((r) => setTimeout(r, Math.min(left(), config.drainNoticeSeconds * 1000)));
         await Promise.all([http.drain(left()), management?.close(left())]);

@@ -118,15 +118,22 @@ async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise
   statsTimer.unref();
 }
 
+/** The running tasks' cancel switches (an 'abort' message pulls one). */
+const cancels = new Map<string, AbortController>();
+
 async function run(id: string, message: Extract<ToHost, { type: 'run' }>): Promise<void> {
   const task = { ...message.task, taskId: id };
+  const cancel = new AbortController();
+  cancels.set(id, cancel);
   try {
-    const result = await pool!.run(task);
+    const result = await pool!.run(task, cancel.signal);
     send({ type: 'done', id, result });
   } catch (err) {
     const kind = err instanceof PoolTaskError ? err.kind : 'crash';
     send({ type: 'failed', id, kind, message: (err as Error)?.message ?? String(err) });
   } finally {
+    cancels.delete(id);
+    // Kills what the task started (LibreOffice's process group), however it ended.
     groups.taskEnded(id);
   }
 }
@@ -155,6 +162,8 @@ process.on('message', (message: ToHost) => {
       ok: outcome.ok,
       ...(outcome.ok ? {} : { message: outcome.message, transient: outcome.transient }),
     } satisfies UnitsMessage);
+  } else if (message.type === 'abort') {
+    cancels.get(message.id)?.abort();
   } else if (message.type === 'close') {
     void close().finally(() => process.exit(0));
   }

@@ -11,6 +11,8 @@ export type ToHost =
   | { type: 'init'; pool: HostPoolOptions }
   | { type: 'run'; id: string; task: ParseTask }
   | { type: 'reserved'; reqId: string; outcome: ReserveOutcome }
+  /** The task's job was cancelled: stop it (its thread and its process groups). */
+  | { type: 'abort'; id: string }
   | { type: 'close' };
 
 export type FromHost =
