@@ -28,6 +28,7 @@ import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { LimitsCache } from './tenancy/plan-limits.js';
 import { openQuotaKeeper } from './tenancy/quota/open.js';
+import type { QuotaKeeper } from './tenancy/quota/keeper.js';
 import { openChangeFeed } from './tenancy/open-change-feed.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
@@ -65,6 +66,8 @@ export interface RunningNode {
   jobs: JobBackend;
   blobs: BlobRouter;
   identity: Identity;
+  /** Holds and charges Document Units (what a cancel's release is checked against in tests). */
+  quota: QuotaKeeper;
   http: HttpServer;
   pool: ParseHost | null;
   retention: RetentionSweeper;
@@ -375,6 +378,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     jobs,
     blobs,
     identity,
+    quota,
     http,
     pool,
     retention,
