@@ -107,7 +107,8 @@ export function liveStatusSuite(mode: Mode): void {
     });
 
     it('cancel of a running OCR job: stopped, failed with code cancelled, units released, nothing charged, the slot free for the next job', async () => {
-      const pages = 300;
+      const pages = 2000; // minutes of OCR: it cannot finish before the cancel
+      for (const id of ['mine-1', 'inline-2']) await settled(id);
       const before = await committed(); // what the earlier tests' jobs were charged
       expect((await upload({ fileName: 'long.pdf', pdfMode: 'Ocr', documentId: 'long-1' }, pagesPdf(pages))).status).toBe(202);
       // A second OCR job of the tenant waits for the one heavy slot.
