@@ -174,7 +174,7 @@ export class LiveStatus {
       summary: "A job's state changes and progress, live (Server-Sent Events)",
       description:
         'A `text/event-stream`: a `state` event for the current state and each change after it (data: the status object; `id` for `Last-Event-ID`), ' +
-        '`progress` events while parsing (`{done, total, unit}`, at most one a second), a comment every 15 s, and the end of the stream after `completed` or `failed`. ' +
+        '`progress` events while parsing (`{fraction, done, total}`: `done` of `total` Document Units once the parser has counted them, at most one a second), a comment every 15 s, and the end of the stream after `completed` or `failed`. ' +
         'Reconnecting with `Last-Event-ID` resumes from the current state: it is sent unless it is the event named. ' +
         'A client that leaves more than 64 KiB unsent is disconnected.',
       tags: ['documents'],
@@ -225,7 +225,7 @@ export class LiveStatus {
     };
     const onEvent = (e: JobEvent) => {
       if (e.kind === 'progress') {
-        if (stream.open) stream.event('progress', { done: e.done, total: e.total, unit: e.unit });
+        if (stream.open) stream.event('progress', { fraction: e.fraction, done: e.done, total: e.total });
         return;
       }
       enqueue(async () => {

@@ -28,13 +28,17 @@ export interface StateEvent {
   updatedAt: string;
 }
 
-/** How far a running parse is; `total` null while it is not known. */
+/**
+ * How far a running parse is: the fraction its parser reports and, once the parser has counted
+ * the document's Document Units (pages, sheets, messages, statements…), how many of them are done.
+ */
 export interface ProgressEvent {
   kind: 'progress';
   generation: string;
-  done: number;
+  /** 0..1 */
+  fraction: number;
+  done: number | null;
   total: number | null;
-  unit: 'pages' | 'items';
 }
 
 export type JobEvent = StateEvent | ProgressEvent;
@@ -130,13 +134,13 @@ export function jobChannel(prefix: string, tenantId: string, documentId: string)
 
 /**
  * A state change as the Lua scripts publish it: `s <generation> <statusInt> <updatedAt>`;
- * progress: `p <generation> <done> <total or -> <unit>`. Plain words: the scripts only concatenate.
+ * progress: `p <generation> <fraction> <done or -> <total or ->`. Plain words: the scripts only concatenate.
  */
 export function decodeJobMessage(message: string): JobEvent | null {
   const [kind, generation, a, b, c] = message.split(' ');
   if (kind === 's' && generation && a && b) return { kind: 'state', generation, statusInt: Number(a) as JobStateInt, updatedAt: b };
-  if (kind === 'p' && generation && a && b && (c === 'pages' || c === 'items'))
-    return { kind: 'progress', generation, done: Number(a), total: b === '-' ? null : Number(b), unit: c };
+  const count = (x: string) => (x === '-' ? null : Number(x));
+  if (kind === 'p' && generation && a && b && c) return { kind: 'progress', generation, fraction: Number(a), done: count(b), total: count(c) };
   return null;
 }
 
@@ -206,7 +210,7 @@ export class RedisJobEvents implements JobEvents {
   }
 
   progress(job: JobIdentity, p: Omit<ProgressEvent, 'kind' | 'generation'>): void {
-    const message = `p ${job.generation} ${p.done} ${p.total ?? '-'} ${p.unit}`;
+    const message = `p ${job.generation} ${p.fraction} ${p.done ?? '-'} ${p.total ?? '-'}`;
     this.o.publisher.publish(jobChannel(this.o.prefix, job.tenantId, job.documentId), message).catch(() => {
       /* progress is best effort: the next one, or the state change, follows */
     });

@@ -18,6 +18,7 @@ import { ParsePool, PoolTaskError } from './pool.js';
 import type { FromHost, ToHost } from './host-protocol.js';
 import { ProcessGroupHost, killProcessGroup } from '../formats/process-groups.js';
 import { UNITS_CHANNEL, type UnitsMessage } from './unit-meter.js';
+import { PROGRESS_CHANNEL, type ProgressMessage } from './task-progress.js';
 import { ownStartedAtMs, pidExists, processScope, processStartedAtMs, processStillRuns } from '../data-dir/process-liveness.js';
 
 let pool: ParsePool | null = null;
@@ -110,6 +111,13 @@ units.onmessage = (event) => {
   if (m.op === 'reserve') send({ type: 'reserve', id: m.taskId, reqId: m.reqId, total: m.total });
 };
 
+// Progress of the threads' tasks, passed on to the node (for the jobs' live status).
+const progress = new BroadcastChannel(PROGRESS_CHANNEL);
+progress.onmessage = (event) => {
+  const m = (event as { data: ProgressMessage }).data;
+  send({ type: 'progress', id: m.taskId, fraction: m.fraction });
+};
+
 async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise<void> {
   // Threads start with the first tasks; the pool compiles an engine when a thread first needs it.
   pool = new ParsePool(options);
@@ -143,6 +151,7 @@ async function close(): Promise<void> {
   await pool?.close();
   groups.close();
   units.close();
+  progress.close();
   process.disconnect?.();
 }
 

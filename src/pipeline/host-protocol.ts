@@ -21,5 +21,7 @@ export type FromHost =
   | { type: 'done'; id: string; result: ParseTaskResult }
   | { type: 'failed'; id: string; kind: PoolFailureKind; message: string }
   | { type: 'process-group'; op: 'add' | 'remove'; pgid: number }
+  /** How far a task is (task-progress.ts): at most once a second. */
+  | { type: 'progress'; id: string; fraction: number }
   /** A task's parser asks for Document Units (unit-meter.ts). */
   | { type: 'reserve'; id: string; reqId: string; total: number };

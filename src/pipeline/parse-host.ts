@@ -44,6 +44,8 @@ export interface TaskHooks {
    * the parsing process (its thread, its process groups); run() rejects with kind 'cancelled'.
    */
   signal?: AbortSignal;
+  /** How far the parse is (0..1), at most once a second (pipeline/task-progress.ts). */
+  progress?(fraction: number): void;
 }
 
 /** What the node needs of a parsing backend: the worker loop and health use only this. */
@@ -214,6 +216,9 @@ export class ParseHost implements TaskRunner {
         return;
       case 'reserve':
         void this.reserve(m.id, m.reqId, m.total);
+        return;
+      case 'progress':
+        this.inFlight.get(m.id)?.hooks.progress?.(m.fraction);
         return;
       case 'process-group':
         if (m.op === 'add') this.groups.add(m.pgid);

@@ -178,7 +178,17 @@ export class WorkerLoop {
       // A tenant's own storage is described in the control plane: waited for like the quota.
       const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
-      const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
+      // The units counted so far are the total that progress is told against (pages, messages…).
+      let total: number | null = null;
+      const hooks = {
+        reserveUnits: async (units: number) => {
+          const outcome = await this.usage.reserve(running, quota, units);
+          if (outcome.ok) total = units;
+          return outcome;
+        },
+        progress: (fraction: number) =>
+          this.d.events.progress(running, { fraction, done: total === null ? null : Math.floor(fraction * total), total }),
+      };
       const result = await this.d.pool.run(
         {
           documentId: job.documentId,

@@ -1,10 +1,10 @@
 // Live status and cancel over real HTTP, run against the embedded mode and the PostgreSQL +
 // Redis mode: the event stream (every state in order, Last-Event-ID, tenant isolation), the
-// long poll, `Prefer: wait`, and cancel of a waiting job, a running OCR job (nothing charged,
+// long poll, `Prefer: wait`, progress, and cancel of a waiting job, a running OCR job (nothing charged,
 // units released, its slot free for the next job) and a finished one (result deleted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type Mode, type TestEnv, type TestNode } from '../helpers/node.js';
-import { collectStates, openSse } from '../helpers/sse.js';
+import { collectStates, nextEvent, openSse } from '../helpers/sse.js';
 import { pagesPdf } from '../helpers/pdfs.js';
 import { canTransition } from '../../src/jobs/transitions.js';
 import { monthOf } from '../../src/tenancy/month.js';
@@ -116,6 +116,11 @@ export function liveStatusSuite(mode: Mode): void {
       // Running, its pages held against the quota.
       await waitFor(async () => (await status('long-1')).statusInt === 7 && (await committed()) >= before + pages, 'the OCR job to run and hold its units', 60_000);
       expect((await status('waiting-1')).statusInt).toBe(6);
+      // Its event stream tells how far it is: pages done of the total, at most once a second.
+      const stream = await events('long-1');
+      const progress = await nextEvent(stream, 'progress');
+      expect(progress).toMatchObject({ total: pages, fraction: expect.any(Number), done: expect.any(Number) });
+      expect(progress.done as number).toBeLessThanOrEqual(pages);
 
       // The waiting one first: it never starts.
       const w = await api('/api/v1/documents/waiting-1/cancel', { method: 'POST' });
@@ -127,6 +132,9 @@ export function liveStatusSuite(mode: Mode): void {
       const cancelled = (await res.json()) as Status;
       expect(cancelled).toMatchObject({ status: 'failed', statusInt: 9, error: { code: 'cancelled', stage: 'cancel' } });
       expect(await committed()).toBe(before);
+      // The stream ends with the cancelled state.
+      const rest = await collectStates(stream);
+      expect(rest.states.at(-1)!.body).toMatchObject({ statusInt: 9, error: { code: 'cancelled' } });
       // The parse itself stops: the parsing process holds no task any more.
       await waitFor(async () => n.node.pool!.stats().running === 0, 'the parse to stop', 20_000);
       // Idempotent: the same answer again, by either route.

@@ -71,3 +71,12 @@ export async function collectStates(stream: SseStream): Promise<{ states: { id: 
   }
   return { states, progress };
 }
+
+/** The next event of this type (parsed data); the stream stays open for the rest. */
+export async function nextEvent(stream: SseStream, type: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const { value, done } = await stream.events.next();
+    if (done) throw new Error(`the stream ended before a ${type} event`);
+    if (value.event === type) return JSON.parse(value.data) as Record<string, unknown>;
+  }
+}
