@@ -8,7 +8,7 @@ import { chargesPerDocument, startCluster, type ClusterApp, type TestCluster } f
 import type { ChildNode } from '../helpers/http.js';
 import { getToken, waitFor } from '../helpers/node.js';
 import { collectStates, openSse } from '../helpers/sse.js';
-import { pagesPdf } from '../helpers/pdfs.js';
+import { pagesPdf, scannedPdf } from '../helpers/pdfs.js';
 import { canTransition } from '../../src/jobs/transitions.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 });
@@ -33,8 +33,11 @@ afterAll(async () => {
 });
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${apiNode.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
-const uploadPdf = (documentId: string, pages: number) =>
-  api(`/api/v1/documents/upload?${new URLSearchParams({ fileName: `${documentId}.pdf`, pdfMode: 'Ocr', documentId })}`, { method: 'POST', body: pagesPdf(pages) });
+const uploadPdf = (documentId: string, pages: number, scanned = false) =>
+  api(`/api/v1/documents/upload?${new URLSearchParams({ fileName: `${documentId}.pdf`, pdfMode: 'Ocr', documentId })}`, {
+    method: 'POST',
+    body: scanned ? scannedPdf(pages) : pagesPdf(pages),
+  });
 const statusOf = async (id: string) => (await (await api(`/api/v1/documents/${id}/status`)).json()) as { statusInt: number; error?: { code: string } };
 
 describe('live status across nodes (API node A, worker node B)', () => {
@@ -53,7 +56,7 @@ describe('live status across nodes (API node A, worker node B)', () => {
   });
 
   it('a cancel sent to A stops the parse on B: failed with code cancelled, nothing charged, B takes the next job', async () => {
-    expect((await uploadPdf('two-node-long', 2000)).status).toBe(202);
+    expect((await uploadPdf('two-node-long', 100, true)).status).toBe(202);
     await waitFor(async () => (await statusOf('two-node-long')).statusInt === 7, 'the OCR job to run on B', 60_000);
     const stream = await openSse(`${apiNode.url}/api/v1/documents/two-node-long/events`, token);
     const res = await api('/api/v1/documents/two-node-long', { method: 'DELETE' });
