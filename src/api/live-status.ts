@@ -193,6 +193,8 @@ export class LiveStatus {
     // Events that come while the job is read or a terminal state is looked up wait their turn.
     let queue: Promise<void> = Promise.resolve();
     let lastSent = lastEventId ?? null;
+    /** Generation and state last sent: a record rewritten in the same state (a session's bytes arriving) is no change. */
+    let lastState: string | null = null;
     let unfollow: (() => void) | null = null;
     const stream: LiveStream = new LiveStream({
       heartbeatMs: d.heartbeatMs ?? HEARTBEAT_MS,
@@ -212,8 +214,9 @@ export class LiveStatus {
     };
     const sendState = (job: JobRecord) => {
       const id = eventIdOf(job);
-      if (id === lastSent) return;
+      if (id === lastSent || `${job.generation}.${job.statusInt}` === lastState) return;
       lastSent = id;
+      lastState = `${job.generation}.${job.statusInt}`;
       stream.event('state', { ...statusOf(job), updatedAt: job.updatedAt }, id);
     };
     const sendCurrent = async () => {
@@ -232,8 +235,9 @@ export class LiveStatus {
         if (!stream.open) return;
         // The full record only for an ending (its error, units, completion time); a step is sent as it came.
         if (isTerminal(e.statusInt)) return sendCurrent();
-        if (eventIdOf(e) === lastSent) return;
+        if (eventIdOf(e) === lastSent || `${e.generation}.${e.statusInt}` === lastState) return;
         lastSent = eventIdOf(e);
+        lastState = `${e.generation}.${e.statusInt}`;
         stream.event('state', { documentId, status: STATUS_NAMES[e.statusInt], statusInt: e.statusInt, updatedAt: e.updatedAt }, lastSent);
       });
     };
