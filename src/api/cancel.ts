@@ -34,14 +34,28 @@ export function cancelRoutes(d: CancelDeps): RouteDef[] {
     description:
       'A queued or running job is stopped (its parse aborted, its slot freed), its held Document Units released, nothing charged; it ends `failed` with `error.code` `cancelled`. ' +
       "A finished job's result is deleted now instead of at expiry (`resultDeleted: true`; the id then answers 404). " +
-      'A job storing its result is let finish first, then treated as finished. Cancelling again answers the same; another tenant\'s job is 404.',
-    responses: { 200: { description: "The job's status after the cancel (with `resultDeleted: true` when a finished job's result was deleted).", schema: JobStatusSchema } },
+      "A job storing its result is let finish first, then treated as finished. Cancelling again answers the same; another tenant's job is 404.",
+    responses: {
+      200: { description: "The job's status after the cancel (with `resultDeleted: true` when a finished job's result was deleted).", schema: JobStatusSchema },
+    },
     errors: ['document_not_found'] as const,
     handler: (ctx: RequestContext) => cancel(d, ctx.principal!.tenantId, ctx.params.documentId),
   };
   return [
-    { ...common, method: 'DELETE', path: '/api/v1/documents/:documentId', operationId: 'cancelDocument', summary: 'Cancel a job, or delete a finished one early' },
-    { ...common, method: 'POST', path: '/api/v1/documents/:documentId/cancel', operationId: 'cancelDocumentPost', summary: 'Cancel a job (the same as DELETE)' },
+    {
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/documents/:documentId',
+      operationId: 'cancelDocument',
+      summary: 'Cancel a job, or delete a finished one early',
+    },
+    {
+      ...common,
+      method: 'POST',
+      path: '/api/v1/documents/:documentId/cancel',
+      operationId: 'cancelDocumentPost',
+      summary: 'Cancel a job (the same as DELETE)',
+    },
   ];
 }
 

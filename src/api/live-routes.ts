@@ -13,13 +13,10 @@ import type { Intake } from './intake.js';
 import { LiveStatus } from './live-status.js';
 import { cancelRoutes } from './cancel.js';
 
-export function liveDocumentRoutes(o: {
-  intake: Intake;
-  events: JobEvents;
-  controlPlane: ControlPlaneStore;
-  quota: QuotaKeeper;
-  logger: Logger;
-}): { routes: RouteDef[]; live: LiveStatus } {
+export function liveDocumentRoutes(o: { intake: Intake; events: JobEvents; controlPlane: ControlPlaneStore; quota: QuotaKeeper; logger: Logger }): {
+  routes: RouteDef[];
+  live: LiveStatus;
+} {
   const { intake, events, logger } = o;
   const jobs = intake.d.jobs;
   const usage = new JobUsage({ controlPlane: o.controlPlane, quota: o.quota, logger });

@@ -45,7 +45,7 @@ export async function waitForJob(
   ms: number,
   signal?: AbortSignal,
 ): Promise<JobRecord | null> {
-  let changed = false;
+  let changed: boolean;
   let wake: (() => void) | null = null;
   const stop = await d.events.follow(tenantId, documentId, (e) => {
     if (e.kind !== 'state') return;
@@ -159,7 +159,8 @@ export class LiveStatus {
         }
         if (job?.statusInt === JobState.Completed && job.artifactKey) {
           const blob = await (await this.d.blobs.for(job.storageConfigId)).read(job.artifactKey);
-          if (blob) return { status: 200, headers: { ...accepted.headers, ...applied }, stream: blob.stream, length: blob.size, contentType: 'application/json' };
+          if (blob)
+            return { status: 200, headers: { ...accepted.headers, ...applied }, stream: blob.stream, length: blob.size, contentType: 'application/json' };
         }
         return accepted;
       },

@@ -87,6 +87,11 @@ class LocalFollowers {
     return this.byJob.has(key);
   }
 
+  /** Nobody follows any job on this node. */
+  get empty(): boolean {
+    return this.byJob.size === 0;
+  }
+
   emit(key: string, event: JobEvent): void {
     const set = this.byJob.get(key);
     if (!set) return;
@@ -101,6 +106,7 @@ export class EmbeddedJobEvents implements JobEvents {
 
   /** The store's hook (EmbeddedJobStoreOptions.onChange): a record was put or moved. */
   readonly stateChanged = (job: JobRecord): void => {
+    if (this.followers.empty) return; // the common case: no work per change
     const key = recordKey(job.tenantId, job.documentId);
     if (!this.followers.has(key)) return;
     this.followers.emit(key, { kind: 'state', generation: job.generation, statusInt: job.statusInt, updatedAt: job.updatedAt });

@@ -186,8 +186,7 @@ export class WorkerLoop {
           if (outcome.ok) total = units;
           return outcome;
         },
-        progress: (fraction: number) =>
-          this.d.events.progress(running, { fraction, done: total === null ? null : Math.floor(fraction * total), total }),
+        progress: (fraction: number) => this.d.events.progress(running, { fraction, done: total === null ? null : Math.floor(fraction * total), total }),
       };
       const result = await this.d.pool.run(
         {

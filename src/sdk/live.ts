@@ -28,7 +28,7 @@ export function liveFeed(open: OpenEvents, fallback: StatusFeed): StatusFeed {
     if (documentIds.length !== 1) return yield* fallback(documentIds, signal);
     const documentId = documentIds[0];
     let lastEventId: string | undefined;
-    for (let fruitless = 0; fruitless < MAX_FRUITLESS_CONNECTIONS; ) {
+    for (let fruitless = 0; fruitless < MAX_FRUITLESS_CONNECTIONS;) {
       let res: Response;
       try {
         res = await open(documentId, lastEventId, signal);

@@ -114,7 +114,11 @@ export function liveStatusSuite(mode: Mode): void {
       // A second OCR job of the tenant waits for the one heavy slot.
       expect((await upload({ fileName: 'next.pdf', pdfMode: 'Ocr', documentId: 'waiting-1' }, pagesPdf(1))).status).toBe(202);
       // Running, its pages held against the quota.
-      await waitFor(async () => (await status('long-1')).statusInt === 7 && (await committed()) >= before + pages, 'the OCR job to run and hold its units', 60_000);
+      await waitFor(
+        async () => (await status('long-1')).statusInt === 7 && (await committed()) >= before + pages,
+        'the OCR job to run and hold its units',
+        60_000,
+      );
       expect((await status('waiting-1')).statusInt).toBe(6);
       // Its event stream tells how far it is: pages done of the total, at most once a second.
       const stream = await events('long-1');
@@ -153,7 +157,7 @@ export function liveStatusSuite(mode: Mode): void {
       expect((await status('long-1')).statusInt).toBe(9); // the stopped run did not come back
     });
 
-    it("cancel of a finished job deletes its result early; again it is 404", async () => {
+    it('cancel of a finished job deletes its result early; again it is 404', async () => {
       await upload({ fileName: 'a.csv', csvRoute: 'Tabular', documentId: 'done-1' }, CSV);
       await settled('done-1');
       const res = await api('/api/v1/documents/done-1', { method: 'DELETE' });

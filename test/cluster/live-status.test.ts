@@ -32,7 +32,8 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-const api = (p: string, init: RequestInit = {}) => fetch(`${apiNode.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+const api = (p: string, init: RequestInit = {}) =>
+  fetch(`${apiNode.url}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
 const uploadPdf = (documentId: string, pages: number, scanned = false) =>
   api(`/api/v1/documents/upload?${new URLSearchParams({ fileName: `${documentId}.pdf`, pdfMode: 'Ocr', documentId })}`, {
     method: 'POST',
@@ -52,7 +53,15 @@ describe('live status across nodes (API node A, worker node B)', () => {
     // Parsed on B: the running and storing states came through Redis from the other process.
     expect(path).toEqual(expect.arrayContaining([4, 8]));
     // B's log says it completed the job (its log line may follow the event by a moment).
-    await waitFor(async () => workerNode.stdout().split('\n').some((l) => l.includes('"job completed"') && l.includes('"documentId":"two-node-1"')), "B's log line", 10_000);
+    await waitFor(
+      async () =>
+        workerNode
+          .stdout()
+          .split('\n')
+          .some((l) => l.includes('"job completed"') && l.includes('"documentId":"two-node-1"')),
+      "B's log line",
+      10_000,
+    );
   });
 
   it('a cancel sent to A stops the parse on B: failed with code cancelled, nothing charged, B takes the next job', async () => {

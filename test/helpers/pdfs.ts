@@ -38,11 +38,11 @@ export function pagesPdf(pages: number): Buffer {
  */
 export function scannedPdf(pages: number, width = 850, height = 1100): Buffer {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const pixels = Buffer.alloc(width * height, 235);
   // Word-like dark blocks in lines, so Tesseract finds text regions on every page.
   for (let y = 60; y + 14 < height - 60; y += 26) {
-    for (let x = 60; x < width - 80; ) {
+    for (let x = 60; x < width - 80;) {
       const w = 12 + Math.floor(random() * 50);
       for (let dy = 0; dy < 14; dy++) for (let dx = 0; dx < w && x + dx < width - 60; dx++) if (random() < 0.7) pixels[(y + dy) * width + x + dx] = 20;
       x += w + 10;

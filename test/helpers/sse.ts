@@ -60,7 +60,9 @@ export async function openSse(url: string, token: string, opts: { lastEventId?: 
 }
 
 /** Reads `state` events (parsed) until the stream ends; progress events are kept apart. */
-export async function collectStates(stream: SseStream): Promise<{ states: { id: string | undefined; statusInt: number; body: Record<string, unknown> }[]; progress: unknown[] }> {
+export async function collectStates(
+  stream: SseStream,
+): Promise<{ states: { id: string | undefined; statusInt: number; body: Record<string, unknown> }[]; progress: unknown[] }> {
   const states: { id: string | undefined; statusInt: number; body: Record<string, unknown> }[] = [];
   const progress: unknown[] = [];
   for await (const e of stream.events) {
