@@ -38,7 +38,7 @@ export interface JobError {
   /** One of the catalogue's job failures (src/errors/catalogue.ts). */
   code: JobFailureCode;
   message: string;
-  /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker'. */
+  /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker' | 'cancel' (cancelled by the app). */
   stage: string;
 }
 
