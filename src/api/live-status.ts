@@ -144,6 +144,7 @@ export class LiveStatus {
         },
       },
       errors: [...(route.errors ?? []), 'extraction_failed'],
+      options: { ...route.options, headers: route.options?.headers ?? {}, corsAllowHeaders: [...(route.options?.corsAllowHeaders ?? []), 'Prefer'] },
       handler: async (ctx) => {
         const wait = preferredWait(ctx.headers.prefer);
         const accepted = await route.handler(ctx);
@@ -185,6 +186,8 @@ export class LiveStatus {
         200: { description: 'The event stream (each `state` event carries the status object).', contentType: 'text/event-stream', schema: JobStatusSchema },
       },
       errors: ['document_not_found'],
+      // A browser resuming with fetch sends Last-Event-ID (EventSource cannot send the token).
+      options: { headers: {}, corsAllowHeaders: ['Last-Event-ID'] },
       handler: (ctx) => this.openStream(ctx.principal!.tenantId, ctx.params.documentId, ctx.headers['last-event-id']),
     };
   }
