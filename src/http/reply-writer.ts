@@ -32,7 +32,8 @@ const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(ST
 const statusLine = (status: number) => STATUS_LINE[status] ?? `${status} `;
 // Upload-Offset …: the answers of resumable (tus) uploads, read by browser tus clients;
 // Preference-Applied: an upload answered with its result (Prefer: wait).
-const CORS_EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Location, Upload-Offset, Upload-Length, Tus-Resumable, Tus-Version, Preference-Applied';
+const CORS_EXPOSE_HEADERS =
+  'X-Request-Id, Retry-After, WWW-Authenticate, Location, Upload-Offset, Upload-Length, Tus-Resumable, Tus-Version, Preference-Applied';
 
 interface PendingSend {
   ex: Exchange;
