@@ -252,7 +252,8 @@ export class WorkerLoop {
       );
     } catch (err) {
       if (err instanceof RetryLater) throw err;
-      if (err instanceof IllegalTransitionError || (err instanceof PoolTaskError && err.kind === 'cancelled')) throw err;
+      // Cancelled meanwhile (the job is failed already): handle() releases what this run holds.
+      if ((err instanceof IllegalTransitionError && isTerminal(err.from)) || (err instanceof PoolTaskError && err.kind === 'cancelled')) throw err;
       if (err instanceof PoolTaskError && this.handingBack) return await this.handBack(job, attempt);
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
       // The tenant's own bucket failed (its problem names the bucket and a fixed reason): may pass, so retried.
