@@ -123,7 +123,8 @@ export class EmbeddedJobEvents implements JobEvents {
   }
 
   async announceCancel(job: JobIdentity): Promise<void> {
-    for (const listener of this.cancelListeners) listener(job);
+    const { tenantId, documentId, generation } = job;
+    for (const listener of this.cancelListeners) listener({ tenantId, documentId, generation });
   }
 
   onCancel(listener: (job: JobIdentity) => void): void {
