@@ -95,7 +95,7 @@ export function liveStatusSuite(mode: Mode): void {
       expect((await api('/api/v1/documents/nope/status?waitSeconds=1')).status).toBe(404);
     });
 
-    it('Prefer: wait=N answers 200 with the result inline when the job finishes in time, 202 without it', async () => {
+    it('Prefer: wait=N answers 200 with the result inline when the job finishes in time, 202 without it or when it does not', async () => {
       const res = await upload({ fileName: 'a.csv', csvRoute: 'Tabular', documentId: 'inline-1' }, CSV, { prefer: 'wait=30' });
       expect(res.status).toBe(200);
       expect(res.headers.get('preference-applied')).toBe('wait=30');
@@ -104,6 +104,11 @@ export function liveStatusSuite(mode: Mode): void {
       const plain = await upload({ fileName: 'a.csv', csvRoute: 'Tabular', documentId: 'inline-2' }, CSV);
       expect(plain.status).toBe(202);
       expect(plain.headers.get('preference-applied')).toBeNull();
+      // A job that takes longer than the wait: the usual 202 once the wait is over.
+      const slow = await upload({ fileName: 'slow.pdf', pdfMode: 'Ocr', documentId: 'inline-slow' }, scannedPdf(20), { prefer: 'wait=1' });
+      expect(slow.status).toBe(202);
+      expect(await slow.json()).toMatchObject({ documentId: 'inline-slow', statusInt: 2 });
+      expect((await api('/api/v1/documents/inline-slow', { method: 'DELETE' })).status).toBe(200);
     });
 
     it('cancel of a running OCR job: stopped, failed with code cancelled, units released, nothing charged, the slot free for the next job', async () => {
