@@ -38,7 +38,7 @@ const COMMANDS: TopCommand[] = [
       process.exitCode = await runAdminCli(args, loadConfig(process.env), { out: (line) => console.log(line), err: (line) => console.error(line) });
     },
   },
-  ...(['parse', 'status', 'result'] as const).map((name): TopCommand => ({
+  ...(['parse', 'status', 'result', 'cancel'] as const).map((name): TopCommand => ({
     name,
     help: [USER_USAGE[name]],
     async run(args) {

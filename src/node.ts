@@ -24,13 +24,15 @@ import { RegionRouter } from './http/regions.js';
 import { RegionTable } from './http/region-table.js';
 import { buildOpenApi } from './http/openapi.js';
 import { healthRoutes, type ReadinessCheck } from './api/health.js';
-import { documentRoutes } from './api/documents.js';
+import { liveDocumentRoutes } from './api/live-routes.js';
+import type { LiveStatus } from './api/live-status.js';
 import { Intake } from './api/intake.js';
 import { uploadRoutes } from './api/uploads.js';
 import { Webhooks } from './webhooks/webhooks.js';
 import { webhookReplayRoute } from './webhooks/replay-route.js';
 import { LimitsCache } from './tenancy/plan-limits.js';
 import { openQuotaKeeper } from './tenancy/quota/open.js';
+import type { QuotaKeeper } from './tenancy/quota/keeper.js';
 import { openChangeFeed } from './tenancy/open-change-feed.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
@@ -71,6 +73,8 @@ export interface RunningNode {
   jobs: JobBackend;
   blobs: BlobRouter;
   identity: Identity;
+  /** Holds and charges Document Units (what a cancel's release is checked against in tests). */
+  quota: QuotaKeeper;
   http: HttpServer;
   pool: ParseHost | null;
   retention: RetentionSweeper;
@@ -333,6 +337,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     mountDashboard({ http, auth: dashboardAuth!, manage: manageDeps, manageRoutes, logger });
   }
   if (has('auth')) for (const r of identity.routes) http.add(r);
+  let live: LiveStatus | null = null;
   if (has('api')) {
     const intake = new Intake({
       jobs: jobs.store,
@@ -349,7 +354,10 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       metrics: metrics.jobs,
       webhooks,
     });
-    for (const r of documentRoutes(intake.d, intake)) http.add(r);
+    // The documents API, with live status (events, long poll, Prefer: wait) and cancel.
+    const documents = liveDocumentRoutes({ intake, events: jobs.events, controlPlane, quota, logger });
+    live = documents.live;
+    for (const r of documents.routes) http.add(r);
     const uploads = uploadRoutes({
       intake,
       baseUrl: config.baseUrl,
@@ -367,6 +375,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     loop = new WorkerLoop({
       store: jobs.store,
       queue: jobs.queue,
+      events: jobs.events,
       blobs,
       pool,
       controlPlane,
@@ -428,6 +437,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     jobs,
     blobs,
     identity,
+    quota,
     http,
     pool,
     retention,
@@ -442,6 +452,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
         const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         const left = () => Math.max(0, deadline - Date.now());
         http.beginDrain();
+        live?.endStreams(); // open event streams: their clients reconnect to a node that stays
         const jobsStopped = loop?.stop(deadline);
         await new Promise((r) => setTimeout(r, Math.min(left(), config.drainNoticeSeconds * 1000)));
         await Promise.all([http.drain(left()), management?.close(left())]);

@@ -295,6 +295,12 @@ class DocparseClient:
                 raise DocparseTimeoutError([i for i in ids if i not in done], timeout or 0)
             time.sleep(pause)
 
+    def cancel(self, document_id: str) -> Dict[str, Any]:
+        """Cancels a queued or running job (it ends failed with code cancelled; nothing is charged), or
+        deletes a finished job's result early (resultDeleted true). Idempotent; an unknown id raises
+        DocparseError document_not_found."""
+        return self._call("DELETE", f"/api/v1/documents/{urllib.parse.quote(document_id, safe='')}", idempotent=True).json()
+
     def result(self, document_id: str) -> Dict[str, Any]:
         """The artifact; DocparseError result_not_ready (202), the failure's code (422), document_not_found (404)."""
         res = self._call("GET", f"/api/v1/documents/{urllib.parse.quote(document_id, safe='')}/result", idempotent=True)

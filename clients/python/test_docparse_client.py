@@ -87,6 +87,22 @@ class Calls(unittest.TestCase):
             c.result("py-open")
         self.assertEqual((e.exception.status, e.exception.code), (202, "result_not_ready"))
 
+    def test_cancel(self):
+        c = self.client()
+        c._json("POST", "/api/v1/documents/upload-request", {"fileName": "later.csv", "sizeBytes": 10, "documentId": "py-cancel"}, idempotent=False)
+        for _ in range(2):  # idempotent: the same answer again
+            cancelled = c.cancel("py-cancel")
+            self.assertEqual((cancelled["statusInt"], cancelled["error"]["code"]), (9, "cancelled"))
+        with self.assertRaises(DocparseError) as e:
+            c.result("py-cancel")
+        self.assertEqual((e.exception.status, e.exception.code), (422, "cancelled"))
+        job = c.upload(CSV, file_name="a.csv", csv_route="Tabular")
+        c.wait_for(job["documentId"], timeout=30)
+        self.assertTrue(c.cancel(job["documentId"])["resultDeleted"])
+        with self.assertRaises(DocparseError) as e:
+            c.cancel(job["documentId"])
+        self.assertEqual((e.exception.status, e.exception.code), (404, "document_not_found"))
+
     def test_token_renewed_once_near_expiry(self):
         clock = [time.time()]
         c = self.client(now=lambda: clock[0])

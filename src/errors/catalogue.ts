@@ -415,6 +415,10 @@ export const JOB_FAILURES = {
     retried: false,
     when: 'A routing parameter the parser needs is missing or not one it supports (e.g. `sqlDialect`); uploads are refused for this with a 400 first, so a job meets it only when it was queued another way.',
   },
+  cancelled: {
+    retried: false,
+    when: 'The job was cancelled by its app (`DELETE /api/v1/documents/{documentId}` or `POST …/cancel`) while it waited or was parsed: its parse was stopped, its held units released, and nothing is charged.',
+  },
   queue_unavailable: {
     retried: false,
     when: 'The upload was stored but the job queue could not take it (stage `upload`); upload again.',

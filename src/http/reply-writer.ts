@@ -32,8 +32,10 @@ const STATUS_TEXT: Record<number, string> = {
 /** "200 OK" etc., built once: the status line is written on every response. */
 const STATUS_LINE: Record<number, string> = Object.fromEntries(Object.entries(STATUS_TEXT).map(([code, text]) => [code, `${code} ${text}`]));
 const statusLine = (status: number) => STATUS_LINE[status] ?? `${status} `;
-// Upload-Offset …: the answers of resumable (tus) uploads, read by browser tus clients.
-const CORS_EXPOSE_HEADERS = 'X-Request-Id, Retry-After, WWW-Authenticate, Location, Upload-Offset, Upload-Length, Tus-Resumable, Tus-Version';
+// Upload-Offset …: the answers of resumable (tus) uploads, read by browser tus clients;
+// Preference-Applied: an upload answered with its result (Prefer: wait).
+const CORS_EXPOSE_HEADERS =
+  'X-Request-Id, Retry-After, WWW-Authenticate, Location, Upload-Offset, Upload-Length, Tus-Resumable, Tus-Version, Preference-Applied';
 
 interface PendingSend {
   ex: Exchange;

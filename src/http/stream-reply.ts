@@ -26,7 +26,9 @@ export function streamReply(ex: Exchange, stream: Readable, length: number | und
     finish(ex);
   };
   const abandon = (why: string, err?: unknown) => {
-    logger.error({ err, requestId: ex.requestId, path: ex.path }, why);
+    // A live status client that reads too slowly is cut on purpose (api/live-stream.ts): not an error of ours.
+    if ((err as NodeJS.ErrnoException | undefined)?.code === 'ERR_SLOW_CLIENT') logger.warn({ err, requestId: ex.requestId, path: ex.path }, why);
+    else logger.error({ err, requestId: ex.requestId, path: ex.path }, why);
     if (!responded && !ex.aborted) res.close();
     responded = true;
     stream.destroy();

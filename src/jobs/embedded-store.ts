@@ -14,7 +14,7 @@ import path from 'node:path';
 
 import { Journal, syncDir, type Durability } from './journal.js';
 import { readLegacyJobFiles, removeLegacyJobFiles } from './legacy-job-files.js';
-import { assertTransition, isTerminal, isUnfinished } from './transitions.js';
+import { IllegalTransitionError, assertTransition, isTerminal, isUnfinished } from './transitions.js';
 import { JobState, type JobRecord, type JobRef, type JobStateInt, type JobStore } from './types.js';
 import { checkedPatch, cloneRecord, consoleLogger, deepFreeze, expiresAtMs, isExpired, recordFlaw, recordKey, type JobLogger } from './support.js';
 
@@ -29,6 +29,8 @@ export interface EmbeddedJobStoreOptions {
   compactAtBytes?: number;
   /** How the journal is flushed to disk (default fdatasync): the seam tests count fsyncs through. */
   syncFile?: (fh: FileHandle) => Promise<void>;
+  /** Told of every record put or moved, in order (the job event feed: jobs/events.ts). */
+  onChange?: (job: JobRecord) => void;
 }
 
 type TransitionPatch = Parameters<JobStore['transition']>[2];
@@ -160,6 +162,7 @@ export class EmbeddedJobStore implements JobStore {
     const prev = this.records.get(key) ?? null;
     const copy = cloneRecord(job);
     this.setInMemory(key, copy);
+    this.opts.onChange?.(copy);
     await this.journal.append(key, copy, 'synced');
     return prev;
   }
@@ -180,11 +183,17 @@ export class EmbeddedJobStore implements JobStore {
     return documentIds.map((id) => this.visible(recordKey(tenantId, id)));
   }
 
-  async transition(ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>, to: JobStateInt, patch?: TransitionPatch): Promise<JobRecord | null> {
+  async transition(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    to: JobStateInt,
+    patch?: TransitionPatch,
+    opts?: { from?: readonly JobStateInt[] },
+  ): Promise<JobRecord | null> {
     this.assertOpen();
     const key = recordKey(ref.tenantId, ref.documentId);
     const cur = this.visible(key);
     if (!cur || cur.generation !== ref.generation) return null;
+    if (opts?.from && !opts.from.includes(cur.statusInt)) throw new IllegalTransitionError(cur.statusInt, to);
     assertTransition(cur.statusInt, to);
     const next: JobRecord = {
       ...cur,
@@ -193,6 +202,7 @@ export class EmbeddedJobStore implements JobStore {
       updatedAt: new Date(this.now()).toISOString(),
     };
     this.setInMemory(key, next);
+    this.opts.onChange?.(next);
     await this.journal.append(key, next, durabilityOf(to));
     return next;
   }

@@ -7,6 +7,7 @@
 import { EmbeddedRateCounters } from './embedded-counters.js';
 import { EmbeddedJobQueue } from './embedded-queue.js';
 import { EmbeddedJobStore } from './embedded-store.js';
+import { EmbeddedJobEvents, type JobEvents } from './events.js';
 import type { JobLogger } from './support.js';
 import type { JobQueue, JobStore, RateCounters } from './types.js';
 
@@ -30,6 +31,8 @@ export interface JobBackend {
   store: JobStore;
   queue: JobQueue;
   counters: RateCounters;
+  /** Each job's state changes and progress, and cancels for the worker (events.ts). */
+  events: JobEvents;
   kind: 'redis' | 'embedded';
   /** Closes the queue first (waiting for running handlers), then the store and counters. */
   close(): Promise<void>;
@@ -38,11 +41,12 @@ export interface JobBackend {
 export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBackend> {
   if (opts.redisUrl) {
     // Loaded only here: an embedded node never holds BullMQ or ioredis (≈ 15 MB).
-    const [{ RedisJobStore }, { RedisRateCounters }, { RedisJobQueue }, { waitForRedis }] = await Promise.all([
+    const [{ RedisJobStore }, { RedisRateCounters }, { RedisJobQueue }, { waitForRedis }, { RedisJobEvents }] = await Promise.all([
       import('./redis-store.js'),
       import('./redis-counters.js'),
       import('./redis-queue.js'),
       import('./redis-connection.js'),
+      import('./events.js'),
     ]);
     const prefix = opts.prefix ?? 'docparse';
     const store = new RedisJobStore({ url: opts.redisUrl, prefix, expiredGraceMs: opts.expiredGraceMs, log: opts.log });
@@ -61,23 +65,26 @@ export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBa
       await Promise.allSettled([queue.close(), store.close(), counters.close()]);
       throw err;
     }
-    return backend('redis', store, queue, counters);
+    const events = new RedisJobEvents({ url: opts.redisUrl, prefix, publisher: store.redis, log: opts.log });
+    return backend('redis', store, queue, counters, events);
   }
-  const store = await EmbeddedJobStore.open({ dataDir: opts.dataDir, log: opts.log });
+  const events = new EmbeddedJobEvents();
+  const store = await EmbeddedJobStore.open({ dataDir: opts.dataDir, log: opts.log, onChange: events.stateChanged });
   const queue = new EmbeddedJobQueue({ log: opts.log });
   const counters = new EmbeddedRateCounters();
-  return backend('embedded', store, queue, counters);
+  return backend('embedded', store, queue, counters, events);
 }
 
-function backend(kind: JobBackend['kind'], store: JobStore, queue: JobQueue, counters: RateCounters): JobBackend {
+function backend(kind: JobBackend['kind'], store: JobStore, queue: JobQueue, counters: RateCounters, events: JobEvents): JobBackend {
   return {
     store,
     queue,
     counters,
+    events,
     kind,
     close: async () => {
       await queue.close();
-      await Promise.all([store.close(), counters.close()]);
+      await Promise.all([store.close(), counters.close(), events.close()]);
     },
   };
 }

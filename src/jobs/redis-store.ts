@@ -52,7 +52,8 @@ export interface RedisJobStoreOptions {
 type TransitionPatch = Parameters<JobStore['transition']>[2];
 
 // ARGV[9] = '1': an upload session, refused while an unexpired job with its bytes (s ≥ 1,
-// e ≥ ARGV[10]) is stored under the id.
+// e ≥ ARGV[10]) is stored under the id. ARGV[11]: the job's event channel (jobs/events.ts):
+// every stored change is published there, in the order Redis applies them.
 const PUT_LUA = `
 local prev = redis.call('HGETALL', KEYS[1])
 if ARGV[9] == '1' and #prev > 0 then
@@ -68,6 +69,7 @@ end
 redis.call('HSET', KEYS[1], 'r', ARGV[2], 'g', ARGV[3], 's', ARGV[4], 'u', ARGV[5], 'e', ARGV[6], 'ak', KEYS[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[7])
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+redis.call('PUBLISH', ARGV[11], 's ' .. ARGV[3] .. ' ' .. ARGV[4] .. ' ' .. ARGV[5])
 if ARGV[8] == '1' then
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[1])
   redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
@@ -78,7 +80,7 @@ end
 return prev
 `;
 
-// ARGV: member, generation, to, ",legal,sources,", nowMs, updatedAt, terminal, field, value...
+// ARGV: member, generation, to, ",legal,sources,", nowMs, updatedAt, terminal, event channel, field, value...
 const TRANSITION_LUA = `
 local v = redis.call('HMGET', KEYS[1], 'g', 's', 'e', 'ak')
 if not v[1] or v[1] ~= ARGV[2] or tonumber(v[3]) < tonumber(ARGV[5]) then return false end
@@ -86,11 +88,12 @@ if not string.find(ARGV[4], ',' .. v[2] .. ',', 1, true) then
   return redis.error_reply('ILLEGAL_TRANSITION ' .. v[2])
 end
 redis.call('HSET', KEYS[1], 's', ARGV[3], 'u', ARGV[6])
-for i = 8, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 9, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 if ARGV[7] == '1' then
   redis.call('ZREM', KEYS[2], ARGV[1])
   if v[4] then redis.call('ZREM', v[4], ARGV[1]) end
 end
+redis.call('PUBLISH', ARGV[8], 's ' .. ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[6])
 return redis.call('HGETALL', KEYS[1])
 `;
 
@@ -157,6 +160,10 @@ export class RedisJobStore implements JobStore {
   private recKey(member: string): string {
     return `${this.p}:rec:${member}`;
   }
+  /** Where the scripts publish the job's changes (jobs/events.ts jobChannel). */
+  private channel(member: string): string {
+    return `${this.p}:ev:${member}`;
+  }
   private get expKey(): string {
     return `${this.p}:exp`;
   }
@@ -197,6 +204,7 @@ export class RedisJobStore implements JobStore {
         isUnfinished(job.statusInt) ? '1' : '0',
         session ? '1' : '0',
         this.now(),
+        this.channel(member),
       ),
     );
     return prev;
@@ -248,8 +256,14 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  async transition(ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>, to: JobStateInt, patch?: TransitionPatch): Promise<JobRecord | null> {
-    const sources = legalSources(to);
+  async transition(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    to: JobStateInt,
+    patch?: TransitionPatch,
+    opts?: { from?: readonly JobStateInt[] },
+  ): Promise<JobRecord | null> {
+    const from = opts?.from;
+    const sources = from ? legalSources(to).filter((s) => from.includes(s)) : legalSources(to);
     const member = recordKey(ref.tenantId, ref.documentId);
     const fields: string[] = [];
     for (const [k, v] of Object.entries(checkedPatch(patch))) fields.push(`p:${k}`, JSON.stringify(v));
@@ -265,6 +279,7 @@ export class RedisJobStore implements JobStore {
         now,
         new Date(now).toISOString(),
         isTerminal(to) ? '1' : '0',
+        this.channel(member),
         ...fields,
       );
       return res ? decode(pairsToObject(res)) : null;

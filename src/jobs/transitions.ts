@@ -34,6 +34,23 @@ export const TRANSITIONS: Readonly<Record<JobStateInt, readonly JobStateInt[]>> 
  */
 export const INITIAL_STATES: readonly JobStateInt[] = [S.NotQueued, S.Received, S.Queued];
 
+/**
+ * States a cancel stops a job in (DELETE or POST …/cancel): waiting, queued or parsing. Not
+ * materializing (4): that job's parse is over and its result is being stored and charged, so
+ * a cancel lets it finish and deletes its result, as for a finished job. The one check is the
+ * store's own transition to failed (it refuses any other source state), so a cancel and the
+ * worker's 3 → 4 never both win.
+ */
+export const CANCELLABLE_STATES: readonly JobStateInt[] = [
+  S.NotQueued,
+  S.Received,
+  S.Queued,
+  S.Processing,
+  S.Retrying,
+  S.WaitingForProvider,
+  S.ProviderProcessing,
+];
+
 export const ALL_STATES: readonly JobStateInt[] = (Object.values(JobState) as JobStateInt[]).slice().sort((a, b) => a - b);
 
 export class IllegalTransitionError extends Error {

@@ -38,7 +38,7 @@ export interface JobError {
   /** One of the catalogue's job failures (src/errors/catalogue.ts). */
   code: JobFailureCode;
   message: string;
-  /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker'. */
+  /** Pipeline stage that failed: 'upload' | 'detect' | 'extract' | 'materialize' | 'worker' | 'cancel' (cancelled by the app). */
   stage: string;
 }
 
@@ -108,6 +108,8 @@ export interface JobStore {
     ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
     to: JobStateInt,
     patch?: Partial<Pick<JobRecord, 'startedAt' | 'completedAt' | 'error' | 'artifactKey' | 'artifactBytes' | 'documentUnits' | 'attempts'>>,
+    /** Only from these states (a cancel: transitions.ts CANCELLABLE_STATES); others throw IllegalTransitionError. */
+    opts?: { from?: readonly JobStateInt[] },
   ): Promise<JobRecord | null>;
   /**
    * Removes the record (retention sweep, overwrite). With `generation`, removes it only if

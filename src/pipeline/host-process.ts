@@ -18,6 +18,7 @@ import { ParsePool, PoolTaskError } from './pool.js';
 import type { FromHost, ToHost } from './host-protocol.js';
 import { ProcessGroupHost, killProcessGroup } from '../formats/process-groups.js';
 import { UNITS_CHANNEL, type UnitsMessage } from './unit-meter.js';
+import { PROGRESS_CHANNEL, type ProgressMessage } from './task-progress.js';
 import { ownStartedAtMs, pidExists, processScope, processStartedAtMs, processStillRuns } from '../data-dir/process-liveness.js';
 
 let pool: ParsePool | null = null;
@@ -110,6 +111,13 @@ units.onmessage = (event) => {
   if (m.op === 'reserve') send({ type: 'reserve', id: m.taskId, reqId: m.reqId, total: m.total });
 };
 
+// Progress of the threads' tasks, passed on to the node (for the jobs' live status).
+const progress = new BroadcastChannel(PROGRESS_CHANNEL);
+progress.onmessage = (event) => {
+  const m = (event as { data: ProgressMessage }).data;
+  send({ type: 'progress', id: m.taskId, fraction: m.fraction });
+};
+
 async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise<void> {
   // Threads start with the first tasks; the pool compiles an engine when a thread first needs it.
   pool = new ParsePool(options);
@@ -118,15 +126,22 @@ async function init(options: Extract<ToHost, { type: 'init' }>['pool']): Promise
   statsTimer.unref();
 }
 
+/** The running tasks' cancel switches (an 'abort' message pulls one). */
+const cancels = new Map<string, AbortController>();
+
 async function run(id: string, message: Extract<ToHost, { type: 'run' }>): Promise<void> {
   const task = { ...message.task, taskId: id };
+  const cancel = new AbortController();
+  cancels.set(id, cancel);
   try {
-    const result = await pool!.run(task);
+    const result = await pool!.run(task, cancel.signal);
     send({ type: 'done', id, result });
   } catch (err) {
     const kind = err instanceof PoolTaskError ? err.kind : 'crash';
     send({ type: 'failed', id, kind, message: (err as Error)?.message ?? String(err) });
   } finally {
+    cancels.delete(id);
+    // Kills what the task started (LibreOffice's process group), however it ended.
     groups.taskEnded(id);
   }
 }
@@ -136,6 +151,7 @@ async function close(): Promise<void> {
   await pool?.close();
   groups.close();
   units.close();
+  progress.close();
   process.disconnect?.();
 }
 
@@ -155,6 +171,8 @@ process.on('message', (message: ToHost) => {
       ok: outcome.ok,
       ...(outcome.ok ? {} : { message: outcome.message, transient: outcome.transient }),
     } satisfies UnitsMessage);
+  } else if (message.type === 'abort') {
+    cancels.get(message.id)?.abort();
   } else if (message.type === 'close') {
     void close().finally(() => process.exit(0));
   }

@@ -11,6 +11,8 @@ export type ToHost =
   | { type: 'init'; pool: HostPoolOptions }
   | { type: 'run'; id: string; task: ParseTask }
   | { type: 'reserved'; reqId: string; outcome: ReserveOutcome }
+  /** The task's job was cancelled: stop it (its thread and its process groups). */
+  | { type: 'abort'; id: string }
   | { type: 'close' };
 
 export type FromHost =
@@ -19,5 +21,7 @@ export type FromHost =
   | { type: 'done'; id: string; result: ParseTaskResult }
   | { type: 'failed'; id: string; kind: PoolFailureKind; message: string }
   | { type: 'process-group'; op: 'add' | 'remove'; pgid: number }
+  /** How far a task is (task-progress.ts): at most once a second. */
+  | { type: 'progress'; id: string; fraction: number }
   /** A task's parser asks for Document Units (unit-meter.ts). */
   | { type: 'reserve'; id: string; reqId: string; total: number };

@@ -39,6 +39,13 @@ export interface ParseHostOptions extends HostPoolOptions {
 export interface TaskHooks {
   /** The parser asks for `total` Document Units in all (unit-meter.ts); absent: always granted. */
   reserveUnits?(total: number): Promise<ReserveOutcome>;
+  /**
+   * Aborted when the job is cancelled: a waiting task is dropped, a running one is stopped in
+   * the parsing process (its thread, its process groups); run() rejects with kind 'cancelled'.
+   */
+  signal?: AbortSignal;
+  /** How far the parse is (0..1), at most once a second (pipeline/task-progress.ts). */
+  progress?(fraction: number): void;
 }
 
 /** What the node needs of a parsing backend: the worker loop and health use only this. */
@@ -95,10 +102,22 @@ export class ParseHost implements TaskRunner {
 
   run(task: ParseTask, hooks: TaskHooks = {}): Promise<ParseTaskResult> {
     if (this.closing) return Promise.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
+    if (hooks.signal?.aborted) return Promise.reject(new PoolTaskError('the job was cancelled', 'cancelled'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ id: `${process.pid}-${++this.seq}`, task, hooks, suspect: false, deadline: null, resolve, reject });
+      const pending: Pending = { id: `${process.pid}-${++this.seq}`, task, hooks, suspect: false, deadline: null, resolve, reject };
+      hooks.signal?.addEventListener('abort', () => this.cancel(pending), { once: true });
+      this.waiting.push(pending);
       this.pump();
     });
+  }
+
+  /** A cancelled job's task: dropped while it waits; stopped by the parsing process while it runs (which answers 'failed'). */
+  private cancel(p: Pending): void {
+    const at = this.waiting.indexOf(p);
+    if (at >= 0) {
+      this.waiting.splice(at, 1);
+      p.reject(new PoolTaskError('the job was cancelled', 'cancelled'));
+    } else if (this.inFlight.has(p.id)) this.send({ type: 'abort', id: p.id });
   }
 
   stats(): PoolStats {
@@ -200,6 +219,9 @@ export class ParseHost implements TaskRunner {
       case 'reserve':
         void this.reserve(m.id, m.reqId, m.total);
         return;
+      case 'progress':
+        this.inFlight.get(m.id)?.hooks.progress?.(m.fraction);
+        return;
       case 'process-group':
         if (m.op === 'add') this.groups.add(m.pgid);
         else this.groups.delete(m.pgid);
@@ -287,6 +309,11 @@ export class ParseHost implements TaskRunner {
     if (this.closing) {
       for (const p of held) p.reject(new PoolTaskError('the parsing process stopped', 'crash'));
       return;
+    }
+    // A cancelled job's task is not run again, whatever took the process down.
+    for (const p of held.filter((h) => h.hooks.signal?.aborted)) {
+      held.splice(held.indexOf(p), 1);
+      p.reject(new PoolTaskError('the job was cancelled', 'cancelled'));
     }
     const kill = this.kill;
     const failure = this.classifyExit(kill, code, signal);

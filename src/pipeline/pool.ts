@@ -33,10 +33,11 @@ export interface PoolStats {
 
 /**
  * Why a task did not return a result: it ran past its timeout, past a memory ceiling, its
- * thread or process died (`crash`: may be the machine's fault, so retried), or the parser
- * threw where nothing caught it (`error`: the same document would throw again).
+ * thread or process died (`crash`: may be the machine's fault, so retried), the parser
+ * threw where nothing caught it (`error`: the same document would throw again), or its job
+ * was cancelled (`cancelled`: its thread was stopped).
  */
-export type PoolFailureKind = 'timeout' | 'memory' | 'crash' | 'error';
+export type PoolFailureKind = 'timeout' | 'memory' | 'crash' | 'error' | 'cancelled';
 
 export class PoolTaskError extends Error {
   constructor(
@@ -85,8 +86,10 @@ export class ParsePool {
     });
   }
 
-  async run(task: ParseTask): Promise<ParseTaskResult> {
-    const signal = AbortSignal.timeout(this.opts.taskTimeoutMs);
+  /** `cancel`: the job was cancelled; Piscina stops the task's thread. */
+  async run(task: ParseTask, cancel?: AbortSignal): Promise<ParseTaskResult> {
+    const timeout = AbortSignal.timeout(this.opts.taskTimeoutMs);
+    const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout;
     this.running++;
     try {
       try {
@@ -98,6 +101,7 @@ export class ParsePool {
         return (await this.piscina.run(task, { signal })) as ParseTaskResult;
       }
     } catch (err) {
+      if (cancel?.aborted) throw new PoolTaskError('the job was cancelled', 'cancelled');
       if (signal.aborted) throw new PoolTaskError(failureReasons.timeout(Math.round(this.opts.taskTimeoutMs / 1000)), 'timeout');
       const e = err as NodeJS.ErrnoException;
       if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {

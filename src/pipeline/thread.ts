@@ -12,6 +12,7 @@ import { retireIfOverCeiling, TaskMemory } from './thread-context.js';
 import { enterTask } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
 import { unitMeterFor } from './unit-meter.js';
+import { progressReporter } from './task-progress.js';
 import { ArchiveBudget, withArchiveBudget } from '../formats/archive-guard.js';
 import { DEFAULT_PARSER_SETTINGS, type ParserSettings } from '../formats/settings.js';
 import { threadParserSettings } from './thread-context.js';
@@ -73,6 +74,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
     out = openArtifact(task.artifactPath);
     // The task's memory outside the JS heap, checked each time the parser reports progress.
     const memory = new TaskMemory(settings.memory.maxBytes);
+    const report = progressReporter(task.taskId);
     const parse = await loadParser();
     const w = new JsonWriter(out);
     w.beginObject()
@@ -92,7 +94,10 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
         get tempDir() {
           return scratch.path();
         },
-        progress: () => memory.check(),
+        progress: (fraction) => {
+          memory.check();
+          report(fraction);
+        },
         units: unitMeterFor(task.taskId),
         embedded,
       },

@@ -12,7 +12,9 @@ import { jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
 import { HandBack, JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
-import { isTerminal } from '../jobs/transitions.js';
+import { IllegalTransitionError, isTerminal } from '../jobs/transitions.js';
+import type { JobEvents, JobIdentity } from '../jobs/events.js';
+import { JobEnding } from './job-ending.js';
 import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
@@ -22,6 +24,8 @@ import type { JobTallies } from '../metrics/job-tallies.js';
 export interface WorkerLoopDeps {
   store: JobStore;
   queue: JobQueue;
+  /** Cancels reach the loop here (the parse of a cancelled job is stopped). */
+  events: JobEvents;
   blobs: BlobRouter;
   pool: TaskRunner;
   controlPlane: ControlPlaneStore;
@@ -58,15 +62,20 @@ export class WorkerLoop {
   private readonly scratch: string;
 
   private readonly usage: JobUsage;
+  private readonly ending: JobEnding;
   /** The node is stopping and its parses were cut short: their jobs go back to the queue. */
   private handingBack = false;
+  /** The cancel switch of each job this node is running, by generation. */
+  private readonly running = new Map<string, AbortController>();
 
   constructor(private readonly d: WorkerLoopDeps) {
     this.scratch = d.scratchDir ?? path.join(os.tmpdir(), 'docparse-work');
     this.usage = new JobUsage({ controlPlane: d.controlPlane, quota: d.quota, logger: d.logger, retryMaxMs: d.chargeRetryMaxMs });
+    this.ending = new JobEnding({ store: d.store, usage: this.usage, logger: d.logger, events: d.events });
   }
 
   start(): void {
+    this.d.events.onCancel((job) => this.running.get(job.generation)?.abort());
     this.d.queue.consume('light', this.d.lightConcurrency, (x) => this.handle(x));
     this.d.queue.consume('heavy', this.d.heavyConcurrency, (x) => this.handle(x), { perTenant: this.d.heavyPerTenant });
   }
@@ -86,6 +95,31 @@ export class WorkerLoop {
   }
 
   async handle(delivery: Delivery): Promise<void> {
+    const cancel = new AbortController();
+    this.running.set(delivery.ref.generation, cancel);
+    try {
+      await this.handleDelivery(delivery, cancel.signal);
+    } catch (err) {
+      // Cancelled between two of this handler's steps: its next transition found the job failed.
+      if (err instanceof IllegalTransitionError && isTerminal(err.from)) return await this.cancelled(delivery.ref);
+      if (err instanceof PoolTaskError && err.kind === 'cancelled') return await this.cancelled(delivery.ref);
+      throw err;
+    } finally {
+      this.running.delete(delivery.ref.generation);
+    }
+  }
+
+  /**
+   * The job was cancelled while this node ran it: the cancel ended it (failed, units released);
+   * what this run reserved since is released too, and nothing is charged.
+   */
+  private async cancelled(ref: JobIdentity): Promise<void> {
+    const job = await this.d.store.get(ref.tenantId, ref.documentId);
+    if (job && job.generation === ref.generation) await this.usage.release(job);
+    this.d.logger.info({ documentId: ref.documentId, tenantId: ref.tenantId }, 'job cancelled: its run stopped');
+  }
+
+  private async handleDelivery(delivery: Delivery, cancel: AbortSignal): Promise<void> {
     const { ref } = delivery;
     const { store, logger } = this.d;
     let job = await store.get(ref.tenantId, ref.documentId);
@@ -147,7 +181,16 @@ export class WorkerLoop {
       // A tenant's own storage is described in the control plane: waited for like the quota.
       const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
-      const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
+      // The units counted so far are the total that progress is told against (pages, messages…).
+      let total: number | null = null;
+      const hooks = {
+        reserveUnits: async (units: number) => {
+          const outcome = await this.usage.reserve(running, quota, units);
+          if (outcome.ok) total = units;
+          return outcome;
+        },
+        progress: (fraction: number) => this.d.events.progress(running, { fraction, done: total === null ? null : Math.floor(fraction * total), total }),
+      };
       const parseStarted = performance.now();
       const result = await this.d.pool.run(
         {
@@ -160,7 +203,7 @@ export class WorkerLoop {
           artifactPath,
           tempDir: work,
         },
-        hooks,
+        { ...hooks, signal: cancel },
       );
       this.d.metrics?.engineTime(job.format, (performance.now() - parseStarted) / 1000);
       if (result.ok) scratchUsed = result.scratchUsed ?? true;
@@ -216,6 +259,8 @@ export class WorkerLoop {
       );
     } catch (err) {
       if (err instanceof RetryLater) throw err;
+      // Cancelled meanwhile (the job is failed already): handle() releases what this run holds.
+      if ((err instanceof IllegalTransitionError && isTerminal(err.from)) || (err instanceof PoolTaskError && err.kind === 'cancelled')) throw err;
       if (err instanceof PoolTaskError && this.handingBack) return await this.handBack(job, attempt);
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
       // The tenant's own bucket failed (its problem names the bucket and a fixed reason): may pass, so retried.
@@ -251,6 +296,8 @@ export class WorkerLoop {
         return this.fail(job, { code: 'document_too_complex', message: failureReasons.memory(err.message), stage: 'worker' });
       case 'timeout':
         return this.fail(job, { code: 'document_too_complex', message: err.message, stage: 'worker' });
+      case 'cancelled':
+        return this.cancelled(job);
       case 'error':
         return this.fail(job, { code: 'extraction_failed', message: failureReasons.unreadable(job.format), stage: 'extract' });
     }
@@ -284,13 +331,11 @@ export class WorkerLoop {
   }
 
   private async fail(job: JobRecord, error: JobError): Promise<void> {
-    const failed = await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
+    const failed = await this.ending.fail(job, error);
     if (failed) {
       this.d.metrics?.job(job.format, 'failed');
       if (error.code === 'quota_exceeded') this.d.metrics?.quotaRefused('job');
     }
-    await this.usage.release(job);
-    this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, error }, 'job failed');
   }
 }
 

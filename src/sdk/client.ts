@@ -1,13 +1,14 @@
 // DocparseClient: the documents API for code, over fetch alone (Node 20+ and browsers).
 // Tokens come from TokenSource, every call goes through Transport (retries, typed errors),
-// and waitFor listens to a StatusFeed: batch-status polling today, built so a live status
-// stream can take its place without changing the callers.
+// and waitFor listens to a StatusFeed: one job's live status stream (Server-Sent Events),
+// with batch-status polling for several jobs and as the fallback (live.ts).
 import type { Artifact } from './artifact.js';
 import { prepareBody, type PreparedBody, type UploadInput } from './body.js';
 import { DocparseError, DocparseTimeoutError } from './errors.js';
 import { TokenSource, type TokenCache, type TokenResponse } from './token.js';
 import { DEFAULT_RETRY, Transport, type RetryEvent, type RetryPolicy } from './transport.js';
 import { isTerminal, pollingFeed, type StatusFeed } from './wait.js';
+import { liveFeed } from './live.js';
 import type { BatchStatusItem, JobStatus, UploadAccepted, UploadOptions, UploadProgress } from './types.js';
 
 /** The direct-upload limit the server has by default (DOCPARSE_DIRECT_UPLOAD_MAX_BYTES); larger files go presigned. */
@@ -45,6 +46,8 @@ export interface DocparseClientOptions {
   fetch?: typeof fetch;
   /** Clock, epoch ms (Date.now). */
   now?: () => number;
+  /** waitFor on one job follows its live status stream (default), else it polls. */
+  liveStatus?: boolean;
 }
 
 export interface WaitOptions {
@@ -80,7 +83,8 @@ export class DocparseClient {
     this.transport = new Transport({ fetch: f, tokens, retry: { ...DEFAULT_RETRY, ...o.retry }, onRetry: o.onRetry });
     this.directUploadMaxBytes = o.directUploadMaxBytes ?? DEFAULT_DIRECT_UPLOAD_MAX_BYTES;
     this.batchConcurrency = Math.max(1, o.batchConcurrency ?? 4);
-    this.feed = pollingFeed((ids, signal) => this.statusBatch(ids, { signal }));
+    const polling = pollingFeed((ids, signal) => this.statusBatch(ids, { signal }));
+    this.feed = o.liveStatus === false ? polling : liveFeed((id, lastEventId, signal) => this.events(id, lastEventId, signal), polling);
   }
 
   /**
@@ -274,6 +278,34 @@ export class DocparseClient {
       });
     }
     return (await res.json()) as Artifact;
+  }
+
+  /**
+   * Cancels a queued or running job (it ends failed with code `cancelled`, nothing charged), or
+   * deletes a finished job's result early (`resultDeleted: true`). Idempotent; an unknown id
+   * throws DocparseError `document_not_found`.
+   */
+  async cancel(documentId: string, opts: { signal?: AbortSignal } = {}): Promise<JobStatus & { resultDeleted?: boolean }> {
+    const res = await this.transport.call({
+      method: 'DELETE',
+      url: `${this.baseUrl}/api/v1/documents/${encodeURIComponent(documentId)}`,
+      idempotent: true,
+      auth: true,
+      signal: opts.signal,
+    });
+    return (await res.json()) as JobStatus & { resultDeleted?: boolean };
+  }
+
+  /** The job's event stream (the response, its body unread). */
+  private events(documentId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    return this.transport.call({
+      method: 'GET',
+      url: `${this.baseUrl}/api/v1/documents/${encodeURIComponent(documentId)}/events`,
+      headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      idempotent: true,
+      auth: true,
+      signal,
+    });
   }
 
   /** Upload, wait, fetch: the artifact of one document (the job's failure as a DocparseError). */

@@ -9,3 +9,4 @@ export type { UploadInput } from './body.js';
 export type { CachedToken, TokenCache, TokenResponse } from './token.js';
 export type { RetryEvent, RetryPolicy } from './transport.js';
 export { isTerminal, pollingFeed, type StatusFeed, type PollingBackoff } from './wait.js';
+export { liveFeed, type OpenEvents } from './live.js';

@@ -32,7 +32,7 @@ export interface RetryEvent {
 }
 
 export interface CallSpec {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Absolute URL. */
   url: string;
   headers?: Record<string, string>;

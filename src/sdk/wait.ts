@@ -1,7 +1,6 @@
 // How waitFor learns that jobs moved: a StatusFeed yields the statuses it has seen, again
-// and again, until the caller stops. Polling the batch status endpoint with back-off is the
-// feed today; a live status stream (Server-Sent Events) can become the preferred feed, with
-// this one as its fallback, without waitFor changing.
+// and again, until the caller stops. One job is followed on its live status stream (live.ts);
+// several, or when the stream cannot be had, by polling the batch status endpoint with back-off.
 import { sleep } from './transport.js';
 import type { BatchStatusItem, JobStatus } from './types.js';
 

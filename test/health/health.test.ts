@@ -225,6 +225,13 @@ describe('GET /openapi/v1.json', () => {
     for (const p of PUBLIC) expect(registered).toContain(`GET ${p}`);
     expect(registered).toContain('POST /api/v1/documents/upload');
     expect(registered).toContain('GET /api/v1/documents/{documentId}/status');
+    // Live status and cancel (docs/jobs.md).
+    for (const route of ['GET /api/v1/documents/{documentId}/events', 'DELETE /api/v1/documents/{documentId}', 'POST /api/v1/documents/{documentId}/cancel'])
+      expect(registered).toContain(route);
+    expect(doc.paths['/api/v1/documents/{documentId}/events'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
+    expect(doc.paths['/api/v1/documents/{documentId}/status'].get.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'waitSeconds', in: 'query', schema: expect.objectContaining({ maximum: 60 }) })]),
+    );
   });
 
   it('documents the same parameters that requests are validated against', async () => {

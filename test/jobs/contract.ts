@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { JobLogger } from '../../src/jobs/support.js';
-import { ALL_STATES, canTransition, IllegalTransitionError } from '../../src/jobs/transitions.js';
+import { ALL_STATES, CANCELLABLE_STATES, canTransition, IllegalTransitionError } from '../../src/jobs/transitions.js';
 import {
   JobState,
   RetryLater,
@@ -220,6 +220,20 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         const done = makeJob({ statusInt: JobState.Completed });
         await b.store.put(done);
         await expect(b.store.transition(done, JobState.Failed)).rejects.toBeInstanceOf(IllegalTransitionError);
+      });
+
+      it('transition with `from` moves only from those states (a cancel never takes a materializing job)', async () => {
+        const job = makeJob({ statusInt: JobState.Queued });
+        await b.store.put(job);
+        await b.store.transition(job, JobState.Processing);
+        await b.store.transition(job, JobState.Materializing);
+        const err = await b.store.transition(job, JobState.Failed, {}, { from: CANCELLABLE_STATES }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(IllegalTransitionError);
+        expect((err as IllegalTransitionError).from).toBe(JobState.Materializing);
+        expect((await b.store.get(job.tenantId, job.documentId))?.statusInt).toBe(JobState.Materializing);
+        const other = makeJob({ statusInt: JobState.Queued });
+        await b.store.put(other);
+        expect((await b.store.transition(other, JobState.Failed, {}, { from: CANCELLABLE_STATES }))?.statusInt).toBe(JobState.Failed);
       });
 
       it('a patch may not touch identity fields', async () => {

@@ -180,6 +180,25 @@ describe('LibreOffice subprocesses', () => {
     await waitUntil(() => running() === 0, 'the hung processes to be killed', 5000);
   });
 
+  it('a cancelled task is stopped at once and takes its hung soffice with it; the process serves on', async () => {
+    const rtf = path.join(dir, 'hang3.rtf');
+    await fs.writeFile(rtf, '{\\rtf1\\ansi hello}');
+    const host = await startHost({ taskTimeoutMs: 120_000, parsers: withStub() });
+    const pid = host.pid;
+    const cancel = new AbortController();
+    const run = failure(host.run(task(rtf, 'rtf', {}), { signal: cancel.signal }));
+    await waitUntil(() => running() >= 2, 'the stand-in and its helper');
+    cancel.abort();
+    expect((await run)?.kind).toBe('cancelled');
+    await waitUntil(() => running() === 0, 'the cancelled task’s processes to be killed', 5000);
+    expect(host.pid).toBe(pid); // the parsing process itself was not restarted
+    expect(host.stats().running).toBe(0);
+    // A task cancelled before it starts never runs.
+    const early = new AbortController();
+    early.abort();
+    expect((await failure(host.run(task(rtf, 'rtf', {}), { signal: early.signal })))?.kind).toBe('cancelled');
+  });
+
   it('a parsing process that dies takes the soffice it started with it', async () => {
     const rtf = path.join(dir, 'hang2.rtf');
     await fs.writeFile(rtf, '{\\rtf1\\ansi hello}');

@@ -86,6 +86,12 @@ it('uploads direct and presigned, waits and reads typed results from a browser p
       const a = await c.upload(small, { csvRoute: 'Tabular', onProgress: (p) => progress.push(p.sentBytes) });
       const b = await c.upload(big, { csvRoute: 'Tabular' }); // over the node's 100 bytes: presigned
       const ends = await c.waitFor([a.documentId, b.documentId], { timeoutMs: 30_000 });
+      // One job is followed on its event stream, read with fetch (a cross-origin stream with the
+      // token): no further status request is made.
+      const polls = () => performance.getEntriesByType('resource').filter((e) => e.name.includes('/status')).length;
+      const before = polls();
+      const one = await c.waitFor(a.documentId, { timeoutMs: 30_000 });
+      const streamed = polls() === before;
       const ra = await c.result(a.documentId);
       const rb = await c.result(b.documentId);
       let code = '';
@@ -96,6 +102,7 @@ it('uploads direct and presigned, waits and reads typed results from a browser p
       }
       return {
         ends: ends.map((e) => e.status),
+        one: [one.status, streamed],
         files: [ra.fileName, rb.fileName],
         formats: [ra.document_format, rb.document_format],
         lastProgress: progress.at(-1),
@@ -107,6 +114,7 @@ it('uploads direct and presigned, waits and reads typed results from a browser p
   expect(errors).toEqual([]);
   expect(out).toEqual({
     ends: ['completed', 'completed'],
+    one: ['completed', true],
     files: ['small.csv', 'big.csv'],
     formats: ['csv', 'csv'],
     lastProgress: 30,

@@ -1,4 +1,4 @@
-// `docparse parse|status|result` (the CLI for API users, built on the SDK), spawned as the
+// `docparse parse|status|result|cancel` (the CLI for API users, built on the SDK), spawned as the
 // compiled command against a real node: machine output, the summary, the exit code when a
 // file fails, credentials from a config file, and the progress bars in a pseudo-terminal.
 import { spawn } from 'node:child_process';
@@ -109,7 +109,7 @@ describe('docparse parse', () => {
   });
 });
 
-describe('docparse status and result, credentials from a config file', () => {
+describe('docparse status, result and cancel, credentials from a config file', () => {
   it('reads --config and the default ~/.config/docparse/config.json; status --json, result prints the artifact', async () => {
     const parsed = await docparse(['parse', 'in/lyon.csv', '--csv-route', 'Spatial', '--json']);
     const id = (JSON.parse(parsed.stdout) as { documentId: string }).documentId;
@@ -137,6 +137,18 @@ describe('docparse status and result, credentials from a config file', () => {
     const gone = await docparse(['result', 'unknown-id'], {});
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('document_not_found (404)');
+
+    // cancel: a finished job's result is deleted; an unknown id exits 1 and the others still go.
+    const cancelled = await docparse(['cancel', id, 'unknown-id', '--json'], {});
+    expect(cancelled.code).toBe(1);
+    const [deleted, missing] = cancelled.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(deleted).toMatchObject({ documentId: id, status: 'completed', resultDeleted: true });
+    expect(missing).toMatchObject({ documentId: 'unknown-id', error: { code: 'document_not_found' } });
+    expect((await docparse(['result', id], {})).code).toBe(1);
+    expect((await docparse(['cancel'], {})).code).toBe(2);
   });
 });
 

@@ -52,7 +52,7 @@ it("the Python client's unittest suite passes against a live node", async () => 
       PYTHONDONTWRITEBYTECODE: '1',
     },
   });
-  expect(r.output).toMatch(/Ran 8 tests/);
+  expect(r.output).toMatch(/Ran 9 tests/);
   expect(r.output).toMatch(/\nOK\s*$/);
   expect(r.code).toBe(0);
 });

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DocparseClient, DocparseError, DocparseTimeoutError, type DocparseClientOptions, type RetryEvent } from '../../src/sdk/index.js';
 import { uploadFile } from '../../src/sdk/node.js';
 import { freePort } from '../helpers/http.js';
@@ -159,6 +159,63 @@ describe('status', () => {
     const waiting = c.waitFor([open], { signal: ac.signal });
     ac.abort(new Error('caller gave up'));
     await expect(waiting).rejects.toThrow('caller gave up');
+  });
+});
+
+describe('live status and cancel', () => {
+  it('waitFor on one job follows its event stream (no polling), and sees every state from the session on', async () => {
+    const rec = recorder();
+    const c = client({ fetch: rec.fetch });
+    // A session (state 0) waits for its bytes: the stream sees 0 → 1 → 2 → … → 8.
+    const id = 'sdk-live-1';
+    const token = await tokenFor(creds);
+    const session = (await (
+      await fetch(`${n.url}/api/v1/documents/upload-request`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ fileName: 'later.csv', sizeBytes: CSV.byteLength, documentId: id }),
+      })
+    ).json()) as { uploadId: string; uploadUrl: string };
+    const seen: number[] = [];
+    const waiting = c.waitFor(id, { timeoutMs: 60_000, onStatus: (s) => seen.push(s.statusInt) });
+    await vi.waitFor(() => expect(rec.sent).toContain(`GET /api/v1/documents/${id}/events`));
+    expect((await fetch(session.uploadUrl, { method: 'PUT', body: CSV })).status).toBe(204);
+    const completed = await fetch(`${n.url}/api/v1/documents/upload-complete`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ uploadId: session.uploadId, fileName: 'later.csv', csvRoute: 'Tabular' }),
+    });
+    expect(completed.status).toBe(202);
+    const done = await waiting;
+    expect(done).toMatchObject({ documentId: id, statusInt: 8, documentUnits: 1 });
+    // Completing the session stores the job queued (2) in one write; then the light lane's steps.
+    expect(seen).toEqual([0, 2, 3, 4, 8]);
+    expect(rec.sent.filter((r) => r.includes('/status'))).toEqual([]);
+  });
+
+  it('falls back to polling where the stream cannot be had', async () => {
+    const rec = recorder();
+    // A proxy that refuses event streams: the SDK polls the batch status instead.
+    const noStreams: typeof fetch = (input, init) =>
+      String(input instanceof Request ? input.url : input).endsWith('/events') ? Promise.resolve(new Response('no', { status: 501 })) : rec.fetch(input, init);
+    const c = client({ fetch: noStreams, retry: { maxRetries: 0 } });
+    const accepted = await c.upload(CSV, { fileName: 'cities.csv', csvRoute: 'Tabular' });
+    expect(await c.waitFor(accepted.documentId, { timeoutMs: 30_000 })).toMatchObject({ statusInt: 8 });
+    expect(rec.sent).toContain('POST /api/v1/documents/status/batch');
+  });
+
+  it('cancel(id): a waiting job ends failed with code cancelled, again the same; a finished one has its result deleted; unknown is document_not_found', async () => {
+    const c = client();
+    const id = await openSession('sdk-cancel-1');
+    expect(await c.cancel(id)).toMatchObject({ statusInt: 9, error: { code: 'cancelled' } });
+    expect(await c.cancel(id)).toMatchObject({ statusInt: 9, error: { code: 'cancelled' } });
+    const failed = await caught(c.result(id));
+    expect(failed.code).toBe('cancelled');
+    const accepted = await c.upload(CSV, { fileName: 'cities.csv', csvRoute: 'Tabular' });
+    await c.waitFor(accepted.documentId, { timeoutMs: 30_000 });
+    expect(await c.cancel(accepted.documentId)).toMatchObject({ statusInt: 8, resultDeleted: true });
+    expect((await caught(c.result(accepted.documentId))).code).toBe('document_not_found');
+    expect((await caught(c.cancel('no-such-document'))).code).toBe('document_not_found');
   });
 });
 

@@ -1,4 +1,4 @@
-// The commands for API users, `docparse parse|status|result`, built on the SDK: credentials
+// The commands for API users, `docparse parse|status|result|cancel`, built on the SDK: credentials
 // from the environment or a config file (credentials.ts), --json for machine output.
 // Exit codes: 0 done, 1 a file, a job or the API failed, 2 bad command line.
 import fs from 'node:fs/promises';
@@ -68,6 +68,7 @@ export async function runUserCommand(name: keyof typeof USER_USAGE, args: string
     }
     if (name === 'parse') return await parse(values, positionals, io, json);
     if (name === 'status') return await status(values, positionals, io, json);
+    if (name === 'cancel') return await cancel(values, positionals, io, json);
     return await result(values, positionals, io);
   } catch (err) {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -138,6 +139,27 @@ async function status(values: Record<string, unknown>, ids: string[], io: UserIo
     for (const l of table([['DOCUMENT', 'STATUS', 'FORMAT', 'UNITS', 'COMPLETED', 'ERROR'], ...rows])) io.out(l.trimEnd());
   }
   return results.every((r) => 'statusInt' in r) ? 0 : 1;
+}
+
+/** Cancels each job in turn; exit 1 when any id was unknown (the others are still cancelled). */
+async function cancel(values: Record<string, unknown>, ids: string[], io: UserIo, json: boolean): Promise<number> {
+  if (ids.length === 0) throw new UsageError('name at least one documentId');
+  const client = clientFor(values, io);
+  let failed = false;
+  for (const id of ids) {
+    try {
+      const s = await client.cancel(id);
+      if (json) io.out(JSON.stringify(s));
+      else if (s.resultDeleted) io.out(`${id}: ${s.status} before the cancel; its result is deleted`);
+      else io.out(`${id}: ${s.status}${s.error ? ` (${s.error.code})` : ''}`);
+    } catch (err) {
+      if (!(err instanceof DocparseError) || err.code !== 'document_not_found') throw err;
+      failed = true;
+      if (json) io.out(JSON.stringify({ documentId: id, error: { code: err.code, message: err.detail } }));
+      else io.err(`${id}: not found`);
+    }
+  }
+  return failed ? 1 : 0;
 }
 
 async function result(values: Record<string, unknown>, ids: string[], io: UserIo): Promise<number> {

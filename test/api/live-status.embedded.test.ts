@@ -1,0 +1,3 @@
+import { liveStatusSuite } from './live-status-suite.js';
+
+liveStatusSuite('embedded');
