@@ -302,7 +302,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
-      await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
+      const inFlight = await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
       // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
       const reply = await intake.accept({
         requestId: ctx.requestId,
@@ -317,6 +317,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         customMetadata,
         fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,
+        inFlight,
       });
       if (job.documentId !== claims.d) await d.jobs.delete(job.tenantId, job.documentId, job.generation);
       return reply;

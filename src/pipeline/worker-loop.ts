@@ -144,7 +144,8 @@ export class WorkerLoop {
       // A tenant's own storage is described in the control plane: waited for like the quota.
       const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
-      const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total) };
+      // The tenant: the parsing host gives its threads to waiting tasks in turns by tenant.
+      const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total), tenantId: job.tenantId };
       const result = await this.d.pool.run(
         {
           documentId: job.documentId,
