@@ -32,7 +32,9 @@
 //            .inFlight). Turn 0 is a plain add to wait, which BullMQ takes before any
 //            prioritized job; later turns wait in the prioritized set, by turn, then in order.
 //            An app's k-th queued job thus runs after the first k of every other app: a
-//            flood from one app leaves another's job at most fairTurn deliveries behind.
+//            flood from one app leaves another's job at most fairTurn deliveries behind. A
+//            delivery keeps its turn when delayed or parked; handed back, it goes to the front
+//            of its turn (BullMQ's moveToWait of a prioritized job).
 //   Outages: the Queues (enqueue, depth) fail fast while Redis is away (→ 503); the Workers'
 //            connections wait for it. A handler that met an unreachable dependency is
 //            delivered again once Redis answers (a new attempt, like any redelivery).
