@@ -8,8 +8,9 @@ const FLOORS = [
   ['formats', 'db', 'http'],
   // The service's view of the engines; job state, queue and counters; the outbox.
   ['engines', 'jobs', 'mail'],
-  // Tenants, apps, plans, usage, members: the control plane.
-  ['tenancy'],
+  // Tenants, apps, plans, usage, members: the control plane. The node's Prometheus metrics,
+  // counted in place by the HTTP front's observer, intake and the worker loop.
+  ['tenancy', 'metrics'],
   // Tokens and keys; blob storage (the node's, a tenant's).
   ['identity', 'storage'],
   // Environment → settings.

@@ -7,6 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY wasm ./wasm
+COPY scripts/build.mjs ./scripts/build.mjs
 # Also writes dist/wasm/pdfium.wasm: PDFium re-optimised by binaryen (a dev dependency; 1–2 min).
 # That step falls back quietly on a developer machine; an image must not ship without it.
 RUN npm run build && test -s dist/wasm/pdfium.json

@@ -11,6 +11,7 @@ import { canonicalEmail, EmailAddressError } from './mail/address.js';
 import { defaultMailFrom } from './mail/settings.js';
 import { DEFAULT_PARSER_SETTINGS, type OfficeRender, type ParserSettings } from './formats/settings.js';
 import { parseRange } from './outbound/address-policy.js';
+import { RegionTable } from './http/region-table.js';
 
 /** Values a boolean variable may take (case-insensitive). */
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
@@ -31,6 +32,15 @@ export interface Config {
   region: string;
   /** License regions an app may be given (DOCPARSE_REGIONS; default: [region]). */
   regions: string[];
+  /**
+   * The deployment's regions, code → public API base URL (DOCPARSE_REGION_URLS), or null: a
+   * single-region deployment, where no request is checked for its region.
+   */
+  regionUrls: Record<string, string> | null;
+  /** A request of another region is forwarded there (true) or answered 421 wrong_region (false). */
+  regionForwarding: boolean;
+  /** A forwarded request is abandoned once no byte has moved either way for this long (s). */
+  regionForwardTimeoutSeconds: number;
   /** Signed-in users with one of these addresses (canonical: src/mail/address.ts) are platform operators. */
   operatorEmails: string[];
   nodeId: string;
@@ -108,6 +118,24 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     name: 'DOCPARSE_REGIONS',
     default: '$DOCPARSE_REGION',
     description: 'Comma-separated license regions an app may be given through the management API (`/manage/v1`).',
+  },
+  {
+    name: 'DOCPARSE_REGION_URLS',
+    default: '(unset → one region, nothing checked)',
+    description:
+      'The regions of a multi-region deployment and the public API base URL of each: `eu=https://eu.example,us=https://us.example`. A region covers the codes it prefixes at a dash (`eu` covers `eu-central-1`). When set, DOCPARSE_REGION and every DOCPARSE_REGIONS entry must sit in one of them, a document request whose token (or upload URL) is of another region is forwarded or refused (DOCPARSE_REGION_FORWARDING), and an app may only use a storage config of its own region. See Operations, Regions.',
+  },
+  {
+    name: 'DOCPARSE_REGION_FORWARDING',
+    default: 'false',
+    description:
+      "With DOCPARSE_REGION_URLS: forward a request of another region to that region's base URL (bodies streamed both ways, the caller's Authorization passed on, through the outbound address policy) instead of answering `421 wrong_region`. An unreachable region answers `502 region_unavailable`.",
+  },
+  {
+    name: 'DOCPARSE_REGION_FORWARD_TIMEOUT_SECONDS',
+    default: '30',
+    description:
+      'A forwarded request is abandoned when no byte has moved either way for this long (connecting included): `502 region_unavailable` before its answer began, the connection cut after.',
   },
   {
     name: 'DOCPARSE_OIDC_ISSUER',
@@ -373,6 +401,19 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     for (const r of regions)
       if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(r)) problems.push(`DOCPARSE_REGIONS: ${JSON.stringify(r)} must be letters, digits and dashes`);
   }
+  let regionUrls: Record<string, string> | null = null;
+  if (env.DOCPARSE_REGION_URLS?.trim()) {
+    const table = RegionTable.parse(env.DOCPARSE_REGION_URLS);
+    if (Array.isArray(table)) for (const p of table) problems.push(`DOCPARSE_REGION_URLS: ${p}`);
+    else {
+      regionUrls = Object.fromEntries(table.urls);
+      // Every code this node answers for must have a place in the table.
+      if (!table.regionOf(region)) problems.push(`DOCPARSE_REGION=${region} is in no region of DOCPARSE_REGION_URLS (${[...table.urls.keys()].join(', ')})`);
+      for (const r of regions)
+        if (r !== region && !table.regionOf(r))
+          problems.push(`DOCPARSE_REGIONS: ${r} is in no region of DOCPARSE_REGION_URLS (${[...table.urls.keys()].join(', ')})`);
+    }
+  }
   const operatorEmails: string[] = [];
   for (const e of listOf('DOCPARSE_OPERATOR_EMAILS', [])) {
     try {
@@ -517,6 +558,9 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     dashboardUrl,
     region,
     regions,
+    regionUrls,
+    regionForwarding: bool('DOCPARSE_REGION_FORWARDING', false),
+    regionForwardTimeoutSeconds: int('DOCPARSE_REGION_FORWARD_TIMEOUT_SECONDS', 30, 1, 3600),
     operatorEmails,
     nodeId: env.DOCPARSE_NODE_ID?.trim() || `${os.hostname()}-${process.pid}`,
     demoClientId,

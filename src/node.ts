@@ -20,6 +20,8 @@ import { BlobRouter } from './storage/router.js';
 import { S3BlobStore } from './storage/s3-blob-store.js';
 import { createIdentity, type Identity } from './identity/index.js';
 import { HttpServer } from './http/server.js';
+import { RegionRouter } from './http/regions.js';
+import { RegionTable } from './http/region-table.js';
 import { buildOpenApi } from './http/openapi.js';
 import { healthRoutes, type ReadinessCheck } from './api/health.js';
 import { documentRoutes } from './api/documents.js';
@@ -30,6 +32,9 @@ import { openQuotaKeeper } from './tenancy/quota/open.js';
 import { openChangeFeed } from './tenancy/open-change-feed.js';
 import { ArtifactSchema } from './api/schemas.js';
 import { FAMILIES } from './formats/registry.js';
+import { NodeMetrics } from './metrics/node-metrics.js';
+import { metricsRoute } from './metrics/metrics-route.js';
+import { QueueDepthCache } from './jobs/depth-cache.js';
 
 /** The artifact envelope and each family's `content` as it declares it, published with the OpenAPI document. */
 const CONTENT_SCHEMAS = { Artifact: ArtifactSchema, ...Object.fromEntries(FAMILIES.flatMap((f) => (f.content ? [[f.content.name, f.content.schema]] : []))) };
@@ -45,7 +50,7 @@ import { createManageDeps, manageStores } from './manage/deps.js';
 import { startOutboxSender } from './mail/sender.js';
 import { tenantMailHooks } from './tenancy/tenant-mail.js';
 import { mailSettingsOf } from './mail/settings.js';
-import { createManageAuthenticator, type SessionResolver } from './manage/principal.js';
+import { createManageAuthenticator, operatorKeyCheck, type SessionResolver } from './manage/principal.js';
 import { manageApiRoutes, type ManageEvents } from './manage/api/index.js';
 import { createDashboardAuth, type DashboardAuthService } from './dashboard/auth/index.js';
 import { mountDashboard } from './dashboard/index.js';
@@ -176,7 +181,27 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
   const outbound = new OutboundPolicy({ allow: config.outboundAllow, log: logger });
   const blobs = new BlobRouter(nodeStore, controlPlane, sealer, outbound);
   const identity = await createIdentity({ store: controlPlane, sealer, authUrl: config.authUrl, counters: jobs.counters, logger });
-  const http = new HttpServer({ logger, maxHeaderBytes: config.maxHeaderBytes, trustProxy: config.trustProxy, authenticate: identity.authenticate });
+  // Multi-region: requests of another region's apps are forwarded there or refused, never served here.
+  const regions = config.regionUrls
+    ? new RegionRouter({
+        table: new RegionTable(new Map(Object.entries(config.regionUrls))),
+        local: config.region,
+        forwarding: config.regionForwarding,
+        timeoutMs: config.regionForwardTimeoutSeconds * 1000,
+        outboundAllow: config.outboundAllow,
+        logger,
+      })
+    : null;
+  // Counted in place on the request and job paths; turned into Prometheus text only on a scrape of /metrics.
+  const metrics = new NodeMetrics();
+  const http = new HttpServer({
+    logger,
+    maxHeaderBytes: config.maxHeaderBytes,
+    trustProxy: config.trustProxy,
+    authenticate: identity.authenticate,
+    regions,
+    observeRequest: metrics.requests.observe,
+  });
 
   const has = (r: string) => config.roles.includes(r as never);
   // The management API's stores share the control plane's connection.
@@ -215,6 +240,19 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       },
     });
 
+  // One read of the queue's depth a second at most, shared by node-state and /metrics.
+  const depth = new QueueDepthCache(jobs.queue);
+  const parser = () => (pool ? { restarts: pool.restarts, rssBytes: pool.rssBytes } : null);
+  metrics.attach({
+    activeRequests: () => http.activeRequests,
+    accepting: () => http.accepting,
+    pool: () => pool?.stats() ?? null,
+    parserRestarts: () => parser()?.restarts ?? null,
+    parserRssBytes: () => parser()?.rssBytes ?? null,
+    queueDepth: () => depth.get(),
+  });
+  http.add(metricsRoute(metrics, operatorKeyCheck(stores.operatorKeys, jobs.counters)));
+
   let openapiDoc: Record<string, unknown> | null = null;
   const health = healthRoutes({
     nodeId: config.nodeId,
@@ -225,7 +263,8 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     activeRequests: () => http.activeRequests,
     accepting: () => http.accepting,
     poolStats: () => pool?.stats() ?? null,
-    queueDepth: () => jobs.queue.depth(),
+    parser,
+    queueDepth: () => depth.get(),
     openapi: () =>
       (openapiDoc ??= buildOpenApi({
         routes: http.router.routes,
@@ -292,6 +331,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       directUploadMaxBytes: config.directUploadMaxBytes,
       officeRender: config.parsers.office.render,
       logger,
+      metrics: metrics.jobs,
     });
     for (const r of documentRoutes(intake.d, intake)) http.add(r);
     const uploads = uploadRoutes({
@@ -323,6 +363,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
       heavyConcurrency: config.heavySlots,
       heavyPerTenant: config.heavySlotsPerTenant,
       scratchDir: path.join(config.dataDir, 'work'),
+      metrics: metrics.jobs,
     });
     loop.start();
     if (jobs.kind === 'embedded') {

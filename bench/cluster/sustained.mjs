@@ -297,17 +297,31 @@ async function createApp(databaseUrl) {
 function client(url, app) {
   let token = '';
   let renewAt = 0;
+  let renewing = null;
+  // One token for every concurrent caller, renewed a minute before it expires.
+  const fetchToken = async () => {
+    for (let attempt = 1; ; attempt++) {
+      const res = await fetch(`${url}/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: app.clientId, client_secret: app.clientSecret }),
+      });
+      if (res.ok) {
+        const body = await res.json();
+        token = body.access_token;
+        renewAt = Date.now() + (body.expires_in - 60) * 1000;
+        return;
+      }
+      const text = await res.text();
+      if (attempt >= 5) throw new Error(`token: ${res.status} ${text}`);
+      log(`token: ${res.status} ${text}; trying again`);
+      await sleep(Number(res.headers.get('retry-after') ?? 2) * 1000);
+    }
+  };
   const ensureToken = async () => {
     if (token && Date.now() < renewAt) return;
-    const res = await fetch(`${url}/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Service.API', client_id: app.clientId, client_secret: app.clientSecret }),
-    });
-    if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-    const body = await res.json();
-    token = body.access_token;
-    renewAt = Date.now() + (body.expires_in - 60) * 1000;
+    renewing ??= fetchToken().finally(() => (renewing = null));
+    await renewing;
   };
   const timed = async (method, pathAndQuery, body, headers = {}) => {
     await ensureToken();

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http/route.js';
 import { problem } from '../http/problem.js';
 import { DependencyUnavailableError, type Dependency } from '../errors/dependency-unavailable.js';
-import type { QueueDepth } from '../jobs/types.js';
+import type { DepthReading } from '../jobs/depth-cache.js';
 import type { PoolStats } from '../pipeline/pool.js';
 import type { Role } from '../config.js';
 import { engineInventory, engineReport, type EngineInventory } from '../engines/inventory.js';
@@ -26,17 +26,38 @@ export interface HealthDeps {
   activeRequests(): number;
   accepting(): boolean;
   poolStats(): PoolStats | null;
-  queueDepth(): Promise<QueueDepth | null>;
+  /** The parsing process (worker role): restarts since start, resident memory at its last sample. */
+  parser(): { restarts: number; rssBytes: number | null } | null;
+  /** The queue's depth from the node's one-second cache (jobs/depth-cache.ts). */
+  queueDepth(): Promise<DepthReading>;
   openapi(): Record<string, unknown>;
   /** The node's engine inventory, taken at start (default: the process's, see engineInventory). */
   engines?: () => EngineInventory;
 }
 
-/** CPU percent of this process over the last sampling interval (sampled every second). */
+/** Busy and total CPU time of the whole machine so far, all cores (ms). */
+function machineTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const { times } of os.cpus()) {
+    const all = times.user + times.nice + times.sys + times.irq + times.idle;
+    total += all;
+    busy += all - times.idle;
+  }
+  return { busy, total };
+}
+
+/**
+ * CPU use over the last sampling interval (sampled every second): this process's, in % of one
+ * core, and the whole machine's, in % of all its cores — the parsing process and its engines
+ * (LibreOffice, GDAL …) are other processes, so the machine's figure is the one a balancer weighs.
+ */
 class CpuSampler {
   private last = process.cpuUsage();
   private lastAt = performance.now();
+  private lastMachine = machineTimes();
   percent = 0;
+  machinePercent = 0;
   private readonly timer = setInterval(() => this.sample(), 1000);
   constructor() {
     this.timer.unref();
@@ -48,34 +69,65 @@ class CpuSampler {
     this.percent = elapsedUs > 0 ? Math.round(((usage.user + usage.system) / elapsedUs) * 1000) / 10 : 0;
     this.last = process.cpuUsage();
     this.lastAt = now;
+    const machine = machineTimes();
+    const total = machine.total - this.lastMachine.total;
+    this.machinePercent = total > 0 ? Math.round(((machine.busy - this.lastMachine.busy) / total) * 1000) / 10 : 0;
+    this.lastMachine = machine;
   }
   stop(): void {
     clearInterval(this.timer);
   }
 }
 
+const Depth = { waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer() };
+
 const NodeState = Type.Object({
   nodeId: Type.String(),
   region: Type.String(),
   roles: Type.Array(Type.String()),
   version: Type.String(),
-  acceptingTraffic: Type.Boolean(),
+  state: Type.Union([Type.Literal('accepting'), Type.Literal('draining')], {
+    description: '`draining` from the moment the node is told to stop (SIGTERM): send it nothing new.',
+  }),
+  acceptingTraffic: Type.Boolean({ description: '`state` is `accepting`.' }),
   uptimeSeconds: Type.Number(),
   cpu: Type.Object({
     processPercent: Type.Number({ description: 'This process, % of one core, over the last second.' }),
+    machinePercent: Type.Number({ description: 'The whole machine (the parsing process and engines included), % of all cores, over the last second.' }),
     cores: Type.Integer(),
     loadAverage: Type.Array(Type.Number()),
   }),
   memory: Type.Object({
-    rssBytes: Type.Integer(),
+    rssBytes: Type.Integer({ description: "This process's resident memory." }),
+    parserRssBytes: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The parsing process's resident memory (sampled every 250 ms); null on a node without the worker role or while it restarts.",
+    }),
     heapUsedBytes: Type.Integer(),
     heapTotalBytes: Type.Integer(),
     systemTotalBytes: Type.Integer(),
     systemFreeBytes: Type.Integer(),
   }),
   activeRequests: Type.Integer(),
-  workerPool: Type.Union([Type.Object({ threads: Type.Integer(), queued: Type.Integer(), running: Type.Integer(), utilization: Type.Number() }), Type.Null()]),
-  jobQueue: Type.Union([Type.Object({ waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer() }), Type.Null()]),
+  workerPool: Type.Union([
+    Type.Object({
+      threads: Type.Integer(),
+      queued: Type.Integer(),
+      running: Type.Integer(),
+      utilization: Type.Number(),
+      parserRestarts: Type.Integer({ description: 'Parsing processes lost (crash, memory ceiling, deadline) and started again since the node started.' }),
+    }),
+    Type.Null(),
+  ]),
+  jobQueue: Type.Union(
+    [
+      Type.Object({
+        ...Depth,
+        lanes: Type.Object({ light: Type.Object(Depth), heavy: Type.Object(Depth) }, { description: 'The same counts, lane by lane.' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The job queue (the cluster’s, in Redis mode), read at most once a second; null while it does not answer.' },
+  ),
   engines: EnginesSchema,
 });
 
@@ -125,7 +177,6 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void } {
   const cpu = new CpuSampler();
   const engines = () => engineReport((d.engines ?? engineInventory)());
-  let depthCache: { at: number; value: QueueDepth | null } = { at: 0, value: null };
   let system = { at: 0, ...sampleSystem() };
 
   const routes: RouteDef[] = [
@@ -186,12 +237,15 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
       query: NoQuery,
       responses: { 200: { description: 'Telemetry.', schema: NodeState } },
       handler: async () => {
-        if (Date.now() - depthCache.at > 1000) depthCache = { at: Date.now(), value: await d.queueDepth().catch(() => null) };
+        const depth = await d.queueDepth();
         // Memory and OS figures are sampled at most every 250 ms: a load balancer polling
         // many times a second should not pay ~15 µs of system calls per poll.
         const now = Date.now();
         if (now - system.at > 250) system = { at: now, ...sampleSystem() };
         const { mem, loadAverage, systemTotalBytes, systemFreeBytes } = system;
+        const pool = d.poolStats();
+        const parser = d.parser();
+        const accepting = d.accepting();
         return {
           status: 200,
           json: {
@@ -199,13 +253,21 @@ export function healthRoutes(d: HealthDeps): { routes: RouteDef[]; stop(): void 
             region: d.region,
             roles: d.roles,
             version: d.version,
-            acceptingTraffic: d.accepting(),
+            state: accepting ? 'accepting' : 'draining',
+            acceptingTraffic: accepting,
             uptimeSeconds: Math.round(process.uptime()),
-            cpu: { processPercent: cpu.percent, cores: CORES, loadAverage },
-            memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed, heapTotalBytes: mem.heapTotal, systemTotalBytes, systemFreeBytes },
+            cpu: { processPercent: cpu.percent, machinePercent: cpu.machinePercent, cores: CORES, loadAverage },
+            memory: {
+              rssBytes: mem.rss,
+              parserRssBytes: parser?.rssBytes ?? null,
+              heapUsedBytes: mem.heapUsed,
+              heapTotalBytes: mem.heapTotal,
+              systemTotalBytes,
+              systemFreeBytes,
+            },
             activeRequests: d.activeRequests(),
-            workerPool: d.poolStats(),
-            jobQueue: depthCache.value,
+            workerPool: pool ? { ...pool, parserRestarts: parser?.restarts ?? 0 } : null,
+            jobQueue: depth.total && depth.lanes ? { ...depth.total, lanes: depth.lanes } : null,
             engines: engines(),
           },
         };

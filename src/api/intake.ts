@@ -19,6 +19,7 @@ import type { AppLimits, LimitsCache } from '../tenancy/plan-limits.js';
 import type { UploadQuery } from './schemas.js';
 import { UploadByteRate } from './byte-rate.js';
 import { requireEngines } from '../engines/requirements.js';
+import type { JobTallies } from '../metrics/job-tallies.js';
 
 export interface IntakeDeps {
   jobs: JobStore;
@@ -34,6 +35,8 @@ export interface IntakeDeps {
   /** DOCPARSE_OFFICE_RENDER: whether every DOCX goes through LibreOffice (and so the heavy lane). */
   officeRender: OfficeRender;
   logger: Logger;
+  /** The node's job counters (/metrics): accepted jobs and quota refusals. */
+  metrics?: JobTallies;
 }
 
 /** Routing parameters as accepted on upload (query) and upload-complete (body). */
@@ -165,6 +168,7 @@ export class Intake {
     const month = monthOf(new Date());
     const used = await (d.quota ? d.quota.committed(p.appId, month) : d.controlPlane.unitsCommitted(p.appId, month));
     if (used >= quota) {
+      d.metrics?.quotaRefused('upload');
       throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, {
         used,
         quota,
@@ -304,6 +308,7 @@ export class Intake {
       });
       throw problems.unavailable('The job queue is unavailable; retry shortly.');
     }
+    d.metrics?.job(a.format, 'queued');
     return {
       status: 202,
       headers: { Location: `/api/v1/documents/${encodeURIComponent(a.documentId)}/status` },

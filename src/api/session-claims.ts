@@ -7,4 +7,5 @@ export interface SessionClaims {
   e: number; // expiry, epoch seconds
   h?: string; // SHA-256 declared in upload-request ('' for none; absent in sessions of earlier versions)
   p?: 1; // pending overwrite: the session's record is pendingSessionId(g), not d
+  r?: string; // the app's license region: a node of another region forwards or refuses the URL (absent in sessions of earlier versions)
 }

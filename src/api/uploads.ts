@@ -92,6 +92,14 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       throw bad();
     }
   };
+  /** The license region a signed upload URL carries; null when its id is not ours (the handler refuses it) or names none. */
+  const regionOf = (ctx: RequestContext): string | null => {
+    try {
+      return readUploadId(ctx.params.uploadId ?? '', 'uploadId').r ?? null;
+    } catch {
+      return null;
+    }
+  };
   const expired = () => problem('upload_expired', 'This upload session has expired; request a new one.');
 
   /** The session's record while it is open (state 0), else the job it became. */
@@ -196,7 +204,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       }
       if (stored.previous) await intake.deleteBlobs(stored.previous);
       const exp = Math.floor(expiresAt.getTime() / 1000);
-      const claims: SessionClaims = { t: p.tenantId, d: documentId, g: generation, e: exp, h: b.sha256?.toLowerCase() ?? '' };
+      const claims: SessionClaims = { t: p.tenantId, d: documentId, g: generation, e: exp, h: b.sha256?.toLowerCase() ?? '', r: p.licenseRegionCode };
       if (pendingOverwrite) claims.p = 1;
       const uploadId = makeUploadId(claims);
       const uploadUrl = `${s.baseUrl}/api/v1/uploads/${uploadId}?expires=${exp}&signature=${mac(`put.${uploadId}.${exp}`)}`;
@@ -212,6 +220,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     description: 'Authorised by the URL signature (no bearer token). Content-Length or chunked transfer encoding; exactly sizeBytes bytes.',
     tags: ['documents'],
     auth: 'public',
+    regionOf,
     params: UploadPutParams,
     query: UploadPutQuery,
     body: { kind: 'raw', description: 'The file bytes.' },
@@ -324,7 +333,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
     },
   };
 
-  const resumable = resumableUploadRoutes({ intake, signedSession, adoptUpload, query: UploadPutQuery, params: UploadPutParams });
+  const resumable = resumableUploadRoutes({ intake, signedSession, adoptUpload, regionOf, query: UploadPutQuery, params: UploadPutParams });
   return [request, put, complete, ...resumable];
 }
 

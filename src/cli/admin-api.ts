@@ -45,12 +45,14 @@ export interface NewStorageInput {
   tenantId: string;
   provider: string;
   endpoint: string | null;
-  region: string;
+  /** Unsaid (undefined): the preset's. */
+  region?: string;
+  accountId?: string;
   bucket: string;
   prefix: string;
   accessKeyId: string;
   secretAccessKey: string;
-  forcePathStyle: boolean;
+  forcePathStyle?: boolean;
 }
 
 const enc = encodeURIComponent;

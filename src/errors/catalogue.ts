@@ -210,7 +210,19 @@ export const PROBLEMS = {
     status: 502,
     title: 'Storage unavailable',
     group: 'documents',
-    when: "The app keeps documents in its tenant's own storage, and that storage could not be used; `reason` is `endpoint not reachable` (also an address the node's outbound policy refuses), `access denied` or `bucket not found`, and `bucket` names it. An upload refused with it stored and charged nothing; the tenant's owners fix the storage config.",
+    when: "The app keeps documents in its tenant's own storage, and that storage could not be used; `bucket` names it and `reason` is one of the fixed failure terms: `endpoint not reachable` (also an address the node's outbound policy refuses), `DNS lookup failed`, `TLS handshake failed`, `access denied` (credentials refused), `bucket not found` (also a bucket deleted since), `permission denied`. An upload refused with it stored and charged nothing; nothing is ever written to the node's own storage instead; the tenant's owners fix the storage config.",
+  },
+  wrong_region: {
+    status: 421,
+    title: 'Wrong region',
+    group: 'documents',
+    when: "The token's license region (or the upload URL's) is served by another region of a multi-region deployment, and this node does not forward (`DOCPARSE_REGION_FORWARDING`); `region` names it and `baseUrl` its API, where to send the request again. Nothing was stored or charged here.",
+  },
+  region_unavailable: {
+    status: 502,
+    title: 'Region unavailable',
+    group: 'documents',
+    when: 'The request belongs to another region and this node forwards it there, but that region could not be reached (refused, timed out, or an address the outbound policy refuses); `region` names it. Nothing was stored or charged here; `Retry-After`.',
   },
   engine_unavailable: {
     status: 503,
@@ -300,7 +312,7 @@ export const PROBLEMS = {
     status: 422,
     title: 'Storage unreachable',
     group: 'manage',
-    when: 'The bucket of a new storage config could not be used with its credentials; nothing was saved. Names `bucket` and `reason`: `endpoint not reachable` (also an address the outbound policy refuses: loopback, private, link-local …), `access denied` or `bucket not found`.',
+    when: 'The live check of a new storage config failed; nothing was saved. Names `bucket`, `step` (`bucket`: looking it up; `write`, `read`, `delete`: the probe object) and `reason`, a fixed failure term: `endpoint not reachable` (also an address the outbound policy refuses: loopback, private, link-local …; a closed port; a timeout), `DNS lookup failed`, `TLS handshake failed`, `access denied` (credentials refused), `bucket not found` or `permission denied` (valid credentials not allowed that step).',
   },
 
   // ---- dashboard sign-in (issue 20)
@@ -381,7 +393,7 @@ export const JOB_FAILURES = {
   },
   storage_unavailable: {
     retried: true,
-    when: "The app's own storage (its tenant's S3-compatible bucket) could not be used to read the upload or write the result — not reachable, access denied, bucket not found, or an address the node may not reach; retried up to `DOCPARSE_MAX_ATTEMPTS`, then failed with a message naming the bucket; never charged.",
+    when: "The app's own storage (its tenant's S3-compatible bucket) could not be used to read the upload or write the result — not reachable, DNS or TLS failure, access or permission denied, bucket not found (deleted mid-job too), or an address the node may not reach; the job goes to `retrying` (5), up to `DOCPARSE_MAX_ATTEMPTS`, then fails with a message naming the bucket and the reason; nothing is written to the node's own storage instead; never charged.",
   },
   quota_exceeded: {
     retried: false,

@@ -9,6 +9,8 @@ import type { Principal, RequestContext, RouteDef } from './route.js';
 export class Exchange {
   /** The matched path's own error format (RouteDef.errorReply), once routed. */
   errorFormat: RouteDef['errorReply'] = undefined;
+  /** The matched route, once routed (metrics count by its pattern, never the raw path). */
+  route: RouteDef | undefined = undefined;
   aborted = false;
   finished = false;
   body: BodyStream | null = null;

@@ -20,11 +20,13 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 /** "200 OK" etc., built once: the status line is written on every response. */

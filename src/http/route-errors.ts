@@ -10,6 +10,8 @@ const BEARER: readonly ProblemCode[] = ['missing_token', 'invalid_token', 'token
 const MANAGE: readonly ProblemCode[] = ['missing_credentials', 'invalid_credentials', 'rate_limited'];
 /** A change made with a dashboard session cookie must carry its CSRF token (src/manage/principal.ts). */
 const MANAGE_CHANGE: readonly ProblemCode[] = ['csrf_failed'];
+/** A request of another region in a multi-region deployment (src/http/regions.ts): refused or forwarded. */
+const REGION: readonly ProblemCode[] = ['wrong_region', 'region_unavailable'];
 /** A JSON or form body the front parses before the handler (readAll, parseBody). */
 const PARSED_BODY: readonly ProblemCode[] = ['document_too_large', 'unsupported_media_type'];
 
@@ -18,10 +20,11 @@ const PARSED_BODY: readonly ProblemCode[] = ['document_too_large', 'unsupported_
  * own error format (the token endpoint's RFC 6749 errors). `invalid_parameter` applies to every
  * route: an unknown query parameter, or a body where none is taken, is refused everywhere.
  */
-export function problemCodesOf(route: Pick<RouteDef, 'method' | 'auth' | 'body' | 'errors' | 'errorReply'>): ProblemCode[] {
+export function problemCodesOf(route: Pick<RouteDef, 'method' | 'auth' | 'body' | 'errors' | 'errorReply' | 'regionOf'>): ProblemCode[] {
   if (route.errorReply) return [];
   const codes = new Set<ProblemCode>(['invalid_parameter']);
   if (route.auth === 'bearer') for (const c of BEARER) codes.add(c);
+  if (route.auth === 'bearer' || route.regionOf) for (const c of REGION) codes.add(c);
   if (route.auth === 'manage') for (const c of MANAGE) codes.add(c);
   if (route.auth === 'manage' && route.method !== 'GET') for (const c of MANAGE_CHANGE) codes.add(c);
   if (route.body && route.body.kind !== 'raw') for (const c of PARSED_BODY) codes.add(c);

@@ -108,6 +108,13 @@ export interface RouteDef<Q = any, B = any> {
   errors?: readonly ProblemCode[];
   handler: (ctx: RequestContext<Q, B>) => Promise<Reply>;
   /**
+   * For a route without a bearer token whose request still belongs to one app's region (a
+   * signed upload URL): the license region it carries, read before the handler runs, or null
+   * when it carries none. Read only in multi-region deployments (src/http/regions.ts); bearer
+   * routes go by their token's licenseRegionCode.
+   */
+  regionOf?: (ctx: RequestContext) => string | null;
+  /**
    * What OPTIONS on this path answers besides Allow: a protocol's capabilities (tus: Tus-Version,
    * Tus-Extension …) and the request headers a CORS preflight may allow for it.
    */

@@ -15,6 +15,7 @@ import { readRequestHead } from './request-head.js';
 import { SLOW_BODY_TIMEOUT_MS, SlowBodyWatch, UWS_BODY_BYTES_PER_TIMEOUT } from './slow-body.js';
 import { problem, problems } from './problem.js';
 import { Router } from './router.js';
+import type { ForwardedRequest, RegionRouter } from './regions.js';
 import type { Principal, Reply, RequestContext, RouteDef } from './route.js';
 import { parseQuery, precompile, validateBody } from './validation.js';
 
@@ -27,6 +28,14 @@ export interface HttpServerOptions {
   /** A request body that brings fewer than slowBodyBytes in this time gets 408 (slow-body.ts). */
   slowBodyTimeoutMs?: number;
   slowBodyBytes?: number;
+  /** Multi-region deployments (DOCPARSE_REGION_URLS): requests of other regions go there (regions.ts). */
+  regions?: RegionRouter | null;
+  /**
+   * Told of every finished exchange: its route (undefined when none matched), status (499 when
+   * the client left first) and seconds since it arrived. Called on the request path: it must
+   * count in place (src/metrics/request-tallies.ts).
+   */
+  observeRequest?: (route: RouteDef | undefined, status: number, seconds: number) => void;
 }
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T>)?.then === 'function';
@@ -46,8 +55,11 @@ export class HttpServer {
   totalRequests = 0;
   private readonly slowBodyMs: number;
   private readonly slowBodyBytes: number;
+  /** Null in a single-region deployment: then the region check is this one comparison. */
+  private readonly regions: RegionRouter | null;
 
   constructor(private readonly opts: HttpServerOptions) {
+    this.regions = opts.regions ?? null;
     this.slowBodyMs = opts.slowBodyTimeoutMs ?? SLOW_BODY_TIMEOUT_MS;
     this.slowBodyBytes = opts.slowBodyBytes ?? UWS_BODY_BYTES_PER_TIMEOUT;
     this.writer = new ReplyWriter(opts.logger, this.finish);
@@ -230,11 +242,18 @@ export class HttpServer {
       throw problems.methodNotAllowed(match.allow);
     }
     const route = match.route;
+    ex.route = route;
     ex.errorFormat = route.errorReply;
     if (ex.body && !route.body) {
       throw problems.invalidParameter('body', `${ex.method} ${route.path} takes no request body.`);
     }
     const ctx = new Context(ex, match.params, headers);
+    // A signed upload URL of another region: passed on before anything here reads or stores it.
+    if (this.regions !== null && route.regionOf !== undefined) {
+      const code = route.regionOf(ctx);
+      const to = code === null ? null : this.regions.elsewhere(code);
+      if (to !== null) return this.regions.pass(to, this.forwarded(ex, headers, rawQuery));
+    }
     if (route.auth === 'bearer' || (route.body && route.body.kind !== 'raw')) return this.routeAsync(ex, route, ctx, headers, rawQuery);
     ctx.query = parseQuery(route.query, rawQuery);
     if (route.params) validateBody(route.params, ctx.params, 'path');
@@ -246,11 +265,20 @@ export class HttpServer {
     if (route.auth === 'bearer') {
       if (!this.opts.authenticate) throw problems.unavailable('Authentication is not configured on this node.');
       ctx.principal = await this.opts.authenticate(ctx);
+      // The token's app lives in another region: its request is passed on, unread.
+      if (this.regions !== null) {
+        const to = this.regions.elsewhere(ctx.principal.licenseRegionCode);
+        if (to !== null) return this.regions.pass(to, this.forwarded(ex, headers, rawQuery));
+      }
     }
     ctx.query = parseQuery(route.query, rawQuery);
     if (route.params) validateBody(route.params, ctx.params, 'path');
     if (route.body && route.body.kind !== 'raw') ctx.body = await readParsedBody(route.body, ex.body, headers['content-type']);
     return route.handler(ctx);
+  }
+
+  private forwarded(ex: Exchange, headers: Record<string, string>, rawQuery: string): ForwardedRequest {
+    return { method: ex.method, path: ex.path, rawQuery, headers, body: ex.body, signal: ex.signal, requestId: ex.requestId };
   }
 
   /** Access log line and drain bookkeeping; called once per exchange, however it ended. */
@@ -259,6 +287,9 @@ export class HttpServer {
     ex.finished = true;
     ex.body?.stopWatch();
     this.activeRequests--;
+    const status = ex.aborted && !ex.status ? 499 : ex.status;
+    const ms = performance.now() - ex.started;
+    this.opts.observeRequest?.(ex.route, status, ms / 1000);
     if (this.opts.logger.isLevelEnabled('info'))
       this.opts.logger.info(
         {
@@ -266,8 +297,8 @@ export class HttpServer {
           method: ex.method,
           path: ex.path,
           remote: ex.remoteAddress,
-          status: ex.aborted && !ex.status ? 499 : ex.status,
-          ms: Math.round((performance.now() - ex.started) * 100) / 100,
+          status,
+          ms: Math.round(ms * 100) / 100,
           bytesIn: ex.body?.received ?? 0,
           bytesOut: ex.bytesOut,
           aborted: ex.aborted || undefined,

@@ -6,8 +6,8 @@
 // when the process boots.
 
 import { needsDelivery } from './transitions.js';
-import type { ConsumeOptions, Delivery, JobQueue, JobRef, JobStore, Lane, QueueDepth } from './types.js';
-import { consoleLogger, deliveryId, errorInfo, isRetryLater, refOf, type JobLogger } from './support.js';
+import type { ConsumeOptions, Delivery, JobQueue, JobRef, JobStore, Lane, LaneDepths, QueueDepth } from './types.js';
+import { consoleLogger, deliveryId, errorInfo, isRetryLater, refOf, sumDepths, type JobLogger } from './support.js';
 import { TenantTurns } from './tenant-turns.js';
 
 interface Item {
@@ -20,6 +20,8 @@ interface LaneState {
   /** Waiting deliveries by tenant, each tenant's in arrival order, tenants in turns. */
   waiting: TenantTurns<Item>;
   active: number;
+  /** Deliveries waiting out a RetryLater delay. */
+  delayed: number;
   activeByTenant: Map<string, number>;
   consumer: { concurrency: number; perTenant: number; handler: (d: Delivery) => Promise<void> } | null;
 }
@@ -28,7 +30,7 @@ export interface EmbeddedJobQueueOptions {
   log?: JobLogger;
 }
 
-const newLane = (): LaneState => ({ waiting: new TenantTurns(), active: 0, activeByTenant: new Map(), consumer: null });
+const newLane = (): LaneState => ({ waiting: new TenantTurns(), active: 0, delayed: 0, activeByTenant: new Map(), consumer: null });
 
 export class EmbeddedJobQueue implements JobQueue {
   private readonly lanes: Record<Lane, LaneState> = { light: newLane(), heavy: newLane() };
@@ -64,19 +66,22 @@ export class EmbeddedJobQueue implements JobQueue {
   }
 
   async depth(): Promise<QueueDepth> {
-    let waiting = 0;
-    let active = 0;
-    for (const s of Object.values(this.lanes)) {
-      waiting += s.waiting.size;
-      active += s.active;
-    }
-    return { waiting, active, delayed: this.timers.size };
+    return sumDepths(await this.depthByLane());
+  }
+
+  async depthByLane(): Promise<LaneDepths> {
+    const { light, heavy } = this.lanes;
+    return {
+      light: { waiting: light.waiting.size, active: light.active, delayed: light.delayed },
+      heavy: { waiting: heavy.waiting.size, active: heavy.active, delayed: heavy.delayed },
+    };
   }
 
   async stopConsuming(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    for (const s of Object.values(this.lanes)) s.delayed = 0;
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -127,14 +132,17 @@ export class EmbeddedJobQueue implements JobQueue {
       this.pending.delete(item.id);
     } catch (err) {
       if (isRetryLater(err) && !this.stopped) {
+        const lane = this.lanes[item.ref.lane];
         const t = setTimeout(
           () => {
             this.timers.delete(t);
+            lane.delayed--;
             this.push({ ...item, attempt: item.attempt + 1 });
           },
           Math.max(0, err.delayMs),
         );
         this.timers.add(t);
+        lane.delayed++;
         return;
       }
       this.pending.delete(item.id);

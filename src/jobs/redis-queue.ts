@@ -43,7 +43,7 @@ import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 
 import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
-import type { ConsumeOptions, Delivery, EnqueueOptions, JobQueue, JobRef, Lane, QueueDepth } from './types.js';
+import type { ConsumeOptions, Delivery, EnqueueOptions, JobQueue, JobRef, Lane, LaneDepths, QueueDepth } from './types.js';
 import { TenantSlots } from './tenant-slots.js';
 
 /**
@@ -51,7 +51,7 @@ import { TenantSlots } from './tenant-slots.js';
  * other deliveries, or handed back by a stopping node.
  */
 type Parkable = JobRef & { parks?: number };
-import { consoleLogger, deliveryId, errorInfo, isRetryLater, type JobLogger } from './support.js';
+import { consoleLogger, deliveryId, errorInfo, isRetryLater, sumDepths, type JobLogger } from './support.js';
 import { enqueueConnectionOptions, failFast, isRedisUnavailableError, workerConnectionOptions } from './redis-connection.js';
 
 /**
@@ -263,14 +263,16 @@ export class RedisJobQueue implements JobQueue {
   }
 
   async depth(): Promise<QueueDepth> {
-    const depth: QueueDepth = { waiting: 0, active: 0, delayed: 0 };
-    for (const q of Object.values(this.queues)) {
+    return sumDepths(await this.depthByLane());
+  }
+
+  async depthByLane(): Promise<LaneDepths> {
+    const lanes = {} as LaneDepths;
+    for (const [lane, q] of Object.entries(this.queues) as [Lane, Queue][]) {
       const c = await failFast(ROLE, () => q.getJobCounts('wait', 'prioritized', 'active', 'delayed'));
-      depth.waiting += (c.wait ?? 0) + (c.prioritized ?? 0);
-      depth.active += c.active ?? 0;
-      depth.delayed += c.delayed ?? 0;
+      lanes[lane] = { waiting: (c.wait ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0 };
     }
-    return depth;
+    return lanes;
   }
 
   /** Closes the Workers (BullMQ's close waits for their running handlers); the Queues stay open. */

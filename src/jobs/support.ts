@@ -1,7 +1,7 @@
 // Small helpers shared by the job store/queue implementations.
 
 import { isJobState } from './transitions.js';
-import type { JobRecord, JobRef } from './types.js';
+import type { JobRecord, JobRef, LaneDepths, QueueDepth } from './types.js';
 
 /** pino-compatible subset; the wiring passes its pino logger. */
 export interface JobLogger {
@@ -112,4 +112,15 @@ export function recordFlaw(job: Partial<JobRecord> | null): string | null {
   if (!isJobState(job.statusInt)) return `statusInt ${JSON.stringify(job.statusInt)} is not a job state`;
   if (typeof job.expiresAt !== 'string' || Number.isNaN(Date.parse(job.expiresAt))) return `expiresAt ${JSON.stringify(job.expiresAt)} is not a timestamp`;
   return null;
+}
+
+/** The whole queue's depth: its lanes' summed. */
+export function sumDepths(lanes: LaneDepths): QueueDepth {
+  const sum: QueueDepth = { waiting: 0, active: 0, delayed: 0 };
+  for (const d of Object.values(lanes)) {
+    sum.waiting += d.waiting;
+    sum.active += d.active;
+    sum.delayed += d.delayed;
+  }
+  return sum;
 }

@@ -135,6 +135,9 @@ export interface QueueDepth {
   delayed: number;
 }
 
+/** Depth of each lane; QueueDepth is their sum. */
+export type LaneDepths = Record<Lane, QueueDepth>;
+
 export interface JobQueue {
   /**
    * Idempotent per (tenantId, documentId, generation) while that delivery is pending.
@@ -151,6 +154,8 @@ export interface JobQueue {
    */
   consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts?: ConsumeOptions): void;
   depth(): Promise<QueueDepth>;
+  /** The same counts, lane by lane (node-state and /metrics read them through jobs/depth-cache.ts). */
+  depthByLane(): Promise<LaneDepths>;
   /**
    * Stops taking new deliveries and waits for running handlers (a node that drains); enqueue
    * still works, for the uploads it answers meanwhile.

@@ -1,6 +1,7 @@
 // What the management routes run on, put together in one place for everyone who serves them:
 // a node (public port and loopback listener) and `docparse admin` holding the data dir itself.
 import type { Config } from '../config.js';
+import { RegionTable } from '../http/region-table.js';
 import type { Sealer } from '../crypto/sealed.js';
 import type { KeyRing } from '../identity/keyring.js';
 import type { RateCounters } from '../jobs/types.js';
@@ -34,7 +35,7 @@ export interface ManageDepsParts {
   controlPlane: SqlControlPlaneStore;
   /** Made by manageStores when the caller has none yet. */
   stores?: ManageStores;
-  config: Pick<Config, 'regions' | 'smtpUrl' | 'mailFrom' | 'dashboardUrl'>;
+  config: Pick<Config, 'regions' | 'regionUrls' | 'smtpUrl' | 'mailFrom' | 'dashboardUrl'>;
   sealer: Sealer;
   keyring: KeyRing;
   counters: RateCounters;
@@ -56,6 +57,7 @@ export function createManageDeps(parts: ManageDepsParts): ManageDeps {
     outbound: parts.outbound,
     authenticate: parts.authenticate,
     regions: config.regions,
+    regionTable: config.regionUrls ? new RegionTable(new Map(Object.entries(config.regionUrls))) : null,
     mail: mailSettingsOf(config),
     events: parts.events,
     changes: parts.changes,

@@ -190,6 +190,26 @@ export function createManageAuthenticator(opts: ManageAuthOptions): ManageAuthen
   };
 }
 
+/**
+ * Operator keys only, checked as the management API checks them (verifyOperatorKey: the same
+ * limit on wrong keys per address): for endpoints that no session or app token opens (/metrics).
+ */
+export function operatorKeyCheck(operatorKeys: OperatorKeysStore, counters: RateCounters): (ctx: RequestContext) => Promise<void> {
+  const attempts = operatorKeyAttempts(counters);
+  return async (ctx) => {
+    const header = ctx.headers.authorization;
+    if (header === undefined)
+      throw problem(
+        'missing_credentials',
+        'Send an operator API key as "Authorization: Bearer dp_op_…".',
+        {},
+        { 'WWW-Authenticate': `Bearer realm="${MANAGE_REALM}"` },
+      );
+    const m = BEARER.exec(header.trim());
+    if (!(await verifyOperatorKey(operatorKeys, attempts, m ? m[1] : '', ctx.remoteAddress))) throw manageProblems.invalidCredentials();
+  };
+}
+
 /** The audit log's id for whoever holds the node's data dir (its local credential, its one-time link). */
 export const LOCAL_OPERATOR = 'local-operator';
 

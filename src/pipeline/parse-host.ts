@@ -94,8 +94,10 @@ export class ParseHost implements TaskRunner {
   private quickDeaths = 0;
   /** whenReady() callers waiting for the next 'ready'. */
   private readonly readyWaiters = new Set<() => void>();
-  /** Parsing processes started and lost; for node-state and tests. */
+  /** Parsing processes started and lost; for node-state, /metrics and tests. */
   restarts = 0;
+  /** The parsing process's resident memory at its last sample (every RSS_SAMPLE_MS), or null while none runs. */
+  rssBytes: number | null = null;
 
   constructor(private readonly opts: ParseHostOptions) {
     this.spawn();
@@ -280,7 +282,8 @@ export class ParseHost implements TaskRunner {
 
   private checkRss(child: ChildProcess): void {
     if (child !== this.child || !child.pid) return;
-    const rssMb = readRssMb(child.pid);
+    this.rssBytes = readRssBytes(child.pid);
+    const rssMb = this.rssBytes === null ? null : Math.round(this.rssBytes / 1024 / 1024);
     if (rssMb !== null && rssMb > this.opts.maxProcessRssMb) this.killChild({ why: 'memory', rssMb });
   }
 
@@ -298,6 +301,7 @@ export class ParseHost implements TaskRunner {
     this.groups.clear();
     this.child = null;
     this.childReady = false;
+    this.rssBytes = null;
     const held = [...this.inFlight.values()];
     for (const p of held) this.settle(p);
     if (this.closing) {
@@ -340,10 +344,16 @@ export class ParseHost implements TaskRunner {
 
 /** Resident set size of a process in MB, from /proc (Linux); null where unavailable. */
 export function readRssMb(pid: number): number | null {
+  const bytes = readRssBytes(pid);
+  return bytes === null ? null : Math.round(bytes / 1024 / 1024);
+}
+
+/** Resident set size of a process in bytes, from /proc (Linux); null where unavailable. */
+export function readRssBytes(pid: number): number | null {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
     const m = /VmRSS:\s+(\d+) kB/.exec(status);
-    return m ? Math.round(Number(m[1]) / 1024) : null;
+    return m ? Number(m[1]) * 1024 : null;
   } catch {
     return null;
   }

@@ -17,6 +17,7 @@ import { PoolTaskError } from './pool.js';
 import type { TaskRunner } from './parse-host.js';
 import { failureReasons } from './failure-reasons.js';
 import { JobUsage } from './job-usage.js';
+import type { JobTallies } from '../metrics/job-tallies.js';
 
 export interface WorkerLoopDeps {
   store: JobStore;
@@ -38,6 +39,8 @@ export interface WorkerLoopDeps {
   scratchDir?: string;
   /** Longest wait between two tries to charge a finished job after a failure other than an outage (ms). */
   chargeRetryMaxMs?: number;
+  /** The node's job counters (/metrics): states reached, units charged, engine time. */
+  metrics?: JobTallies;
 }
 
 /**
@@ -146,6 +149,7 @@ export class WorkerLoop {
       input = await blobStore.localPath(job.uploadKey);
       // The tenant: the parsing host gives its threads to waiting tasks in turns by tenant.
       const hooks = { reserveUnits: (total: number) => this.usage.reserve(running, quota, total), tenantId: job.tenantId };
+      const parseStarted = performance.now();
       const result = await this.d.pool.run(
         {
           documentId: job.documentId,
@@ -159,6 +163,7 @@ export class WorkerLoop {
         },
         hooks,
       );
+      this.d.metrics?.engineTime(job.format, (performance.now() - parseStarted) / 1000);
       if (result.ok) scratchUsed = result.scratchUsed ?? true;
       if (!result.ok) {
         if (result.internal)
@@ -204,6 +209,8 @@ export class WorkerLoop {
         await blobStore.delete(artifactKey); // overwritten or expired meanwhile
         return;
       }
+      this.d.metrics?.job(job.format, 'completed');
+      this.d.metrics?.charged(job.format, result.documentUnits);
       logger.info(
         { documentId: job.documentId, tenantId: job.tenantId, format: job.format, units: result.documentUnits, bytes: artifactBytes },
         'job completed',
@@ -259,6 +266,7 @@ export class WorkerLoop {
     await this.usage.release(job);
     const back = await this.d.store.transition(job, JobState.Retrying, { attempts: attempt - 1 });
     if (!back) return;
+    this.d.metrics?.job(job.format, 'handed_back');
     this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, attempt }, 'job handed back: the node is stopping');
     throw new HandBack('the node is stopping');
   }
@@ -271,12 +279,17 @@ export class WorkerLoop {
     }
     const retrying = await this.d.store.transition(job, JobState.Retrying, { error });
     if (!retrying) return;
+    this.d.metrics?.job(job.format, 'retrying');
     this.d.logger.warn({ documentId: job.documentId, attempt, error }, 'job will be retried');
     throw new RetryLater(backoffMs(attempt), error.message);
   }
 
   private async fail(job: JobRecord, error: JobError): Promise<void> {
-    await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
+    const failed = await this.d.store.transition(job, JobState.Failed, { error, completedAt: new Date().toISOString() });
+    if (failed) {
+      this.d.metrics?.job(job.format, 'failed');
+      if (error.code === 'quota_exceeded') this.d.metrics?.quotaRefused('job');
+    }
     await this.usage.release(job);
     this.d.logger.info({ documentId: job.documentId, tenantId: job.tenantId, error }, 'job failed');
   }

@@ -6,6 +6,7 @@ import type { Sealer } from '../crypto/sealed.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { ControlPlaneStore, StorageConfig } from '../tenancy/types.js';
 import type { BlobStore } from './blob-store.js';
+import { signingRegion } from './presets.js';
 import { S3BlobStore } from './s3-blob-store.js';
 
 /** Context bound into the sealed secret, so a sealed value cannot be moved to another tenant. */
@@ -49,12 +50,13 @@ export function s3StoreFor(cfg: StorageConfig, sealer: Sealer, outbound: Outboun
   return new S3BlobStore(
     {
       endpoint: cfg.endpoint,
-      region: cfg.region,
+      region: signingRegion(cfg.provider, cfg.region),
       bucket: cfg.bucket,
       prefix: cfg.prefix,
       accessKeyId: cfg.accessKeyId,
       secretAccessKey: sealer.open(cfg.secretAccessKeySealed, storageSecretContext(cfg.tenantId)),
       forcePathStyle: cfg.forcePathStyle,
+      checksums: cfg.checksums,
     },
     outbound,
   );

@@ -14,7 +14,9 @@ import { pipeline } from 'node:stream/promises';
 import { createRequire } from 'node:module';
 import type * as S3Sdk from '@aws-sdk/client-s3';
 import { problem } from '../http/problem.js';
+import { storageFailureTerm, type FailureTerm } from '../outbound/failure-terms.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
+import type { ChecksumMode } from '../tenancy/types.js';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
 
 let loaded: typeof S3Sdk | null = null;
@@ -30,6 +32,8 @@ export interface S3BlobStoreOptions {
   accessKeyId: string;
   secretAccessKey: string;
   forcePathStyle: boolean;
+  /** Default when_required: the CRC trailers the SDK sends otherwise are rejected by several S3-compatible servers. */
+  checksums?: ChecksumMode;
 }
 
 const PART_SIZE = 8 * 1024 * 1024;
@@ -69,21 +73,24 @@ class StoreError extends Error {
 /** A tenant endpoint that has not accepted the connection by then is not reachable. */
 const TENANT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** All a tenant is told about a failed request to their storage. */
-export type StorageFailureReason = 'endpoint not reachable' | 'access denied' | 'bucket not found';
+/** All a tenant is told about a failed request to their storage: one of the fixed failure terms. */
+export type StorageFailureReason = FailureTerm;
 
-/**
- * The fixed reason for a failed request to a tenant's storage: its credentials refused (401,
- * 403), no such bucket (404), else the endpoint is not reachable (a refused address, DNS,
- * connection, TLS, timeout, a redirect or any other answer no S3 service gives).
- */
+/** The fixed reason for a failed request to a tenant's storage (src/outbound/failure-terms.ts). */
 export function storageFailureReason(err: unknown): StorageFailureReason {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
-  const status = e?.$metadata?.httpStatusCode;
-  if (status === 401 || status === 403) return 'access denied';
-  if (status === 404 || e?.name === 'NoSuchBucket') return 'bucket not found';
-  return 'endpoint not reachable';
+  return storageFailureTerm(err);
 }
+
+/** The step of the live check that failed: the bucket itself, or writing, reading or deleting its probe object. */
+export type CheckStep = 'bucket' | 'write' | 'read' | 'delete';
+
+export interface CheckFailure {
+  reason: StorageFailureReason;
+  step: CheckStep;
+}
+
+/** Where the live check writes its probe object (under the config's prefix); removed at once. */
+export const PROBE_FOLDER = '.docparse-probe';
 
 export class S3BlobStore implements BlobStore {
   private readonly s3: S3Sdk.S3Client;
@@ -104,9 +111,10 @@ export class S3BlobStore implements BlobStore {
       forcePathStyle: o.forcePathStyle,
       credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey },
       // Streamed bodies with the SDK's default CRC trailers are corrupted by some
-      // S3-compatible servers (PACKAGES.md); checksums only where the API requires them.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
+      // S3-compatible servers (PACKAGES.md); checksums only where the API requires them,
+      // unless the service takes them (the storage preset says: AWS does).
+      requestChecksumCalculation: o.checksums === 'when_supported' ? 'WHEN_SUPPORTED' : 'WHEN_REQUIRED',
+      responseChecksumValidation: o.checksums === 'when_supported' ? 'WHEN_SUPPORTED' : 'WHEN_REQUIRED',
       // The SDK follows no redirect (its handler is plain node:http); nor may a wrong-region answer send it elsewhere.
       followRegionRedirects: false,
       ...(this.agents ? { requestHandler: { httpAgent: this.agents.http, httpsAgent: this.agents.https, connectionTimeout: TENANT_CONNECT_TIMEOUT_MS } } : {}),
@@ -143,16 +151,38 @@ export class S3BlobStore implements BlobStore {
   }
 
   /**
-   * The live check of a tenant's bucket with its credentials, within timeoutMs: null when it
-   * answers, else the fixed reason (the raw error goes to the outbound log).
+   * The live check of a tenant's storage with its credentials, within timeoutMs: the bucket is
+   * looked up, then a probe object is written, read back and deleted, so credentials that may
+   * read but not write (or not delete) are found now rather than at the first job. Null when
+   * all of it worked, else the step that failed and its fixed reason (the raw error goes to the
+   * outbound log). A bucket lookup refused with 403 goes on to the write: keys limited to
+   * object operations (no ListBucket) are fine, and the write's answer says which 403 it is.
    */
-  async check(timeoutMs: number): Promise<StorageFailureReason | null> {
+  async check(timeoutMs: number): Promise<CheckFailure | null> {
+    const abortSignal = AbortSignal.timeout(timeoutMs);
+    const Bucket = this.o.bucket;
+    const Key = this.key(`${PROBE_FOLDER}/${randomBytes(8).toString('hex')}`);
+    const body = Buffer.from(`docparse storage check ${new Date().toISOString()}\n`);
+    let step: CheckStep = 'bucket';
     try {
       if (this.refusedUrl) throw new Error(`the endpoint ${this.refusedUrl}`);
-      await this.s3.send(new (sdk().HeadBucketCommand)({ Bucket: this.o.bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+      await this.s3.send(new (sdk().HeadBucketCommand)({ Bucket }), { abortSignal }).catch((err: unknown) => {
+        if (storageFailureReason(err) !== 'access denied') throw err;
+      });
+      step = 'write';
+      await this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length }), { abortSignal });
+      step = 'read';
+      const got = await this.s3.send(new (sdk().GetObjectCommand)({ Bucket, Key }), { abortSignal });
+      const read = await readAll(got.Body as Readable);
+      if (!read.equals(body)) throw new Error('the probe object read back differs from the one written');
+      step = 'delete';
+      await this.s3.send(new (sdk().DeleteObjectCommand)({ Bucket, Key }), { abortSignal });
       return null;
     } catch (err) {
-      return this.reasonFor(err, 'storage check failed');
+      const reason = this.reasonFor(err, 'storage check failed');
+      // Best effort: a probe written and not read back is removed (a key that may not delete leaves it).
+      if (step === 'read') await this.s3.send(new (sdk().DeleteObjectCommand)({ Bucket, Key }), { abortSignal: AbortSignal.timeout(5_000) }).catch(() => {});
+      return { reason, step };
     }
   }
 
@@ -422,8 +452,14 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
+/**
+ * A missing object, not a missing bucket: a bucket deleted under a running job answers 404
+ * NoSuchBucket to every read, and that is the storage failing (retried, then failed
+ * storage_unavailable), not an upload that was never there.
+ */
 function isNotFound(err: unknown): boolean {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  if (e?.name === 'NoSuchBucket' || e?.Code === 'NoSuchBucket') return false;
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 }
 

@@ -47,10 +47,13 @@ export interface App {
   createdAt: string;
 }
 
+/** When a tenant storage's requests carry checksums (src/storage/presets.ts says which service needs which). */
+export type ChecksumMode = 'when_required' | 'when_supported';
+
 export interface StorageConfig {
   id: string;
   tenantId: string;
-  /** 's3' | 'minio' | 'r2' | 'gcs-s3' | 'wasabi' | 'other-s3' */
+  /** A preset's id (src/storage/presets.ts): 's3' | 'r2' | 'b2' | 'wasabi' | 'spaces' | 'gcs-s3' | 'minio' | 'custom'. */
   provider: string;
   endpoint: string | null;
   region: string;
@@ -60,6 +63,8 @@ export interface StorageConfig {
   /** Sealed with the master key (crypto/sealed.ts); never stored in clear. */
   secretAccessKeySealed: string;
   forcePathStyle: boolean;
+  /** When request checksums are sent (the AWS SDK's default CRCs are rejected by several services). */
+  checksums: ChecksumMode;
   createdAt: string;
 }
 
@@ -136,7 +141,7 @@ export interface NewApp {
   enabled?: boolean;
   id?: string;
 }
-export type NewStorageConfig = Omit<StorageConfig, 'id' | 'createdAt'> & { id?: string };
+export type NewStorageConfig = Omit<StorageConfig, 'id' | 'createdAt' | 'checksums'> & { id?: string; checksums?: ChecksumMode };
 
 export interface ControlPlaneStore {
   /** Applies pending versioned migrations; safe to call on every boot and from many nodes. */

@@ -47,7 +47,7 @@ afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-type NodeState = { acceptingTraffic: boolean; workerPool: { running: number } | null };
+type NodeState = { state: string; acceptingTraffic: boolean; workerPool: { running: number } | null };
 const nodeState = async (n: ChildNode) => (await (await fetch(`${n.url}/health/node-state`)).json()) as NodeState;
 
 describe('graceful drain on SIGTERM (Redis mode)', () => {
@@ -73,6 +73,7 @@ describe('graceful drain on SIGTERM (Redis mode)', () => {
       return s.acceptingTraffic ? null : s;
     }, 'node B to say it is draining');
     expect(draining.acceptingTraffic).toBe(false);
+    expect(draining.state).toBe('draining');
     const ready = await fetch(`${b.url}/health/ready`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { code: string }).code).toBe('not_ready');

@@ -80,14 +80,21 @@ describe('health endpoints on a running node', () => {
     const res = await fetch(`${url}/health/node-state`);
     expect(res.status).toBe(200);
     const s = (await res.json()) as Record<string, any>;
-    expect(s).toMatchObject({ nodeId: 'node-under-test', region: 'eu-test-1', acceptingTraffic: true });
+    expect(s).toMatchObject({ nodeId: 'node-under-test', region: 'eu-test-1', state: 'accepting', acceptingTraffic: true });
     expect([...s.roles].sort()).toEqual(['api', 'auth', 'worker']);
     expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(s.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect(s.cpu.processPercent).toBeGreaterThanOrEqual(0);
+    expect(s.cpu.machinePercent).toBeGreaterThanOrEqual(0);
+    expect(s.cpu.machinePercent).toBeLessThanOrEqual(100);
     expect(s.cpu.cores).toBeGreaterThanOrEqual(1);
     expect(s.cpu.loadAverage).toHaveLength(3);
     expect(s.memory.rssBytes).toBeGreaterThan(1_000_000);
+    // The parsing process is another process, sampled by the node's supervisor.
+    await waitFor(
+      async () => ((await (await fetch(`${url}/health/node-state`)).json()) as Record<string, any>).memory.parserRssBytes > 1_000_000,
+      'the parsing process RSS',
+    );
     expect(s.memory.heapUsedBytes).toBeGreaterThan(0);
     expect(s.memory.heapTotalBytes).toBeGreaterThanOrEqual(s.memory.heapUsedBytes);
     expect(s.memory.systemTotalBytes).toBeGreaterThanOrEqual(s.memory.systemFreeBytes);
@@ -97,10 +104,12 @@ describe('health endpoints on a running node', () => {
       queued: expect.any(Number),
       running: expect.any(Number),
       utilization: expect.any(Number),
+      parserRestarts: 0,
     });
     // An idle node holds no parsing thread: the first job starts one.
     expect(s.workerPool.threads).toBe(0);
-    expect(s.jobQueue).toMatchObject({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number) });
+    const depth = { waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number) };
+    expect(s.jobQueue).toMatchObject({ ...depth, lanes: { light: depth, heavy: depth } });
   });
 
   it('the parsing pool starts a thread for the first job, and node-state reports it', async () => {
@@ -296,7 +305,8 @@ describe('readiness failures', () => {
       activeRequests: () => 0,
       accepting: () => true,
       poolStats: () => null,
-      queueDepth: async () => null,
+      parser: () => null,
+      queueDepth: async () => ({ lanes: null, total: null }),
       openapi: () => ({}),
       ...over,
     };
@@ -345,7 +355,7 @@ describe('readiness failures', () => {
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: 'not_ready', failing: [] });
       const st = (await (await fetch(`${s.url}/health/node-state`)).json()) as Record<string, unknown>;
-      expect(st.acceptingTraffic).toBe(false);
+      expect(st).toMatchObject({ state: 'draining', acceptingTraffic: false, jobQueue: null });
       expect(st.workerPool).toBeNull();
     } finally {
       h.stop();

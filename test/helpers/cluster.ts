@@ -41,7 +41,7 @@ export interface TestCluster {
    */
   startNode(name: string, opts?: { roles?: Role[]; env?: Record<string, string> }): Promise<ChildNode>;
   /** An active tenant with an app whose plan admits every job a test sends at once. */
-  createApp(plan?: Partial<NewPlan>): Promise<ClusterApp>;
+  createApp(plan?: Partial<NewPlan>, opts?: { licenseRegion?: string }): Promise<ClusterApp>;
   close(): Promise<void>;
 }
 
@@ -91,7 +91,7 @@ export async function startCluster(opts: { publicUrl?: string } = {}): Promise<T
       control ??= await openControlPlaneStore({ databaseUrl: pg.url, dataDir: dir });
       return node;
     },
-    async createApp(plan = {}) {
+    async createApp(plan = {}, opts = {}) {
       const c = cluster.control;
       const tenant = await c.createTenant({ name: `cluster-${randomUUID().slice(0, 6)}` });
       await c.setTenantState(tenant.id, 'Active');
@@ -103,7 +103,7 @@ export async function startCluster(opts: { publicUrl?: string } = {}): Promise<T
       const app = await c.createApp({
         tenantId: tenant.id,
         name: 'cluster',
-        licenseRegion: 'local',
+        licenseRegion: opts.licenseRegion ?? 'local',
         dbCode: 'db1',
         clientId,
         secretHash: await hashSecret(clientSecret),

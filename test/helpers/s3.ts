@@ -1,12 +1,26 @@
 // A real S3-compatible server over HTTP for tests (s3rver), on 127.0.0.1 and a free port.
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
 
+/** s3rver's one account, whose key pairs it accepts (process-wide). */
+const s3rverAccount = (
+  createRequire(import.meta.url)('s3rver/lib/models/account.js') as {
+    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+  }
+).DUMMY_ACCOUNT;
+const READ_ONLY_KEY = 'S3RVER-READONLY';
+s3rverAccount.createKeyPair(READ_ONLY_KEY, READ_ONLY_KEY);
+const WRITING_METHODS = new Set(['PUT', 'POST', 'DELETE']);
+
+const xmlError = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+
 interface KoaContext {
   method: string;
+  headers: Record<string, string | undefined>;
   path: string;
   query: Record<string, unknown>;
   status: number;
@@ -21,15 +35,29 @@ export interface TestS3 {
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /**
+   * A second key of the same account that may list and read but not write or delete: s3rver
+   * has no permissions, so the server here answers its PUT, POST and DELETE requests 403
+   * AccessDenied, as S3 answers a key without the permission.
+   */
+  readOnlyAccessKeyId: string;
+  readOnlySecretAccessKey: string;
+  /** Runs before the server handles each request: a test's moment to change it (e.g. delete the bucket mid-job). */
+  beforeRequest: ((r: { method: string; path: string }) => Promise<void> | void) | null;
+  /** Creates another bucket (as s3rver does: a folder). */
+  createBucket(name: string): Promise<void>;
+  /** Deletes a bucket and everything in it (s3rver's own bucket deletion, without its not-empty rule). */
+  deleteBucket(name?: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+  const middleware = (server as { middleware: unknown[] }).middleware;
   // s3rver has no AbortMultipartUpload (it answers 405): done here as S3 does it, the
   // upload's parts removed, ahead of s3rver's own routes.
-  (server as { middleware: unknown[] }).middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
+  middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
     if (ctx.method !== 'DELETE' || typeof ctx.query.uploadId !== 'string') return next();
     const uploads = path.join(dir, ctx.path.split('/')[1], '._S3rver_uploads', path.basename(ctx.query.uploadId));
     try {
@@ -37,22 +65,43 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
     } catch {
       ctx.status = 404;
       ctx.type = 'application/xml';
-      ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
+      ctx.body = xmlError('NoSuchUpload', 'The specified upload does not exist.');
       return;
     }
     await fs.rm(uploads, { recursive: true, force: true });
     ctx.status = 204;
   });
+  // Ahead of everything: the test's hook, then the read-only key's refusals.
+  const s3: Pick<TestS3, 'beforeRequest'> = { beforeRequest: null };
+  middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
+    await s3.beforeRequest?.({ method: ctx.method, path: ctx.path });
+    const credential = ctx.headers.authorization?.match(/Credential=([^/]+)\//)?.[1] ?? String(ctx.query['X-Amz-Credential'] ?? '').split('/')[0];
+    if (credential === READ_ONLY_KEY && WRITING_METHODS.has(ctx.method)) {
+      ctx.status = 403;
+      ctx.type = 'application/xml';
+      ctx.body = xmlError('AccessDenied', 'Access Denied');
+      return;
+    }
+    return next();
+  });
   const { port } = (await server.run()) as { port: number };
-  return {
+  return Object.assign(s3, {
     endpoint: `http://127.0.0.1:${port}`,
     directory: dir,
     bucket,
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
+    readOnlyAccessKeyId: READ_ONLY_KEY,
+    readOnlySecretAccessKey: READ_ONLY_KEY,
+    createBucket: async (name: string) => {
+      await fs.mkdir(path.join(dir, name), { recursive: true });
+    },
+    deleteBucket: async (name = bucket) => {
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
+    },
     close: async () => {
       await server.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
-  };
+  });
 }

@@ -524,7 +524,7 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(got[2].attempt).toBe(1);
       });
 
-      it('depth counts waiting, active and delayed deliveries', async () => {
+      it('depth counts waiting, active and delayed deliveries, in all and lane by lane', async () => {
         expect(await b.queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0 });
         for (let i = 0; i < 3; i++) await b.queue.enqueue(makeRef('light'));
         for (let i = 0; i < 2; i++) await b.queue.enqueue(makeRef('heavy'));
@@ -547,6 +547,8 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
           'one delayed, one active',
         );
         expect(await b.queue.depth()).toEqual({ waiting: 3, active: 1, delayed: 1 });
+        // Lane by lane: the light deliveries wait; the heavy lane holds the active and the delayed one.
+        expect(await b.queue.depthByLane()).toEqual({ light: { waiting: 3, active: 0, delayed: 0 }, heavy: { waiting: 0, active: 1, delayed: 1 } });
         release();
         await waitFor(async () => (await b.queue.depth()).active === 0, 15_000, 'idle heavy lane');
         expect(await b.queue.depth()).toEqual({ waiting: 3, active: 0, delayed: 1 });

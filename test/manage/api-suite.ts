@@ -491,7 +491,17 @@ export function manageApiSuite(mode: Mode): void {
       // No secret ever reaches the log.
       expect(JSON.stringify(mine.body)).not.toContain(secret);
       const storage = mine.body.items.find((e: any) => e.action === 'storage.create');
-      expect(Object.keys(storage.diff).sort()).toEqual(['accessKeyId', 'bucket', 'endpoint', 'prefix', 'provider', 'region', 'verified']);
+      expect(Object.keys(storage.diff).sort()).toEqual([
+        'accessKeyId',
+        'bucket',
+        'checksums',
+        'endpoint',
+        'forcePathStyle',
+        'prefix',
+        'provider',
+        'region',
+        'verified',
+      ]);
       expect(JSON.stringify(mine.body)).not.toMatch(/scrypt\$/);
 
       expect((await m('GET', `/audit?tenantId=${acme.id}`, BOB)).status).toBe(404);

@@ -81,12 +81,13 @@ describe("a tenant's storage behind the outbound policy", () => {
       accessKeyId: s3.accessKeyId,
       secretAccessKeySealed: sealer.seal(s3.secretAccessKey, storageSecretContext('tenant-1')),
       forcePathStyle: true,
+      checksums: 'when_required',
       createdAt: new Date().toISOString(),
     };
     // The policy a node has without DOCPARSE_OUTBOUND_ALLOW.
     const store = s3StoreFor(cfg, sealer);
     stores.push(store);
-    expect(await store.check(CHECK_MS)).toBe('endpoint not reachable');
+    expect(await store.check(CHECK_MS)).toMatchObject({ reason: 'endpoint not reachable' });
     const failure = await writeFailure(store);
     expect(failure).toMatchObject({ status: 502, code: 'storage_unavailable', extras: { bucket: s3.bucket, reason: 'endpoint not reachable' } });
     expect(failure.detail).toBe(`The app's own storage (bucket ${JSON.stringify(s3.bucket)}) could not be used: endpoint not reachable.`);
@@ -104,16 +105,16 @@ describe("a tenant's storage behind the outbound policy", () => {
   });
 
   it('tells refused credentials as "access denied" and a missing bucket as "bucket not found", nothing more', async () => {
-    expect(await open({ accessKeyId: 'NOBODY' }, LOOPBACK).check(CHECK_MS)).toBe('access denied');
+    expect(await open({ accessKeyId: 'NOBODY' }, LOOPBACK).check(CHECK_MS)).toMatchObject({ reason: 'access denied' });
     const unknownKey = await writeFailure(open({ accessKeyId: 'NOBODY' }, LOOPBACK));
     expect(unknownKey.extras).toEqual({ bucket: s3.bucket, reason: 'access denied' });
     expect(JSON.stringify({ ...unknownKey, detail: unknownKey.detail })).not.toMatch(/InvalidAccessKeyId|Forbidden|403/);
-    expect(await open({ bucket: 'no-such-bucket' }, LOOPBACK).check(CHECK_MS)).toBe('bucket not found');
+    expect(await open({ bucket: 'no-such-bucket' }, LOOPBACK).check(CHECK_MS)).toMatchObject({ reason: 'bucket not found' });
     // A server that answers 401 or 403 to everything (s3rver does not check signatures).
     for (const status of [401, 403]) {
       const denying = await startCountingListener({ answer: (_req, res) => res.writeHead(status).end() });
       try {
-        expect(await open({ endpoint: denying.url }, LOOPBACK).check(CHECK_MS), String(status)).toBe('access denied');
+        expect(await open({ endpoint: denying.url }, LOOPBACK).check(CHECK_MS), String(status)).toMatchObject({ reason: 'access denied' });
       } finally {
         await denying.close();
       }
@@ -124,7 +125,7 @@ describe("a tenant's storage behind the outbound policy", () => {
     const gone = await startCountingListener();
     await gone.close();
     const store = open({ endpoint: gone.url }, LOOPBACK);
-    expect(await store.check(CHECK_MS)).toBe('endpoint not reachable');
+    expect(await store.check(CHECK_MS)).toMatchObject({ reason: 'endpoint not reachable' });
     const failure = await writeFailure(store);
     expect(failure.extras.reason).toBe('endpoint not reachable');
     expect(JSON.stringify({ ...failure, detail: failure.detail })).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect/);
@@ -138,7 +139,7 @@ describe("a tenant's storage behind the outbound policy", () => {
       });
       try {
         const store = open({ endpoint: redirecting.url }, LOOPBACK);
-        expect(await store.check(CHECK_MS), String(status)).toBe('endpoint not reachable');
+        expect(await store.check(CHECK_MS), String(status)).toMatchObject({ reason: 'endpoint not reachable' });
         expect((await writeFailure(store)).extras.reason).toBe('endpoint not reachable');
         expect(redirecting.requests.length).toBeGreaterThan(0);
       } finally {
@@ -160,7 +161,7 @@ describe("a tenant's storage behind the outbound policy", () => {
       const resolve: Resolve = async () => answers[Math.min(lookups++, answers.length - 1)];
       const store = open({ endpoint: `http://storage.rebind.test:${publicSide.port}` }, new OutboundPolicy({ allow: ['127.0.0.2/32'], resolve }));
 
-      expect(await store.check(CHECK_MS)).toBeNull();
+      await store.ping();
       expect(publicSide.requests).toEqual([{ method: 'HEAD', url: `/${s3.bucket}/` }]);
       publicSide.dropIdle();
 
@@ -180,7 +181,7 @@ describe("a tenant's storage behind the outbound policy", () => {
     const listener = await startCountingListener();
     try {
       const store = open({ endpoint: `http://user:pass@127.0.0.1:${listener.port}` }, LOOPBACK);
-      expect(await store.check(CHECK_MS)).toBe('endpoint not reachable');
+      expect(await store.check(CHECK_MS)).toMatchObject({ reason: 'endpoint not reachable' });
       expect((await writeFailure(store)).extras.reason).toBe('endpoint not reachable');
       expect(listener.connections).toBe(0);
     } finally {

@@ -36,6 +36,8 @@ export interface ResumableDeps {
   signedSession: (ctx: RequestContext<SignedQuery>) => Promise<{ claims: SessionClaims; job: JobRecord }>;
   /** Makes whole bytes under key the session's upload, as a PUT does. */
   adoptUpload: (job: JobRecord, key: string, sha256: string) => Promise<void>;
+  /** The license region the upload URL carries (src/http/regions.ts forwards or refuses another region's). */
+  regionOf: (ctx: RequestContext) => string | null;
   query: TObject;
   params: TObject;
 }
@@ -93,6 +95,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       "Authorised by the URL signature. Answers with no body: `Upload-Offset` (bytes durably stored, where the next PATCH starts), `Upload-Length` (the session's sizeBytes), `Tus-Resumable: 1.0.0`. Sent as HEAD by tus clients.",
     tags: ['documents'],
     auth: 'public',
+    regionOf: r.regionOf,
     params: r.params,
     query: r.query,
     responses: { 200: { description: 'The upload offset, in headers.' } },
@@ -120,6 +123,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       "Authorised by the URL signature. `Upload-Offset` must equal the bytes stored (else 409 naming them); the body (`Content-Type: application/offset+octet-stream`) is streamed to storage and, when the connection drops, what arrived is kept. Optional `Upload-Checksum: <sha1|sha256|…> <base64>` for this body: then it is all or nothing (460 on a mismatch). The PATCH that brings the last byte makes the file the session's upload (its SHA-256 checked against the one declared in upload-request); call upload-complete then.",
     tags: ['documents'],
     auth: 'public',
+    regionOf: r.regionOf,
     params: r.params,
     query: r.query,
     body: { kind: 'raw', description: 'The next bytes of the file.', contentTypes: [PATCH_CONTENT_TYPE] },
@@ -253,6 +257,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
       'Authorised by the URL signature. Removes the bytes stored so far (S3: aborts the multipart upload) and the session, which frees its slot; its URL answers 410 from then on. A session that was completed is not touched (409).',
     tags: ['documents'],
     auth: 'public',
+    regionOf: r.regionOf,
     params: r.params,
     query: r.query,
     responses: { 204: { description: 'Removed.' } },

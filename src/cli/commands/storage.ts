@@ -2,13 +2,15 @@
 // storage. The bucket is checked with the given credentials unless --no-verify; a bucket
 // that cannot be reached is saved anyway, with a warning. These commands say their
 // refusals without "error: " on stdout and bad options on stderr, as they always have.
+import { PROVIDER_ALIASES, STORAGE_PROVIDERS } from '../../storage/presets.js';
 import type { AdminCommand } from '../command-table.js';
 import type { Out } from '../command-output.js';
 
-const PROVIDERS = ['s3', 'minio', 'r2', 'wasabi', 'gcs-s3', 'other-s3'];
+/** The presets' providers, and other-s3 (custom's earlier name). */
+const PROVIDERS: string[] = [...STORAGE_PROVIDERS, ...Object.keys(PROVIDER_ALIASES)];
 const SET_STORAGE_USAGE = 'usage: docparse admin app set-storage <app-id> <storage-config-id|none>';
 const STORAGE_USAGE =
-  'usage: docparse admin storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--endpoint URL] [--region R] [--prefix P] [--provider s3|minio|r2|…] [--path-style] [--no-verify]\n       docparse admin app set-storage <app-id> <storage-config-id|none>';
+  'usage: docparse admin storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--provider s3|r2|b2|wasabi|spaces|gcs-s3|minio|custom] [--endpoint URL] [--account-id ID] [--region R] [--prefix P] [--path-style] [--no-verify]\n       docparse admin app set-storage <app-id> <storage-config-id|none>';
 
 /** What `docparse admin storage` answers to an action it does not have. */
 export function storageUsage(out: Out): number {
@@ -19,18 +21,19 @@ export function storageUsage(out: Out): number {
 export const storageCreate: AdminCommand = {
   name: 'storage create',
   usage:
-    'storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--endpoint URL] [--region R] [--prefix P] [--provider s3|minio|r2|…] [--path-style] [--no-verify]',
+    'storage create --tenant T --bucket B --access-key-id K --secret-access-key S [--provider s3|r2|b2|wasabi|spaces|gcs-s3|minio|custom] [--endpoint URL] [--account-id ID] [--region R] [--prefix P] [--path-style] [--no-verify]',
   summary: "a tenant's own S3-compatible storage (the secret key is sealed with the master key; the bucket is checked unless --no-verify)",
   options: {
     tenant: { type: 'string' },
     provider: { type: 'string', default: 's3' },
     endpoint: { type: 'string' },
-    region: { type: 'string', default: 'us-east-1' },
+    'account-id': { type: 'string' },
+    region: { type: 'string' },
     bucket: { type: 'string' },
     prefix: { type: 'string', default: '' },
     'access-key-id': { type: 'string' },
     'secret-access-key': { type: 'string' },
-    'path-style': { type: 'boolean', default: false },
+    'path-style': { type: 'boolean' },
     'no-verify': { type: 'boolean', default: false },
   },
   positionals: 0,
@@ -56,12 +59,14 @@ export const storageCreate: AdminCommand = {
         tenantId,
         provider,
         endpoint: (values.endpoint as string | undefined) ?? null,
-        region: values.region as string,
+        region: values.region as string | undefined,
+        accountId: values['account-id'] as string | undefined,
         bucket: values.bucket as string,
         prefix: values.prefix as string,
         accessKeyId: values['access-key-id'] as string,
         secretAccessKey: values['secret-access-key'] as string,
-        forcePathStyle: values['path-style'] === true,
+        // Unsaid: the preset's addressing.
+        forcePathStyle: values['path-style'] === true ? true : undefined,
       },
       values['no-verify'] !== true,
     );

@@ -33,19 +33,32 @@ export function dashboardClient(): void {
     });
   });
 
-  // Storage presets: choosing a provider fills its usual endpoint form and path style.
+  // Storage presets: choosing a provider fills the endpoint template, the region, the
+  // addressing and the checksum mode from the option's data, and shows the account id field
+  // where the template needs one. Only on a change: a form shown again keeps what was typed.
   each<HTMLSelectElement>('select[data-presets]', (select) => {
     const form = select.form;
     if (!form) return;
-    const endpoint = form.elements.namedItem('endpoint') as HTMLInputElement | null;
-    const pathStyle = form.elements.namedItem('forcePathStyle') as HTMLInputElement | null;
+    const input = (name: string) => form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
     const hint = document.getElementById(select.dataset.presets ?? '');
+    const accountField = document.getElementById('account-id-field');
     const apply = () => {
       const opt = select.selectedOptions[0];
       if (!opt) return;
-      if (endpoint) endpoint.placeholder = opt.dataset.endpoint ?? '';
-      if (pathStyle) pathStyle.checked = opt.dataset.pathStyle === 'true';
-      if (hint) hint.textContent = opt.dataset.hint ?? '';
+      const d = opt.dataset;
+      const endpoint = input('endpoint');
+      const region = input('region');
+      const pathStyle = input('forcePathStyle') as HTMLInputElement | null;
+      const checksums = input('checksums');
+      if (endpoint) endpoint.value = d.endpoint ?? '';
+      if (region) {
+        region.value = d.region ?? '';
+        (region as HTMLInputElement).readOnly = d.regionFixed === 'true';
+      }
+      if (pathStyle) pathStyle.checked = d.pathStyle === 'true';
+      if (checksums && d.checksums) checksums.value = d.checksums;
+      if (accountField) accountField.hidden = d.accountId !== 'true';
+      if (hint) hint.textContent = d.hint ?? '';
     };
     select.addEventListener('change', apply);
   });

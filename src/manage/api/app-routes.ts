@@ -68,9 +68,22 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
       throw manageErrors.invalid('planId', `No usable plan ${JSON.stringify(planId)} (apps on a retired plan get no tokens).`);
     return plan;
   };
-  const tenantStorage = async (tenantId: string, configId: string) => {
+  /**
+   * A storage config of the tenant, in the app's license region when the deployment has
+   * several (an `eu` app's documents never go to a bucket in `us-east-1`); `parameter` names
+   * the field the caller changed.
+   */
+  const tenantStorage = async (tenantId: string, configId: string, licenseRegion: string | null, parameter = 'storageConfigId') => {
     const cfg = await deps.store.getStorageConfig(configId);
     if (!cfg || cfg.tenantId !== tenantId) throw manageErrors.invalid('storageConfigId', `No storage config ${JSON.stringify(configId)} in this tenant.`);
+    const table = deps.regionTable;
+    if (table && licenseRegion !== null && !table.sameRegion(cfg.region, licenseRegion)) {
+      const where = (code: string) => table.regionOf(code) ?? 'no region of this deployment';
+      throw manageErrors.invalid(
+        parameter,
+        `Storage config ${JSON.stringify(configId)} keeps its bucket in ${cfg.region} (${where(cfg.region)}), outside the app's license region ${licenseRegion} (${where(licenseRegion)}): an app's documents stay in its region.`,
+      );
+    }
   };
   const withSecret = (app: App, clientSecret: string) => ({ app: publicApp(app), clientId: app.clientId, clientSecret, notice: SECRET_NOTICE });
 
@@ -93,7 +106,7 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
         const licenseRegion = region(body.licenseRegion);
         const allowedDomains = domains(body.allowedDomains ?? []);
         if (body.planId) await usablePlan(body.planId);
-        if (body.storageConfigId) await tenantStorage(tenant.id, body.storageConfigId);
+        if (body.storageConfigId) await tenantStorage(tenant.id, body.storageConfigId, licenseRegion);
         const clientSecret = generateClientSecret();
         let app = await deps.store.createApp({
           tenantId: tenant.id,
@@ -169,7 +182,11 @@ export function appRoutes(deps: ManageDeps): RouteDef[] {
         const licenseRegion = body.licenseRegion !== undefined ? region(body.licenseRegion) : undefined;
         const allowedDomains = body.allowedDomains !== undefined ? domains(body.allowedDomains) : undefined;
         if (body.planId) await usablePlan(body.planId);
-        if (body.storageConfigId) await tenantStorage(before.tenantId, body.storageConfigId);
+        const regionAfter = licenseRegion ?? before.licenseRegion;
+        if (body.storageConfigId) await tenantStorage(before.tenantId, body.storageConfigId, regionAfter);
+        // A new license region must suit the storage config the app keeps.
+        else if (licenseRegion !== undefined && body.storageConfigId === undefined && before.storageConfigId)
+          await tenantStorage(before.tenantId, before.storageConfigId, regionAfter, 'licenseRegion');
         let app = before;
         if (body.name !== undefined) app = await deps.appSettings.setName(app.id, body.name);
         if (licenseRegion !== undefined) app = await deps.appSettings.setLicenseRegion(app.id, licenseRegion);

@@ -2,6 +2,7 @@
 // (no body is read for a caller without credentials), the JSON body is parsed and validated
 // against the schema the OpenAPI document publishes, and each change goes to the audit log.
 // Visibility: another tenant's objects are 404 exactly like objects that do not exist.
+import type { RegionTable } from '../../http/region-table.js';
 import type { TSchema } from '@sinclair/typebox';
 import { problem, problems } from '../../http/problem.js';
 import type { ProblemCode } from '../../errors/catalogue.js';
@@ -43,6 +44,8 @@ export interface ManageDeps {
   authenticate: ManageAuthenticator;
   /** License regions an app may be given (config.regions). */
   regions: readonly string[];
+  /** The deployment's regions (DOCPARSE_REGION_URLS): an app may use only a storage config of its own. Absent: one region. */
+  regionTable?: RegionTable | null;
   /** Usage and statements from the ledger (billing-routes.ts). */
   billing: BillingStore;
   /** The node's mail settings (the outbox routes render e-mails with them). */

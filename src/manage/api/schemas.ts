@@ -99,7 +99,27 @@ export const StorageConfigSchema = Type.Object({
   prefix: Type.String(),
   accessKeyId: Type.String({ description: "Whole for the tenant's owners and operators; masked (••••WXYZ, its last four characters) for members." }),
   forcePathStyle: Type.Boolean(),
+  checksums: Type.Union([Type.Literal('when_required'), Type.Literal('when_supported')], {
+    description: "`when_required`: request checksums only where the S3 API requires one (services that reject the AWS SDK's default CRCs).",
+  }),
   createdAt: Timestamp,
+});
+
+export const StoragePresetSchema = Type.Object({
+  id: Type.String({ description: 'The `provider` of a storage config.' }),
+  label: Type.String(),
+  endpointTemplate: Nullable(Type.String({ description: 'With {region} and/or {accountId}; null: the tenant gives the endpoint (minio, custom).' })),
+  needsAccountId: Type.Boolean({ description: 'The template needs `accountId` (Cloudflare R2).' }),
+  region: Type.Object({
+    default: Type.String(),
+    fixed: Type.Boolean({ description: 'The service takes this region only.' }),
+    pattern: Nullable(Type.String({ description: 'A region must match it whole; null: any.' })),
+    examples: Type.Array(Type.String()),
+    signingRegion: Nullable(Type.String({ description: 'Requests are signed with this region instead (DigitalOcean Spaces).' })),
+  }),
+  forcePathStyle: Type.Boolean(),
+  checksums: Type.Union([Type.Literal('when_required'), Type.Literal('when_supported')]),
+  hint: Type.String(),
 });
 
 export const SigningKeySchema = Type.Object({

@@ -9,30 +9,60 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../http/route.js';
 import { problem, problems } from '../../http/problem.js';
-import { S3BlobStore } from '../../storage/s3-blob-store.js';
+import { S3BlobStore, type CheckFailure } from '../../storage/s3-blob-store.js';
 import { storageSecretContext } from '../../storage/router.js';
-import type { StorageConfig } from '../../tenancy/types.js';
+import {
+  CHECKSUM_MODES,
+  PresetRuleError,
+  PROVIDER_ALIASES,
+  resolveStorageSettings,
+  signingRegion,
+  STORAGE_PRESETS,
+  STORAGE_PROVIDERS,
+} from '../../storage/presets.js';
+import type { ChecksumMode, StorageConfig } from '../../tenancy/types.js';
 import type { ManagePrincipal } from '../principal.js';
 import { canManage, canSee, manageErrors, manageRoute, ok, ownedTenant, visibleTenant, type ManageDeps } from './kit.js';
-import { Id, list, StorageConfigSchema, TenantIdParams } from './schemas.js';
+import { Id, list, StorageConfigSchema, StoragePresetSchema, TenantIdParams } from './schemas.js';
 
-export const STORAGE_PROVIDERS = ['s3', 'minio', 'r2', 'wasabi', 'gcs-s3', 'other-s3'] as const;
+/** Provider names a new config may give: the presets' and the earlier ones (other-s3 is custom). */
+const ACCEPTED_PROVIDERS = [...STORAGE_PROVIDERS, ...Object.keys(PROVIDER_ALIASES)];
 
 const CreateStorage = Type.Object(
   {
     provider: Type.Optional(
       Type.Union(
-        STORAGE_PROVIDERS.map((p) => Type.Literal(p)),
-        { default: 's3' },
+        ACCEPTED_PROVIDERS.map((p) => Type.Literal(p)),
+        { default: 's3', description: 'A preset (GET /manage/v1/storage-presets); `other-s3`, its earlier name, is saved as `custom`.' },
       ),
     ),
-    endpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 500, description: 'S3-compatible endpoint; omit for AWS.' })),
-    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, default: 'us-east-1' })),
+    endpoint: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        maxLength: 500,
+        description: "S3 endpoint; may use {region} and {accountId}. Omitted: the preset's endpoint template (needed for minio and custom).",
+      }),
+    ),
+    accountId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Fills {accountId} in the endpoint (Cloudflare R2). Not stored apart from the endpoint.' }),
+    ),
+    region: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "Checked against the preset's region rule; omitted: the preset's default." }),
+    ),
     bucket: Type.String({ minLength: 1, maxLength: 255 }),
     prefix: Type.Optional(Type.String({ maxLength: 500, default: '' })),
     accessKeyId: Type.String({ minLength: 1, maxLength: 500 }),
     secretAccessKey: Type.String({ minLength: 1, maxLength: 500, description: 'Sealed under the master key; never shown back.' }),
-    forcePathStyle: Type.Optional(Type.Boolean({ default: false })),
+    forcePathStyle: Type.Optional(Type.Boolean({ description: "Omitted: the preset's addressing." })),
+    checksums: Type.Optional(
+      Type.Union(
+        CHECKSUM_MODES.map((m) => Type.Literal(m)),
+        {
+          description:
+            "`when_required`: checksums only where the S3 API requires one (for services that reject the AWS SDK's default CRCs); omitted: the preset's.",
+        },
+      ),
+    ),
     verify: Type.Optional(Type.Boolean({ default: true, description: 'Operators only may set false (save without the bucket check).' })),
   },
   { additionalProperties: false },
@@ -41,6 +71,8 @@ const CreateStorage = Type.Object(
 type CreateBody = {
   provider?: string;
   endpoint?: string;
+  accountId?: string;
+  checksums?: ChecksumMode;
   region?: string;
   bucket: string;
   prefix?: string;
@@ -65,6 +97,19 @@ export function maskedAccessKeyId(id: string): string {
 export function publicStorageConfig(cfg: StorageConfig, reader: ManagePrincipal): Omit<StorageConfig, 'secretAccessKeySealed'> {
   const { secretAccessKeySealed: _omit, ...rest } = cfg;
   return canManage(reader, cfg.tenantId) ? rest : { ...rest, accessKeyId: maskedAccessKeyId(rest.accessKeyId) };
+}
+
+const STEP_TEXT: Record<CheckFailure['step'], string> = {
+  bucket: 'could not be reached with these credentials',
+  write: 'could not be written to with these credentials',
+  read: 'could not be read from with these credentials',
+  delete: 'could not be deleted from with these credentials',
+};
+
+/** What a failed live check says: the bucket, the step, the fixed reason. */
+export function checkFailureText(bucket: string, f: CheckFailure): string {
+  const step = f.reason === 'permission denied' || f.step === 'bucket' ? STEP_TEXT[f.step] : STEP_TEXT.bucket;
+  return `Bucket ${JSON.stringify(bucket)} ${step}: ${f.reason}`;
 }
 
 const BUCKET_CHECK_MS = 15_000;
@@ -93,56 +138,79 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
   }
 
   return [
+    manageRoute(deps, {
+      method: 'GET',
+      path: '/storage-presets',
+      operationId: 'listStoragePresets',
+      summary: 'The S3-compatible services a storage config may be on, with what each needs',
+      description:
+        "Each preset gives the endpoint template ({region}, {accountId}), the region rule (a fixed region, or a pattern with examples), the addressing and the checksum mode a new storage config gets when it does not say. `custom` is any other service: its endpoint is the tenant's.",
+      tags: ['storage'],
+      responses: { 200: { description: 'The presets, in the order the dashboard offers them.', schema: list(StoragePresetSchema) } },
+      handler: async () => ok({ items: STORAGE_PRESETS }),
+    }),
     manageRoute<{ tenantId: string }, Record<string, never>, CreateBody>(deps, {
       method: 'POST',
       path: '/tenants/:tenantId/storage-configs',
       operationId: 'createStorageConfig',
       summary: "Add the tenant's own S3-compatible storage, after checking the bucket with these credentials (owners only)",
       description:
-        "The check is a request the node sends on the tenant's behalf: to public addresses only (loopback, private, link-local, unique-local, CGNAT, multicast, metadata and reserved ones are refused unless the operator allows a range), following no redirect. A failed check answers 422 `storage_unreachable` with `reason` `endpoint not reachable`, `access denied` or `bucket not found` — never the network error. A tenant gets 10 checks a minute; the 11th answers 429 `rate_limited` with `Retry-After`, and nothing is sent.",
+        "The check is a request the node sends on the tenant's behalf: to public addresses only (loopback, private, link-local, unique-local, CGNAT, multicast, metadata and reserved ones are refused unless the operator allows a range), following no redirect. The check looks the bucket up, then writes, reads back and deletes a probe object under `<prefix>/.docparse-probe/`. A failed check answers 422 `storage_unreachable` with `step` (`bucket`, `write`, `read`, `delete`) and `reason`, one of the fixed terms `endpoint not reachable` (also an address the policy refuses, a closed port, a timeout), `DNS lookup failed`, `TLS handshake failed`, `access denied` (credentials refused), `bucket not found`, `permission denied` (valid credentials not allowed that step) — never the network error. The provider's preset fills the endpoint, region, addressing and checksum mode not given; a region or endpoint its rules refuse answers 400 `invalid_parameter`. A tenant gets 10 checks a minute; the 11th answers 429 `rate_limited` with `Retry-After`, and nothing is sent.",
       tags: ['storage'],
       params: TenantIdParams,
       body: CreateStorage,
       responses: {
         201: { description: 'The storage config (without its secret).', schema: StorageConfigSchema },
       },
-      errors: ['owner_required', 'operator_required', 'tenant_not_found', 'storage_unreachable', 'rate_limited'],
+      errors: ['owner_required', 'operator_required', 'tenant_not_found', 'invalid_parameter', 'storage_unreachable', 'rate_limited'],
       handler: async ({ principal, params, body, audit }) => {
         const tenant = await ownedTenant(deps, principal, params.tenantId, 'add storage');
         if (body.verify === false && !principal.isOperator) throw manageErrors.operatorOnly('save storage without the bucket check');
+        let resolved;
+        try {
+          resolved = resolveStorageSettings(body);
+        } catch (err) {
+          if (err instanceof PresetRuleError) throw problems.invalidParameter(err.parameter, `The ${err.message}; nothing was saved.`);
+          throw err;
+        }
         const settings = {
-          endpoint: body.endpoint?.replace(/\/+$/, '') ?? null,
-          region: body.region ?? 'us-east-1',
+          endpoint: resolved.endpoint,
+          region: resolved.region,
           bucket: body.bucket,
           prefix: (body.prefix ?? '').replace(/^\/+|\/+$/g, ''),
           accessKeyId: body.accessKeyId,
-          forcePathStyle: body.forcePathStyle ?? false,
+          forcePathStyle: resolved.forcePathStyle,
+          checksums: resolved.checksums,
         };
-        const refusedUrl = settings.endpoint ? outbound.urlRefusal(settings.endpoint) : null;
+        const refusedUrl = outbound.urlRefusal(settings.endpoint);
         if (refusedUrl) throw problems.invalidParameter('endpoint', `The endpoint ${refusedUrl}.`);
         if (body.verify !== false) {
           await takeCheck(tenant.id);
-          const s3 = new S3BlobStore({ ...settings, secretAccessKey: body.secretAccessKey }, outbound);
-          const reason = await s3.check(BUCKET_CHECK_MS).finally(() => s3.close());
-          if (reason) {
+          const s3 = new S3BlobStore(
+            { ...settings, region: signingRegion(resolved.provider, settings.region), secretAccessKey: body.secretAccessKey },
+            outbound,
+          );
+          const failure = await s3.check(BUCKET_CHECK_MS).finally(() => s3.close());
+          if (failure) {
+            const { reason, step } = failure;
             // Who probed what stays on record for the operator (at most CHECKS_PER_MINUTE a minute).
             await audit({
               action: 'storage.check-failed',
               tenantId: tenant.id,
               objectType: 'storage-config',
               objectId: null,
-              diff: { endpoint: settings.endpoint, bucket: settings.bucket, reason },
+              diff: { endpoint: settings.endpoint, bucket: settings.bucket, reason, step },
             });
-            throw problem(
-              'storage_unreachable',
-              `Bucket ${JSON.stringify(settings.bucket)} could not be reached with these credentials: ${reason}; nothing was saved.`,
-              { bucket: settings.bucket, reason },
-            );
+            throw problem('storage_unreachable', `${checkFailureText(settings.bucket, failure)}; nothing was saved.`, {
+              bucket: settings.bucket,
+              reason,
+              step,
+            });
           }
         }
         const cfg = await deps.store.createStorageConfig({
           tenantId: tenant.id,
-          provider: body.provider ?? 's3',
+          provider: resolved.provider,
           ...settings,
           secretAccessKeySealed: deps.sealer.seal(body.secretAccessKey, storageSecretContext(tenant.id)),
         });
@@ -158,6 +226,8 @@ export function storageRoutes(deps: ManageDeps): RouteDef[] {
             bucket: cfg.bucket,
             prefix: cfg.prefix,
             accessKeyId: maskedAccessKeyId(cfg.accessKeyId),
+            forcePathStyle: cfg.forcePathStyle,
+            checksums: cfg.checksums,
             verified: body.verify !== false,
           },
         });

@@ -1,7 +1,7 @@
 // Tenants' storage configs in SQL (the secret key arrives sealed; it is never stored in clear).
 import { randomUUID } from 'node:crypto';
 import { sqlErrorCode, type SqlClient, type SqlError } from '../../db/sql.js';
-import type { NewStorageConfig, StorageConfig } from '../types.js';
+import type { ChecksumMode, NewStorageConfig, StorageConfig } from '../types.js';
 import { iso, requireText, rethrow, type Ts } from './checks.js';
 
 export interface StorageConfigRow {
@@ -15,6 +15,7 @@ export interface StorageConfigRow {
   access_key_id: string;
   secret_access_key_sealed: string;
   force_path_style: boolean;
+  checksums: ChecksumMode;
   created_at: Ts;
 }
 
@@ -29,6 +30,7 @@ const toStorageConfig = (r: StorageConfigRow): StorageConfig => ({
   accessKeyId: r.access_key_id,
   secretAccessKeySealed: r.secret_access_key_sealed,
   forcePathStyle: r.force_path_style,
+  checksums: r.checksums,
   createdAt: iso(r.created_at),
 });
 
@@ -37,8 +39,8 @@ export async function createStorageConfig(db: SqlClient, c: NewStorageConfig): P
   try {
     const { rows } = await db.query<StorageConfigRow>(
       `INSERT INTO storage_configs (id, tenant_id, provider, endpoint, region, bucket, prefix, access_key_id,
-                                    secret_access_key_sealed, force_path_style)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+                                    secret_access_key_sealed, force_path_style, checksums)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
       [
         id,
         c.tenantId,
@@ -50,12 +52,13 @@ export async function createStorageConfig(db: SqlClient, c: NewStorageConfig): P
         c.accessKeyId,
         c.secretAccessKeySealed,
         c.forcePathStyle,
+        c.checksums ?? 'when_required',
       ],
     );
     return toStorageConfig(rows[0]);
   } catch (err) {
     if (sqlErrorCode(err) === '23514' && String((err as SqlError).constraint).includes('provider')) {
-      throw new Error(`unknown storage provider "${c.provider}"; expected s3, minio, r2, gcs-s3, wasabi or other-s3`, { cause: err });
+      throw new Error(`unknown storage provider "${c.provider}"; expected s3, r2, b2, wasabi, spaces, gcs-s3, minio or custom`, { cause: err });
     }
     rethrow(err, { tenant_id: ['tenant', c.tenantId] }, { storage_configs_pkey: `storage config ${id} already exists` });
   }

@@ -91,7 +91,7 @@ describe('storage', () => {
     const appId = (await store().listApps(tenant.id)).find((a) => a.name === 'Stored')!.id;
     expect(app.status).toBe(200);
     const settings = await (await get(owner, `${D}/t/${tenant.id}/apps/${appId}`)).text();
-    expect(settings).toContain(`other-s3: ${s3.bucket}/docs`);
+    expect(settings).toContain(`custom: ${s3.bucket}/docs`); // other-s3, custom's earlier name, is saved as custom
     expect(settings).not.toContain('S3RVER');
   });
 });
