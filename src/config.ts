@@ -55,6 +55,8 @@ export interface Config {
   heavySlots: number;
   /** Heavy slots one tenant may hold at once: on this node (embedded) or across the nodes sharing Redis. */
   heavySlotsPerTenant: number;
+  /** Redis queue: deliveries of one app per turn before another app's waiting job goes first (jobs/redis-queue.ts, Turns). */
+  queueFairTurn: number;
   taskTimeoutSeconds: number;
   workerMaxHeapMb: number;
   /** The parsing process is killed (and its culprit job failed) past this resident size. */
@@ -192,6 +194,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     default: 'half the heavy slots (≥ 1)',
     description:
       "Heavy slots one tenant's jobs may hold at once — on this node, or across every node sharing `REDIS_URL`; its further heavy jobs wait in `waiting-for-provider`, in order, while other tenants' run.",
+  },
+  {
+    name: 'DOCPARSE_QUEUE_FAIR_TURN',
+    default: '8',
+    description:
+      "With `REDIS_URL`: how many of one app's queued jobs run per turn before another app's job goes first. An app's k-th unfinished job waits behind the first k of every other app, so one app's flood delays another's job by at most this many deliveries (the embedded queue takes tenants in turns, one job each). Smaller is fairer; larger keeps more of one app's jobs in BullMQ's plain wait list (see Jobs, Fairness).",
   },
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
   { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
@@ -579,6 +587,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
     workerThreads,
     heavySlots,
     heavySlotsPerTenant,
+    queueFairTurn: int('DOCPARSE_QUEUE_FAIR_TURN', 8, 1, 100_000),
     taskTimeoutSeconds: int('DOCPARSE_TASK_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
     workerMaxHeapMb: int('DOCPARSE_WORKER_MAX_HEAP_MB', 2048, 64, 64 * 1024),
     parserMaxRssMb: int('DOCPARSE_PARSER_MAX_RSS_MB', Math.max(512, Math.floor((os.totalmem() / 1048576) * 0.75)), 128, 1024 * 1024),

@@ -171,6 +171,7 @@ async function wireNode(config: Config, opts: StartOptions, logger: Logger, lock
     dataDir: config.dataDir,
     prefix: opts.redisPrefix,
     log: logger,
+    fairTurn: config.queueFairTurn,
   });
   undo.push(() => jobs.close());
   // Holds and charges Document Units: in process on PGlite, in Redis with PostgreSQL (one per node, shared by intake and worker loop).

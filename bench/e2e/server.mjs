@@ -26,17 +26,29 @@ const plan = await store.createPlan({
   maxConcurrentJobs: 100_000,
   maxBytesPerSecond: 64 * 1024 ** 3,
 });
-const clientId = `bench-${randomUUID()}`;
-const clientSecret = generateClientSecret();
-await store.createApp({
-  tenantId: tenant.id,
-  name: 'bench app',
-  licenseRegion: 'local',
-  dbCode: 'db1',
-  clientId,
-  secretHash: await hashSecret(clientSecret),
-  planId: plan.id,
-});
+/** An app of the plan in the tenant; its credentials. */
+async function benchApp(tenantId) {
+  const clientId = `bench-${randomUUID()}`;
+  const clientSecret = generateClientSecret();
+  await store.createApp({
+    tenantId,
+    name: 'bench app',
+    licenseRegion: 'local',
+    dbCode: 'db1',
+    clientId,
+    secretHash: await hashSecret(clientSecret),
+    planId: plan.id,
+  });
+  return { clientId, clientSecret };
+}
+const { clientId, clientSecret } = await benchApp(tenant.id);
+// BENCH_TENANTS=N: N − 1 more tenants with an app each (bench/e2e/fairness.mjs), printed as `others`.
+const others = [];
+for (let i = 1; i < Number(process.env.BENCH_TENANTS || 1); i++) {
+  const t = await store.createTenant({ name: `bench-${randomUUID().slice(0, 6)}` });
+  await store.setTenantState(t.id, 'Active');
+  others.push(await benchApp(t.id));
+}
 
 let stopping = false;
 const stop = async () => {
@@ -52,4 +64,4 @@ const stop = async () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
-process.stdout.write(JSON.stringify({ port: node.port, clientId, clientSecret, pid: process.pid, jobs: node.jobs.kind }) + '\n');
+process.stdout.write(JSON.stringify({ port: node.port, clientId, clientSecret, others, pid: process.pid, jobs: node.jobs.kind }) + '\n');

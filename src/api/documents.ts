@@ -69,7 +69,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
       if (!body) throw problems.invalidParameter('body', 'The request body is empty: send the file bytes as the body.');
       const maxBytes = Math.min(limits.maxFileSizeBytes, d.directUploadMaxBytes);
       if (body.declaredLength !== null && body.declaredLength > maxBytes) throw tooLarge(maxBytes, limits, d.directUploadMaxBytes);
-      await intake.admit(p, limits, body.declaredLength);
+      const inFlight = await intake.admit(p, limits, body.declaredLength);
       // admit counted a declared length; a chunked body is counted as it arrives.
       const source = body.declaredLength === null ? new UploadByteRate(d.counters, p.appId, limits.maxBytesPerSecond).meter(body) : body;
 
@@ -101,6 +101,7 @@ export function documentRoutes(d: DocumentsDeps, intake = new Intake(d)): RouteD
         fileName: q.fileName ?? null,
         storageConfigId: limits.storageConfigId,
         callbackUrl,
+        inFlight,
       });
     },
   };

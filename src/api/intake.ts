@@ -161,9 +161,10 @@ export class Intake {
   /**
    * Quota, jobs in flight and byte rate: refused before any byte is stored. `heldSlots`: the
    * caller's own unfinished records that this request turns into the job (an upload session
-   * being completed), so they are not counted against it.
+   * being completed), so they are not counted against it. Returns the app's unfinished jobs
+   * (others than those), which accept() hands to the queue as the job's turn (`inFlight`).
    */
-  async admit(p: Principal, limits: AppLimits, declaredBytes: number | null, heldSlots = 0): Promise<void> {
+  async admit(p: Principal, limits: AppLimits, declaredBytes: number | null, heldSlots = 0): Promise<number> {
     const d = this.d;
     const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
     // Units held by this app's jobs in progress count too: they are spoken for.
@@ -188,6 +189,7 @@ export class Intake {
     // A declared length is counted here, whole; a body without one is counted as it streams
     // (UploadByteRate.meter), never both.
     if (declaredBytes !== null) await new UploadByteRate(d.counters, p.appId, limits.maxBytesPerSecond).count(declaredBytes);
+    return unfinished;
   }
 
   /**
@@ -249,6 +251,8 @@ export class Intake {
     requestId?: string;
     /** Checked by callbackUrl(); absent or null: no webhook. */
     callbackUrl?: string | null;
+    /** The app's unfinished jobs before this one (admit's answer): the job's turn in the queue. */
+    inFlight?: number;
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
@@ -308,7 +312,7 @@ export class Intake {
     const ref = { tenantId: p.tenantId, documentId: a.documentId, generation: a.generation };
     if (lane === 'heavy') await d.jobs.transition(ref, JobState.WaitingForProvider);
     try {
-      await d.queue.enqueue({ ...ref, lane }, { fresh: true });
+      await d.queue.enqueue({ ...ref, lane }, { fresh: true, inFlight: a.inFlight });
     } catch (err) {
       d.logger.error({ err, documentId: a.documentId }, 'enqueue failed');
       await d.jobs.transition(ref, JobState.Failed, {

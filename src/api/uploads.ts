@@ -313,7 +313,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       const head = await readHead(blob.stream);
       const { format, options } = intake.classify(head, { ...routing, fileName: routing.fileName ?? job.fileName ?? undefined }, p);
       const limits = await intake.limitsFor(p);
-      await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
+      const inFlight = await intake.admit(p, limits, null, 1); // the session's own slot passes to the job
       // Puts the job under documentId, replacing (and deleting the blobs of) the job there.
       const reply = await intake.accept({
         requestId: ctx.requestId,
@@ -329,6 +329,7 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
         fileName: routing.fileName ?? job.fileName,
         storageConfigId: job.storageConfigId,
         callbackUrl,
+        inFlight,
       });
       if (job.documentId !== claims.d) await d.jobs.delete(job.tenantId, job.documentId, job.generation);
       return reply;

@@ -1,25 +1,24 @@
-// In-process JobQueue for the embedded deployment: a FIFO per lane (one per tenant inside it,
-// so that a tenant at its perTenant bound waits while the next tenant's oldest delivery
-// runs), a concurrency-limited consumer, timers for RetryLater. The queue itself is not persisted: the JobStore is the
+// In-process JobQueue for the embedded deployment: per lane, a FIFO per tenant taken in turns
+// (tenant-turns.ts: a tenant that floods the lane does not delay another's next delivery by
+// more than one of its own; a tenant at its perTenant bound is skipped), a concurrency-limited
+// consumer, timers for RetryLater. The queue itself is not persisted: the JobStore is the
 // durable record, and recoverUnfinished() re-enqueues every job that still needs a worker
 // when the process boots.
 
 import { needsDelivery } from './transitions.js';
 import type { ConsumeOptions, Delivery, JobQueue, JobRef, JobStore, Lane, LaneDepths, QueueDepth } from './types.js';
 import { consoleLogger, deliveryId, errorInfo, isRetryLater, refOf, sumDepths, type JobLogger } from './support.js';
+import { TenantTurns } from './tenant-turns.js';
 
 interface Item {
   id: string;
   ref: JobRef;
   attempt: number;
-  /** Arrival order in the lane: the oldest eligible delivery runs first. */
-  seq: number;
 }
 
 interface LaneState {
-  /** Waiting deliveries by tenant, each tenant's in arrival order. */
-  waiting: Map<string, Item[]>;
-  size: number;
+  /** Waiting deliveries by tenant, each tenant's in arrival order, tenants in turns. */
+  waiting: TenantTurns<Item>;
   active: number;
   /** Deliveries waiting out a RetryLater delay. */
   delayed: number;
@@ -31,7 +30,7 @@ export interface EmbeddedJobQueueOptions {
   log?: JobLogger;
 }
 
-const newLane = (): LaneState => ({ waiting: new Map(), size: 0, active: 0, delayed: 0, activeByTenant: new Map(), consumer: null });
+const newLane = (): LaneState => ({ waiting: new TenantTurns(), active: 0, delayed: 0, activeByTenant: new Map(), consumer: null });
 
 export class EmbeddedJobQueue implements JobQueue {
   private readonly lanes: Record<Lane, LaneState> = { light: newLane(), heavy: newLane() };
@@ -43,7 +42,6 @@ export class EmbeddedJobQueue implements JobQueue {
   private closing = false;
   /** No handler starts any more (stopConsuming or close); what arrives waits for the next boot. */
   private stopped = false;
-  private seq = 0;
 
   constructor(opts: EmbeddedJobQueueOptions = {}) {
     this.log = opts.log ?? consoleLogger;
@@ -54,7 +52,7 @@ export class EmbeddedJobQueue implements JobQueue {
     const id = deliveryId(ref);
     if (this.pending.has(id)) return;
     this.pending.add(id);
-    this.push({ id, ref: { ...ref }, attempt: 1, seq: 0 });
+    this.push({ id, ref: { ...ref }, attempt: 1 });
   }
 
   consume(lane: Lane, concurrency: number, handler: (d: Delivery) => Promise<void>, opts: ConsumeOptions = {}): void {
@@ -74,8 +72,8 @@ export class EmbeddedJobQueue implements JobQueue {
   async depthByLane(): Promise<LaneDepths> {
     const { light, heavy } = this.lanes;
     return {
-      light: { waiting: light.size, active: light.active, delayed: light.delayed },
-      heavy: { waiting: heavy.size, active: heavy.active, delayed: heavy.delayed },
+      light: { waiting: light.waiting.size, active: light.active, delayed: light.delayed },
+      heavy: { waiting: heavy.waiting.size, active: heavy.active, delayed: heavy.delayed },
     };
   }
 
@@ -93,27 +91,15 @@ export class EmbeddedJobQueue implements JobQueue {
   }
 
   private push(item: Item): void {
-    const s = this.lanes[item.ref.lane];
-    item.seq = ++this.seq;
-    const list = s.waiting.get(item.ref.tenantId);
-    if (list) list.push(item);
-    else s.waiting.set(item.ref.tenantId, [item]);
-    s.size++;
+    this.lanes[item.ref.lane].waiting.push(item.ref.tenantId, item);
     this.pump(item.ref.lane);
   }
 
-  /** The oldest waiting delivery whose tenant holds fewer than perTenant slots, taken off its list. */
+  /** The next tenant in turn's oldest waiting delivery, skipping tenants that hold perTenant slots. */
   private take(s: LaneState, perTenant: number): Item | undefined {
-    let oldest: Item[] | undefined;
-    for (const [tenant, list] of s.waiting) {
-      if ((s.activeByTenant.get(tenant) ?? 0) >= perTenant) continue;
-      if (!oldest || list[0].seq < oldest[0].seq) oldest = list;
-    }
-    if (!oldest) return undefined;
-    const item = oldest.shift()!;
-    if (!oldest.length) s.waiting.delete(item.ref.tenantId);
-    s.size--;
-    return item;
+    // Without a bound below the concurrency no tenant can be at it: no check per delivery.
+    if (perTenant >= s.consumer!.concurrency) return s.waiting.take();
+    return s.waiting.take((tenant) => (s.activeByTenant.get(tenant) ?? 0) < perTenant);
   }
 
   private pump(lane: Lane): void {

@@ -25,6 +25,8 @@ export interface OpenJobBackendOptions {
   lockDurationMs?: number;
   /** Redis only: how long an expired record stays readable by the sweeper (ms, default 24 h). */
   expiredGraceMs?: number;
+  /** Redis only: deliveries of one app per turn (redis-queue.ts, Turns; DOCPARSE_QUEUE_FAIR_TURN). */
+  fairTurn?: number;
 }
 
 export interface JobBackend {
@@ -57,6 +59,7 @@ export async function openJobBackend(opts: OpenJobBackendOptions): Promise<JobBa
       log: opts.log,
       stalledIntervalMs: opts.stalledIntervalMs,
       lockDurationMs: opts.lockDurationMs,
+      fairTurn: opts.fairTurn,
     });
     try {
       await Promise.all([waitForRedis(store.redis, 'job store'), waitForRedis(counters.redis, 'rate limiter')]);

@@ -27,6 +27,14 @@
 //            delayed, behind the tenant's earlier ones, holding no handler, and is promoted when
 //            a slot of its tenant is given back (or comes back by itself after lockDuration +
 //            stalledInterval). Parked turns are subtracted from the attempt the handler sees.
+//   Turns:   BullMQ's per-group fairness is not in the open-source BullMQ, so a delivery's turn
+//            is its priority: ⌊its app's unfinished jobs at upload / fairTurn⌋ (EnqueueOptions
+//            .inFlight). Turn 0 is a plain add to wait, which BullMQ takes before any
+//            prioritized job; later turns wait in the prioritized set, by turn, then in order.
+//            An app's k-th queued job thus runs after the first k of every other app: a
+//            flood from one app leaves another's job at most fairTurn deliveries behind. A
+//            delivery keeps its turn when delayed or parked; handed back, it goes to the front
+//            of its turn (BullMQ's moveToWait of a prioritized job).
 //   Outages: the Queues (enqueue, depth) fail fast while Redis is away (→ 503); the Workers'
 //            connections wait for it. A handler that met an unreachable dependency is
 //            delivered again once Redis answers (a new attempt, like any redelivery).
@@ -35,7 +43,7 @@ import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 
 import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
-import type { ConsumeOptions, Delivery, JobQueue, JobRef, Lane, LaneDepths, QueueDepth } from './types.js';
+import type { ConsumeOptions, Delivery, EnqueueOptions, JobQueue, JobRef, Lane, LaneDepths, QueueDepth } from './types.js';
 import { TenantSlots } from './tenant-slots.js';
 
 /**
@@ -59,6 +67,18 @@ export const TAKEOVER_DEFAULTS = { lockDurationMs: 10_000, stalledIntervalMs: 5_
 /** After an outage, how soon a worker fetches again (BullMQ's default waits 15 s). */
 const RUN_RETRY_DELAY_MS = 1000;
 
+/** Deliveries of one app per turn (DOCPARSE_QUEUE_FAIR_TURN's default). */
+export const DEFAULT_FAIR_TURN = 8;
+
+/** BullMQ's largest priority (2^21). */
+const MAX_PRIORITY = 2_097_152;
+
+/** A delivery's BullMQ priority: its turn (0, a plain add to wait, for an app's first fairTurn jobs). */
+export function turnPriority(inFlight: number | undefined, fairTurn: number): number {
+  if (!inFlight || inFlight < fairTurn) return 0;
+  return Math.min(MAX_PRIORITY, Math.floor(inFlight / fairTurn));
+}
+
 /** Delay before an outage-interrupted delivery runs again, counted from when Redis answers. */
 const OUTAGE_REDELIVERY_DELAY_MS = 1000;
 
@@ -76,6 +96,8 @@ export interface RedisJobQueueOptions {
   maxStalledCount?: number;
   /** Failed deliveries kept for inspection (default 1000, for up to 7 days). */
   keepFailed?: number;
+  /** Deliveries of one app per turn (see Turns in the header; default DEFAULT_FAIR_TURN). */
+  fairTurn?: number;
   log?: JobLogger;
 }
 
@@ -102,7 +124,9 @@ export class RedisJobQueue implements JobQueue {
       lockDurationMs: opts.lockDurationMs ?? TAKEOVER_DEFAULTS.lockDurationMs,
       maxStalledCount: opts.maxStalledCount ?? TAKEOVER_DEFAULTS.maxStalledCount,
       keepFailed: opts.keepFailed ?? 1000,
+      fairTurn: opts.fairTurn ?? DEFAULT_FAIR_TURN,
     };
+    if (!Number.isInteger(this.opts.fairTurn) || this.opts.fairTurn < 1) throw new RangeError(`fairTurn must be a positive integer, got ${this.opts.fairTurn}`);
     this.log = opts.log ?? consoleLogger;
     const make = (lane: Lane): Queue => {
       const q = new Queue(lane, {
@@ -128,7 +152,7 @@ export class RedisJobQueue implements JobQueue {
     if (!isRedisUnavailableError(err)) this.log.error({ ...errorInfo(err), lane }, msg);
   }
 
-  async enqueue(ref: JobRef, opts: { fresh?: boolean } = {}): Promise<void> {
+  async enqueue(ref: JobRef, opts: EnqueueOptions = {}): Promise<void> {
     if (this.closing) throw new Error('job queue is closed');
     const q = this.queues[ref.lane];
     if (!q) throw new Error(`unknown lane ${String(ref.lane)}`);
@@ -142,7 +166,8 @@ export class RedisJobQueue implements JobQueue {
         else if (state !== 'unknown') return; // still pending
       }
       const data: JobRef = { tenantId: ref.tenantId, documentId: ref.documentId, generation: ref.generation, lane: ref.lane };
-      await q.add('job', data, { jobId });
+      const priority = turnPriority(opts.inFlight, this.opts.fairTurn);
+      await q.add('job', data, priority ? { jobId, priority } : { jobId });
     });
   }
 

@@ -145,10 +145,10 @@ export type LaneDepths = Record<Lane, QueueDepth>;
 export interface JobQueue {
   /**
    * Idempotent per (tenantId, documentId, generation) while that delivery is pending.
-   * `fresh`: the caller made this generation just now, so no earlier delivery of it can
-   * exist (finished or not) and none is looked for (one round trip fewer per upload).
+   * Deliveries of different tenants are taken in turns, not in arrival order alone, so one
+   * tenant's flood does not starve another's job (docs/jobs.md, Fairness).
    */
-  enqueue(ref: JobRef, opts?: { fresh?: boolean }): Promise<void>;
+  enqueue(ref: JobRef, opts?: EnqueueOptions): Promise<void>;
   /**
    * Starts consuming a lane with up to `concurrency` handlers at once. A handler that
    * resolves acknowledges the delivery. A handler that throws RetryLater makes the queue
@@ -167,6 +167,21 @@ export interface JobQueue {
   stopConsuming(): Promise<void>;
   /** Stops taking new deliveries, waits for running handlers, and closes. */
   close(): Promise<void>;
+}
+
+export interface EnqueueOptions {
+  /**
+   * The caller made this generation just now, so no earlier delivery of it can exist
+   * (finished or not) and none is looked for (one round trip fewer per upload).
+   */
+  fresh?: boolean;
+  /**
+   * Unfinished jobs its app had before this one (the intake's count for the plan's limit).
+   * The Redis queue turns it into the delivery's turn: a BullMQ priority of
+   * ⌊inFlight / DOCPARSE_QUEUE_FAIR_TURN⌋, so an app's k-th queued job waits behind the
+   * first k of every other app. The embedded queue takes tenants in turns and ignores it.
+   */
+  inFlight?: number;
 }
 
 export interface ConsumeOptions {

@@ -9,6 +9,10 @@
 // completes is cleared, one that kills the process again is the culprit. Innocent tasks are
 // re-run here and their jobs never see the crash.
 //
+// Turns. Tasks waiting for a thread are taken in turns by tenant (jobs/tenant-turns.ts), not in
+// arrival order: the light lane runs more handlers than threads, so a tenant's flood would
+// otherwise hold every place in this queue ahead of another tenant's job.
+//
 // Ceilings. Every thread has a V8 heap ceiling (resourceLimits); the process has an RSS
 // ceiling, sampled from /proc, and is killed past it; every task has a timeout in the
 // process and a hard deadline here, in case the process stops answering.
@@ -21,6 +25,7 @@ import type { ParseTask, ParseTaskResult } from './task.js';
 import { killProcessGroup } from '../formats/process-groups.js';
 import { failureReasons } from './failure-reasons.js';
 import type { ReserveOutcome } from './unit-meter.js';
+import { TenantTurns } from '../jobs/tenant-turns.js';
 
 export interface ParseHostOptions extends HostPoolOptions {
   /** The parsing process is killed when its resident memory passes this (MB). */
@@ -46,6 +51,8 @@ export interface TaskHooks {
   signal?: AbortSignal;
   /** How far the parse is (0..1), at most once a second (pipeline/task-progress.ts). */
   progress?(fraction: number): void;
+  /** Whose task it is: waiting tasks take the threads in turns by tenant. */
+  tenantId?: string;
 }
 
 /** What the node needs of a parsing backend: the worker loop and health use only this. */
@@ -79,7 +86,10 @@ export class ParseHost implements TaskRunner {
   private child: ChildProcess | null = null;
   private childReady = false;
   private childStats: PoolStats = { threads: 0, queued: 0, running: 0, utilization: 0 };
-  private readonly waiting: Pending[] = [];
+  /** Tasks waiting for a thread, in turns by tenant. */
+  private readonly waiting = new TenantTurns<Pending>();
+  /** Tasks that were in flight when the process died with others: each runs alone, before any waiting task. */
+  private readonly suspects: Pending[] = [];
   private readonly inFlight = new Map<string, Pending>();
   /** Process groups the current parsing process reported (LibreOffice …). */
   private readonly groups = new Set<number>();
@@ -106,22 +116,20 @@ export class ParseHost implements TaskRunner {
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: `${process.pid}-${++this.seq}`, task, hooks, suspect: false, deadline: null, resolve, reject };
       hooks.signal?.addEventListener('abort', () => this.cancel(pending), { once: true });
-      this.waiting.push(pending);
+      this.waiting.push(hooks.tenantId ?? '', pending);
       this.pump();
     });
   }
 
   /** A cancelled job's task: dropped while it waits; stopped by the parsing process while it runs (which answers 'failed'). */
   private cancel(p: Pending): void {
-    const at = this.waiting.indexOf(p);
-    if (at >= 0) {
-      this.waiting.splice(at, 1);
+    if (this.waiting.remove(p.hooks.tenantId ?? '', p)) {
       p.reject(new PoolTaskError('the job was cancelled', 'cancelled'));
     } else if (this.inFlight.has(p.id)) this.send({ type: 'abort', id: p.id });
   }
 
   stats(): PoolStats {
-    return { ...this.childStats, queued: this.childStats.queued + this.waiting.length, running: this.inFlight.size };
+    return { ...this.childStats, queued: this.childStats.queued + this.waiting.size + this.suspects.length, running: this.inFlight.size };
   }
 
   /** The parsing process is up and answers (its threads start with the first tasks). */
@@ -153,7 +161,7 @@ export class ParseHost implements TaskRunner {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    for (const p of this.waiting.splice(0)) p.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
+    for (const p of this.takeAllWaiting()) p.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -165,13 +173,17 @@ export class ParseHost implements TaskRunner {
 
   async abandon(): Promise<void> {
     this.closing = true;
-    for (const p of this.waiting.splice(0)) p.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
+    for (const p of this.takeAllWaiting()) p.reject(new PoolTaskError('the parsing process is shutting down', 'crash'));
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     // onExit rejects the tasks it held and kills the process groups it started (LibreOffice).
     child.kill('SIGKILL');
     await exited;
+  }
+
+  private takeAllWaiting(): Pending[] {
+    return [...this.suspects.splice(0), ...this.waiting.drain()];
   }
 
   private spawn(): void {
@@ -269,17 +281,23 @@ export class ParseHost implements TaskRunner {
   private pump(): void {
     if (!this.childReady || this.closing) return;
     const slots = Math.max(1, this.opts.threads);
-    while (this.waiting.length && this.inFlight.size < slots) {
-      if ([...this.inFlight.values()].some((p) => p.suspect)) return;
-      const next = this.waiting[0];
-      if (next.suspect && this.inFlight.size > 0) return;
-      this.waiting.shift();
+    while (this.inFlight.size < slots) {
+      if (this.suspects.length) {
+        // A suspect runs alone: it starts once nothing is in flight, and nothing starts beside it.
+        if (this.inFlight.size > 0) return;
+      } else if (!this.waiting.size || (this.inFlight.size > 0 && this.suspectInFlight())) return;
+      const next = this.suspects.shift() ?? this.waiting.take()!;
       this.inFlight.set(next.id, next);
       const deadlineMs = this.opts.taskTimeoutMs + (this.opts.deadlineGraceMs ?? 15_000);
       next.deadline = setTimeout(() => this.killChild({ why: 'deadline', taskId: next.id }), deadlineMs);
       next.deadline.unref();
       this.send({ type: 'run', id: next.id, task: next.task });
     }
+  }
+
+  private suspectInFlight(): boolean {
+    for (const p of this.inFlight.values()) if (p.suspect) return true;
+    return false;
   }
 
   private checkRss(child: ChildProcess): void {
@@ -328,7 +346,7 @@ export class ParseHost implements TaskRunner {
     // Everyone else runs again, alone, ahead of new work.
     const suspects = held.filter((p) => p !== culprit);
     for (const p of suspects) p.suspect = true;
-    this.waiting.unshift(...suspects);
+    this.suspects.unshift(...suspects);
 
     // A process that dies while starting (no document involved) is restarted with a delay.
     if (livedMs < 5000 && held.length === 0) this.quickDeaths++;

@@ -189,6 +189,8 @@ export class WorkerLoop {
           if (outcome.ok) total = units;
           return outcome;
         },
+        // The tenant: the parsing host gives its threads to waiting tasks in turns by tenant.
+        tenantId: job.tenantId,
         progress: (fraction: number) => this.d.events.progress(running, { fraction, done: total === null ? null : Math.floor(fraction * total), total }),
       };
       const parseStarted = performance.now();

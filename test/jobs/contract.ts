@@ -488,6 +488,26 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect(log.entries.filter((e) => e.level === 'error')).toEqual([]);
       });
 
+      it('fairness: with 1,000 deliveries of tenant A queued, the one of tenant B is among the first few dispatched', async () => {
+        const tenantA = 't-a-' + randomUUID();
+        const tenantB = 't-b-' + randomUUID();
+        // As the intake enqueues: each with its app's unfinished jobs before it (inFlight).
+        for (let i = 0; i < 1000; i++) {
+          await b.queue.enqueue({ tenantId: tenantA, documentId: `a${i}`, generation: randomUUID(), lane: 'light' }, { fresh: true, inFlight: i });
+        }
+        const bRef: JobRef = { tenantId: tenantB, documentId: 'b0', generation: randomUUID(), lane: 'light' };
+        await b.queue.enqueue(bRef, { fresh: true, inFlight: 0 });
+        const order: string[] = [];
+        b.queue.consume('light', 1, async (d) => void order.push(d.ref.documentId));
+        await waitFor(() => order.includes('b0'), 30_000, "B's delivery");
+        // Embedded: the second (tenants in turns). Redis: after at most one turn of A's
+        // (DOCPARSE_QUEUE_FAIR_TURN, 8), the deliveries A had queued when it was within its first turn.
+        expect(order.indexOf('b0')).toBeLessThanOrEqual(8);
+        // A's own deliveries keep their order.
+        const aOrder = order.filter((id) => id !== 'b0');
+        expect(aOrder).toEqual(aOrder.map((_, i) => `a${i}`));
+      });
+
       it('enqueue is idempotent per (tenant, document, generation) while pending', async () => {
         const ref = makeRef();
         const sameDocNewGen = { ...ref, generation: randomUUID() };
