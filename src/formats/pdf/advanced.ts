@@ -9,7 +9,8 @@ import type { RawBlock } from './layout.js';
 import type { PdfPageT, PdfTableT } from './schema.js';
 import { r2 } from './display-units.js';
 import { rulingSegments } from './page-objects.js';
-import { alignedTables, ruledTables } from './tables.js';
+import { ruledTables } from './tables.js';
+import { borderlessTables } from './borderless-tables.js';
 import { annotations, formHandle } from './annotations.js';
 
 export interface AdvancedExtras {
@@ -83,7 +84,7 @@ export function advancedPageExtras(
   const images: NonNullable<PdfPageT['images']> = [];
   const { h, v } = rulingSegments(doc, page, frame, images);
   const ruled = ruledTables(h, v, frags, index + 1);
-  const aligned = alignedTables(frags, ruled, index + 1, ruled.length);
+  const aligned = borderlessTables(doc, page, frame, frags, ruled, index + 1, ruled.length);
   const tables = [...ruled, ...aligned];
   const form = formHandle(doc);
   const ann = annotations(doc, page, frame, form, frags);

@@ -221,8 +221,9 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
       cells.push(cell);
       cellFragments.set(cell, fs);
     }
-    // Single-cell "tables" (a box around a paragraph) are frames, not tables.
-    if (cells.length < 2) continue;
+    // Single-cell "tables" (a box around a paragraph) are frames, not tables; so are boxes
+    // (shading, highlight frames) whose cells each hold a row of several columns' values.
+    if (cells.length < 2 || holdsColumns(cells, cellFragments)) continue;
     markHeaderRows(cells, cellFragments, R);
     cells.sort((p, q) => p.row - q.row || p.col - q.col);
     tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells });
@@ -233,13 +234,44 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
 }
 
 /**
+ * True when most non-empty cells hold a line of three or more pieces set wide apart: the
+ * rules box rows of a borderless table rather than drawing its cells.
+ */
+function holdsColumns(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>): boolean {
+  let nonEmpty = 0,
+    wide = 0;
+  for (const c of cells) {
+    const fs = (fragments.get(c) ?? []).filter((f) => f.text.trim());
+    if (!fs.length) continue;
+    nonEmpty++;
+    const byLine = new Map<number, Fragment[]>();
+    for (const f of fs) {
+      const k = Math.round((f.y0 + f.y1) / 2 / Math.max(1, f.size));
+      const l = byLine.get(k);
+      if (l) l.push(f);
+      else byLine.set(k, [f]);
+    }
+    for (const l of byLine.values()) {
+      l.sort((a, b) => a.x0 - b.x0);
+      let pieces = 1;
+      for (let i = 1; i < l.length; i++) if (l[i].x0 - l[i - 1].x1 > Math.max(l[i].size, l[i - 1].size) * 1.5) pieces++;
+      if (pieces >= 3) {
+        wide++;
+        break;
+      }
+    }
+  }
+  return nonEmpty > 0 && wide >= nonEmpty * 0.5;
+}
+
+/**
  * Marks header cells (`header: true`): the table's leading rows, at most 3, whose text is all
  * bold while the next row's is not — the usual way a header row is set. A cell counts in every
  * row it spans, and only cells lying wholly inside the header rows are marked (a bold cell
  * merged down into the body is not). A table set entirely in bold, or with no bold, gets none;
  * so does a header told apart only by shading or rules.
  */
-function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
+export function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
   // Per row: true when every non-empty cell covering it is bold, null when the row is empty.
   const rowBold: (boolean | null)[] = Array.from({ length: rows }, () => null);
   for (const cell of cells) {
