@@ -16,7 +16,7 @@ import { regionWords, type Word } from './cell-pieces.js';
 import { markHeaderRows } from './tables.js';
 
 /** Words closer than this many font sizes belong to one phrase ("Prairie Brand"). */
-const PHRASE_GAP = 0.55;
+const PHRASE_GAP = 0.35;
 /** Fragments further apart than this many font sizes are separate cells (candidate lines). */
 const CELL_GAP = 1.0;
 /** A gutter may be crossed by this share of the region's lines (header cells spanning columns). */
@@ -118,8 +118,8 @@ function gutters(lines: Word[][], x0: number, x1: number, minGap: number): [numb
   const cover = new Uint16Array(W);
   for (const l of lines)
     for (const p of l) {
-      const a = Math.max(0, Math.floor(p.x0 - x0)),
-        b = Math.min(W - 1, Math.ceil(p.x1 - x0));
+      const a = Math.max(0, Math.ceil(p.x0 - x0)),
+        b = Math.min(W - 1, Math.floor(p.x1 - x0));
       for (let k = a; k <= b; k++) cover[k]++;
     }
   const limit = Math.floor(lines.length * CROSSING);
@@ -134,6 +134,13 @@ function gutters(lines: Word[][], x0: number, x1: number, minGap: number): [numb
     }
   }
   return out;
+}
+
+/** Distances between consecutive lines' middles, and their median (the usual row pitch). */
+function rowPitches(lines: Word[][]): { gaps: number[]; pitch: number } {
+  const mid = lines.map((l) => (Math.min(...l.map((p) => p.y0)) + Math.max(...l.map((p) => p.y1))) / 2);
+  const gaps = mid.slice(1).map((m, i) => m - mid[i]);
+  return { gaps, pitch: [...gaps].sort((a, b) => a - b)[gaps.length >> 1] ?? 0 };
 }
 
 /** Tables in one candidate region from its words (none when it holds no table). */
@@ -154,11 +161,15 @@ function regionTables(words: Word[]): Omit<PdfTableT, 'id'>[] {
     lines.filter((l) => l.length >= usual),
     x0,
     x1,
-    Math.max(2, size * 0.5),
+    Math.max(2, size * PHRASE_GAP),
   );
-  // A line of one phrase running across two gutters is prose between two tables: split there.
+  // Prose between two tables splits the region: a line of one phrase running across two
+  // gutters, or a sentence (five words or more) standing at a row's distance from the lines
+  // around it (a cell's wrapped text sits nearer its row's other lines).
   const crossing = (p: Word) => gs.filter(([a, b]) => p.x0 < a && p.x1 > b).length;
-  const cut = lines.findIndex((l) => l.length === 1 && crossing(l[0]) >= 2);
+  const pitchOf = rowPitches(lines);
+  const apart = (i: number) => (i === 0 || pitchOf.gaps[i - 1] >= pitchOf.pitch * WRAP_PITCH) && (i === lines.length - 1 || pitchOf.gaps[i] >= pitchOf.pitch * WRAP_PITCH);
+  const cut = lines.findIndex((l, i) => l.length === 1 && (crossing(l[0]) >= 2 || (l[0].text.split(' ').length >= 5 && apart(i))));
   if (cut >= 0) {
     const wordsIn = (ls: Word[][]) => {
       const y0 = Math.min(...ls.flat().map((p) => p.y0)),
@@ -177,19 +188,17 @@ function regionTables(words: Word[]): Omit<PdfTableT, 'id'>[] {
 function gridOf(lines: Word[][], words: Word[], gs: [number, number][], x0: number, x1: number): Omit<PdfTableT, 'id'> | null {
   const C = gs.length + 1;
   if (C < 3) return null;
-  // Column c lies between gutter c-1's start and gutter c's end (text may reach into a
-  // gutter, not across it).
+  // A phrase starts in the column right of every gutter whose middle lies left of it, and
+  // spans the further gutters it crosses whole (a header over several columns).
   const colOf = (p: Word): [number, number] => {
     let a = 0;
-    while (a < gs.length && p.x0 >= gs[a][1] - 0.5) a++;
-    let b = gs.length;
-    while (b > 0 && p.x1 <= gs[b - 1][0] + 0.5) b--;
-    return [Math.min(a, b), Math.max(a, b)];
+    while (a < gs.length && (gs[a][0] + gs[a][1]) / 2 < p.x0) a++;
+    let b = 0;
+    while (b < gs.length && gs[b][1] <= p.x1 - 0.5) b++;
+    return [a, Math.max(a, b)];
   };
   // Rows: baselines; a line much nearer the previous than the usual pitch joins its row.
-  const lineBoxes = lines.map((l) => ({ y0: Math.min(...l.map((p) => p.y0)), y1: Math.max(...l.map((p) => p.y1)) }));
-  const pitches = lineBoxes.slice(1).map((b, i) => (b.y0 + b.y1 - lineBoxes[i].y0 - lineBoxes[i].y1) / 2);
-  const pitch = [...pitches].sort((a, b) => a - b)[pitches.length >> 1] ?? 0;
+  const { gaps: pitches, pitch } = rowPitches(lines);
   const rows: Word[][][] = [];
   lines.forEach((l, i) => {
     if (i > 0 && pitches[i - 1] < pitch * WRAP_PITCH) rows[rows.length - 1].push(l);
