@@ -18,6 +18,7 @@ import { readOutline, readPageLabel } from './outline.js';
 import { OcrPageError, ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
+import { dropRepeatedHeader } from './tables.js';
 import { r2 } from './display-units.js';
 import { pageTreeWarning, readPageTree } from './page-tree.js';
 import { UnitsHeldAhead } from './reservation.js';
@@ -161,7 +162,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     const garbagePages: number[] = [];
     const failedPages: number[] = [];
     const ocrPages: number[] = [];
-    let prevTable: { table: PdfTableT; page: number; height: number } | null = null;
+    let prevTable: { table: PdfTableT; head: PdfTableT; page: number; height: number } | null = null;
 
     const emit = async (pw: PageWork) => {
       const i = pw.number - 1;
@@ -258,9 +259,15 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
         ) {
           t.continuedFrom = prevTable.table.id;
           prevTable.table.continuesOn = t.id;
+          dropRepeatedHeader(t, prevTable.head);
         }
       }
-      prevTable = tables.length ? { table: tables[tables.length - 1], page: i + 1, height: pw.geometry.height } : null;
+      if (tables.length) {
+        const last = tables[tables.length - 1];
+        // The head of a chain of continued tables keeps the header rows the others repeat.
+        const head: PdfTableT = last.continuedFrom && prevTable ? prevTable.head : last;
+        prevTable = { table: last, head, page: i + 1, height: pw.geometry.height };
+      } else prevTable = null;
       stats.add(pw.blocks);
       sigs[i] = pw.marginSigs;
       pending.push(pw);

@@ -369,3 +369,25 @@ export function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: num
   }
   return out;
 }
+
+/**
+ * A table continued from the previous page often repeats its header rows at the top: those
+ * leading rows (at most 3, fewer than the table has) whose cell texts equal the head table's
+ * first rows are dropped, so that the continued table reads as one. Ruled and unruled alike.
+ */
+export function dropRepeatedHeader(t: PdfTableT, head: PdfTableT): void {
+  const rowTexts = (x: PdfTableT, r: number) =>
+    x.cells
+      .filter((c) => c.row === r)
+      .sort((a, b) => a.col - b.col)
+      .map((c) => `${c.col}:${c.colSpan}:${c.text.replace(/\s+/g, ' ').trim()}`)
+      .join('|');
+  let k = 0;
+  while (k < Math.min(3, t.rows - 1, head.rows) && t.cells.some((c) => c.row === k && c.text) && rowTexts(t, k) === rowTexts(head, k)) k++;
+  // Only whole rows: a cell spanning down out of the repeated rows keeps them.
+  if (!k || t.cells.some((c) => c.row < k && c.row + c.rowSpan > k)) return;
+  t.cells = t.cells.filter((c) => c.row >= k);
+  for (const c of t.cells) c.row -= k;
+  t.rows -= k;
+  t.bbox = [t.bbox[0], Math.min(...t.cells.map((c) => c.bbox[1])), t.bbox[2], t.bbox[3]];
+}
