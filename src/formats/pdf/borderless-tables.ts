@@ -144,7 +144,7 @@ function rowPitches(lines: Word[][]): { gaps: number[]; pitch: number } {
 }
 
 /** Tables in one candidate region from its words (none when it holds no table). */
-function regionTables(words: Word[]): Omit<PdfTableT, 'id'>[] {
+function regionTables(words: Word[], depth = 0): Omit<PdfTableT, 'id'>[] {
   if (words.length < 6) return [];
   const lines = baselines(words).map(phrases);
   if (lines.length < 3) return [];
@@ -169,16 +169,21 @@ function regionTables(words: Word[]): Omit<PdfTableT, 'id'>[] {
   const crossing = (p: Word) => gs.filter(([a, b]) => p.x0 < a && p.x1 > b).length;
   const pitchOf = rowPitches(lines);
   const apart = (i: number) => (i === 0 || pitchOf.gaps[i - 1] >= pitchOf.pitch * WRAP_PITCH) && (i === lines.length - 1 || pitchOf.gaps[i] >= pitchOf.pitch * WRAP_PITCH);
-  const cut = lines.findIndex((l, i) => l.length === 1 && (crossing(l[0]) >= 2 || (l[0].text.split(' ').length >= 5 && apart(i))));
-  if (cut >= 0) {
-    const wordsIn = (ls: Word[][]) => {
-      const y0 = Math.min(...ls.flat().map((p) => p.y0)),
-        y1 = Math.max(...ls.flat().map((p) => p.y1));
-      return words.filter((w) => w.y0 + w.y1 > 2 * y0 && w.y0 + w.y1 < 2 * y1);
-    };
-    const above = lines.slice(0, cut),
-      below = lines.slice(cut + 1);
-    return [...(above.length >= 3 ? regionTables(wordsIn(above)) : []), ...(below.length >= 3 ? regionTables(wordsIn(below)) : [])];
+  const isCut = (l: Word[], i: number) => l.length === 1 && (crossing(l[0]) >= 2 || (l[0].text.split(' ').length >= 5 && apart(i)));
+  const cuts = lines.map((l, i) => (isCut(l, i) ? i : -1)).filter((i) => i >= 0);
+  if (cuts.length) {
+    // The lines between cuts, each run of three or more worked out afresh (a few levels deep).
+    const out: Omit<PdfTableT, 'id'>[] = [];
+    let from = 0;
+    for (const c of [...cuts, lines.length]) {
+      const seg = lines.slice(from, c);
+      from = c + 1;
+      if (seg.length < 3 || depth >= 2) continue;
+      const y0 = Math.min(...seg.flat().map((p) => p.y0)),
+        y1 = Math.max(...seg.flat().map((p) => p.y1));
+      out.push(...regionTables(words.filter((w) => w.y0 + w.y1 > 2 * y0 && w.y0 + w.y1 < 2 * y1), depth + 1));
+    }
+    return out;
   }
   const t = gridOf(lines, words, gs, x0, x1);
   return t ? [t] : [];
@@ -276,20 +281,23 @@ export function borderlessTables(
   const out: PdfTableT[] = [];
   regions.forEach((_, k) => {
     for (const t of regionTables(words[k])) {
-      // Header rows by bold type: the words carry no font, the fragments in each cell's box do.
-      const boldIn = new Map<PdfTableT['cells'][number], Fragment[]>();
-      for (const c of t.cells) {
-        const [a, b, x, y] = c.bbox;
-        boldIn.set(
-          c,
-          free.filter((f) => {
-            const cx = (f.x0 + f.x1) / 2,
-              cy = (f.y0 + f.y1) / 2;
-            return cx >= a && cx <= x && cy >= b && cy <= y;
-          }),
-        );
-      }
-      markHeaderRows(t.cells, boldIn, t.rows);
+      // Header rows by bold type: the words carry no font, the fragments in each cell's box do
+    // (each fragment placed by its centre: rows, then the cells of its row).
+    const boldIn = new Map<PdfTableT['cells'][number], Fragment[]>();
+    const byRow: PdfTableT['cells'][] = Array.from({ length: t.rows }, () => []);
+    for (const c of t.cells) byRow[c.row].push(c);
+    for (const f of free) {
+      const cx = (f.x0 + f.x1) / 2,
+        cy = (f.y0 + f.y1) / 2;
+      if (cx < t.bbox[0] || cx > t.bbox[2] || cy < t.bbox[1] || cy > t.bbox[3]) continue;
+      const row = byRow.find((cs) => cs.length && cy >= cs[0].bbox[1] && cy <= cs[0].bbox[3]);
+      const cell = row?.find((c) => cx >= c.bbox[0] && cx <= c.bbox[2]);
+      if (!cell) continue;
+      const list = boldIn.get(cell);
+      if (list) list.push(f);
+      else boldIn.set(cell, [f]);
+    }
+    markHeaderRows(t.cells, boldIn, t.rows);
       t.cells.sort((p, q) => p.row - q.row || p.col - q.col);
       out.push({ ...t, id: `p${pageNo}.t${first + out.length}` });
     }
