@@ -105,7 +105,16 @@ export async function parseAdvanced(fp) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdftt-'));
   const out = path.join(dir, 'a.json');
   await writeArtifact(
-    { documentId: 't', fileName: path.basename(fp), format: 'pdf', options: { pdfMode: 'Advanced' }, customMetadata: null, inputPath: fp, artifactPath: out, tempDir: dir },
+    {
+      documentId: 't',
+      fileName: path.basename(fp),
+      format: 'pdf',
+      options: { pdfMode: 'Advanced' },
+      customMetadata: null,
+      inputPath: fp,
+      artifactPath: out,
+      tempDir: dir,
+    },
     async () => parsePdf,
   );
   const a = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -161,7 +170,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const r = await truthAccuracy(pdf, truth);
     cells += r.cells;
     correct += r.correct;
-    console.log([r.file, `tables=${r.tables.length} found=${r.found}`, `cells=${r.cells}`, `accuracy=${r.accuracy.toFixed(3)}`, r.tables.map((t) => t.accuracy.toFixed(3)).join(' ')].join('\t'));
+    console.log(
+      [
+        r.file,
+        `tables=${r.tables.length} found=${r.found}`,
+        `cells=${r.cells}`,
+        `accuracy=${r.accuracy.toFixed(3)}`,
+        r.tables.map((t) => t.accuracy.toFixed(3)).join(' '),
+      ].join('\t'),
+    );
   }
   if (!args.length) console.log(`all\tcells=${cells}\taccuracy=${(correct / cells).toFixed(3)}`);
 }

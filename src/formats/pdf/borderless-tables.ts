@@ -168,7 +168,8 @@ function regionTables(words: Word[], depth = 0): Omit<PdfTableT, 'id'>[] {
   // around it (a cell's wrapped text sits nearer its row's other lines).
   const crossing = (p: Word) => gs.filter(([a, b]) => p.x0 < a && p.x1 > b).length;
   const pitchOf = rowPitches(lines);
-  const apart = (i: number) => (i === 0 || pitchOf.gaps[i - 1] >= pitchOf.pitch * WRAP_PITCH) && (i === lines.length - 1 || pitchOf.gaps[i] >= pitchOf.pitch * WRAP_PITCH);
+  const apart = (i: number) =>
+    (i === 0 || pitchOf.gaps[i - 1] >= pitchOf.pitch * WRAP_PITCH) && (i === lines.length - 1 || pitchOf.gaps[i] >= pitchOf.pitch * WRAP_PITCH);
   const isCut = (l: Word[], i: number) => l.length === 1 && (crossing(l[0]) >= 2 || (l[0].text.split(' ').length >= 5 && apart(i)));
   const cuts = lines.map((l, i) => (isCut(l, i) ? i : -1)).filter((i) => i >= 0);
   if (cuts.length) {
@@ -181,7 +182,12 @@ function regionTables(words: Word[], depth = 0): Omit<PdfTableT, 'id'>[] {
       if (seg.length < 3 || depth >= 2) continue;
       const y0 = Math.min(...seg.flat().map((p) => p.y0)),
         y1 = Math.max(...seg.flat().map((p) => p.y1));
-      out.push(...regionTables(words.filter((w) => w.y0 + w.y1 > 2 * y0 && w.y0 + w.y1 < 2 * y1), depth + 1));
+      out.push(
+        ...regionTables(
+          words.filter((w) => w.y0 + w.y1 > 2 * y0 && w.y0 + w.y1 < 2 * y1),
+          depth + 1,
+        ),
+      );
     }
     return out;
   }
@@ -282,22 +288,22 @@ export function borderlessTables(
   regions.forEach((_, k) => {
     for (const t of regionTables(words[k])) {
       // Header rows by bold type: the words carry no font, the fragments in each cell's box do
-    // (each fragment placed by its centre: rows, then the cells of its row).
-    const boldIn = new Map<PdfTableT['cells'][number], Fragment[]>();
-    const byRow: PdfTableT['cells'][] = Array.from({ length: t.rows }, () => []);
-    for (const c of t.cells) byRow[c.row].push(c);
-    for (const f of free) {
-      const cx = (f.x0 + f.x1) / 2,
-        cy = (f.y0 + f.y1) / 2;
-      if (cx < t.bbox[0] || cx > t.bbox[2] || cy < t.bbox[1] || cy > t.bbox[3]) continue;
-      const row = byRow.find((cs) => cs.length && cy >= cs[0].bbox[1] && cy <= cs[0].bbox[3]);
-      const cell = row?.find((c) => cx >= c.bbox[0] && cx <= c.bbox[2]);
-      if (!cell) continue;
-      const list = boldIn.get(cell);
-      if (list) list.push(f);
-      else boldIn.set(cell, [f]);
-    }
-    markHeaderRows(t.cells, boldIn, t.rows);
+      // (each fragment placed by its centre: rows, then the cells of its row).
+      const boldIn = new Map<PdfTableT['cells'][number], Fragment[]>();
+      const byRow: PdfTableT['cells'][] = Array.from({ length: t.rows }, () => []);
+      for (const c of t.cells) byRow[c.row].push(c);
+      for (const f of free) {
+        const cx = (f.x0 + f.x1) / 2,
+          cy = (f.y0 + f.y1) / 2;
+        if (cx < t.bbox[0] || cx > t.bbox[2] || cy < t.bbox[1] || cy > t.bbox[3]) continue;
+        const row = byRow.find((cs) => cs.length && cy >= cs[0].bbox[1] && cy <= cs[0].bbox[3]);
+        const cell = row?.find((c) => cx >= c.bbox[0] && cx <= c.bbox[2]);
+        if (!cell) continue;
+        const list = boldIn.get(cell);
+        if (list) list.push(f);
+        else boldIn.set(cell, [f]);
+      }
+      markHeaderRows(t.cells, boldIn, t.rows);
       t.cells.sort((p, q) => p.row - q.row || p.col - q.col);
       out.push({ ...t, id: `p${pageNo}.t${first + out.length}` });
     }
