@@ -21,7 +21,7 @@ export interface Word {
 }
 
 interface Ch {
-  /** ' ' for a space (a word break when the gap agrees). */
+  /** ' ' for a space the page draws (a word break), '_' for one PDFium inserted (a break if the gap agrees). */
   c: string;
   x0: number;
   y0: number;
@@ -29,9 +29,9 @@ interface Ch {
   y1: number;
 }
 
-/** Gap between two characters, in character heights, that ends a word; with a space between them, a smaller one does. */
+/** Gap between two characters, in character heights, that ends a word (a space drawn between them always does, an inserted one from this gap on). */
 const WORD_GAP = 0.3;
-const SPACED_GAP = 0.08;
+const INSERTED_GAP = 0.08;
 
 /**
  * The words whose characters' centres lie inside one of `regions` (in the frame `frame`: the
@@ -49,12 +49,14 @@ export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry,
       const u = ex.FPDFText_GetUnicode(tp, i);
       if (u < 32 || u === 0xfffe || u === 0xffff) continue; // line breaks, generated hyphens
       const space = u === 32 || u === 0xa0;
+      // A space PDFium inserts where it sees a gap breaks a word only with some gap to show.
+      const generated = space && ex.FPDFText_IsGenerated(tp, i) === 1;
       // The loose box (FS_RECTF left, top, right, bottom in PDF user space): the font's ascent
       // to descent, so a full stop and a digit share a baseline band.
       if (!ex.FPDFText_GetLooseCharBox(tp, i, s.ptr)) continue;
       const [ax, ay] = toDisplay(frame, s.f32(0), s.f32(3));
       const [bx, by] = toDisplay(frame, s.f32(2), s.f32(1));
-      const ch: Ch = { c: space ? ' ' : String.fromCodePoint(u), x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
+      const ch: Ch = { c: generated ? '_' : space ? ' ' : String.fromCodePoint(u), x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
       const cx = (ch.x0 + ch.x1) / 2,
         cy = (ch.y0 + ch.y1) / 2;
       const k = regions.findIndex((r) => cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]);
@@ -74,7 +76,7 @@ function dropOverdrawn(chars: Ch[]): Ch[] {
   for (let i = 0; i < byX.length; i++) {
     const a = byX[i];
     if (dropped.has(a)) continue;
-    if (a.c === ' ') {
+    if (a.c === ' ' || a.c === '_') {
       keep.push(a);
       continue;
     }
@@ -108,16 +110,18 @@ function wordsOf(chars: Ch[]): Word[] {
   for (const line of lines) {
     line.sort((a, b) => a.x0 - b.x0);
     let cur: Word | null = null;
-    let spaced = false;
+    let spaced = false,
+      inserted = false;
     for (const ch of line) {
-      if (ch.c === ' ') {
-        spaced = true;
+      if (ch.c === ' ' || ch.c === '_') {
+        if (ch.c === ' ') spaced = true;
+        else inserted = true;
         continue;
       }
       const h = ch.y1 - ch.y0;
       const gap = cur ? ch.x0 - cur.x1 : 0;
-      const sameWord = cur && gap <= Math.max(h, cur.size) * (spaced ? SPACED_GAP : WORD_GAP);
-      spaced = false;
+      const sameWord = cur && !spaced && gap <= Math.max(h, cur.size) * (inserted ? INSERTED_GAP : WORD_GAP);
+      spaced = inserted = false;
       if (cur && sameWord) {
         cur.text += ch.c;
         cur.x1 = Math.max(cur.x1, ch.x1);
