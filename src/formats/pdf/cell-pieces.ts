@@ -56,7 +56,13 @@ export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry,
       if (!ex.FPDFText_GetLooseCharBox(tp, i, s.ptr)) continue;
       const [ax, ay] = toDisplay(frame, s.f32(0), s.f32(3));
       const [bx, by] = toDisplay(frame, s.f32(2), s.f32(1));
-      const ch: Ch = { c: generated ? '_' : space ? ' ' : String.fromCodePoint(u), x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
+      const ch: Ch = {
+        c: generated ? '_' : space ? ' ' : String.fromCodePoint(u),
+        x0: Math.min(ax, bx),
+        y0: Math.min(ay, by),
+        x1: Math.max(ax, bx),
+        y1: Math.max(ay, by),
+      };
       const cx = (ch.x0 + ch.x1) / 2,
         cy = (ch.y0 + ch.y1) / 2;
       const k = regions.findIndex((r) => cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]);

@@ -1,6 +1,7 @@
-// Advanced-mode table detection on one page: ruled tables from the grid the page's rules form
-// (cells with row/column spans, header rows), then unruled tables from text alignment. Pure
-// geometry over fragments and segments; it reads nothing from PDFium.
+// Advanced-mode ruled tables on one page, from the grid the page's rules form (cells with
+// row/column spans, header rows), and what ruled and borderless tables share: header rows by
+// bold type, the repeated header of a continued table. Pure geometry over fragments and
+// segments; it reads nothing from PDFium. Borderless tables: borderless-tables.ts.
 import type { Fragment } from './fragment.js';
 import { regionLines } from './layout.js';
 import type { PdfTableT } from './schema.js';
@@ -284,90 +285,6 @@ export function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTabl
   while (h < Math.min(3, rows - 1) && rowBold[h] === true) h++;
   if (h === 0 || rowBold[h] !== false) return;
   for (const cell of cells) if (cell.row + cell.rowSpan <= h) cell.header = true;
-}
-
-/**
- * Unruled tables from text alignment: runs of ≥ 3 consecutive lines that each split into
- * ≥ 3 cells at shared column gaps (whitespace columns common to all rows).
- */
-export function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, first: number): PdfTableT[] {
-  const free = frags.filter(
-    (fr) =>
-      !ruled.some(
-        (t) => (fr.x0 + fr.x1) / 2 >= t.bbox[0] && (fr.x0 + fr.x1) / 2 <= t.bbox[2] && (fr.y0 + fr.y1) / 2 >= t.bbox[1] && (fr.y0 + fr.y1) / 2 <= t.bbox[3],
-      ),
-  );
-  // Rows: fragments on one baseline.
-  const rows: Fragment[][] = [];
-  for (const fr of [...free].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2)) {
-    const last = rows[rows.length - 1];
-    const cy = (fr.y0 + fr.y1) / 2;
-    if (last && Math.abs((last[0].y0 + last[0].y1) / 2 - cy) < (fr.y1 - fr.y0) * 0.4) last.push(fr);
-    else rows.push([fr]);
-  }
-  const out: PdfTableT[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    if (rows[i].length < 3) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < rows.length && rows[j].length >= 2 && rows[j][0].y0 - rows[j - 1][0].y1 < (rows[j][0].y1 - rows[j][0].y0) * 2.5) j++;
-    const run = rows.slice(i, j);
-    if (run.length >= 3) {
-      // Column boundaries: x-intervals covered by some fragment, merged across the run.
-      const iv = run
-        .flat()
-        .map((fr) => [fr.x0, fr.x1] as [number, number])
-        .sort((a, b) => a[0] - b[0]);
-      const cols: [number, number][] = [];
-      for (const [a, b] of iv) {
-        const last = cols[cols.length - 1];
-        if (last && a <= last[1] + 2) last[1] = Math.max(last[1], b);
-        else cols.push([a, b]);
-      }
-      const full = run.filter((r) => r.length >= Math.max(2, cols.length - 1)).length;
-      if (cols.length >= 3 && full >= run.length * 0.6) {
-        const cells: PdfTableT['cells'] = [];
-        const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
-        run.forEach((r, ri) => {
-          const y0 = Math.min(...r.map((fr) => fr.y0)),
-            y1 = Math.max(...r.map((fr) => fr.y1));
-          cols.forEach(([a, b], ci) => {
-            const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
-            const cell = {
-              row: ri,
-              col: ci,
-              rowSpan: 1,
-              colSpan: 1,
-              text: fs
-                .sort((p, q) => p.x0 - q.x0)
-                .map((fr) => fr.text)
-                .join(' '),
-              bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox,
-            };
-            cells.push(cell);
-            cellFragments.set(cell, fs);
-          });
-        });
-        markHeaderRows(cells, cellFragments, run.length);
-        const y0 = Math.min(...run[0].map((fr) => fr.y0)),
-          y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
-        out.push({
-          id: `p${pageNo}.t${first + out.length}`,
-          bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)],
-          rows: run.length,
-          columns: cols.length,
-          ruled: false,
-          source: 'alignment',
-          cells,
-        });
-      }
-    }
-    i = j;
-  }
-  return out;
 }
 
 /**
