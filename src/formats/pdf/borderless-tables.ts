@@ -21,6 +21,8 @@ const PHRASE_GAP = 0.35;
 const CELL_GAP = 1.0;
 /** A gutter may be crossed by this share of the region's lines (header cells spanning columns). */
 const CROSSING = 0.12;
+/** Cells of a table hold fewer words than this on average; columns of prose hold more. */
+const PROSE_WORDS = 5;
 /** A line nearer the previous one than this share of the usual row pitch joins its row. */
 const WRAP_PITCH = 0.75;
 
@@ -84,8 +86,10 @@ export function candidateRegions(frags: Fragment[]): BBox[] {
     }
     const run = lines.slice(i, lastSplit + 1);
     const split = run.map(splitCount);
-    if (split.filter((n) => n >= 2).length >= 3 && split.some((n) => n >= 3)) {
-      const all = run.flatMap((l) => l.items);
+    const all = run.flatMap((l) => l.items);
+    // Columns of prose (a three-column page) split lines too: their pieces run to many words.
+    const wordsPerPiece = all.reduce((n, f) => n + f.text.trim().split(/\s+/).length, 0) / all.length;
+    if (split.filter((n) => n >= 2).length >= 3 && split.some((n) => n >= 3) && wordsPerPiece <= PROSE_WORDS) {
       out.push([Math.min(...all.map((f) => f.x0)) - 1, run[0].y0 - 1, Math.max(...all.map((f) => f.x1)) + 1, run[run.length - 1].y1 + 1]);
     }
     i = lastSplit + 1;
@@ -259,7 +263,7 @@ function gridOf(lines: Word[][], words: Word[], gs: [number, number][], x0: numb
     if (filled >= 2) filledRows++;
   });
   // A table has most rows filled in two or more cells, and short cells (not columns of prose).
-  if (filledRows < rows.length * 0.5 || wordsInCells / Math.max(1, nonEmpty) > 6) return null;
+  if (filledRows < rows.length * 0.5 || wordsInCells / Math.max(1, nonEmpty) > PROSE_WORDS + 1) return null;
   const y0 = Math.min(...words.map((w) => w.y0)),
     y1 = Math.max(...words.map((w) => w.y1));
   return { bbox: [r2(x0), r2(y0), r2(x1), r2(y1)], rows: rows.length, columns: C, ruled: false, source: 'alignment', cells };

@@ -48,14 +48,18 @@ export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry,
     for (let i = 0; i < n; i++) {
       const u = ex.FPDFText_GetUnicode(tp, i);
       if (u < 32 || u === 0xfffe || u === 0xffff) continue; // line breaks, generated hyphens
-      const space = u === 32 || u === 0xa0;
-      // A space PDFium inserts where it sees a gap breaks a word only with some gap to show.
-      const generated = space && ex.FPDFText_IsGenerated(tp, i) === 1;
       // The loose box (FS_RECTF left, top, right, bottom in PDF user space): the font's ascent
       // to descent, so a full stop and a digit share a baseline band.
       if (!ex.FPDFText_GetLooseCharBox(tp, i, s.ptr)) continue;
       const [ax, ay] = toDisplay(frame, s.f32(0), s.f32(3));
       const [bx, by] = toDisplay(frame, s.f32(2), s.f32(1));
+      const cx = (ax + bx) / 2,
+        cy = (ay + by) / 2;
+      const k = regions.findIndex((r) => cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]);
+      if (k < 0) continue;
+      const space = u === 32 || u === 0xa0;
+      // A space PDFium inserts where it sees a gap breaks a word only with some gap to show.
+      const generated = space && ex.FPDFText_IsGenerated(tp, i) === 1;
       const ch: Ch = {
         c: generated ? '_' : space ? ' ' : String.fromCodePoint(u),
         x0: Math.min(ax, bx),
@@ -63,20 +67,17 @@ export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry,
         x1: Math.max(ax, bx),
         y1: Math.max(ay, by),
       };
-      const cx = (ch.x0 + ch.x1) / 2,
-        cy = (ch.y0 + ch.y1) / 2;
-      const k = regions.findIndex((r) => cx >= r[0] && cx <= r[2] && cy >= r[1] && cy <= r[3]);
       if (k >= 0) chars[k].push(ch);
     }
   } finally {
     ex.FPDFText_ClosePage(tp);
   }
-  return chars.map((c) => wordsOf(dropOverdrawn(c)));
+  return chars.map(wordsOf);
 }
 
-/** Drops a character drawn again over the same character (fake bold, duplicated text layers). */
+/** A line's characters sorted by x, without those drawn again over the same character (fake bold, duplicated text). */
 function dropOverdrawn(chars: Ch[]): Ch[] {
-  const byX = [...chars].sort((a, b) => a.x0 - b.x0);
+  const byX = chars.sort((a, b) => a.x0 - b.x0);
   const keep: Ch[] = [];
   const dropped = new Set<Ch>();
   for (let i = 0; i < byX.length; i++) {
@@ -113,8 +114,7 @@ function wordsOf(chars: Ch[]): Word[] {
     }
   }
   const words: Word[] = [];
-  for (const line of lines) {
-    line.sort((a, b) => a.x0 - b.x0);
+  for (const line of lines.map(dropOverdrawn)) {
     let cur: Word | null = null;
     let spaced = false,
       inserted = false;
