@@ -152,6 +152,17 @@ function regionTables(words: Word[], depth = 0): Omit<PdfTableT, 'id'>[] {
   if (words.length < 6) return [];
   const lines = baselines(words).map(phrases);
   if (lines.length < 3) return [];
+  const left0 = Math.min(...words.map((w) => w.x0));
+  // A column of prose beside the table (its lines start at the region's left edge and run to
+  // many words): its words are set aside and the rest read on its own.
+  const leftmost = lines.map((l) => l[0]).filter((p) => p.x0 <= left0 + 2);
+  if (depth < 2 && leftmost.filter((p) => p.text.split(' ').length >= PROSE_WORDS).length >= lines.length * 0.5) {
+    const edge = Math.max(...leftmost.map((p) => p.x1));
+    return regionTables(
+      words.filter((w) => w.x0 > edge + 0.5),
+      depth + 1,
+    );
+  }
   const sizes = words.map((w) => w.size).sort((a, b) => a - b);
   const size = sizes[sizes.length >> 1];
   const x0 = Math.min(...words.map((w) => w.x0)),

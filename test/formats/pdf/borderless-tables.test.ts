@@ -7,6 +7,7 @@ import path from 'node:path';
 import { GENERATED_DIR, generatedSet, truthAccuracy } from '../../../bench/pdf/table-truth.mjs';
 
 const FLOOR: Record<string, number> = {
+  'beside-text-3col.pdf': 1,
   'quarters-5col.pdf': 1,
   'schedule-7col-2pages.pdf': 1,
   'schedule-7col-html-2pages.pdf': 1,
@@ -56,6 +57,13 @@ describe('Advanced: borderless tables printed by LibreOffice', () => {
         expect(x0 >= t.bbox[0] - 0.01 && x1 <= t.bbox[2] + 0.01 && y0 >= t.bbox[1] - 0.01 && y1 <= t.bbox[3] + 0.01).toBe(true);
       }
     }
+  });
+
+  it('a table beside a column of prose: the prose stays out of it', async () => {
+    const r = await truthAccuracy(path.join(GENERATED_DIR, 'beside-text-3col.pdf'), path.join(GENERATED_DIR, 'beside-text-3col.truth.json'));
+    const [t] = r.artifact.content.pages[0].tables;
+    expect(t).toMatchObject({ columns: 4, rows: 7 });
+    expect(t.cells.every((c: any) => c.text.split(' ').length <= 2)).toBe(true);
   });
 
   it('a header over two columns, empty cells and wrapped cell text', async () => {
