@@ -282,7 +282,8 @@ function gridOf(lines: Word[][], words: Word[], gs: [number, number][], x0: numb
 
 /**
  * Borderless tables on a page: `frags` are the page's fragments (in `frame`), `ruled` the
- * ruled tables already found (their text is theirs); ids continue from `first`.
+ * ruled tables already found (their text is theirs); ids continue from `first`; `textPage`
+ * the page's text page if open.
  */
 export function borderlessTables(
   doc: PdfDocument,
@@ -292,13 +293,14 @@ export function borderlessTables(
   ruled: PdfTableT[],
   pageNo: number,
   first: number,
+  textPage?: number,
 ): PdfTableT[] {
   const inRuled = (f: Fragment) =>
     ruled.some((t) => (f.x0 + f.x1) / 2 >= t.bbox[0] && (f.x0 + f.x1) / 2 <= t.bbox[2] && (f.y0 + f.y1) / 2 >= t.bbox[1] && (f.y0 + f.y1) / 2 <= t.bbox[3]);
   const free = frags.filter((f) => !inRuled(f));
   const regions = candidateRegions(free);
   if (!regions.length) return [];
-  const words = regionWords(doc, page, frame, regions);
+  const words = regionWords(doc, page, frame, regions, textPage);
   const out: PdfTableT[] = [];
   regions.forEach((_, k) => {
     for (const t of regionTables(words[k])) {

@@ -35,11 +35,13 @@ const INSERTED_GAP = 0.08;
 
 /**
  * The words whose characters' centres lie inside one of `regions` (in the frame `frame`: the
- * fragments' geometry), one list per region; one pass over the page's characters.
+ * fragments' geometry), one list per region; one pass over the page's characters. `textPage`:
+ * the page's text page if already open.
  */
-export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry, regions: BBox[]): Word[][] {
+export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry, regions: BBox[], textPage?: number): Word[][] {
   const { ex } = doc.p;
-  const tp = ex.FPDFText_LoadPage(page);
+  // The page's text page when the caller kept it open (it closes it), else one of our own.
+  const tp = textPage ?? ex.FPDFText_LoadPage(page);
   if (!tp) return regions.map(() => []);
   const chars: Ch[][] = regions.map(() => []);
   try {
@@ -70,7 +72,7 @@ export function regionWords(doc: PdfDocument, page: number, frame: PageGeometry,
       if (k >= 0) chars[k].push(ch);
     }
   } finally {
-    ex.FPDFText_ClosePage(tp);
+    if (tp !== textPage) ex.FPDFText_ClosePage(tp);
   }
   return chars.map(wordsOf);
 }

@@ -342,11 +342,14 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.error = 'page could not be loaded';
     return base;
   }
+  // Advanced mode keeps the page's text page open for its tables (closed below).
+  let keptTextPage: number | undefined;
   try {
     const g = pageGeometry(doc, page);
     base.geometry = g;
     base.label = readPageLabel(doc, i);
-    let layer: TextLayer = readTextLayer(doc, page, g, mode === 'SingleColumn');
+    let layer: TextLayer = readTextLayer(doc, page, g, mode === 'SingleColumn', mode === 'Advanced');
+    keptTextPage = layer.textPage;
     base.charCount = layer.charCount;
     base.badChars = layer.badChars;
     let source: 'text' | 'ocr' | 'none' = layer.charCount > 0 ? 'text' : 'none';
@@ -439,7 +442,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.marginSigs = marginCandidates(blocks, frame);
     if (mode === 'Advanced') {
       try {
-        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes);
+        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes, keptTextPage);
       } catch (e) {
         if (isEngineTrap(e)) throw e;
         // The page's text is kept; what PDFium's objects could not give is named, not its wrapper's error.
@@ -454,6 +457,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       }
     }
   } finally {
+    if (keptTextPage) ex.FPDFText_ClosePage(keptTextPage);
     ex.FPDF_ClosePage(page);
   }
   return base;
