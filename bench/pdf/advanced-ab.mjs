@@ -27,7 +27,16 @@ async function pass(b) {
   for (const f of files) {
     const out = path.join(tmp, 'a.json');
     await b.writeArtifact(
-      { documentId: 'b', fileName: f.file, format: 'pdf', options: { pdfMode: 'Advanced' }, customMetadata: null, inputPath: path.join(CORPUS, f.file), artifactPath: out, tempDir: tmp },
+      {
+        documentId: 'b',
+        fileName: f.file,
+        format: 'pdf',
+        options: { pdfMode: 'Advanced' },
+        customMetadata: null,
+        inputPath: path.join(CORPUS, f.file),
+        artifactPath: out,
+        tempDir: tmp,
+      },
       async () => b.parsePdf,
     );
   }
@@ -42,6 +51,8 @@ const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 for (const k of ['before', 'after']) {
   const cpu = med(res[k].map((x) => x.cpu)),
     wall = med(res[k].map((x) => x.wall));
-  console.log(`${k}\t${files.length} files ${pages} pages\tcpu ${cpu.toFixed(0)} ms (${(cpu / pages).toFixed(2)} ms/page)\twall ${wall.toFixed(0)} ms (${(wall / pages).toFixed(2)} ms/page)`);
+  console.log(
+    `${k}\t${files.length} files ${pages} pages\tcpu ${cpu.toFixed(0)} ms (${(cpu / pages).toFixed(2)} ms/page)\twall ${wall.toFixed(0)} ms (${(wall / pages).toFixed(2)} ms/page)`,
+  );
 }
 fs.rmSync(tmp, { recursive: true, force: true });
