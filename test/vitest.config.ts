@@ -7,6 +7,7 @@ const root = new URL('..', import.meta.url).pathname;
 // without it still passes: these files read it throughout and are left out; the others run,
 // and the corpus-aware ones skip what needs it (CORPUS_AVAILABLE).
 const NEEDS_CORPUS = [
+  'test/formats/pdf/borderless-corpus.test.ts',
   'test/formats/office/converted-documents.test.ts',
   'test/api/families.test.ts',
   'test/engines/missing-engines.test.ts',

@@ -9,7 +9,8 @@ import type { RawBlock } from './layout.js';
 import type { PdfPageT, PdfTableT } from './schema.js';
 import { r2 } from './display-units.js';
 import { rulingSegments } from './page-objects.js';
-import { alignedTables, ruledTables } from './tables.js';
+import { ruledTables } from './tables.js';
+import { borderlessTables } from './borderless-tables.js';
 import { annotations, formHandle } from './annotations.js';
 
 export interface AdvancedExtras {
@@ -62,6 +63,7 @@ export function structTypes(doc: PdfDocument, page: number): Map<number, string>
 /**
  * `frame` is the geometry the fragments are in (the displayed page unless its text runs
  * sideways); rulings are found in that frame too, and all boxes are returned in display space.
+ * `textPage`: the page's text page, if the caller kept it open.
  */
 export function advancedPageExtras(
   doc: PdfDocument,
@@ -72,6 +74,7 @@ export function advancedPageExtras(
   frags: Fragment[],
   blocks: RawBlock[],
   types?: Map<number, string>,
+  textPage?: number,
 ): AdvancedExtras {
   if (types?.size) {
     for (const b of blocks) {
@@ -83,7 +86,7 @@ export function advancedPageExtras(
   const images: NonNullable<PdfPageT['images']> = [];
   const { h, v } = rulingSegments(doc, page, frame, images);
   const ruled = ruledTables(h, v, frags, index + 1);
-  const aligned = alignedTables(frags, ruled, index + 1, ruled.length);
+  const aligned = borderlessTables(doc, page, frame, frags, ruled, index + 1, ruled.length, textPage);
   const tables = [...ruled, ...aligned];
   const form = formHandle(doc);
   const ann = annotations(doc, page, frame, form, frags);

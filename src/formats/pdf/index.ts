@@ -18,6 +18,7 @@ import { readOutline, readPageLabel } from './outline.js';
 import { OcrPageError, ocrPage, pageLooksScanned, type OcrResult } from './ocr.js';
 import type { EngineLocations } from '../settings.js';
 import { advancedPageExtras, structTypes, type AdvancedExtras } from './advanced.js';
+import { dropRepeatedHeader } from './tables.js';
 import { r2 } from './display-units.js';
 import { pageTreeWarning, readPageTree } from './page-tree.js';
 import { UnitsHeldAhead } from './reservation.js';
@@ -161,7 +162,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
     const garbagePages: number[] = [];
     const failedPages: number[] = [];
     const ocrPages: number[] = [];
-    let prevTable: { table: PdfTableT; page: number; height: number } | null = null;
+    let prevTable: { table: PdfTableT; head: PdfTableT; page: number; height: number } | null = null;
 
     const emit = async (pw: PageWork) => {
       const i = pw.number - 1;
@@ -258,9 +259,15 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
         ) {
           t.continuedFrom = prevTable.table.id;
           prevTable.table.continuesOn = t.id;
+          dropRepeatedHeader(t, prevTable.head);
         }
       }
-      prevTable = tables.length ? { table: tables[tables.length - 1], page: i + 1, height: pw.geometry.height } : null;
+      if (tables.length) {
+        const last = tables[tables.length - 1];
+        // The head of a chain of continued tables keeps the header rows the others repeat.
+        const head: PdfTableT = last.continuedFrom && prevTable ? prevTable.head : last;
+        prevTable = { table: last, head, page: i + 1, height: pw.geometry.height };
+      } else prevTable = null;
       stats.add(pw.blocks);
       sigs[i] = pw.marginSigs;
       pending.push(pw);
@@ -335,11 +342,14 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.error = 'page could not be loaded';
     return base;
   }
+  // Advanced mode keeps the page's text page open for its tables (closed below).
+  let keptTextPage: number | undefined;
   try {
     const g = pageGeometry(doc, page);
     base.geometry = g;
     base.label = readPageLabel(doc, i);
-    let layer: TextLayer = readTextLayer(doc, page, g, mode === 'SingleColumn');
+    let layer: TextLayer = readTextLayer(doc, page, g, mode === 'SingleColumn', mode === 'Advanced');
+    keptTextPage = layer.textPage;
     base.charCount = layer.charCount;
     base.badChars = layer.badChars;
     let source: 'text' | 'ocr' | 'none' = layer.charCount > 0 ? 'text' : 'none';
@@ -432,7 +442,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     base.marginSigs = marginCandidates(blocks, frame);
     if (mode === 'Advanced') {
       try {
-        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes);
+        base.extras = advancedPageExtras(doc, page, i, g, frame, layer.fragments, blocks, base.structTypes, keptTextPage);
       } catch (e) {
         if (isEngineTrap(e)) throw e;
         // The page's text is kept; what PDFium's objects could not give is named, not its wrapper's error.
@@ -447,6 +457,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       }
     }
   } finally {
+    if (keptTextPage) ex.FPDFText_ClosePage(keptTextPage);
     ex.FPDF_ClosePage(page);
   }
   return base;

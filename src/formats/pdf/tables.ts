@@ -1,6 +1,7 @@
-// Advanced-mode table detection on one page: ruled tables from the grid the page's rules form
-// (cells with row/column spans, header rows), then unruled tables from text alignment. Pure
-// geometry over fragments and segments; it reads nothing from PDFium.
+// Advanced-mode ruled tables on one page, from the grid the page's rules form (cells with
+// row/column spans, header rows), and what ruled and borderless tables share: header rows by
+// bold type, the repeated header of a continued table. Pure geometry over fragments and
+// segments; it reads nothing from PDFium. Borderless tables: borderless-tables.ts.
 import type { Fragment } from './fragment.js';
 import { regionLines } from './layout.js';
 import type { PdfTableT } from './schema.js';
@@ -221,8 +222,9 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
       cells.push(cell);
       cellFragments.set(cell, fs);
     }
-    // Single-cell "tables" (a box around a paragraph) are frames, not tables.
-    if (cells.length < 2) continue;
+    // Single-cell "tables" (a box around a paragraph) are frames, not tables; so are boxes
+    // (shading, highlight frames) whose cells each hold a row of several columns' values.
+    if (cells.length < 2 || holdsColumns(cells, cellFragments)) continue;
     markHeaderRows(cells, cellFragments, R);
     cells.sort((p, q) => p.row - q.row || p.col - q.col);
     tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells });
@@ -233,13 +235,44 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
 }
 
 /**
+ * True when most non-empty cells hold a line of three or more pieces set wide apart: the
+ * rules box rows of a borderless table rather than drawing its cells.
+ */
+function holdsColumns(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>): boolean {
+  let nonEmpty = 0,
+    wide = 0;
+  for (const c of cells) {
+    const fs = (fragments.get(c) ?? []).filter((f) => f.text.trim());
+    if (!fs.length) continue;
+    nonEmpty++;
+    const byLine = new Map<number, Fragment[]>();
+    for (const f of fs) {
+      const k = Math.round((f.y0 + f.y1) / 2 / Math.max(1, f.size));
+      const l = byLine.get(k);
+      if (l) l.push(f);
+      else byLine.set(k, [f]);
+    }
+    for (const l of byLine.values()) {
+      l.sort((a, b) => a.x0 - b.x0);
+      let pieces = 1;
+      for (let i = 1; i < l.length; i++) if (l[i].x0 - l[i - 1].x1 > Math.max(l[i].size, l[i - 1].size) * 1.5) pieces++;
+      if (pieces >= 3) {
+        wide++;
+        break;
+      }
+    }
+  }
+  return nonEmpty > 0 && wide >= nonEmpty * 0.5;
+}
+
+/**
  * Marks header cells (`header: true`): the table's leading rows, at most 3, whose text is all
  * bold while the next row's is not — the usual way a header row is set. A cell counts in every
  * row it spans, and only cells lying wholly inside the header rows are marked (a bold cell
  * merged down into the body is not). A table set entirely in bold, or with no bold, gets none;
  * so does a header told apart only by shading or rules.
  */
-function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
+export function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cells'][number], Fragment[]>, rows: number): void {
   // Per row: true when every non-empty cell covering it is bold, null when the row is empty.
   const rowBold: (boolean | null)[] = Array.from({ length: rows }, () => null);
   for (const cell of cells) {
@@ -255,85 +288,23 @@ function markHeaderRows(cells: PdfTableT['cells'], fragments: Map<PdfTableT['cel
 }
 
 /**
- * Unruled tables from text alignment: runs of ≥ 3 consecutive lines that each split into
- * ≥ 3 cells at shared column gaps (whitespace columns common to all rows).
+ * A table continued from the previous page often repeats its header rows at the top: those
+ * leading rows (at most 3, fewer than the table has) whose cell texts equal the head table's
+ * first rows are dropped, so that the continued table reads as one. Ruled and unruled alike.
  */
-export function alignedTables(frags: Fragment[], ruled: PdfTableT[], pageNo: number, first: number): PdfTableT[] {
-  const free = frags.filter(
-    (fr) =>
-      !ruled.some(
-        (t) => (fr.x0 + fr.x1) / 2 >= t.bbox[0] && (fr.x0 + fr.x1) / 2 <= t.bbox[2] && (fr.y0 + fr.y1) / 2 >= t.bbox[1] && (fr.y0 + fr.y1) / 2 <= t.bbox[3],
-      ),
-  );
-  // Rows: fragments on one baseline.
-  const rows: Fragment[][] = [];
-  for (const fr of [...free].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2)) {
-    const last = rows[rows.length - 1];
-    const cy = (fr.y0 + fr.y1) / 2;
-    if (last && Math.abs((last[0].y0 + last[0].y1) / 2 - cy) < (fr.y1 - fr.y0) * 0.4) last.push(fr);
-    else rows.push([fr]);
-  }
-  const out: PdfTableT[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    if (rows[i].length < 3) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < rows.length && rows[j].length >= 2 && rows[j][0].y0 - rows[j - 1][0].y1 < (rows[j][0].y1 - rows[j][0].y0) * 2.5) j++;
-    const run = rows.slice(i, j);
-    if (run.length >= 3) {
-      // Column boundaries: x-intervals covered by some fragment, merged across the run.
-      const iv = run
-        .flat()
-        .map((fr) => [fr.x0, fr.x1] as [number, number])
-        .sort((a, b) => a[0] - b[0]);
-      const cols: [number, number][] = [];
-      for (const [a, b] of iv) {
-        const last = cols[cols.length - 1];
-        if (last && a <= last[1] + 2) last[1] = Math.max(last[1], b);
-        else cols.push([a, b]);
-      }
-      const full = run.filter((r) => r.length >= Math.max(2, cols.length - 1)).length;
-      if (cols.length >= 3 && full >= run.length * 0.6) {
-        const cells: PdfTableT['cells'] = [];
-        const cellFragments = new Map<PdfTableT['cells'][number], Fragment[]>();
-        run.forEach((r, ri) => {
-          const y0 = Math.min(...r.map((fr) => fr.y0)),
-            y1 = Math.max(...r.map((fr) => fr.y1));
-          cols.forEach(([a, b], ci) => {
-            const fs = r.filter((fr) => (fr.x0 + fr.x1) / 2 >= a && (fr.x0 + fr.x1) / 2 <= b);
-            const cell = {
-              row: ri,
-              col: ci,
-              rowSpan: 1,
-              colSpan: 1,
-              text: fs
-                .sort((p, q) => p.x0 - q.x0)
-                .map((fr) => fr.text)
-                .join(' '),
-              bbox: [r2(a), r2(y0), r2(b), r2(y1)] as BBox,
-            };
-            cells.push(cell);
-            cellFragments.set(cell, fs);
-          });
-        });
-        markHeaderRows(cells, cellFragments, run.length);
-        const y0 = Math.min(...run[0].map((fr) => fr.y0)),
-          y1 = Math.max(...run[run.length - 1].map((fr) => fr.y1));
-        out.push({
-          id: `p${pageNo}.t${first + out.length}`,
-          bbox: [r2(cols[0][0]), r2(y0), r2(cols[cols.length - 1][1]), r2(y1)],
-          rows: run.length,
-          columns: cols.length,
-          ruled: false,
-          source: 'alignment',
-          cells,
-        });
-      }
-    }
-    i = j;
-  }
-  return out;
+export function dropRepeatedHeader(t: PdfTableT, head: PdfTableT): void {
+  const rowTexts = (x: PdfTableT, r: number) =>
+    x.cells
+      .filter((c) => c.row === r)
+      .sort((a, b) => a.col - b.col)
+      .map((c) => `${c.col}:${c.colSpan}:${c.text.replace(/\s+/g, ' ').trim()}`)
+      .join('|');
+  let k = 0;
+  while (k < Math.min(3, t.rows - 1, head.rows) && t.cells.some((c) => c.row === k && c.text) && rowTexts(t, k) === rowTexts(head, k)) k++;
+  // Only whole rows: a cell spanning down out of the repeated rows keeps them.
+  if (!k || t.cells.some((c) => c.row < k && c.row + c.rowSpan > k)) return;
+  t.cells = t.cells.filter((c) => c.row >= k);
+  for (const c of t.cells) c.row -= k;
+  t.rows -= k;
+  t.bbox = [t.bbox[0], Math.min(...t.cells.map((c) => c.bbox[1])), t.bbox[2], t.bbox[3]];
 }

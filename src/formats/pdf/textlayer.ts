@@ -42,6 +42,8 @@ export interface TextLayer {
   verticalPairs: number;
   /** Characters dropped because the same character was already drawn at the same place. */
   duplicates: number;
+  /** The page's PDFium text page, left open when asked (readTextLayer's keepTextPage): the caller closes it. */
+  textPage?: number;
 }
 
 interface FontInfo {
@@ -130,7 +132,7 @@ function reverseVisual(text: string): string {
  * Extracts fragments from a loaded page; with `singleColumn`, lays the upright ones out into
  * SingleColumn blocks too, in WASM, when it can (TextLayer.singleColumnBlocks).
  */
-export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry, singleColumn = false): TextLayer {
+export function readTextLayer(doc: PdfDocument, page: number, display: PageGeometry, singleColumn = false, keepTextPage = false): TextLayer {
   let g = display;
   const { ex } = doc.p;
   const tp = ex.FPDFText_LoadPage(page);
@@ -217,8 +219,10 @@ export function readTextLayer(doc: PdfDocument, page: number, display: PageGeome
     out.invisibleChars = r.invisibleChars;
     out.verticalPairs = r.verticalPairs;
     out.duplicates = r.duplicates;
+    // Advanced mode reads table regions' characters again: from this text page, not a new one.
+    if (keepTextPage) out.textPage = tp;
   } finally {
-    ex.FPDFText_ClosePage(tp);
+    if (out.textPage !== tp) ex.FPDFText_ClosePage(tp);
     // Scratch grown for a page with very many characters is not kept.
     releaseLargeScratch(doc.p);
   }
