@@ -121,12 +121,14 @@ export class LiveStatus {
       }),
       handler: async (ctx) => {
         const wait = (ctx.query as { waitSeconds?: number }).waitSeconds;
-        const { tenantId } = ctx.principal!;
-        const id = ctx.params.documentId;
-        let job = await jobOf(this.d.jobs, tenantId, id);
-        if (job && wait && !isTerminal(job.statusInt)) job = await waitForJob(this.d, tenantId, id, (j) => isTerminal(j.statusInt), wait * 1000, ctx.signal);
-        if (!job) throw problems.documentNotFound(id);
-        return { status: 200, json: statusOf(job) };
+        if (wait) {
+          const { tenantId } = ctx.principal!;
+          const id = ctx.params.documentId;
+          const job = await jobOf(this.d.jobs, tenantId, id);
+          if (job && !isTerminal(job.statusInt)) await waitForJob(this.d, tenantId, id, (j) => isTerminal(j.statusInt), wait * 1000, ctx.signal);
+        }
+        // The plain status route answers, whatever else it adds (the webhook's delivery).
+        return route.handler(ctx);
       },
     };
   }
