@@ -219,7 +219,8 @@ async function startCluster(layout) {
   // MONITOR tells the commands clients send (each at most one round trip; fewer when pipelined)
   // from those run inside Lua scripts, which INFO commandstats counts alike.
   const sent = { client: 0, script: 0 };
-  const monitor = await new Redis(redis.url).monitor();
+  const monitorClient = new Redis(redis.url);
+  const monitor = await monitorClient.monitor();
   monitor.on('monitor', (_time, _args, source) => (source === 'lua' ? sent.script++ : sent.client++));
   const pgAdmin = new (require('pg').Client)({ connectionString: pg.url });
   await pgAdmin.connect();
@@ -246,6 +247,7 @@ async function startCluster(layout) {
     },
     async close() {
       monitor.disconnect();
+      monitorClient.disconnect();
       redisAdmin.disconnect();
       await pgAdmin.end().catch(() => {});
       s3proxy.close();
