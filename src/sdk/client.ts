@@ -193,7 +193,7 @@ export class DocparseClient {
         chunkBytes: this.chunkBytes,
         retry: this.retry,
         startOffset,
-        onOffset: progress && ((offset) => (progress(-1), progress(offset))),
+        onOffset: progress && offsetProgress(progress),
         signal: options.signal,
       });
     } else
@@ -357,6 +357,16 @@ function progressOf(onProgress: ((p: UploadProgress) => void) | undefined, total
     // n < 0 starts an attempt over
     sent = n < 0 ? 0 : sent + n;
     onProgress({ sentBytes: sent, totalBytes });
+  };
+}
+
+/** Progress from the offsets the server acknowledges: only forward, started over if it ever goes back. */
+function offsetProgress(progress: Progress): (offset: number) => void {
+  let told = 0;
+  return (offset) => {
+    if (offset < told) (progress(-1), progress(offset));
+    else if (offset > told) progress(offset - told);
+    told = offset;
   };
 }
 
