@@ -188,4 +188,20 @@ describe('resumable presigned upload (tus)', () => {
     expect(statuses.slice(1).every((s) => s === 204)).toBe(true);
     expect(await rowCount(c, accepted.documentId)).toBe(rowsOf(file));
   });
+
+  it('an upload URL that does not speak tus (its HEAD refused, as before tus) gets the file as one PUT', async () => {
+    const file = csv(300 * KiB);
+    const sent: string[] = [];
+    // The node's answer to HEAD replaced by a pre-tus server's 405; everything else is the node's.
+    const f: typeof fetch = async (input, init) => {
+      sent.push(init?.method ?? 'GET');
+      if (init?.method === 'HEAD') return new Response(null, { status: 405 });
+      return fetch(input, init);
+    };
+    const c = new DocparseClient({ baseUrl: proxyUrl, ...creds, fetch: f, uploadChunkBytes: 64 * KiB, directUploadMaxBytes: 100 });
+    const accepted = await c.upload(file, { fileName: 'put.csv', csvRoute: 'Tabular', sha256: sha256(file) });
+    expect(sent).toContain('PUT');
+    expect(sent).not.toContain('PATCH');
+    expect(await rowCount(c, accepted.documentId)).toBe(rowsOf(file));
+  });
 });
