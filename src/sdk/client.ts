@@ -364,8 +364,10 @@ function progressOf(onProgress: ((p: UploadProgress) => void) | undefined, total
 function offsetProgress(progress: Progress): (offset: number) => void {
   let told = 0;
   return (offset) => {
-    if (offset < told) (progress(-1), progress(offset));
-    else if (offset > told) progress(offset - told);
+    if (offset < told) {
+      progress(-1);
+      progress(offset);
+    } else if (offset > told) progress(offset - told);
     told = offset;
   };
 }

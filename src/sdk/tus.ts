@@ -54,7 +54,10 @@ export function streamSource(stream: ReadableStream<Uint8Array>): ChunkSource {
       if (parts.length > 1) {
         held = new Uint8Array(have);
         let at = 0;
-        for (const p of parts) (held.set(p, at), (at += p.length));
+        for (const p of parts) {
+          held.set(p, at);
+          at += p.length;
+        }
       }
       if (have < end - offset)
         throw new DocparseError({ status: 0, code: 'upload_truncated', detail: `the stream ended at ${heldStart + have} bytes, before its declared size` });
