@@ -15,6 +15,8 @@ export interface PreparedBody {
   once?: (onBytes?: (n: number) => void) => BodyInit;
   /** Whether onBytes is told as fetch reads the body (else only the end is known, once answered). */
   counted: boolean;
+  /** The input itself, read in chunks by a resumable upload. */
+  source: Blob | ReadableStream<Uint8Array>;
 }
 
 /**
@@ -33,6 +35,7 @@ export function prepareBody(input: UploadInput, declaredSize?: number): Prepared
     return {
       size: declaredSize ?? null,
       counted: true,
+      source: input,
       replay: null,
       once: (onBytes) => {
         if (used) throw new Error('a ReadableStream can be uploaded once');
@@ -47,6 +50,7 @@ export function prepareBody(input: UploadInput, declaredSize?: number): Prepared
     size: blob.size,
     fileName,
     counted: STREAMED_BODIES,
+    source: blob,
     // A Blob goes with its Content-Length; streamed (chunked) when counted or too large for one.
     replay: (onBytes) => (STREAMED_BODIES && (onBytes || blob.size > MAX_CONTENT_LENGTH) ? blob.stream().pipeThrough(counter(onBytes ?? (() => {}))) : blob),
   };

@@ -9,6 +9,7 @@ import { TokenSource, type TokenCache, type TokenResponse } from './token.js';
 import { DEFAULT_RETRY, Transport, type RetryEvent, type RetryPolicy } from './transport.js';
 import { isTerminal, pollingFeed, type StatusFeed } from './wait.js';
 import { liveFeed } from './live.js';
+import { blobSource, DEFAULT_CHUNK_BYTES, streamSource, tusOffset, tusUpload } from './tus.js';
 import type { BatchStatusItem, JobStatus, UploadAccepted, UploadOptions, UploadProgress } from './types.js';
 
 /** The direct-upload limit the server has by default (DOCPARSE_DIRECT_UPLOAD_MAX_BYTES); larger files go presigned. */
@@ -32,8 +33,13 @@ export interface DocparseClientOptions {
   getToken?: (signal?: AbortSignal) => Promise<TokenResponse>;
   /** Token scope (Service.API). */
   scope?: string;
-  /** Files above this go through upload-request → PUT → upload-complete (900 MB, the server's default). */
+  /**
+   * Files above this go presigned: upload-request, then the bytes as resumable (tus) PATCHes
+   * of uploadChunkBytes, then upload-complete (900 MB, the server's default).
+   */
   directUploadMaxBytes?: number;
+  /** Bytes per resumable PATCH (8 MiB). A stream keeps one chunk in memory until the server has it. */
+  uploadChunkBytes?: number;
   /** Renew the token this long before it expires (60 s). */
   tokenRenewBeforeMs?: number;
   /** Keeps the token beyond this object (the CLI keeps it in a file between runs). */
@@ -65,6 +71,9 @@ export class DocparseClient {
   private directUploadMaxBytes: number;
   private readonly batchConcurrency: number;
   private readonly feed: StatusFeed;
+  private readonly fetch: typeof fetch;
+  private readonly retry: RetryPolicy;
+  private readonly chunkBytes: number;
 
   constructor(o: DocparseClientOptions) {
     if (!o.getToken && !(o.clientId && o.clientSecret)) throw new TypeError('DocparseClient needs clientId and clientSecret, or getToken');
@@ -80,7 +89,10 @@ export class DocparseClient {
       renewBeforeMs: o.tokenRenewBeforeMs ?? 60_000,
       cache: o.tokenCache,
     });
-    this.transport = new Transport({ fetch: f, tokens, retry: { ...DEFAULT_RETRY, ...o.retry }, onRetry: o.onRetry });
+    this.fetch = f;
+    this.retry = { ...DEFAULT_RETRY, ...o.retry };
+    this.chunkBytes = Math.max(1, o.uploadChunkBytes ?? DEFAULT_CHUNK_BYTES);
+    this.transport = new Transport({ fetch: f, tokens, retry: this.retry, onRetry: o.onRetry });
     this.directUploadMaxBytes = o.directUploadMaxBytes ?? DEFAULT_DIRECT_UPLOAD_MAX_BYTES;
     this.batchConcurrency = Math.max(1, o.batchConcurrency ?? 4);
     const polling = pollingFeed((ids, signal) => this.statusBatch(ids, { signal }));
@@ -168,16 +180,32 @@ export class DocparseClient {
         signal: options.signal,
       })
     ).json()) as { uploadId: string; uploadUrl: string };
-    // A PUT replaces the session's bytes only once they check out, so it can be repeated.
-    await this.transport.call({
-      method: 'PUT',
-      url: session.uploadUrl,
-      headers: { 'content-type': 'application/octet-stream' },
-      ...bodyFactory(body, progress),
-      idempotent: true,
-      auth: false,
-      signal: options.signal,
-    });
+    // The upload URL speaks tus (its HEAD answers Tus-Resumable): the bytes go in resumable
+    // PATCHes. A server that does not gets them as one PUT, which replaces the session's bytes
+    // only once they check out, so it can be repeated.
+    const startOffset = await tusOffset(this.fetch, session.uploadUrl, options.signal);
+    if (startOffset !== null) {
+      await tusUpload({
+        fetch: this.fetch,
+        url: session.uploadUrl,
+        size: sizeBytes,
+        source: body.source instanceof Blob ? blobSource(body.source) : streamSource(body.source),
+        chunkBytes: this.chunkBytes,
+        retry: this.retry,
+        startOffset,
+        onOffset: progress && offsetProgress(progress),
+        signal: options.signal,
+      });
+    } else
+      await this.transport.call({
+        method: 'PUT',
+        url: session.uploadUrl,
+        headers: { 'content-type': 'application/octet-stream' },
+        ...bodyFactory(body, progress),
+        idempotent: true,
+        auth: false,
+        signal: options.signal,
+      });
     // Completing again returns the same job.
     const res = await this.transport.call({
       method: 'POST',
@@ -329,6 +357,18 @@ function progressOf(onProgress: ((p: UploadProgress) => void) | undefined, total
     // n < 0 starts an attempt over
     sent = n < 0 ? 0 : sent + n;
     onProgress({ sentBytes: sent, totalBytes });
+  };
+}
+
+/** Progress from the offsets the server acknowledges: only forward, started over if it ever goes back. */
+function offsetProgress(progress: Progress): (offset: number) => void {
+  let told = 0;
+  return (offset) => {
+    if (offset < told) {
+      progress(-1);
+      progress(offset);
+    } else if (offset > told) progress(offset - told);
+    told = offset;
   };
 }
 

@@ -1,4 +1,4 @@
-// The TypeScript SDK against a real node over HTTP: direct and presigned uploads, status,
+// The TypeScript SDK against a real node over HTTP: direct and presigned uploads (tus; more in resumable.test.ts), status,
 // batch status, waitFor, typed results, typed errors, the token kept and renewed once, and
 // 429 answers retried after Retry-After (or not at all for quota_exceeded).
 import fs from 'node:fs/promises';
@@ -72,7 +72,7 @@ describe('uploads', () => {
     expect(rec.tokenRequests()).toBe(1);
   });
 
-  it('a file over the direct-upload limit goes upload-request → PUT → upload-complete, with progress', async () => {
+  it('a file over the direct-upload limit goes upload-request → tus HEAD, PATCH → upload-complete, with progress', async () => {
     const rec = recorder();
     const c = client({ fetch: rec.fetch, directUploadMaxBytes: 16 });
     const seen: number[] = [];
@@ -85,7 +85,8 @@ describe('uploads', () => {
     expect(accepted.documentId).toBe('sdk-presigned-1');
     expect(rec.sent.filter((s) => !s.includes('/connect/token') && !s.includes('/status'))).toEqual([
       'POST /api/v1/documents/upload-request',
-      expect.stringMatching(/^PUT \/api\/v1\/uploads\//),
+      expect.stringMatching(/^HEAD \/api\/v1\/uploads\//),
+      expect.stringMatching(/^PATCH \/api\/v1\/uploads\//),
       'POST /api/v1/documents/upload-complete',
     ]);
     expect(seen.at(-1)).toBe(CSV.byteLength);
@@ -104,12 +105,18 @@ describe('uploads', () => {
     expect(calls()).toEqual([
       'POST /api/v1/documents/upload',
       'POST /api/v1/documents/upload-request',
-      'PUT /api/v1/uploads/…',
+      'HEAD /api/v1/uploads/…',
+      'PATCH /api/v1/uploads/…',
       'POST /api/v1/documents/upload-complete',
     ]);
     rec.sent.length = 0;
     const second = await c.upload(big, { fileName: 'second.csv', csvRoute: 'Tabular' });
-    expect(calls()).toEqual(['POST /api/v1/documents/upload-request', 'PUT /api/v1/uploads/…', 'POST /api/v1/documents/upload-complete']);
+    expect(calls()).toEqual([
+      'POST /api/v1/documents/upload-request',
+      'HEAD /api/v1/uploads/…',
+      'PATCH /api/v1/uploads/…',
+      'POST /api/v1/documents/upload-complete',
+    ]);
     const ends = await c.waitFor([first.documentId, second.documentId]);
     expect(ends.map((e) => e.status)).toEqual(['completed', 'completed']);
   });
