@@ -190,17 +190,24 @@ export class OutboxStore {
    * stamped sent or failed, or the lease runs out (the owner died mid-send).
    */
   async claimDue(owner: string, opts: { limit: number; leaseSeconds: number }): Promise<OutboxMail[]> {
+    // The due rows are picked (and locked) once, in the CTE: a LIMIT in an UPDATE's WHERE … IN
+    // subquery can be evaluated again when a concurrent claim touched a row (EvalPlanQual), and
+    // then hands one sender more rows than its limit.
     const { rows } = await this.db.query<OutboxRow>(
-      `UPDATE mail_outbox
-          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision), attempts = attempts + 1
-        WHERE id IN (SELECT id FROM mail_outbox
-                      WHERE sent_at IS NULL AND withdrawn_at IS NULL AND next_attempt_at <= now()
-                        AND (lease_until IS NULL OR lease_until < now())
-                      ORDER BY next_attempt_at, created_at
-                      LIMIT $3
-                      FOR UPDATE SKIP LOCKED)
-          AND sent_at IS NULL AND withdrawn_at IS NULL AND (lease_until IS NULL OR lease_until < now())
-        RETURNING ${COLUMNS}`,
+      `WITH due AS (
+         SELECT id FROM mail_outbox
+          WHERE sent_at IS NULL AND withdrawn_at IS NULL AND next_attempt_at <= now()
+            AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at, created_at
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED)
+       UPDATE mail_outbox m
+          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision), attempts = m.attempts + 1
+         FROM due
+        WHERE m.id = due.id
+        RETURNING ${COLUMNS.split(', ')
+          .map((c) => `m.${c}`)
+          .join(', ')}`,
       [owner, opts.leaseSeconds, opts.limit],
     );
     return rows.map(toMail).sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt) || a.createdAt.localeCompare(b.createdAt));
