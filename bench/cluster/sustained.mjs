@@ -29,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { machine, median, option, table, gitState, raisePriority } from '../lib/harness.mjs';
+import { processTree } from '../e2e/lib.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -105,29 +106,6 @@ async function serve(name, roles, env) {
     if (Date.now() > end) throw new Error(`${name} did not start:\n${err}`);
     await sleep(200);
   }
-}
-
-/** A node's process and its descendants (the parsing process and what it starts). */
-function processTree(pid) {
-  const children = new Map();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [];
-  const walk = (p) => {
-    out.push(p);
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
-  return out;
 }
 
 /** RSS (MB) and open descriptors of a node and its descendants. */
