@@ -5,6 +5,7 @@ import { DOCUMENT_TYPES, FAMILIES, ROUTING_PARAMETERS } from '../formats/registr
 import type { FamilyDescriptor, RoutingParameter } from '../formats/kit/family.js';
 import { STATUS_NAMES } from '../jobs/types.js';
 import { WebhookStatusSchema } from '../webhooks/schema.js';
+import { CompletenessSchema } from '../formats/kit/completeness.js';
 
 /** A family's routing parameter as its declaration describes it (values, required or default, plan features). */
 function routingProperty(p: RoutingParameter, family: FamilyDescriptor) {
@@ -125,6 +126,7 @@ export const ArtifactSchema = Type.Object(
     content: Type.Unknown({ description: 'Shape per family; see the *Content schemas.' }),
     customMetadata: Type.Record(Type.String(), Type.Unknown()),
     warnings: Type.Array(Type.String()),
+    completeness: Type.Optional(CompletenessSchema),
     chunks: Type.Optional(Type.Array(Type.Unknown())),
   },
   { additionalProperties: true },

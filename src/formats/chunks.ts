@@ -2,6 +2,8 @@
 // Chunks follow the heading structure: a heading starts a new chunk, and a section longer
 // than the budget is split between blocks (never inside a block unless a single block is
 // itself over budget, then between sentences).
+import { mergeProvenance } from './kit/provenance-merge.js';
+import type { Provenance } from './kit/provenance.js';
 
 export interface ChunkSourceBlock {
   /** Stable reference to the block in content, e.g. "p3.b12" or "body.17". */
@@ -12,6 +14,8 @@ export interface ChunkSourceBlock {
   level?: number;
   /** 1-based page (or sheet/slide) number, when the format has pages. */
   page?: number;
+  /** Where the block is in the document (page and box, sheet and range, slide). */
+  provenance?: Provenance;
 }
 
 export interface Chunk {
@@ -22,6 +26,8 @@ export interface Chunk {
   pages: number[];
   blockRefs: string[];
   tokenEstimate: number;
+  /** Where the chunk's text is: one entry per page, sheet or slide, its blocks' boxes or ranges joined. */
+  provenance?: Provenance[];
 }
 
 /**
@@ -37,7 +43,7 @@ export const DEFAULT_CHUNK_TOKENS = 512;
 export function buildChunks(blocks: Iterable<ChunkSourceBlock>, maxTokens = DEFAULT_CHUNK_TOKENS): Chunk[] {
   const chunks: Chunk[] = [];
   const headingPath: { level: number; text: string }[] = [];
-  let cur: { parts: string[]; pages: Set<number>; refs: string[]; tokens: number; path: string[] } | null = null;
+  let cur: { parts: string[]; pages: Set<number>; refs: string[]; tokens: number; path: string[]; provenance: Provenance[] } | null = null;
 
   const flush = () => {
     if (cur && cur.parts.length) {
@@ -49,12 +55,13 @@ export function buildChunks(blocks: Iterable<ChunkSourceBlock>, maxTokens = DEFA
         pages: [...cur.pages].sort((a, b) => a - b),
         blockRefs: cur.refs,
         tokenEstimate: estimateTokens(text),
+        ...(cur.provenance.length ? { provenance: cur.provenance } : {}),
       });
     }
     cur = null;
   };
   const open = () => {
-    cur = { parts: [], pages: new Set(), refs: [], tokens: 0, path: headingPath.map((h) => h.text) };
+    cur = { parts: [], pages: new Set(), refs: [], tokens: 0, path: headingPath.map((h) => h.text), provenance: [] };
     return cur;
   };
   const add = (b: ChunkSourceBlock, text: string) => {
@@ -68,6 +75,7 @@ export function buildChunks(blocks: Iterable<ChunkSourceBlock>, maxTokens = DEFA
     c.tokens += t;
     if (b.page !== undefined) c.pages.add(b.page);
     if (!c.refs.includes(b.ref)) c.refs.push(b.ref);
+    if (b.provenance) mergeProvenance(c.provenance, b.provenance);
   };
 
   for (const b of blocks) {

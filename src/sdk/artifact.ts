@@ -7,6 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { CadContent } from '../formats/cad/schema.js';
 import type { Chunk } from '../formats/chunks.js';
+import type { Completeness } from '../formats/kit/completeness.js';
 import type { EmailContent } from '../formats/email/schema.js';
 import type { GisContent } from '../formats/gis/schema.js';
 import type { OfficeContent } from '../formats/office/schema.js';
@@ -75,6 +76,8 @@ interface ArtifactOf<F extends DocumentFormat> {
   content: ContentOf<F>;
   customMetadata: Record<string, unknown>;
   warnings: string[];
+  /** What the document holds against what the artifact holds. */
+  completeness?: Completeness;
   /** Retrieval chunks (chunkHints=true on PDF and Office). */
   chunks?: Chunk[];
 }

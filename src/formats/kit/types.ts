@@ -6,6 +6,8 @@ import type { JsonWriter } from './json-writer.js';
 import type { Chunk } from '../chunks.js';
 import type { JobFailureCode } from '../../errors/catalogue.js';
 import type { ParserSettings } from '../settings.js';
+import type { Completeness } from './completeness.js';
+import type { Provenance } from './provenance.js';
 
 export interface ParseInput {
   /** Local file holding the upload (never the bytes themselves across threads). */
@@ -33,6 +35,11 @@ export interface ParseInput {
    * detection, so no parser imports the registry. Absent: such documents are not parsed.
    */
   embedded?: EmbeddedParsers;
+  /**
+   * Where this document sits inside the one uploaded (an e-mail's attachment): every
+   * provenance the parser writes starts from it. Absent for the upload itself.
+   */
+  within?: Provenance;
 }
 
 /** The format of an embedded document and how to load its family's parser. */
@@ -56,6 +63,8 @@ export interface ParseOutcome {
   documentUnits: number;
   metadata: Record<string, unknown>;
   warnings: string[];
+  /** What the document holds against what the artifact holds (completeness.ts). */
+  completeness?: Completeness;
   /** Retrieval chunks, when options.chunkHints is true and the family supports them (chunks.ts). */
   chunks?: Chunk[];
   /**
