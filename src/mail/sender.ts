@@ -11,13 +11,7 @@ import type { SqlClient } from '../db/sql.js';
 import { OutboxStore, type OutboxMail } from './outbox-store.js';
 import { redactSmtpUrl, withoutSmtpSecret, type MailSettings } from './settings.js';
 import { renderMail } from './templates.js';
-
-export interface RetryPolicy {
-  /** Delay after the first failed attempt (ms); doubled after each further one. */
-  baseMs: number;
-  /** Longest delay between attempts (ms). */
-  maxMs: number;
-}
+import { retryDelayMs, startPassLoop, type RetryPolicy } from '../outbox/passes.js';
 
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 15 * 60_000 };
 
@@ -50,12 +44,6 @@ export interface OutboxSender {
   nudge(): void;
   /** Finishes the message being sent, then stops. */
   stop(): Promise<void>;
-}
-
-/** Delay before the next attempt after `attempts` failed ones, ±20 % so nodes drift apart. */
-export function retryDelayMs(attempts: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const exp = policy.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30);
-  return Math.round(Math.min(policy.maxMs, exp) * (0.8 + 0.4 * random()));
 }
 
 /** An SMTP failure in one line, with the server's answer when there was one. */
@@ -97,12 +85,6 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   if (smtpUrl) log.info({ smtp: redactSmtpUrl(smtpUrl) }, 'sending e-mail through SMTP');
   else log.info('no DOCPARSE_SMTP_URL: e-mails stay in the outbox (docparse admin mail list)');
 
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let lastProblem = '';
-
   async function deliver(mail: OutboxMail, t: Transport): Promise<void> {
     try {
       const rendered = renderMail(mail.message, { dashboardUrl: deps.settings.dashboardUrl });
@@ -130,14 +112,14 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   }
 
   /** One pass: let the hooks queue what is due (invitation e-mails), then send what is due, batch after batch. */
-  async function pass(): Promise<void> {
+  async function pass(stopped: () => boolean): Promise<void> {
     await deps.hooks?.beforePass?.(deps.db);
     if (!transport) return;
     for (;;) {
-      if (stopped) return;
+      if (stopped()) return;
       const due = await outbox.claimDue(owner, { limit: batchSize, leaseSeconds });
       for (const [i, mail] of due.entries()) {
-        if (stopped) {
+        if (stopped()) {
           // Not tried: back to the outbox now, not when the lease ends (a restarted node sends them at once).
           await outbox.release(
             due.slice(i).map((m) => m.id),
@@ -151,52 +133,12 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     }
   }
 
-  function schedule(ms: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, ms);
-    timer.unref();
-  }
-
-  function run(): void {
-    timer = null;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass()
-      .then(
-        () => {
-          lastProblem = '';
-        },
-        (err: unknown) => {
-          // The control plane may be away (PostgreSQL restarting): say so once, keep trying.
-          const problem = (err as Error).message;
-          if (problem !== lastProblem) log.warn({ err: problem }, 'mail outbox pass failed; retrying');
-          lastProblem = problem;
-        },
-      )
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          schedule(0);
-        } else schedule(pollMs);
-      });
-  }
-
-  schedule(0);
-
+  // The control plane may be away (PostgreSQL restarting): the loop says so once and keeps trying.
+  const loop = startPassLoop({ pass, nextWakeMs: () => pollMs, logger: log, failure: 'mail outbox pass failed; retrying' });
   return {
-    nudge() {
-      schedule(0);
-    },
+    nudge: () => loop.nudge(),
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await running;
+      await loop.stop();
       transport?.close();
     },
   };

@@ -12,15 +12,9 @@ import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { WebhookDeliveryStore, WebhookDelivery } from './delivery-store.js';
 import type { WebhookSecretStore } from './secret-store.js';
 import { signWebhook } from './signature.js';
+import { retryDelayMs, startPassLoop, type RetryPolicy } from '../outbox/passes.js';
 
-export interface WebhookRetry {
-  /** Delay after the first failed attempt (ms); doubled after each further one. */
-  baseMs: number;
-  /** Longest delay between attempts (ms). */
-  maxMs: number;
-}
-
-export const DEFAULT_WEBHOOK_RETRY: WebhookRetry = { baseMs: 5_000, maxMs: 30 * 60_000 };
+export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 30 * 60_000 };
 
 /** How long one attempt may take, connection to answer (ms); well inside a lease. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -40,18 +34,12 @@ export interface WebhookSenderDeps {
   keepSeconds: number;
   senderId?: string;
   pollMs?: number;
-  retry?: WebhookRetry;
+  retry?: RetryPolicy;
 }
 
 export interface WebhookSender {
   nudge(): void;
   stop(): Promise<void>;
-}
-
-/** Delay before the next attempt after `attempts` failed ones, ±20 % so receivers are not hit in step. */
-export function webhookRetryDelayMs(attempts: number, retry: WebhookRetry, random: () => number = Math.random): number {
-  const exp = retry.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30);
-  return Math.round(Math.min(retry.maxMs, exp) * (0.8 + 0.4 * random()));
 }
 
 interface Outcome {
@@ -71,11 +59,6 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   // A new connection per attempt (no keep-alive): each one passes the address policy afresh.
   const agents = deps.outbound.agents({ keepAlive: false });
 
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let lastProblem = '';
   /** When retries this sender scheduled fall due (ms since the epoch). */
   let wakes: number[] = [];
 
@@ -129,7 +112,7 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
       log.info(fields, 'webhook delivered');
       return;
     }
-    const retryInMs = webhookRetryDelayMs(d.attempts, retry);
+    const retryInMs = retryDelayMs(d.attempts, retry);
     const windowEnds = Date.parse(d.windowStartedAt) + deps.maxAgeSeconds * 1000;
     const giveUp = !secret || Date.now() + retryInMs > windowEnds;
     await deps.deliveries.markFailed(d.id, owner, { statusCode: outcome.statusCode, error: outcome.error }, giveUp ? null : retryInMs);
@@ -142,14 +125,14 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
   }
 
   let sweptAt = 0;
-  async function pass(): Promise<void> {
+  async function pass(stopped: () => boolean): Promise<void> {
     if (Date.now() - sweptAt > 3_600_000) {
       sweptAt = Date.now();
       const gone = await deps.deliveries.deleteOlderThan(deps.keepSeconds);
       if (gone) log.debug({ deliveries: gone }, 'old webhook deliveries forgotten');
     }
     for (;;) {
-      if (stopped) return;
+      if (stopped()) return;
       const due = await deps.deliveries.claimDue(owner, { limit: BATCH, leaseSeconds: LEASE_SECONDS });
       await Promise.all(due.map((d) => attempt(d).catch((err: Error) => log.warn({ err: err.message, deliveryId: d.id }, 'webhook attempt not recorded'))));
       if (due.length < BATCH) return;
@@ -163,52 +146,12 @@ export function startWebhookSender(deps: WebhookSenderDeps): WebhookSender {
     return Math.min(pollMs, ...wakes.map((t) => t - now));
   }
 
-  function schedule(ms: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, ms);
-    timer.unref();
-  }
-
-  function run(): void {
-    timer = null;
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass()
-      .then(
-        () => {
-          lastProblem = '';
-        },
-        (err: unknown) => {
-          // The control plane may be away: say so once, keep trying.
-          const problem = (err as Error).message;
-          if (problem !== lastProblem) log.warn({ err: problem }, 'webhook pass failed; retrying');
-          lastProblem = problem;
-        },
-      )
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          schedule(0);
-        } else schedule(nextWakeMs());
-      });
-  }
-
-  schedule(0);
-
+  // The control plane may be away: the loop says so once and keeps trying.
+  const loop = startPassLoop({ pass, nextWakeMs, logger: log, failure: 'webhook pass failed; retrying' });
   return {
-    nudge() {
-      schedule(0);
-    },
+    nudge: () => loop.nudge(),
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await running;
+      await loop.stop();
       agents.http.destroy();
       agents.https.destroy();
     },

@@ -12,7 +12,8 @@ import { WebhookDeliveryStore, type WebhookDelivery } from './delivery-store.js'
 import { NotifyingJobStore } from './notifying-store.js';
 import { isNotifiable, payloadOf } from './payload.js';
 import { WebhookSecretStore } from './secret-store.js';
-import { startWebhookSender, type WebhookRetry, type WebhookSender } from './sender.js';
+import { startWebhookSender, type WebhookSender } from './sender.js';
+import type { RetryPolicy } from '../outbox/passes.js';
 
 export interface WebhooksOptions {
   db: SqlClient;
@@ -26,7 +27,7 @@ export interface WebhooksOptions {
   /** The jobs' retention: finished deliveries are kept as long as their jobs answer status. */
   retentionSeconds: number;
   nodeId: string;
-  retry?: WebhookRetry;
+  retry?: RetryPolicy;
 }
 
 /** The `webhook` field of a job's status. */
