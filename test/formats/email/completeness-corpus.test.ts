@@ -5,23 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { EmailContent } from '../../../src/formats/email/schema.js';
 import { CORPUS_AVAILABLE, corpusPath, parseFile, readManifest } from '../../helpers/parse.js';
+import { attachmentsWithPath } from './attachments.js';
 
 const manifest = CORPUS_AVAILABLE ? await readManifest('email') : [];
 
-/** Every attachment at every depth with the path the content puts it at (from 1 per level). */
-export function attachmentsWithPath(messages: any[]): { a: any; message: number; path: number[] }[] {
-  const out: { a: any; message: number; path: number[] }[] = [];
-  const walk = (m: any, message: number, path: number[]): void =>
-    m.attachments.forEach((a: any, i: number) => {
-      out.push({ a, message, path: [...path, i + 1] });
-      if (a.message) walk(a.message, message, [...path, i + 1]);
-    });
-  messages.forEach((m, i) => walk(m, i + 1, []));
-  return out;
-}
-
 /** Checks a tally against the parts content holds; `listed` are the gaps that point into content. */
-export function expectTally(t: any, parts: { missed?: string; empty: boolean }[], unlisted = 0): void {
+function expectTally(t: any, parts: { missed?: string; empty: boolean }[], unlisted = 0): void {
   expect(t.found).toBe(t.emitted + t.failed + t.skipped);
   expect(t.found).toBe(parts.length + unlisted);
   expect(t.emitted).toBe(parts.filter((p) => !p.missed).length);
