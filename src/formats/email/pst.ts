@@ -115,9 +115,11 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
       continue;
     }
     let read: Buffer | number | null = null;
+    let damaged = false;
     try {
       read = method === ATTACH_BY_VALUE || method === ATTACH_OLE || method === 0 || method === undefined ? readAttachment(a) : null;
     } catch {
+      damaged = true;
       warnings.push(`attachment ${attachmentLabel(fileName, i)}: its content could not be read (its data in the PST file is damaged)`);
     }
     const content = typeof read === 'number' ? null : read;
@@ -129,7 +131,7 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
           sha256: content ? sha256(content) : null,
           ...extractAttachment(contentType, fileName, content),
           ...(typeof read === 'number' ? { missed: 'skipped' as const, note: `content not read: larger than ${MAX_ATTACHMENT_READ} bytes` } : {}),
-          ...(read === null && method !== undefined && method !== ATTACH_BY_VALUE
+          ...(read === null && !damaged && method !== undefined && method !== ATTACH_BY_VALUE
             ? { missed: 'skipped' as const, note: `attachment by reference (method ${method}): no content in the file` }
             : {}),
         },
