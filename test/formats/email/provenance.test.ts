@@ -14,6 +14,7 @@ import { parserSettings } from '../../helpers/parser-settings.js';
 import { sofficePath } from '../../../src/formats/kit/engine-locations.js';
 import { sofficeEnvironment } from '../../../src/formats/kit/soffice-env.js';
 import { pagesPdf } from '../../helpers/pdfs.js';
+import { msgWithUnreadableAttachment } from '../../../bench/fuzz/generators/messages.mjs';
 
 type Part = { type: string; name?: string; body: Buffer | string; encoding?: 'base64' | '7bit' };
 
@@ -207,6 +208,19 @@ describe('attachments and messages left out, with why', () => {
       failed: 1,
       skipped: 0,
       gaps: [{ outcome: 'failed', reason: 'not parsed as MIME: no header fields: not an RFC 5322 message', provenance: { message: 2 } }],
+    });
+  });
+
+  it('an MSG attachment whose data streams are gone (edited sectors) is failed', async () => {
+    const { content, completeness } = await parseText('edited-sectors.msg', msgWithUnreadableAttachment(), 'msg');
+    expect(content.messages[0].attachments[0]).toMatchObject({ missed: 'failed', provenance: { message: 1, attachment: [1] } });
+    expect(completeness.attachments).toEqual({
+      found: 1,
+      emitted: 0,
+      empty: 0,
+      failed: 1,
+      skipped: 0,
+      gaps: [{ outcome: 'failed', reason: 'attachment content not available', provenance: { message: 1, attachment: [1] } }],
     });
   });
 
