@@ -148,22 +148,24 @@ export function extractAttachment(
   fileName: string | null,
   content: Uint8Array | null,
   charset?: string | null,
-): Pick<EmailAttachmentT, 'extraction' | 'text' | 'textTruncated' | 'note'> {
+): Pick<EmailAttachmentT, 'extraction' | 'text' | 'textTruncated' | 'note' | 'missed'> {
   const ct = (contentType ?? '').toLowerCase();
   const name = (fileName ?? '').toLowerCase();
-  if (!content) return { extraction: 'none', note: 'attachment content not available' };
+  if (!content) return { extraction: 'none', missed: 'failed', note: 'attachment content not available' };
   const isHtml = ct === 'text/html' || ct === 'application/xhtml+xml' || /\.x?html?$/.test(name);
   const isCsv = ct === 'text/csv' || ct === 'text/tab-separated-values' || /\.(csv|tsv)$/.test(name);
   const isText = ct.startsWith('text/') || /\.(txt|log|md|json|xml|ics|vcf|eml)$/.test(name);
   const fmt = serviceFormat(contentType, fileName);
   if (isHtml || isCsv || (isText && !fmt)) {
-    if (content.byteLength > MAX_EXTRACT_BYTES) return { extraction: 'none', note: `text not extracted: larger than ${MAX_EXTRACT_BYTES} bytes` };
+    if (content.byteLength > MAX_EXTRACT_BYTES)
+      return { extraction: 'none', missed: 'skipped', note: `text not extracted: larger than ${MAX_EXTRACT_BYTES} bytes` };
     const decoded = decodeText(content, charset);
     if (isHtml) return { extraction: 'html', ...cap(htmlToText(decoded) ?? '') };
     return { extraction: isCsv ? 'csv' : 'text', ...cap(decoded) };
   }
-  if (fmt) return { extraction: 'none', note: `${fmt}: a format the service parses when uploaded on its own; not extracted inside a message` };
-  return { extraction: 'none', note: 'binary attachment: content not extracted' };
+  if (fmt)
+    return { extraction: 'none', missed: 'skipped', note: `${fmt}: a format the service parses when uploaded on its own; not extracted inside a message` };
+  return { extraction: 'none', missed: 'skipped', note: 'binary attachment: content not extracted' };
 }
 
 /** Unfolded header lines "Name: value" → [{name, value}] with encoded-words decoded. */

@@ -3,6 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonWriter } from '../kit/json-writer.js';
+import { CompletenessCounter } from '../kit/completeness.js';
 import { ExtractionError, type EmbeddedParsers, type FormatParser, type ParseInput, type ParseOutcome, type UnitMeter } from '../kit/types.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { headerValue } from './common.js';
@@ -12,6 +13,8 @@ import { parseMime } from './mime.js';
 import { enrichAttachments } from './service-attachments.js';
 import { readMsg } from './msg.js';
 import { walkPst } from './pst.js';
+import { stampProvenance } from './provenance.js';
+import { countMessage } from './completeness.js';
 import type { EmailMessageT } from './schema.js';
 import type { ParserSettings } from '../settings.js';
 
@@ -31,6 +34,7 @@ class MessageSink {
   warnings: string[] = [];
 
   private readonly units: StreamingUnits;
+  private readonly completeness = new CompletenessCounter().kind('messages').kind('attachments');
 
   constructor(
     private readonly w: JsonWriter,
@@ -46,7 +50,9 @@ class MessageSink {
   async add(m: EmailMessageT): Promise<void> {
     // Each message is a unit: held before its attachments are parsed or it is written.
     await this.units.need(this.count + 1);
+    stampProvenance(m, this.count + 1);
     await enrichAttachments(m, this.settings, this.embedded);
+    countMessage(this.completeness, m);
     this.w.value({ index: this.count, ...m });
     this.count++;
     this.attachments += m.attachmentCount;
@@ -58,6 +64,11 @@ class MessageSink {
     };
     collect(m, `message ${this.count - 1}`);
     await this.w.maybeFlush();
+  }
+
+  /** A message the mailbox holds that could not be read (not in content.messages). */
+  unreadable(reason: string): void {
+    this.completeness.missed('messages', 'failed', reason);
   }
 
   end(extra: Record<string, unknown> = {}): void {
@@ -83,6 +94,7 @@ class MessageSink {
         ...metadata,
       },
       warnings: [...warnings, ...this.warnings],
+      completeness: this.completeness.result(),
     };
   }
 }
@@ -174,6 +186,7 @@ export const parseMbox: FormatParser = async (input: ParseInput, content: JsonWr
             attachmentCount: 0,
             totalAttachmentCount: 0,
             nestedMessageCount: 0,
+            missed: 'failed',
             warnings: [`not parsed as MIME: ${unreadableBecause(e, 'its MIME structure is damaged')}`],
           };
         }
@@ -212,12 +225,21 @@ export const parsePst: FormatParser = async (input: ParseInput, content: JsonWri
   const { size } = await stat(input.filePath);
   const sink = new MessageSink(content, 'pst', input.settings, input.embedded, input.units);
   let embedded = 0;
-  const walk = await walkPst(input.filePath, async (m) => {
-    embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;
-    await sink.add(m);
-    if ((sink.count & 31) === 0) input.progress(Math.min(0.99, sink.count / 1000));
-  });
+  let unreadable = 0;
+  const walk = await walkPst(
+    input.filePath,
+    async (m) => {
+      embedded += m.attachments.filter((a) => a.extraction === 'message' && a.message === null).length;
+      await sink.add(m);
+      if ((sink.count & 31) === 0) input.progress(Math.min(0.99, sink.count / 1000));
+    },
+    (reason) => {
+      unreadable++;
+      sink.unreadable(reason);
+    },
+  );
   sink.end({ folders: walk.folders, store: walk.store });
   const warnings = embedded ? [`${embedded} embedded-message attachments could not be opened; they are counted`] : [];
+  if (unreadable) warnings.push(`${unreadable} items the PST's folders list could not be read; they are not in messages`);
   return sink.outcome('pst', { bytes: size, folderCount: walk.folders.length, store: walk.store }, warnings);
 };

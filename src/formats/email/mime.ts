@@ -59,13 +59,19 @@ async function attachment(a: Attachment, depth: number, warnings: string[]): Pro
   if (contentType && MESSAGE_TYPES.has(contentType)) {
     if (depth + 1 > MAX_NESTING) {
       warnings.push(`nested message deeper than ${MAX_NESTING} levels not opened`);
-      return { ...base, extraction: 'message', message: null, note: `not opened: nesting deeper than ${MAX_NESTING}` };
+      return { ...base, extraction: 'message', message: null, missed: 'skipped', note: `not opened: nesting deeper than ${MAX_NESTING}` };
     }
     try {
       const nested = await parseMime(content, depth + 1);
       return { ...base, extraction: 'message', message: nested };
     } catch (e) {
-      return { ...base, extraction: 'message', message: null, note: `nested message unreadable: ${unreadableBecause(e, 'its MIME structure is damaged')}` };
+      return {
+        ...base,
+        extraction: 'message',
+        message: null,
+        missed: 'failed',
+        note: `nested message unreadable: ${unreadableBecause(e, 'its MIME structure is damaged')}`,
+      };
     }
   }
   return rememberContent({ ...base, ...extractAttachment(contentType, a.filename ?? null, content, charsetOf(a)) }, content);

@@ -118,10 +118,10 @@ function mapMessage(reader: Reader, d: Fields, depth: number, cp: string | null)
         disposition: 'attachment',
         contentId: a.pidContentId ?? null,
       };
-      if (!inner) attachments.push({ ...base, extraction: 'message', message: null, note: 'embedded message unreadable' });
+      if (!inner) attachments.push({ ...base, extraction: 'message', message: null, missed: 'failed', note: 'embedded message unreadable' });
       else if (depth + 1 > MAX_NESTING) {
         warnings.push(`embedded message deeper than ${MAX_NESTING} levels not opened`);
-        attachments.push({ ...base, extraction: 'message', message: null, note: `not opened: nesting deeper than ${MAX_NESTING}` });
+        attachments.push({ ...base, extraction: 'message', message: null, missed: 'skipped', note: `not opened: nesting deeper than ${MAX_NESTING}` });
       } else attachments.push({ ...base, extraction: 'message', message: mapMessage(reader, inner, depth + 1, cp) });
       continue;
     }

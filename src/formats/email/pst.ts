@@ -3,6 +3,7 @@
 // soon as it is read. pst-extractor returns null for embedded-message attachments because
 // it does not hand the attachment its parent's descriptor node; we give it that node, and
 // the embedded message is read like any other (depth-limited).
+import { statSync } from 'node:fs';
 import { PSTFile } from 'pst-extractor';
 import { printable } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
@@ -55,12 +56,13 @@ function recipients(m: Any): { to: EmailAddressT[]; cc: EmailAddressT[]; bcc: Em
   return out;
 }
 
-function readAttachment(a: Any): Buffer | null {
+/** The attachment's bytes; null when it has no data stream; its length when over MAX_ATTACHMENT_READ. */
+function readAttachment(a: Any): Buffer | number | null {
   const s = safe(() => a.fileInputStream, null as Any);
   if (!s) return null;
   const len = typeof s.length?.toNumber === 'function' ? s.length.toNumber() : Number(s.length ?? 0);
   if (!len) return Buffer.alloc(0);
-  if (len > MAX_ATTACHMENT_READ) return null;
+  if (len > MAX_ATTACHMENT_READ) return len;
   const buf = Buffer.alloc(len);
   s.readCompletely(buf);
   return buf;
@@ -72,7 +74,11 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
   for (let i = 0; i < n; i++) {
     const a = safe(() => m.getAttachment(i), null as Any);
     if (!a) {
-      warnings.push(`attachment ${i + 1}: it could not be read (its entry in the PST file is damaged)`);
+      const reason = 'it could not be read (its entry in the PST file is damaged)';
+      warnings.push(`attachment ${i + 1}: ${reason}`);
+      // Listed, so that the attachments after it keep their numbers (provenance).
+      const unread = { fileName: null, contentType: null, size: 0, sha256: null, disposition: null, contentId: null };
+      out.push({ ...unread, extraction: 'none', missed: 'failed', note: reason });
       continue;
     }
     const fileName = a.longFilename || a.filename || a.displayName || null;
@@ -89,7 +95,7 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
       };
       if (depth + 1 > MAX_NESTING) {
         warnings.push(`embedded message deeper than ${MAX_NESTING} levels not opened`);
-        out.push({ ...head, message: null, note: `not opened: nesting deeper than ${MAX_NESTING}` });
+        out.push({ ...head, message: null, missed: 'skipped', note: `not opened: nesting deeper than ${MAX_NESTING}` });
         continue;
       }
       let embedded: Any = null;
@@ -105,24 +111,28 @@ function attachments(m: Any, warnings: string[], folderPath: string, depth: numb
           fileName: fileName ?? `${safe(() => embedded.subject as string, '') || 'embedded'}.msg`,
           message: mapMessage(embedded, folderPath, depth + 1),
         });
-      else out.push({ ...head, message: null, note: 'embedded message could not be read from the PST' });
+      else out.push({ ...head, message: null, missed: 'failed', note: 'embedded message could not be read from the PST' });
       continue;
     }
-    let content: Buffer | null = null;
+    let read: Buffer | number | null = null;
+    let damaged = false;
     try {
-      content = method === ATTACH_BY_VALUE || method === ATTACH_OLE || method === 0 || method === undefined ? readAttachment(a) : null;
+      read = method === ATTACH_BY_VALUE || method === ATTACH_OLE || method === 0 || method === undefined ? readAttachment(a) : null;
     } catch {
+      damaged = true;
       warnings.push(`attachment ${attachmentLabel(fileName, i)}: its content could not be read (its data in the PST file is damaged)`);
     }
+    const content = typeof read === 'number' ? null : read;
     out.push(
       rememberContent(
         {
           ...base,
-          size: content?.length ?? Number(a.attachSize ?? a.filesize ?? 0),
+          size: content?.length ?? (typeof read === 'number' ? read : Number(a.attachSize ?? a.filesize ?? 0)),
           sha256: content ? sha256(content) : null,
           ...extractAttachment(contentType, fileName, content),
-          ...(content === null && method !== undefined && method !== ATTACH_BY_VALUE
-            ? { note: `attachment by reference (method ${method}): no content in the file` }
+          ...(typeof read === 'number' ? { missed: 'skipped' as const, note: `content not read: larger than ${MAX_ATTACHMENT_READ} bytes` } : {}),
+          ...(read === null && !damaged && method !== undefined && method !== ATTACH_BY_VALUE
+            ? { missed: 'skipped' as const, note: `attachment by reference (method ${method}): no content in the file` }
             : {}),
         },
         content,
@@ -206,8 +216,14 @@ export interface PstWalk {
 /**
  * Walks every folder of a PST and awaits `onMessage` for each item (depth-first, folder
  * order as stored). Folder paths start below the unnamed root ("Top of Outlook data file/Inbox").
+ * `onUnreadable` hears of each item a folder lists that could not be read, with why.
  */
-export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) => Promise<void>, maxDepth = 64): Promise<PstWalk> {
+export async function walkPst(
+  filePath: string,
+  onMessage: (m: EmailMessageT) => Promise<void>,
+  onUnreadable: (reason: string) => void,
+  maxDepth = 64,
+): Promise<PstWalk> {
   let pst: Any;
   try {
     pst = new PSTFile(filePath);
@@ -215,6 +231,7 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
     throw new ExtractionError('not a readable PST/OST file: its header or index is damaged.', 'extraction_failed', false, { cause: e });
   }
   const folders: { path: string; messageCount: number }[] = [];
+  const maxUnread = Math.floor(statSync(filePath).size / 64);
   try {
     const storeObj = safe(() => pst.getMessageStore(), null as Any);
     const store: Record<string, unknown> = {
@@ -226,7 +243,9 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
     const walk = async (folder: Any, parts: string[], depth: number): Promise<void> => {
       const path = parts.join('/');
       let count = 0;
-      if (safe(() => folder.contentCount as number, 0) > 0) {
+      let damaged = 0;
+      const listed = safe(() => folder.contentCount as number, 0);
+      if (listed > 0) {
         for (;;) {
           let m: Any;
           try {
@@ -237,9 +256,22 @@ export async function walkPst(filePath: string, onMessage: (m: EmailMessageT) =>
             });
           }
           if (!m) break;
+          let msg: EmailMessageT;
+          try {
+            msg = mapMessage(m, path);
+          } catch {
+            damaged++;
+            onUnreadable(`an item in folder ${printable(path)} could not be read (its properties in the PST file are damaged)`);
+            continue;
+          }
           count++;
-          await onMessage(mapMessage(m, path));
+          await onMessage(msg);
         }
+        // pst-extractor passes over an item it cannot load: the folder's own count says how many.
+        // That count is a number the file states: an item takes at least one 64-byte block, so
+        // no more than size / 64 can be missing.
+        const unread = Math.min(listed - count - damaged, maxUnread);
+        for (let i = 0; i < unread; i++) onUnreadable(`an item folder ${printable(path)} lists could not be read (its data in the PST file is damaged)`);
       }
       if (count || parts.length) folders.push({ path, messageCount: count });
       if (depth < maxDepth && safe(() => folder.hasSubfolders as boolean, false)) {

@@ -1,5 +1,6 @@
 // JSON Schema (TypeBox) of the email family's artifact `content` (EML, MBOX, MSG, PST).
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 export const EmailAddress = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
@@ -8,11 +9,23 @@ export const EmailAddress = Type.Object({
 
 const Header = Type.Object({ name: Type.String(), value: Type.String() });
 
+/** A piece of a parsed attachment's text and where it came from (page, sheet or slide of the attachment). */
+const AttachmentPart = Type.Object(
+  { text: Type.String(), provenance: ProvenanceSchema },
+  { additionalProperties: false, description: "One page, sheet or slide of a 'parsed' attachment" },
+);
+
 /** A message; `attachments[].message` nests the same shape (recursive). */
 export const EmailMessage = Type.Recursive(
   (Self) =>
     Type.Object({
       index: Type.Optional(Type.Integer({ minimum: 0, description: 'Position among the billed items (top level only).' })),
+      provenance: Type.Optional(ProvenanceSchema),
+      missed: Type.Optional(
+        Type.Literal('failed', {
+          description: 'MBOX: the entry could not be parsed as a message (counted failed in `completeness`); its raw text is in `text`, `warnings` says why',
+        }),
+      ),
       folderPath: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'PST folder path ("/"-joined); MBOX: the mailbox name.' })),
       labels: Type.Optional(Type.Array(Type.String(), { description: 'Gmail labels (X-Gmail-Labels) for MBOX exports.' })),
       itemClass: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Outlook item class (IPM.Note, IPM.Contact, …).' })),
@@ -50,6 +63,17 @@ export const EmailMessage = Type.Recursive(
           text: Type.Optional(Type.String()),
           textTruncated: Type.Optional(Type.Boolean()),
           note: Type.Optional(Type.String({ description: 'Why the content was not extracted, or which service format it is.' })),
+          missed: Type.Optional(
+            Type.Union([Type.Literal('failed'), Type.Literal('skipped')], {
+              description: "Set when the content is not in the artifact: 'failed' (unreadable) or 'skipped' (left out on purpose); `note` says why",
+            }),
+          ),
+          provenance: Type.Optional(ProvenanceSchema),
+          parts: Type.Optional(
+            Type.Array(AttachmentPart, {
+              description: "For 'parsed': `text` split by page, sheet or slide, each with its provenance; `text` is the parts' text joined with newlines",
+            }),
+          ),
           message: Type.Optional(Type.Union([Self, Type.Null()], { description: 'The nested message (message/rfc822, embedded MSG).' })),
         }),
       ),
