@@ -3,6 +3,8 @@
 // tables keep gridSpan/rowSpan and their header row (PPTX firstRow, ODP use-first-row-styles),
 // every sheet, slide, table and chunk says where it is, and completeness counts what failed
 // with why.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,9 @@ import { parsePath, schemaErrors } from './helpers.js';
 import { odp, ods, pptx, xlsx } from './sheet-slide-files.js';
 import { libreOfficeAvailable } from '../../../src/formats/office/libreoffice.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
+import { parseOffice } from '../../../src/formats/office/index.js';
+import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
+import type { Provenance } from '../../../src/formats/kit/provenance.js';
 
 const hasLibreOffice = libreOfficeAvailable(parserSettings().engines);
 
@@ -241,4 +246,53 @@ describe('presentations: table spans, header rows, provenance, completeness', ()
     },
     120_000,
   );
+});
+
+describe('a spreadsheet or presentation inside an upload: every provenance starts from `within`', () => {
+  const within: Provenance = { message: 1, attachment: [2], file: 'inner' };
+
+  /** Runs the parser as the e-mail family runs it on an attachment: with `within` set. */
+  async function parseWithin(name: string, bytes: Buffer, format: string): Promise<{ content: any; outcome: any }> {
+    const file = path.join(dir, name);
+    await fs.writeFile(file, bytes);
+    const outPath = path.join(dir, `${name}.json`);
+    const out = createWriteStream(outPath);
+    await once(out, 'open');
+    const w = new JsonWriter(out);
+    const outcome = await parseOffice(
+      { filePath: file, fileName: name, format, options: { chunkHints: true }, settings: parserSettings(), tempDir: dir, progress: () => {}, within },
+      w,
+    );
+    await w.finish();
+    out.end();
+    await once(out, 'finish');
+    return { content: JSON.parse(await fs.readFile(outPath, 'utf8')), outcome };
+  }
+
+  it('XLSX: sheets, tables and chunks', async () => {
+    const bytes = xlsx([
+      { name: 'Sales', cells: { A1: 'Item', B1: 'Qty', A2: 'a', B2: 1 }, table: { name: 'T', ref: 'A1:B2', columns: ['Item', 'Qty'] } },
+      { name: 'Blank', cells: {} },
+    ]);
+    const { content, outcome } = await parseWithin('inner.xlsx', bytes, 'xlsx');
+    expect(content.sheets.map((s: any) => s.provenance)).toEqual([
+      { ...within, sheet: 'Sales', range: 'A1:B2' },
+      { ...within, sheet: 'Blank' },
+    ]);
+    expect(content.sheets[0].tables[0].provenance).toEqual({ ...within, sheet: 'Sales', range: 'A1:B2' });
+    expect(outcome.chunks.map((c: any) => c.provenance)).toEqual([[{ ...within, sheet: 'Sales', range: 'A1:B2' }], [{ ...within, sheet: 'Blank' }]]);
+  });
+
+  it('PPTX: slides, text blocks, tables, chunks and the gaps of completeness', async () => {
+    const bytes = pptx([{ title: 'One', table: { firstRow: false, rows: [[{ text: 'a' }]] } }, { missing: true }]);
+    const { content, outcome } = await parseWithin('inner.pptx', bytes, 'pptx');
+    const [s] = content.slides;
+    expect([s.provenance, s.textBlocks[0].provenance, s.tables[0].provenance]).toEqual([
+      { ...within, slide: 1 },
+      { ...within, slide: 1 },
+      { ...within, slide: 1 },
+    ]);
+    expect(outcome.chunks.flatMap((c: any) => c.provenance)).toEqual([{ ...within, slide: 1 }]);
+    expect(outcome.completeness.slides.gaps.map((g: any) => g.provenance)).toEqual([{ ...within, slide: 2 }]);
+  });
 });
