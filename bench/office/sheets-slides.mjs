@@ -3,7 +3,7 @@
 // and a generated 20 000 × 10 workbook, with and without chunkHints. `--dist` picks the
 // compiled tree, so a build of main and one of a branch are measured in the same conditions.
 //
-//   node bench/office/sheets-slides.mjs [--dist dist] [--rounds 5]
+//   node bench/office/sheets-slides.mjs [--dist dist] [--rounds 5] [--set XLSX]   (--set: only sets whose name starts so)
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
@@ -65,7 +65,7 @@ const sets = [
 console.log(`dist: ${dist}; rounds: ${rounds}; ${new Date().toISOString()}; load: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log('| set | chunkHints | median pass (ms) | output bytes |');
 console.log('|---|---|---|---|');
-for (const s of sets) {
+for (const s of sets.filter((x) => x.name.startsWith(arg('set', '')))) {
   for (const chunkHints of [false, true]) {
     const times = [];
     let bytes = 0;
