@@ -27,7 +27,11 @@ const settings = loadConfig({ PATH: process.env.PATH ?? '' }).parsers;
 
 const CORPUS = corpusDir('office');
 const manifest = readFileSync(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8').split('\n').filter(Boolean).slice(1);
-const files = (re) => manifest.map((l) => l.split('\t')).filter((c) => re.test(c[0]) && /^\d+$/.test(c[5]) && !c[0].includes('strict')).map((c) => path.join(CORPUS, c[0]));
+const files = (re) =>
+  manifest
+    .map((l) => l.split('\t'))
+    .filter((c) => re.test(c[0]) && /^\d+$/.test(c[5]) && !c[0].includes('strict'))
+    .map((c) => path.join(CORPUS, c[0]));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sheets-slides-bench-'));
 const wide = path.join(tmp, 'wide.xlsx');
 {
@@ -62,7 +66,12 @@ const sets = [
   { name: `PPTX corpus (${files(/\.(pptx|pptm)$/).length} files)`, files: files(/\.(pptx|pptm)$/), format: 'pptx' },
   { name: 'XLSX 20 000 × 10 generated', files: [wide], format: 'xlsx' },
 ];
-console.log(`dist: ${dist}; rounds: ${rounds}; ${new Date().toISOString()}; load: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `dist: ${dist}; rounds: ${rounds}; ${new Date().toISOString()}; load: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log('| set | chunkHints | median pass (ms) | output bytes |');
 console.log('|---|---|---|---|');
 for (const s of sets.filter((x) => x.name.startsWith(arg('set', '')))) {

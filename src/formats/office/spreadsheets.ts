@@ -109,10 +109,9 @@ export async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome>
   const totalCells = sheets.reduce((a, s) => a + s.cellCount, 0);
   // Hidden sheets are emitted like the others (with their state): formulas on visible
   // sheets read them, and hiding is presentation, not deletion.
-  const completeness = new CompletenessCounter().emitted('sheets', sheets.length, sheets.filter((s) => s.cellCount === 0).length).emitted(
-    'tables',
-    sheets.reduce((a, s) => a + s.tableCount, 0),
-  );
+  const emptySheets = sheets.filter((s) => s.cellCount === 0).length;
+  const tables = sheets.reduce((a, s) => a + s.tableCount, 0);
+  const completeness = new CompletenessCounter().emitted('sheets', sheets.length, emptySheets).emitted('tables', tables);
   if (declaredSheets > sheets.length) {
     const why = `the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`;
     warnings.push(why);
