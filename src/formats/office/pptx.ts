@@ -1,7 +1,8 @@
 // PresentationML reader (PPTX/PPTM; PPT and ODP arrive here after LibreOffice converted
 // them): slides in presentation order with title, text blocks (paragraph levels), tables
-// with merged cells, pictures, hyperlinks and speaker notes.
-import type { OfficeSlideT } from './schema.js';
+// with merged cells and header rows, pictures, hyperlinks and speaker notes.
+import type { OfficeSlideT, OfficeSlideTableT } from './schema.js';
+import type { Provenance } from '../kit/provenance.js';
 import type { ZipPackage } from './zip.js';
 import { printable, unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
@@ -11,26 +12,36 @@ import { mainDocumentPart } from './docx.js';
 const PART_LIMIT = 64 * 1024 * 1024;
 const MAX_DEPTH = 32;
 
-export async function slideParts(zip: ZipPackage): Promise<string[]> {
+/** The slides the presentation lists, in order; null for one whose part is not in the package. */
+export async function slideParts(zip: ZipPackage): Promise<(string | null)[]> {
   const main = await mainDocumentPart(zip).catch(() => zip.resolve('ppt/presentation.xml'));
   if (!main) throw new ExtractionError('not a presentation: the package has no ppt/presentation.xml');
   const rels = parseRels(await zip.readTextIfPresent(relsPathOf(main), 8 << 20), main);
   const pres = root(parseXml(await zip.readText(main, 16 << 20), main), 'presentation');
   if (!pres) throw new ExtractionError(`not a presentation: ${printable(main)} has no p:presentation`);
   const lst = child(pres, 'sldIdLst');
-  const out: string[] = [];
-  for (const s of lst ? children(lst, 'sldId') : []) {
+  return (lst ? children(lst, 'sldId') : []).map((s) => {
     const rel = rels.get(attr(s, 'id') ?? '');
-    const part = rel && !rel.external ? zip.resolve(rel.target) : null;
-    if (part) out.push(part);
-  }
-  return out;
+    return rel && !rel.external ? zip.resolve(rel.target) : null;
+  });
 }
 
-export async function readSlide(zip: ZipPackage, part: string, index: number, warnings: string[]): Promise<OfficeSlideT> {
+/** Slide `index` (from 0) of the presentation; `within` is where the presentation sits in the upload. */
+export async function readSlide(zip: ZipPackage, part: string, index: number, warnings: string[], within: Provenance = {}): Promise<OfficeSlideT> {
   const rels = parseRels(await zip.readTextIfPresent(relsPathOf(part), 8 << 20), part);
   const sld = root(parseXml(await zip.readText(part, PART_LIMIT), part), 'sld');
-  const slide: OfficeSlideT = { index, number: index + 1, hidden: false, title: null, textBlocks: [], tables: [], images: [], links: [], notes: null };
+  const slide: OfficeSlideT = {
+    index,
+    number: index + 1,
+    hidden: false,
+    title: null,
+    textBlocks: [],
+    tables: [],
+    images: [],
+    links: [],
+    notes: null,
+    provenance: { ...within, slide: index + 1 },
+  };
   if (!sld) {
     warnings.push(`slide ${index + 1} (${printable(part)}) has no content`);
     return slide;
@@ -111,7 +122,13 @@ function walkShapes(nodes: XNode[], slide: OfficeSlideT, rels: Map<string, Rel>,
           .join('\n')
           .trim();
         if (!text) break;
-        slide.textBlocks.push({ shape: nameOf(n), placeholder: placeholderOf(n), paragraphs: paras.filter((p) => p.text.trim()), text });
+        slide.textBlocks.push({
+          shape: nameOf(n),
+          placeholder: placeholderOf(n),
+          paragraphs: paras.filter((p) => p.text.trim()),
+          text,
+          provenance: slide.provenance,
+        });
         break;
       }
       case 'grpSp':
@@ -140,16 +157,22 @@ function walkShapes(nodes: XNode[], slide: OfficeSlideT, rels: Map<string, Rel>,
   }
 }
 
-function table(tbl: XNode, rels: Map<string, Rel>, slide: OfficeSlideT): OfficeSlideT['tables'][number] {
-  const rows: OfficeSlideT['tables'][number]['rows'] = [];
+const isOn = (v: string | undefined): boolean => v === '1' || v === 'true';
+
+/**
+ * A table as PresentationML holds it: a cell spanning columns or rows (gridSpan, rowSpan) is
+ * written once at its top-left grid position; the grid positions it covers (hMerge, vMerge)
+ * are not repeated. tblPr firstRow marks the first row as the header.
+ */
+function table(tbl: XNode, rels: Map<string, Rel>, slide: OfficeSlideT): OfficeSlideTableT {
+  const rows: OfficeSlideTableT['rows'] = [];
+  const tblPr = child(tbl, 'tblPr');
   let columnCount = 0;
   children(tbl, 'tr').forEach((tr, r) => {
     const cells: (typeof rows)[number] = [];
     let col = 0;
     for (const tc of children(tr, 'tc')) {
-      const hMerge = attr(tc, 'hMerge') === '1' || attr(tc, 'hMerge') === 'true';
-      const vMerge = attr(tc, 'vMerge') === '1' || attr(tc, 'vMerge') === 'true';
-      if (!hMerge && !vMerge) {
+      if (!isOn(attr(tc, 'hMerge')) && !isOn(attr(tc, 'vMerge'))) {
         const tx = child(tc, 'txBody');
         const text = tx
           ? paragraphs(tx, rels, slide.links)
@@ -170,5 +193,6 @@ function table(tbl: XNode, rels: Map<string, Rel>, slide: OfficeSlideT): OfficeS
     columnCount = Math.max(columnCount, col);
     rows.push(cells);
   });
-  return { rowCount: rows.length, columnCount, rows };
+  const headerRows = tblPr && isOn(attr(tblPr, 'firstRow')) && rows.length ? 1 : 0;
+  return { rowCount: rows.length, columnCount, headerRows, rows, provenance: slide.provenance };
 }

@@ -2,6 +2,7 @@
 // docx, doc, odt, rtf (kind "document"), xlsx, xls, ods (kind "spreadsheet"),
 // pptx, ppt, odp (kind "presentation"). Loaded in the main thread for OpenAPI.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -158,8 +159,22 @@ export const OfficeCell = Type.Object(
     ),
     numFmt: Type.Optional(Type.String()),
     hyperlink: Type.Optional(Type.String()),
+    rowSpan: Type.Optional(Type.Integer({ minimum: 1, description: 'Rows a merged cell covers (only on the top-left cell of a merged range)' })),
+    colSpan: Type.Optional(Type.Integer({ minimum: 1, description: 'Columns a merged cell covers (only on the top-left cell of a merged range)' })),
   },
   { additionalProperties: false, description: 'Dates are ISO 8601 strings; a formula cell carries its cached value in value' },
+);
+
+export const OfficeSheetTable = Type.Object(
+  {
+    name: Type.String(),
+    range: Type.String({ description: 'A1 range, header and totals rows included' }),
+    headerRow: Type.Boolean(),
+    totalsRow: Type.Boolean(),
+    columns: Type.Array(Type.String(), { description: 'Column names' }),
+    provenance: ProvenanceSchema,
+  },
+  { additionalProperties: false, description: 'An Excel table (ListObject) defined on the sheet; its cells are in rows' },
 );
 
 export const OfficeSheet = Type.Object(
@@ -173,9 +188,14 @@ export const OfficeSheet = Type.Object(
     columnCount: Type.Integer(),
     cellCount: Type.Integer(),
     mergedRanges: Type.Array(Type.String()),
+    tables: Type.Array(OfficeSheetTable),
+    provenance: ProvenanceSchema,
     rows: Type.Array(Type.Object({ row: Type.Integer({ minimum: 1 }), cells: Type.Array(OfficeCell) }, { additionalProperties: false })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'provenance: the sheet and its used range; a cell is located by its sheet and its ref, so cells and rows carry no provenance of their own',
+  },
 );
 
 export const SpreadsheetContent = Type.Object(
@@ -187,6 +207,8 @@ export const OfficeSlideTable = Type.Object(
   {
     rowCount: Type.Integer(),
     columnCount: Type.Integer(),
+    headerRows: Type.Integer({ minimum: 0, description: 'Leading rows marked as the header (PPTX firstRow, ODP use-first-row-styles)' }),
+    provenance: ProvenanceSchema,
     rows: Type.Array(
       Type.Array(
         Type.Object(
@@ -212,6 +234,7 @@ export const OfficeSlide = Type.Object(
           placeholder: Nullable(Type.String({ description: 'title, ctrTitle, subTitle, body, …' })),
           paragraphs: Type.Array(Type.Object({ text: Type.String(), level: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
           text: Type.String(),
+          provenance: ProvenanceSchema,
         },
         { additionalProperties: false },
       ),
@@ -222,6 +245,7 @@ export const OfficeSlide = Type.Object(
     ),
     links: Type.Array(OfficeLink),
     notes: Nullable(Type.String()),
+    provenance: ProvenanceSchema,
   },
   { additionalProperties: false },
 );
@@ -238,4 +262,6 @@ export type OfficeBlock = Static<typeof OfficeBlock>;
 export type OfficePropertiesT = Static<typeof OfficeProperties>;
 export type OfficeCellT = Static<typeof OfficeCell>;
 export type OfficeSlideT = Static<typeof OfficeSlide>;
+export type OfficeSlideTableT = Static<typeof OfficeSlideTable>;
+export type OfficeSheetTableT = Static<typeof OfficeSheetTable>;
 export type OfficeImageT = Static<typeof OfficeImage>;

@@ -3,6 +3,7 @@
 import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError, type ParseOutcome } from '../kit/types.js';
+import { CompletenessCounter } from '../kit/completeness.js';
 import { readFileHead } from '../kit/file-head.js';
 import { ooxmlProperties } from './props.js';
 import type { OfficePropertiesT } from './schema.js';
@@ -103,13 +104,18 @@ export async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome>
   await input.units?.reserve(Math.max(declaredSheets, 1));
   const wb = await loadWorkbook(xlsxPath);
   const chunkBlocks = input.options.chunkHints ? ([] as ChunkSourceBlock[]) : null;
-  const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks);
+  const sheets = await writeSpreadsheet(wb, w, properties, chunkBlocks, input.within);
   if (!sheets.length) throw new ExtractionError('the workbook has no readable worksheets');
   const totalCells = sheets.reduce((a, s) => a + s.cellCount, 0);
+  // Hidden sheets are emitted like the others (with their state): formulas on visible
+  // sheets read them, and hiding is presentation, not deletion.
+  const emptySheets = sheets.filter((s) => s.cellCount === 0).length;
+  const tables = sheets.reduce((a, s) => a + s.tableCount, 0);
+  const completeness = new CompletenessCounter().emitted('sheets', sheets.length, emptySheets).emitted('tables', tables);
   if (declaredSheets > sheets.length) {
-    warnings.push(
-      `the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`,
-    );
+    const why = `the converter read ${sheets.length} of the ${declaredSheets} worksheets this ${metadata.sourceVariant ?? format} workbook declares; the others are missing from content`;
+    warnings.push(why);
+    for (let i = sheets.length; i < declaredSheets; i++) completeness.missed('sheets', 'failed', why, { ...input.within });
   }
   if (needConvert && totalCells === 0) warnings.push('no cell values were read from this workbook (empty sheets, or content the converter does not support)');
   Object.assign(metadata, {
@@ -118,7 +124,13 @@ export async function parseSheet(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome>
     cellCount: totalCells,
     pageCount: { source: 'sheets', sheets: Math.max(sheets.length, declaredSheets) },
   });
-  const outcome: ParseOutcome = { documentFormat: format, documentUnits: Math.max(sheets.length, declaredSheets), metadata, warnings };
+  const outcome: ParseOutcome = {
+    documentFormat: format,
+    documentUnits: Math.max(sheets.length, declaredSheets),
+    metadata,
+    warnings,
+    completeness: completeness.result(),
+  };
   if (chunkBlocks) outcome.chunks = buildChunks(chunkBlocks);
   return outcome;
 }

@@ -1,19 +1,29 @@
 // Spreadsheet reader (XLSX/XLSM through exceljs; XLS, XLSB, ODS and Strict XLSX arrive here
 // after LibreOffice converted them to XLSX). Writes every sheet with its used range, typed
 // cells (number, string, boolean, date, formula with cached value, error), merged ranges
-// and the hidden flag, row by row through the JsonWriter.
+// (spans on their top-left cell; the cells they cover are not repeated), Excel tables and the
+// hidden flag, row by row through the JsonWriter.
 import ExcelJS from 'exceljs';
 import type { JsonWriter } from '../kit/json-writer.js';
-import type { ChunkSourceBlock } from '../chunks.js';
+import { DEFAULT_CHUNK_TOKENS, type ChunkSourceBlock } from '../chunks.js';
 import { ExtractionError } from '../kit/types.js';
-import type { OfficeCellT, OfficePropertiesT } from './schema.js';
+import type { Provenance } from '../kit/provenance.js';
+import { cellName } from '../kit/provenance-merge.js';
+import type { OfficeCellT, OfficePropertiesT, OfficeSheetTableT } from './schema.js';
 
 export interface SheetSummary {
   name: string;
   state: 'visible' | 'hidden' | 'veryHidden';
   usedRange: string | null;
   cellCount: number;
+  tableCount: number;
 }
+
+/**
+ * Rows of a sheet are joined into chunk blocks of up to half a chunk's text, so the sheet's
+ * heading and its first block share a chunk.
+ */
+const CHUNK_BLOCK_CHARS = DEFAULT_CHUNK_TOKENS * 2;
 
 export async function loadWorkbook(filePath: string): Promise<ExcelJS.Workbook> {
   const wb = new ExcelJS.Workbook();
@@ -25,16 +35,6 @@ export async function loadWorkbook(filePath: string): Promise<ExcelJS.Workbook> 
     });
   }
   return wb;
-}
-
-function colName(c: number): string {
-  let s = '';
-  while (c > 0) {
-    const m = (c - 1) % 26;
-    s = String.fromCharCode(65 + m) + s;
-    c = Math.floor((c - 1) / 26);
-  }
-  return s;
 }
 
 function isoDate(d: Date): string {
@@ -62,7 +62,7 @@ function scalar(v: unknown): { value: Scalar; type: 'number' | 'string' | 'boole
 }
 
 function cellOf(cell: ExcelJS.Cell, col: number, rowNo: number): OfficeCellT | null {
-  const ref = `${colName(col)}${rowNo}`;
+  const ref = cellName(col, rowNo);
   const out = (c: Omit<OfficeCellT, 'ref' | 'col'>): OfficeCellT => {
     const r: OfficeCellT = { ref, col, ...c };
     const fmt = cell.numFmt;
@@ -106,6 +106,7 @@ export async function writeSpreadsheet(
   w: JsonWriter,
   properties: OfficePropertiesT,
   chunkBlocks: ChunkSourceBlock[] | null,
+  within: Provenance = {},
 ): Promise<SheetSummary[]> {
   const sheets: SheetSummary[] = [];
   w.beginObject().field('kind', 'spreadsheet').field('properties', properties).key('sheets').beginArray();
@@ -124,7 +125,11 @@ export async function writeSpreadsheet(
       maxC = 0,
       cells = 0;
     const rowsKey: { row: number; cells: OfficeCellT[] }[] = [];
-    const lines: string[] = [];
+    const spans = mergeSpans(ws);
+    const place: Provenance = { ...within, sheet: ws.name };
+    const heading: ChunkSourceBlock | null = chunkBlocks ? { ref: `sheet${index}`, text: ws.name, kind: 'heading', level: 1, page: index + 1 } : null;
+    if (heading) chunkBlocks?.push(heading);
+    const chunkRows = chunkBlocks ? new RowChunker(chunkBlocks, `sheet${index}.rows`, place, index + 1) : null;
     // Rows are written in batches as they are read; the used range and counts follow them.
     w.key('rows').beginArray();
     const flushRows = async (): Promise<void> => {
@@ -140,6 +145,8 @@ export async function writeSpreadsheet(
       row.eachCell({ includeEmpty: false }, (cell, col) => {
         const c = cellOf(cell, col, r);
         if (!c) return;
+        const span = spans.get(c.ref);
+        if (span) Object.assign(c, span);
         rowCells.push(c);
       });
       if (!rowCells.length) continue;
@@ -151,35 +158,125 @@ export async function writeSpreadsheet(
       }
       cells += rowCells.length;
       rowsKey.push({ row: r, cells: rowCells });
-      if (chunkBlocks) lines.push(rowCells.map((c) => (c.value === null ? '' : String(c.value))).join('\t'));
+      chunkRows?.add(r, rowCells);
       if (rowsKey.length >= 256) await flushRows();
     }
     await flushRows();
     w.endArray();
-    const usedRange = cells ? `${colName(minC)}${minR}:${colName(maxC)}${maxR}` : null;
-    const merges = mergedRanges(ws);
+    const usedRange = cells ? `${cellName(minC, minR)}:${cellName(maxC, maxR)}` : null;
+    const tables = sheetTables(ws, place);
     w.field('usedRange', usedRange)
       .field('rowCount', cells ? maxR - minR + 1 : 0)
       .field('columnCount', cells ? maxC - minC + 1 : 0)
       .field('cellCount', cells)
-      .field('mergedRanges', merges)
+      .field('mergedRanges', mergedRanges(ws))
+      .field('tables', tables)
+      .field('provenance', usedRange ? { ...place, range: usedRange } : place)
       .endObject();
     await w.maybeFlush();
-    if (chunkBlocks) {
-      chunkBlocks.push({ ref: `sheet${index}`, text: ws.name, kind: 'heading', level: 1, page: index + 1 });
-      if (lines.length) chunkBlocks.push({ ref: `sheet${index}.rows`, text: lines.join('\n'), kind: 'table', page: index + 1 });
-    }
-    sheets.push({ name: ws.name, state, usedRange, cellCount: cells });
+    chunkRows?.flush();
+    // A sheet without cells is placed by its name alone; otherwise its row blocks place it.
+    if (heading && !cells) heading.provenance = place;
+    sheets.push({ name: ws.name, state, usedRange, cellCount: cells, tableCount: tables.length });
     index++;
   }
   w.endArray().endObject();
   return sheets;
 }
 
+type Merge = { range?: string; shortRange?: string; model?: { top: number; left: number; bottom: number; right: number } };
+
+function merges(ws: ExcelJS.Worksheet): Merge[] {
+  const m = (ws as unknown as { _merges?: Record<string, Merge> })._merges;
+  return m ? Object.values(m) : [];
+}
+
 function mergedRanges(ws: ExcelJS.Worksheet): string[] {
-  const m = (ws as unknown as { _merges?: Record<string, { range?: string; shortRange?: string }> })._merges;
-  if (!m) return [];
-  return Object.values(m)
+  return merges(ws)
     .map((r) => r.range ?? r.shortRange ?? '')
     .filter(Boolean);
+}
+
+/** The span of each merged range, keyed by its top-left cell (the one that holds the value). */
+function mergeSpans(ws: ExcelJS.Worksheet): Map<string, { rowSpan: number; colSpan: number }> {
+  const out = new Map<string, { rowSpan: number; colSpan: number }>();
+  for (const { model: m } of merges(ws)) {
+    if (m) out.set(cellName(m.left, m.top), { rowSpan: m.bottom - m.top + 1, colSpan: m.right - m.left + 1 });
+  }
+  return out;
+}
+
+/** Excel tables (ListObjects) of the sheet, as their parts define them. */
+function sheetTables(ws: ExcelJS.Worksheet, sheet: Provenance): OfficeSheetTableT[] {
+  const out: OfficeSheetTableT[] = [];
+  for (const t of ws.getTables() as unknown as {
+    table?: { name?: string; tableRef?: string; headerRow?: boolean; totalsRow?: boolean; columns?: { name?: string }[] };
+  }[]) {
+    const d = t.table;
+    if (!d?.tableRef) continue;
+    out.push({
+      name: d.name ?? '',
+      range: d.tableRef,
+      headerRow: d.headerRow !== false,
+      totalsRow: d.totalsRow === true,
+      columns: (d.columns ?? []).map((c) => c.name ?? ''),
+      provenance: { ...sheet, range: d.tableRef },
+    });
+  }
+  return out;
+}
+
+/**
+ * A sheet's rows as chunk blocks of about a chunk's text each, every block with the range of
+ * its rows, so a chunk says which rows it holds (one block per sheet would give every chunk
+ * of a long sheet the whole used range).
+ */
+class RowChunker {
+  private lines: string[] = [];
+  private chars = 0;
+  private first = 0;
+  private last = 0;
+  private minCol = Infinity;
+  private maxCol = 0;
+
+  constructor(
+    private readonly out: ChunkSourceBlock[],
+    private readonly ref: string,
+    private readonly sheet: Provenance,
+    private readonly page: number,
+  ) {}
+
+  add(row: number, cells: OfficeCellT[]): void {
+    const line = cells.map((c) => (c.value === null ? '' : String(c.value))).join('\t');
+    if (this.lines.length && this.chars + line.length > CHUNK_BLOCK_CHARS) this.flushBlock();
+    if (!this.lines.length) this.first = row;
+    this.lines.push(line);
+    this.chars += line.length + 1;
+    this.last = row;
+    for (const c of cells) {
+      this.minCol = Math.min(this.minCol, c.col);
+      this.maxCol = Math.max(this.maxCol, c.col + (c.colSpan ?? 1) - 1);
+    }
+  }
+
+  /** Writes the last block. */
+  flush(): void {
+    this.flushBlock();
+  }
+
+  private flushBlock(): void {
+    if (!this.lines.length) return;
+    const range = `${cellName(this.minCol, this.first)}:${cellName(this.maxCol, this.last)}`;
+    this.out.push({
+      ref: `${this.ref}.${this.first}-${this.last}`,
+      text: this.lines.join('\n'),
+      kind: 'table',
+      page: this.page,
+      provenance: { ...this.sheet, range },
+    });
+    this.lines = [];
+    this.chars = 0;
+    this.minCol = Infinity;
+    this.maxCol = 0;
+  }
 }
