@@ -5,12 +5,15 @@
 // is found on the page of its own block. A block that cannot be found gets no page: it is not
 // guessed from its neighbours.
 
-/** Letters and digits of the start of a block that are looked for. */
+/** Letters and digits of the start (and end) of a block that are looked for. */
 const KEY_CHARS = 48;
 /** A key this long is distinctive enough to be accepted however far ahead it is found. */
 const DISTINCTIVE_CHARS = 24;
-/** Shorter keys are accepted only within this many pages (with text) after the last block found. */
-const NEAR_PAGES = 2;
+/**
+ * A shorter key (a table cell's "87") is accepted only this close after the last block found,
+ * or this close to the top of the next page with text (after its header and repeated rows).
+ */
+const NEAR_CHARS = 400;
 
 /** What the comparison keeps of a text: its letters and digits, folded. */
 export function comparable(text: string): string {
@@ -24,7 +27,7 @@ export class PageLocator {
   private readonly stream: string;
   /** Where each page starts in `stream`. */
   private readonly starts: number[] = [];
-  /** For each page, how many of the pages before it have text (to measure "near"). */
+  /** For each page, how many of the pages before it have text (to find the next one with text). */
   private readonly textPagesBefore: number[] = [];
   private cursor = 0;
   /** Pages with no letters or digits in the layout. */
@@ -59,22 +62,43 @@ export class PageLocator {
     const full = comparable(text);
     if (!full) return undefined;
     const key = full.slice(0, KEY_CHARS);
-    const at = this.find(key);
+    const distinctive = key.length >= DISTINCTIVE_CHARS;
+    let at = this.ahead(key, distinctive);
+    // A floating object laid out before the text it follows in the document: found a little
+    // behind, without moving the search back.
+    if (at < 0 && distinctive) at = this.behind(key);
     if (at < 0) {
       this.notLocated++;
       return undefined;
     }
     this.located++;
-    if (advance) this.cursor = at + (this.stream.startsWith(full, at) ? full.length : key.length);
+    if (advance && at >= this.cursor) this.cursor = this.endOf(full, key, at);
     return this.pageAt(at);
   }
 
-  private find(key: string): number {
+  private ahead(key: string, distinctive: boolean): number {
     const at = this.stream.indexOf(key, this.cursor);
-    if (at < 0 || key.length >= DISTINCTIVE_CHARS) return at;
-    const from = this.pageAt(this.cursor) - 1;
-    const to = this.pageAt(at) - 1;
-    return this.textPagesBefore[to] - this.textPagesBefore[from] <= NEAR_PAGES ? at : -1;
+    if (at < 0 || distinctive || at - this.cursor <= NEAR_CHARS) return at;
+    const page = this.pageAt(at) - 1;
+    const nextWithText = this.textPagesBefore[page] - this.textPagesBefore[this.pageAt(this.cursor) - 1] === 1;
+    return nextWithText && at - this.starts[page] <= NEAR_CHARS ? at : -1;
+  }
+
+  /** From the start of the page before the search position up to it. */
+  private behind(key: string): number {
+    const at = this.stream.indexOf(key, this.starts[Math.max(0, this.pageAt(this.cursor) - 2)]);
+    return at >= 0 && at < this.cursor ? at : -1;
+  }
+
+  /** Where the block found at `at` ends: all of it, else its last letters found soon after, else its key. */
+  private endOf(full: string, key: string, at: number): number {
+    if (this.stream.startsWith(full, at)) return at + full.length;
+    if (full.length > key.length) {
+      const tail = full.slice(-KEY_CHARS);
+      const t = this.stream.indexOf(tail, at + key.length);
+      if (t >= 0 && t - at <= 2 * full.length) return t + tail.length;
+    }
+    return at + key.length;
   }
 
   /** The page (from 1) holding stream position `at`. */
