@@ -14,6 +14,12 @@ const DISTINCTIVE_CHARS = 24;
  * or this close to the top of the next page with text (after its header and repeated rows).
  */
 const NEAR_CHARS = 400;
+/**
+ * A distinctive key is looked for this far ahead (some twenty pages): a search that finds
+ * nothing reads no further, so a long document's blocks that are not in the layout cost
+ * a bounded time each.
+ */
+const FAR_CHARS = 50_000;
 
 /** What the comparison keeps of a text: its letters and digits, folded. */
 export function comparable(text: string): string {
@@ -27,8 +33,6 @@ export class PageLocator {
   private readonly stream: string;
   /** Where each page starts in `stream`. */
   private readonly starts: number[] = [];
-  /** For each page, how many of the pages before it have text (to find the next one with text). */
-  private readonly textPagesBefore: number[] = [];
   private cursor = 0;
   /** Pages with no letters or digits in the layout. */
   readonly emptyPages: number[] = [];
@@ -37,13 +41,10 @@ export class PageLocator {
 
   constructor(pageTexts: readonly string[]) {
     let s = '';
-    let withText = 0;
     pageTexts.forEach((t, i) => {
       const c = comparable(t);
       this.starts.push(s.length);
-      this.textPagesBefore.push(withText);
-      if (c) withText++;
-      else this.emptyPages.push(i + 1);
+      if (!c) this.emptyPages.push(i + 1);
       s += c;
     });
     this.stream = s;
@@ -77,17 +78,33 @@ export class PageLocator {
   }
 
   private ahead(key: string, distinctive: boolean): number {
-    const at = this.stream.indexOf(key, this.cursor);
-    if (at < 0 || distinctive || at - this.cursor <= NEAR_CHARS) return at;
-    const page = this.pageAt(at) - 1;
-    const nextWithText = this.textPagesBefore[page] - this.textPagesBefore[this.pageAt(this.cursor) - 1] === 1;
-    return nextWithText && at - this.starts[page] <= NEAR_CHARS ? at : -1;
+    if (distinctive) return this.indexIn(key, this.cursor, this.cursor + FAR_CHARS);
+    // Its first occurrence after the search position, if that is near it or near the top of
+    // the next page with text (one far down this page is another cell's "87").
+    const near = this.cursor + NEAR_CHARS + key.length;
+    const top = this.nextPageStart(this.cursor);
+    const at = this.indexIn(key, this.cursor, top < 0 ? near : Math.max(near, top + NEAR_CHARS + key.length));
+    return at >= 0 && (at + key.length <= near || (top >= 0 && at >= top)) ? at : -1;
   }
 
-  /** From the start of the page before the search position up to it. */
+  /** Starting between the start of the page before the search position and that position. */
   private behind(key: string): number {
-    const at = this.stream.indexOf(key, this.starts[Math.max(0, this.pageAt(this.cursor) - 2)]);
-    return at >= 0 && at < this.cursor ? at : -1;
+    return this.indexIn(key, this.starts[Math.max(0, this.pageAt(this.cursor) - 2)], this.cursor + key.length - 1);
+  }
+
+  /** Where `key` first starts in stream[from, to), or -1. */
+  private indexIn(key: string, from: number, to: number): number {
+    const i = this.stream.slice(from, to).indexOf(key);
+    return i < 0 ? -1 : from + i;
+  }
+
+  /** Where the first page with text after the one holding `at` starts, or -1. */
+  private nextPageStart(at: number): number {
+    for (let i = this.pageAt(at); i < this.starts.length; i++) {
+      const end = i + 1 < this.starts.length ? this.starts[i + 1] : this.stream.length;
+      if (end > this.starts[i]) return this.starts[i];
+    }
+    return -1;
   }
 
   /** Where the block found at `at` ends: all of it, else its last letters found soon after, else its key. */
@@ -95,8 +112,8 @@ export class PageLocator {
     if (this.stream.startsWith(full, at)) return at + full.length;
     if (full.length > key.length) {
       const tail = full.slice(-KEY_CHARS);
-      const t = this.stream.indexOf(tail, at + key.length);
-      if (t >= 0 && t - at <= 2 * full.length) return t + tail.length;
+      const t = this.indexIn(tail, at + key.length, at + 2 * full.length);
+      if (t >= 0) return t + tail.length;
     }
     return at + key.length;
   }
