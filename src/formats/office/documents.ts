@@ -208,6 +208,8 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
   metadata.blockPages = locator
     ? { source: 'rendered', located: locator.located, notLocated: locator.notLocated }
     : { source: null, reason: noLayoutReason(render) };
+  // A render that failed is already a warning; a layout rendered but unreadable is said here.
+  if ('pageTexts' in render && !Array.isArray(render.pageTexts)) warnings.push(`blocks have no page: ${render.pageTexts.error}`);
 
   w.beginObject().field('kind', 'document').field('properties', properties).key('blocks').beginArray();
   for (const b of model.blocks) {
