@@ -2,10 +2,21 @@
 // PDFium the PDF family already loads: the layout a word-processing block's page is taken
 // from (page-locator.ts). Only the characters are read — no boxes, no layout analysis.
 import { PdfDocument } from '../pdf/document.js';
-import { getPdfium } from '../pdf/pdfium-loader.js';
+import { getPdfium, resetPdfium } from '../pdf/pdfium-loader.js';
+import { ExtractionError } from '../kit/types.js';
 
 /** One string per page, in page order. */
 export async function renderedPageTexts(pdfPath: string, optimizedPdfium: boolean): Promise<string[]> {
+  try {
+    return await readTexts(pdfPath, optimizedPdfium);
+  } catch (err) {
+    // Anything but a refusal to open may be a trap inside PDFium: its instance is not reused.
+    if (!(err instanceof ExtractionError)) resetPdfium();
+    throw err;
+  }
+}
+
+async function readTexts(pdfPath: string, optimizedPdfium: boolean): Promise<string[]> {
   const doc = PdfDocument.open(await getPdfium(optimizedPdfium), pdfPath);
   const { ex, M } = doc.p;
   try {
