@@ -5,11 +5,16 @@ import type { JsonWriter } from '../kit/json-writer.js';
 import { buildChunks, type ChunkSourceBlock } from '../chunks.js';
 import { unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError, type ParseOutcome } from '../kit/types.js';
-import { blockText, DocxReader, mainDocumentPart, type DocxModel } from './docx.js';
+import { blockText, DocxReader, MAX_DEPTH, mainDocumentPart, type DocxModel } from './docx.js';
 import { guardDocxColumns } from './docx-guard.js';
 import { guardFlatOdf } from './odf-guard.js';
 import { guardRtf } from './rtf-guard.js';
-import { convert, libreOfficeAvailable, libreOfficeRun, renderPageCount } from './libreoffice.js';
+import { convert, libreOfficeAvailable, libreOfficeRun, renderLayout } from './libreoffice.js';
+import { renderedPageTexts } from './rendered-text.js';
+import { PageLocator } from './page-locator.js';
+import { addBlockProvenance, countTables } from './block-provenance.js';
+import { CompletenessCounter } from '../kit/completeness.js';
+import type { Provenance } from '../kit/provenance.js';
 import { engineUnavailable } from '../kit/engine-unavailable.js';
 import { looksLikePlainText, olePageCount } from './ole.js';
 import { readFileHead } from '../kit/file-head.js';
@@ -139,8 +144,12 @@ export async function parseWord(ctx: Ctx, w: JsonWriter): Promise<ParseOutcome> 
   return finishWord(ctx, w, model, properties, await renderP);
 }
 
-/** `error`: why pages were not rendered, a sentence; `cause`: the error behind it, for the log. */
-type RenderResult = { pages: number; millis: number } | { confirmed: number } | { error: string; disabled?: boolean; cause?: unknown };
+/**
+ * `pageTexts`: the rendered layout's text per page, or why it could not be read; `error`: why
+ * pages were not rendered, a sentence; `cause`: the error behind it, for the log.
+ */
+type RenderResult =
+  { pages: number; millis: number; pageTexts: string[] | { error: string } } | { confirmed: number } | { error: string; disabled?: boolean; cause?: unknown };
 
 /**
  * Pages rendered by LibreOffice, as settings.office.render (DOCPARSE_OFFICE_RENDER) asks:
@@ -152,10 +161,15 @@ function renderPages(ctx: Ctx, inputExt?: string): Promise<RenderResult> {
   const { settings } = ctx.input;
   if (settings.office.render === 'off') return Promise.resolve({ error: 'rendering is turned off (DOCPARSE_OFFICE_RENDER=0)', disabled: true });
   if (!libreOfficeAvailable(settings.engines)) return Promise.resolve({ error: 'LibreOffice is not installed on this node' });
-  return renderPageCount(ctx.input.filePath, ctx.work, libreOfficeRun(settings), inputExt ?? ctx.format).catch((err: unknown) => ({
-    error: unreadableBecause(err, 'LibreOffice could not lay the document out'),
-    cause: err,
-  }));
+  // The layout's text gives each block its page; a PDF PDFium cannot read costs the pages, not the count.
+  const readTexts = (pdf: string) =>
+    renderedPageTexts(pdf, settings.pdf.optimizedPdfium).catch((err: unknown) => ({
+      error: `the rendered layout's text could not be read: ${unreadableBecause(err, 'PDFium could not open it')}`,
+    }));
+  return renderLayout(ctx.input.filePath, ctx.work, libreOfficeRun(settings), inputExt ?? ctx.format, readTexts).then(
+    (r): RenderResult => ({ pages: r.pages, millis: r.millis, pageTexts: r.read }),
+    (err: unknown) => ({ error: unreadableBecause(err, 'LibreOffice could not lay the document out'), cause: err }),
+  );
 }
 
 async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties: OfficePropertiesT, render: RenderResult): Promise<ParseOutcome> {
@@ -189,6 +203,14 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     warnings.push(`pages could not be rendered (${render.error}); the ${stored ? "document's stored page count" : 'minimum of one page'} is used`);
   }
 
+  const locator = 'pageTexts' in render && Array.isArray(render.pageTexts) ? new PageLocator(render.pageTexts) : null;
+  addBlockProvenance(model.blocks, ctx.input.within, locator);
+  metadata.blockPages = locator
+    ? { source: 'rendered', located: locator.located, notLocated: locator.notLocated }
+    : { source: null, reason: noLayoutReason(render) };
+  // A render that failed is already a warning; a layout rendered but unreadable is said here.
+  if ('pageTexts' in render && !Array.isArray(render.pageTexts)) warnings.push(`blocks have no page: ${render.pageTexts.error}`);
+
   w.beginObject().field('kind', 'document').field('properties', properties).key('blocks').beginArray();
   for (const b of model.blocks) {
     w.value(b);
@@ -212,17 +234,45 @@ async function finishWord(ctx: Ctx, w: JsonWriter, model: DocxModel, properties:
     commentCount: model.comments.length,
     imageCount: model.images.length,
   });
-  const outcome: ParseOutcome = { documentFormat: ctx.format, documentUnits: units, metadata, warnings };
+  const outcome: ParseOutcome = {
+    documentFormat: ctx.format,
+    documentUnits: units,
+    metadata,
+    warnings,
+    completeness: wordCompleteness(model, units, locator, ctx.input.within),
+  };
   if (ctx.input.options.chunkHints) outcome.chunks = buildChunks(documentChunkBlocks(model.blocks));
   return outcome;
+}
+
+/** Why blocks carry no page: the layout was not rendered, or its text could not be read. */
+function noLayoutReason(render: RenderResult): string {
+  if ('confirmed' in render) return "the layout was not rendered: DOCPARSE_OFFICE_RENDER=auto took Word's stored page count";
+  if ('error' in render) return `the layout was not rendered: ${render.error}`;
+  return Array.isArray(render.pageTexts) ? '' : render.pageTexts.error;
+}
+
+/**
+ * Pages: every page of the count billed is in the artifact (its text is in the blocks); empty
+ * ones are known only from a rendered layout (pages with no letters or digits). Tables: those
+ * of the body, nested ones included; tables nested too deeply to read are skipped.
+ */
+function wordCompleteness(model: DocxModel, units: number, locator: PageLocator | null, within: Provenance = {}) {
+  const c = new CompletenessCounter().kind('pages').kind('tables');
+  c.emitted('pages', units, locator && locator.pageCount === units ? locator.emptyPages.length : 0);
+  c.emitted('tables', countTables(model.blocks));
+  for (let i = 0; i < model.tablesTooDeep; i++)
+    c.missed('tables', 'skipped', `the table is nested more than ${MAX_DEPTH} levels deep; its content is not read`, within);
+  return c.result();
 }
 
 function* documentChunkBlocks(blocks: OfficeBlock[]): Generator<ChunkSourceBlock> {
   for (const b of blocks) {
     const ref = `blocks.${b.index}`;
-    if (b.type === 'heading') yield { ref, text: b.text, kind: 'heading', level: b.level };
-    else if (b.type === 'listItem') yield { ref, text: b.label ? `${b.label} ${b.text}` : b.text, kind: 'list' };
-    else if (b.type === 'table') yield { ref, text: blockText(b), kind: 'table' };
-    else yield { ref, text: b.text, kind: 'paragraph' };
+    const at = { page: b.provenance?.page, provenance: b.provenance };
+    if (b.type === 'heading') yield { ref, text: b.text, kind: 'heading', level: b.level, ...at };
+    else if (b.type === 'listItem') yield { ref, text: b.label ? `${b.label} ${b.text}` : b.text, kind: 'list', ...at };
+    else if (b.type === 'table') yield { ref, text: blockText(b), kind: 'table', ...at };
+    else yield { ref, text: b.text, kind: 'paragraph', ...at };
   }
 }

@@ -8,7 +8,8 @@ import { printable, unreadableBecause } from '../kit/reasons.js';
 import { ExtractionError } from '../kit/types.js';
 import { allText, attr, child, children, find, kids, mediaType, parseRels, parseXml, relsPathOf, root, tag, textNode, type Rel, type XNode } from './xml.js';
 
-const MAX_DEPTH = 64;
+/** Levels of nesting (tables in cells, text boxes, content controls) read. */
+export const MAX_DEPTH = 64;
 /** Word's list levels are 0–8 (w:ilvl). */
 const MAX_LIST_LEVEL = 8;
 
@@ -23,6 +24,8 @@ export interface DocxModel {
   hasMacros: boolean;
   /** w:lastRenderedPageBreak markers in the body: Word's own layout at its last save. */
   renderedPageBreaks: number;
+  /** Body tables left out because they sit deeper than MAX_DEPTH levels of nesting. */
+  tablesTooDeep: number;
 }
 
 interface StyleInfo {
@@ -81,6 +84,7 @@ export class DocxReader {
     images: [],
     hasMacros: false,
     renderedPageBreaks: 0,
+    tablesTooDeep: 0,
   };
 
   constructor(
@@ -237,6 +241,7 @@ export class DocxReader {
     const out: OfficeBlock[] = [];
     if (depth > MAX_DEPTH) {
       this.warnings.push('content nested too deeply; inner content skipped');
+      if (this.partName === this.mainPart) this.model.tablesTooDeep += countTags(nodes, 'tbl');
       return out;
     }
     let localIndex = 0;
@@ -563,10 +568,13 @@ export class DocxReader {
     const rows: { row: number; col: number; rowSpan: number; colSpan: number; text: string; blocks?: OfficeBlock[] }[][] = [];
     const open = new Map<number, { rowSpan: number }>();
     let columnCount = 0;
+    let headerRows = 0;
     let r = 0;
     for (const tr of wrappedChildren(tbl, 'tr')) {
       const cells: (typeof rows)[number] = [];
       const trPr = child(tr, 'trPr');
+      // Word repeats only the leading run of header rows on each page.
+      if (headerRows === r && trPr && isOn(child(trPr, 'tblHeader'))) headerRows++;
       let col = Number(attr(child(trPr ?? {}, 'gridBefore') ?? {}, 'val') ?? 0) || 0;
       for (const tc of wrappedChildren(tr, 'tc')) {
         const tcPr = child(tc, 'tcPr');
@@ -594,7 +602,7 @@ export class DocxReader {
       rows.push(cells);
       r++;
     }
-    return { type: 'table', index, rowCount: rows.length, columnCount, rows };
+    return { type: 'table', index, rowCount: rows.length, columnCount, headerRows, rows };
   }
 
   // ---- other parts ----------------------------------------------------------------------
@@ -661,6 +669,24 @@ export class DocxReader {
       return [];
     }
   }
+}
+
+/** A WordprocessingML on/off property: present and not "false", "0" or "off". */
+function isOn(n: XNode | undefined): boolean {
+  if (!n) return false;
+  const v = attr(n, 'val');
+  return v === undefined || !/^(false|0|off)$/i.test(v);
+}
+
+/** Elements named `name` in `nodes` and below them (walked without recursion: the nodes are deep). */
+function countTags(nodes: XNode[], name: string): number {
+  let n = 0;
+  const stack = [...nodes];
+  for (let k = stack.pop(); k; k = stack.pop()) {
+    if (tag(k) === name) n++;
+    stack.push(...kids(k));
+  }
+  return n;
 }
 
 /** Children named `name`, also inside content controls and custom XML wrapping them (8 levels at most). */

@@ -176,11 +176,23 @@ export async function countPdfPages(pdfPath: string): Promise<number> {
   return max;
 }
 
-/** Renders to PDF and counts the pages. */
-export async function renderPageCount(inputPath: string, workDir: string, lo: LibreOfficeRun, inputExt?: string): Promise<{ pages: number; millis: number }> {
+/**
+ * Renders to PDF, counts the pages and hands the PDF to `read` (its page texts, for the page
+ * of each block) before it is removed.
+ */
+export async function renderLayout<T>(
+  inputPath: string,
+  workDir: string,
+  lo: LibreOfficeRun,
+  inputExt: string | undefined,
+  read: (pdfPath: string) => Promise<T>,
+): Promise<{ pages: number; millis: number; read: T }> {
   const r = await convert(inputPath, 'pdf', path.join(workDir, `render-${Math.random().toString(36).slice(2, 8)}`), lo, { inputExt });
-  const pages = await countPdfPages(r.outputPath);
-  await fs.rm(path.dirname(r.outputPath), { recursive: true, force: true });
-  if (pages < 1) throw new ExtractionError('LibreOffice rendered no pages');
-  return { pages, millis: r.millis };
+  try {
+    const pages = await countPdfPages(r.outputPath);
+    if (pages < 1) throw new ExtractionError('LibreOffice rendered no pages');
+    return { pages, millis: r.millis, read: await read(r.outputPath) };
+  } finally {
+    await fs.rm(path.dirname(r.outputPath), { recursive: true, force: true });
+  }
 }

@@ -51,6 +51,11 @@ const Inline = {
   inTextBox: Type.Optional(Type.Boolean()),
 };
 
+/** Word processing: where a block, table or cell is (the page it starts on in the rendered layout). */
+const Placed = {
+  provenance: Type.Optional(ProvenanceSchema),
+};
+
 export const OfficeBlock = Type.Recursive(
   (Self) =>
     Type.Union([
@@ -62,11 +67,12 @@ export const OfficeBlock = Type.Recursive(
           text: Type.String(),
           style: Nullable(Type.String()),
           ...Inline,
+          ...Placed,
         },
         { additionalProperties: false },
       ),
       Type.Object(
-        { type: Type.Literal('paragraph'), index: Type.Integer(), text: Type.String(), style: Nullable(Type.String()), ...Inline },
+        { type: Type.Literal('paragraph'), index: Type.Integer(), text: Type.String(), style: Nullable(Type.String()), ...Inline, ...Placed },
         { additionalProperties: false },
       ),
       Type.Object(
@@ -80,6 +86,7 @@ export const OfficeBlock = Type.Recursive(
           listId: Type.String(),
           label: Nullable(Type.String({ description: 'Rendered marker, e.g. "1.", "a)", "•"' })),
           ...Inline,
+          ...Placed,
         },
         { additionalProperties: false },
       ),
@@ -89,6 +96,11 @@ export const OfficeBlock = Type.Recursive(
           index: Type.Integer(),
           rowCount: Type.Integer(),
           columnCount: Type.Integer(),
+          headerRows: Type.Integer({
+            minimum: 0,
+            description: 'Leading rows marked as the header repeated on each page (w:tblHeader, table:table-header-rows)',
+          }),
+          ...Placed,
           rows: Type.Array(
             Type.Array(
               Type.Object(
@@ -99,6 +111,7 @@ export const OfficeBlock = Type.Recursive(
                   colSpan: Type.Integer({ minimum: 1 }),
                   text: Type.String(),
                   blocks: Type.Optional(Type.Array(Self, { description: 'Cell content when it has more than one paragraph or a nested table' })),
+                  ...Placed,
                 },
                 { additionalProperties: false },
               ),
