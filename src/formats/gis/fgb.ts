@@ -11,7 +11,9 @@
 //   interior rings clockwise);
 // - real properties: `%.17g`, or `%.16g`/`%.15g`/`%.14g` when the digits after the point hold
 //   a run of six 0s or 9s (OGR_json_double_with_significant_figures_to_string);
-// - int64 properties written as exact integers (never through a JS number).
+// - int64 properties written as exact integers (never through a JS number);
+// - "id": the source FID, as the GeoJSONSeq writer with -preserve_fid writes it — FlatGeobuf
+//   keeps none, so the export selects it into a first column (fidSelect, FID_COLUMN).
 // Anything this module cannot render with the same meaning makes `checkFgb` refuse the
 // file, and the caller exports that layer through GDAL's GeoJSONSeq writer as before.
 import { open } from 'node:fs/promises';
