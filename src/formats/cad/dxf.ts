@@ -55,6 +55,18 @@ class Rec {
     if (x === undefined || y === undefined) return undefined;
     return { x, y, z: this.num(code + 20) ?? 0 };
   }
+  /**
+   * The group codes of one subclass (after its `100` marker, up to the next): a LAYOUT's own
+   * name (1) follows its plot settings' page setup name (also 1). The whole record without one.
+   */
+  subclass(name: string): Rec {
+    let start = -1;
+    for (let i = 0; i < this.codes.length; i++) if (this.codes[i] === 100 && String(this.values[i]).trim() === name) start = i + 1;
+    if (start < 0) return this;
+    let end = start;
+    while (end < this.codes.length && this.codes[end] !== 100) end++;
+    return new Rec(this.type, this.codes.slice(start, end), this.values.slice(start, end));
+  }
   /** Every point of one base code in order (e.g. LWPOLYLINE vertices, with bulges from 42). */
   points(code: number, withBulge = false): { x: number; y: number; z: number; bulge?: number }[] {
     const out: { x: number; y: number; z: number; bulge?: number }[] = [];
@@ -480,15 +492,16 @@ export async function readDxf(filePath: string, maxBytes: number): Promise<{ doc
   if (objectsRange) {
     for (const r of records(tags, objectsRange[0], objectsRange[1])) {
       if (r.type !== 'LAYOUT') continue;
-      const name = r.str(1) ?? '';
       const h = r.str(5);
+      const l = r.subclass('AcDbLayout');
+      const name = l.str(1) ?? '';
       if (h) layoutByHandle.set(h.toUpperCase(), name);
-      const btr = r.str(340) ?? null; // paper space block record
-      const lim = [pt(r.point(10)), pt(r.point(11))];
-      const ext = validExtent(pt(r.point(14)), pt(r.point(15)));
+      const btr = l.str(330) ?? null; // the layout's block record (model or paper space)
+      const lim = [pt(l.point(10)), pt(l.point(11))];
+      const ext = validExtent(pt(l.point(14)), pt(l.point(15)));
       layouts.push({
         name,
-        tabOrder: r.num(71) ?? null,
+        tabOrder: l.num(71) ?? null,
         block: btr ? (btrByHandle.get(btr.toUpperCase())?.name ?? null) : null,
         limits: lim[0] && lim[1] ? { min: lim[0], max: lim[1] } : null,
         extents: ext,

@@ -114,7 +114,15 @@ export interface CadDocument {
   dimensions: CadDimension[];
   /** Every entity: model space, paper spaces and block definitions (`block` says which). */
   entities: CadEntity[];
+  /** Entities the file holds that are not in `entities`, by type, with why (completeness). */
+  skippedEntities?: SkippedEntities[];
   warnings: string[];
+}
+
+export interface SkippedEntities {
+  type: string;
+  count: number;
+  reason: string;
 }
 
 /** $INSUNITS codes (DXF reference). */

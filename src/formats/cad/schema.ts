@@ -16,7 +16,10 @@
 //     face {corners} · viewport {center,width,height} · image {at,u,v,size[,clip]} · leader {lines,at}
 //     table {at,rows,columns} · other {} (type known, geometry not decoded)
 //   Hatch edge loops keep the vertex chain; arc/ellipse edges contribute their end points.
+// - `entities`, `texts` and `dimensions` carry `provenance` { layout, handle } (provenance.ts):
+//   the layout of the owning block record (none for a block definition) and the handle.
 import { Type, type Static } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 const Point = Type.Array(Type.Number(), { minItems: 2, maxItems: 3, description: '[x, y] or [x, y, z]' });
 const NullablePoint = Type.Union([Point, Type.Null()]);
@@ -69,6 +72,7 @@ export const CadTextSchema = Type.Object({
   handle: Type.Union([Type.String(), Type.Null()]),
   tag: Type.Optional(Type.String()),
   insertHandle: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  provenance: ProvenanceSchema,
 });
 
 export const CadDimensionSchema = Type.Object({
@@ -82,6 +86,7 @@ export const CadDimensionSchema = Type.Object({
   definitionPoint: NullablePoint,
   textPosition: NullablePoint,
   geometryBlock: Type.Union([Type.String(), Type.Null()]),
+  provenance: ProvenanceSchema,
 });
 
 export const CadGeometrySchema = Type.Object({ kind: Type.String() }, { additionalProperties: true });
@@ -94,6 +99,7 @@ export const CadEntitySchema = Type.Object({
   color: Type.Union([Type.Integer(), Type.Null()], { description: 'ACI; 256 = BYLAYER, 0 = BYBLOCK' }),
   lineType: Type.Union([Type.String(), Type.Null()]),
   geometry: CadGeometrySchema,
+  provenance: ProvenanceSchema,
 });
 
 export const CadContent = Type.Object({

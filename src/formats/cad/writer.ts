@@ -1,8 +1,16 @@
 // Drawing model → artifact `content` (shape in schema.ts), streamed through the JsonWriter.
 import type { JsonWriter } from '../kit/json-writer.js';
+import type { Provenance } from '../kit/provenance.js';
 import type { CadDocument } from './model.js';
+import { entityProvenance, layoutsByBlock } from './provenance.js';
 
-export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { binary: boolean; encoding: string }): Promise<void> {
+export async function writeCadContent(
+  doc: CadDocument,
+  w: JsonWriter,
+  within: Provenance | undefined,
+  dxf?: { binary: boolean; encoding: string },
+): Promise<void> {
+  const layouts = layoutsByBlock(doc);
   w.beginObject().field('engine', doc.engine).field('fileVersion', doc.fileVersion);
   if (dxf) w.field('dxf', dxf);
   w.field('codepage', doc.codepage)
@@ -39,8 +47,9 @@ export async function writeCadContent(doc: CadDocument, w: JsonWriter, dxf?: { b
     ['entities', doc.entities],
   ] as const) {
     w.key(key).beginArray();
-    for (const item of list as unknown[]) {
-      w.value(item);
+    for (const item of list) {
+      // texts and dimensions name their entity too: the same layout and handle
+      w.value({ ...item, provenance: entityProvenance(within, layouts, item.block, item.handle) });
       await w.maybeFlush();
     }
     w.endArray();

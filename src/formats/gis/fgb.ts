@@ -11,7 +11,9 @@
 //   interior rings clockwise);
 // - real properties: `%.17g`, or `%.16g`/`%.15g`/`%.14g` when the digits after the point hold
 //   a run of six 0s or 9s (OGR_json_double_with_significant_figures_to_string);
-// - int64 properties written as exact integers (never through a JS number).
+// - int64 properties written as exact integers (never through a JS number);
+// - "id": the source FID, as the GeoJSONSeq writer with -preserve_fid writes it — FlatGeobuf
+//   keeps none, so the export selects it into a first column (fidSelect, FID_COLUMN).
 // Anything this module cannot render with the same meaning makes `checkFgb` refuse the
 // file, and the caller exports that layer through GDAL's GeoJSONSeq writer as before.
 import { open } from 'node:fs/promises';
@@ -197,10 +199,15 @@ class Renderer {
   private readonly z: Vec = { at: 0, len: -1 };
   private readonly ends: Vec = { at: 0, len: -1 };
 
+  /** The last feature's FID as text when the first column holds it (`fidColumn`), else null. */
+  id: string | null = null;
+
   constructor(
     private readonly header: FgbHeader,
     /** Check only (no text): the first pass over a layer. */
     private readonly dry: boolean,
+    /** The first column is the source FID (FID_COLUMN): it becomes the feature's `id`, not a property. */
+    private readonly fidColumn = false,
   ) {}
 
   private coord(i: number, hasZ: boolean): string {
@@ -404,12 +411,19 @@ class Renderer {
       }
     }
     if (this.dry) {
+      // OGR SQL's FID is a 32-bit field: a larger FID (a seamless MapInfo table's) arrives clamped.
+      if (this.fidColumn && (values[0] === null || values[0] === '2147483647' || values[0] === '-2147483648')) throw new FgbUnsupported('FID beyond 32 bits');
       values.fill(null);
       return '';
     }
     let out = '{';
-    for (let i = 0; i < cols.length; i++) {
-      if (i) out += ',';
+    const first = this.fidColumn ? 1 : 0;
+    if (this.fidColumn) {
+      this.id = values[0];
+      values[0] = null;
+    }
+    for (let i = first; i < cols.length; i++) {
+      if (i > first) out += ',';
       out += cols[i].key;
       out += values[i] ?? 'null';
       values[i] = null;
@@ -439,6 +453,24 @@ function readHeader(buf: Uint8Array, len: number): { header: FgbHeader; end: num
 }
 
 /**
+ * FlatGeobuf keeps no FID (a feature's is its index): the export selects the source FID into a
+ * first column of this name (`fidSelect`), and the renderer gives it back as the feature's `id`.
+ */
+export const FID_COLUMN = 'docparse_fid';
+
+/**
+ * OGR SQL selecting the layer's FID into FID_COLUMN, then every field and the geometry; null
+ * when the layer name cannot be quoted or a field already has that name (the layer then takes
+ * the GeoJSONSeq writer, which keeps FIDs itself).
+ */
+export function fidSelect(layer: any): string | null {
+  const name = String(layer.name);
+  if (name.includes('"') || /[\x00-\x1f]/.test(name)) return null;
+  if ((Array.isArray(layer.fields) ? layer.fields : []).some((f: any) => String(f?.name).toLowerCase() === FID_COLUMN)) return null;
+  return `SELECT FID AS "${FID_COLUMN}", * FROM "${name}"`;
+}
+
+/**
  * Reads the FlatGeobuf file in 1 MiB chunks and calls `onFeature` with each feature's GeoJSON
  * text (one line, no newline); `afterChunk` runs between chunks (flushing output).
  * `noGeometry`: the source layer has no geometry field (features carry geometry null).
@@ -450,6 +482,7 @@ export async function renderFgb(
   onFeature: ((line: string) => void) | null,
   afterChunk: (() => Promise<void>) | null,
   extent: Extent,
+  fidColumn = false,
 ): Promise<{ header: FgbHeader; count: number }> {
   const fh = await open(file, 'r');
   try {
@@ -473,7 +506,8 @@ export async function renderFgb(
           start += r.end;
           if (header.hasM) throw new FgbUnsupported('measured geometries');
           if (CURVES.has(header.geometryType)) throw new FgbUnsupported('curve or surface layer');
-          renderer = new Renderer(header, onFeature === null);
+          if (fidColumn && header.columns[0]?.key !== `${JSON.stringify(FID_COLUMN)}:`) throw new FgbUnsupported('no FID column');
+          renderer = new Renderer(header, onFeature === null, fidColumn);
           values = new Array(header.columns.length).fill(null);
         }
       }
@@ -499,7 +533,11 @@ export async function renderFgb(
             gtext = renderer.geometry(g, header.geometryType);
           }
           const props = renderer.properties(feat, values);
-          if (onFeature) onFeature(`{"type":"Feature","properties":${props},"geometry":${gtext}}`);
+          if (onFeature) {
+            // GDAL's GeoJSONSeq writer with -preserve_fid: "id" after "type", when the feature has an FID
+            const id = renderer.id !== null && renderer.id !== 'null' ? `"id":${renderer.id},` : '';
+            onFeature(`{"type":"Feature",${id}"properties":${props},"geometry":${gtext}}`);
+          }
           count++;
           start += 4 + size;
         }

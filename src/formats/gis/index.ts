@@ -17,11 +17,13 @@ import { once } from 'node:events';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { CompletenessCounter } from '../kit/completeness.js';
 import type { JsonWriter } from '../kit/json-writer.js';
+import type { Provenance } from '../kit/provenance.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { discoverDatasets, type DatasetSource, type GisFormat } from './discover.js';
 import { GDAL_VERSION, GdalError, withGdal, type GdalSession } from './engine.js';
-import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, renderFgb } from './fgb.js';
+import { Extent, FgbUnsupported, fgbIneligible, fgbLayerType, fidSelect, renderFgb } from './fgb.js';
 import { readFileHead } from '../kit/file-head.js';
 import { nameGeodatabaseFolders, prepareInput, type Prepared } from './prepare.js';
 
@@ -202,6 +204,10 @@ interface JobState {
   outSeq: number;
   /** A single (not zipped) upload: its name in the scratch folder and its own. */
   upload: { stored: string; name: string } | null;
+  /** Where the upload sits in its container (ParseInput.within): every provenance starts from it. */
+  within: Provenance | undefined;
+  /** Layers and features found against emitted (the artifact's completeness block). */
+  completeness: CompletenessCounter;
 }
 
 /** Features past the per-job cap: a result part (GeoJSON text sequence) opened on the first one, served with the result. */
@@ -352,6 +358,7 @@ async function streamFgbFeatures(file: string, noGeometry: boolean, content: Jso
       await spill.flush();
     },
     extent,
+    true,
   );
   content.endArray();
   if (omitted > 0) job.truncated = true;
@@ -390,9 +397,13 @@ async function writeLayer(
   const shpEnc = layer.metadata?.SHAPEFILE?.SOURCE_ENCODING;
   if (!enc && typeof shpEnc === 'string' && shpEnc) enc = shpEnc;
 
+  // Features carry no provenance of their own: their "id" is the FID, and a feature's
+  // provenance is its layer's with `feature: id` (docs/formats/gis.md: cheap at a million features).
+  const provenance: Provenance = { ...job.within, layer: layerName };
   content
     .beginObject()
     .field('name', layerName)
+    .field('provenance', provenance)
     .field('source', src.relPath)
     .field('format', src.format)
     .field('driver', driver)
@@ -411,7 +422,8 @@ async function writeLayer(
   let fgbLog: string[] = [];
   let exported = false;
   if (featureCount > 0 || !Number.isInteger(layer.featureCount)) {
-    const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures'];
+    // -preserve_fid: each feature's "id" is its FID as ogrinfo prints it (its provenance, see docs/formats/gis.md).
+    const base = ['-f', 'GeoJSONSeq', '-lco', 'RS=NO', '-lco', 'COORDINATE_PRECISION=7', '-skipfailures', '-preserve_fid'];
     const toWgs84 = ['-t_srs', 'EPSG:4326'];
     // Without reprojection: declare the coordinates as WGS 84 so the GeoJSON writer keeps them as they are.
     const asIs = ['-a_srs', 'EPSG:4326'];
@@ -429,7 +441,8 @@ async function writeLayer(
     // Any doubt (GDAL error, count mismatch, something fgb.ts cannot render the way GDAL's
     // GeoJSON writer would) sends the layer through the GeoJSONSeq attempts below.
     // DOCPARSE_GIS_FGB=false turns the route off: every layer through GDAL's GeoJSONSeq writer.
-    if (job.flatGeobuf && fgbIneligible(layer, driver) === null) {
+    const fidSql = fidSelect(layer);
+    if (job.flatGeobuf && fgbIneligible(layer, driver) === null && fidSql !== null) {
       const outRel = `gis-out/${++job.outSeq}.fgb`;
       const host = path.join(tempDir, outRel);
       const first = attempts[0];
@@ -444,11 +457,14 @@ async function writeLayer(
           '-nlt',
           fgbLayerType(layer),
           ...first.args,
-          layerName,
+          '-dialect',
+          'OGRSQL',
+          '-sql',
+          fidSql,
         ]);
         const msgs = s.drainLog();
         if (msgs.some((m) => /^ERROR/i.test(m.trim()))) throw new FgbUnsupported('GDAL reported an error');
-        const check = await renderFgb(host, !gf, null, null, new Extent());
+        const check = await renderFgb(host, !gf, null, null, new Extent(), true);
         if (check.count !== check.header.featuresCount || check.count !== featureCount) throw new FgbUnsupported('feature count differs');
         fgbLog = [...before, ...msgs];
         fgbHost = host;
@@ -483,7 +499,10 @@ async function writeLayer(
         lastError = msgs[0] ?? gdalText((err as Error).message, job);
       }
     }
-    if (!exported) warnings.push(`The features could not be exported: ${lastError}.`);
+    if (!exported) {
+      warnings.push(`The features could not be exported: ${lastError}.`);
+      if (featureCount > 0) job.completeness.missed('features', 'failed', `The features could not be exported: ${lastError}.`, provenance, featureCount);
+    }
     if (!exported) reprojected = false;
   }
   if (!reprojected && crs === null && gf && featureCount > 0 && !warnings.some((w) => w.startsWith('The .prj file is missing'))) {
@@ -506,10 +525,12 @@ async function writeLayer(
     );
   }
   const exportedCount = stats.inlined + stats.omitted;
+  // Features in the result part are emitted too: the artifact holds them, past the inline cap.
+  job.completeness.emitted('layers', 1, exportedCount === 0 ? 1 : 0).emitted('features', exportedCount);
   if (exported && exportedCount < featureCount) {
-    warnings.push(
-      `GDAL counts ${featureCount} features but returned ${exportedCount} when reading them; ${featureCount - exportedCount} are missing from features (e.g. KML placemarks without geometry, MapInfo records GDAL skips, unreadable records).`,
-    );
+    const missing = `GDAL counts ${featureCount} features but returned ${exportedCount} when reading them; ${featureCount - exportedCount} are missing from features (e.g. KML placemarks without geometry, MapInfo records GDAL skips, unreadable records).`;
+    warnings.push(missing);
+    job.completeness.missed('features', 'failed', missing, provenance, featureCount - exportedCount);
   }
   for (const w of gdalWarnings([...fgbLog, ...s.drainLog()], job)) warnings.push(`GDAL: ${w}`);
 
@@ -634,6 +655,8 @@ async function processSource(
     const msg = gdalText(err.message, job);
     failures.push({ source: src.relPath, format: src.format, error: msg });
     warnings.push(`${shownPath(src.relPath, job)} could not be read: ${msg}.`);
+    // Its layers are unknown: the source counts as one layer that failed.
+    job.completeness.missed('layers', 'failed', `${shownPath(src.relPath, job)} could not be read: ${msg}.`, { ...job.within });
   } finally {
     s.close(ds);
   }
@@ -671,6 +694,8 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
     drivers: new Set(),
     outSeq: 0,
     upload: prepared.stored ? { stored: prepared.stored, name: input.fileName || prepared.stored } : null,
+    within: input.within,
+    completeness: new CompletenessCounter().kind('layers').kind('features'),
   };
   const failures: { source: string; format: string; error: string }[] = [];
 
@@ -717,5 +742,5 @@ export const parseGis: FormatParser = async (input: ParseInput, content: JsonWri
   };
   if (prepared.archive)
     metadata.archive = { entries: prepared.archive.entries, files: prepared.archive.files, uncompressedBytes: prepared.archive.uncompressedBytes };
-  return { documentFormat: input.format, documentUnits: job.units, metadata, warnings, parts: job.parts };
+  return { documentFormat: input.format, documentUnits: job.units, metadata, warnings, parts: job.parts, completeness: job.completeness.result() };
 };

@@ -2,6 +2,7 @@
 // geopackage, geojson, kml, kmz, gml, gpx, flatgeobuf). One entry of `datasets` per logical
 // dataset (layer) — the Document Unit of the GIS family.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -42,6 +43,7 @@ export const GisField = Type.Object(
 export const GisFeature = Type.Object(
   {
     type: Type.Literal('Feature'),
+    /** The feature id (FID) as ogrinfo prints it; absent when the driver gives the feature none. */
     id: Type.Optional(Type.Union([Type.String(), Type.Number()])),
     properties: Nullable(Type.Record(Type.String(), Type.Unknown())),
     geometry: Nullable(Type.Record(Type.String(), Type.Unknown())),
@@ -53,6 +55,11 @@ export const GisDataset = Type.Object(
   {
     /** Layer name as GDAL reports it. */
     name: Type.String(),
+    /**
+     * `{ layer }`: the layer as ogrinfo lists it. A feature's provenance is this with
+     * `feature: <its id>` — features carry no provenance object of their own (docs/formats/gis.md).
+     */
+    provenance: ProvenanceSchema,
     /** Path of the source inside the upload (member path in a ZIP, else the file name). */
     source: Type.String(),
     /** Concrete format of the source: shapefile, mapinfo, filegdb, geopackage, geojson, kml, gml, gpx, flatgeobuf. */

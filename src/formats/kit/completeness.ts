@@ -83,11 +83,15 @@ export class CompletenessCounter {
     return this;
   }
 
-  /** One part found and left out: it could not be read (`failed`) or was not extracted (`skipped`). */
-  missed(kind: CompletenessKind, outcome: 'failed' | 'skipped', reason: string, provenance: Provenance = {}): this {
+  /**
+   * One part found and left out: it could not be read (`failed`) or was not extracted (`skipped`).
+   * `n` > 1: a run of parts left out alike (the rows of a file read metadata-only), counted `n`
+   * times and listed once, its provenance spanning the run — a million rows are not a million gaps.
+   */
+  missed(kind: CompletenessKind, outcome: 'failed' | 'skipped', reason: string, provenance: Provenance = {}, n = 1): this {
     const t = this.tally(kind);
-    t.found += 1;
-    t[outcome] += 1;
+    t.found += n;
+    t[outcome] += n;
     if (t.gaps.length < MAX_LISTED_GAPS) t.gaps.push({ outcome, reason, provenance });
     else t.gapsTruncated = true;
     return this;

@@ -13,10 +13,13 @@ import { parquetMetadataAsync, parquetRead, parquetSchema, type FileMetaData, ty
 import { markGeoColumns } from 'hyparquet/src/geoparquet.js';
 import { compressors, decompressZstd } from 'hyparquet-compressors';
 import type { JsonWriter } from '../kit/json-writer.js';
+import { CompletenessCounter } from '../kit/completeness.js';
+import type { Provenance } from '../kit/provenance.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
 import { describeColumns, describeGeo, describeRowGroup, describeSchema, leaves } from './describe.js';
 import { FileAsyncBuffer } from './file.js';
 import { checkRowGroup, decodeBytes, leafColumns } from './declared-sizes.js';
+import { countMetadataOnly, rowGroupProvenance, rowGroupSpans } from './provenance.js';
 import { compileRenderer, PARSERS, readSchema, renderBigInt } from './values.js';
 
 export { ParquetContent } from './schema.js';
@@ -140,15 +143,23 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
       )
       .field('geo', geo);
     await w.maybeFlush();
+    const spans = rowGroupSpans(metadata.row_groups);
+    const completeness = new CompletenessCounter();
     w.key('rowGroups').beginArray();
     for (let i = 0; i < metadata.row_groups.length; i++) {
-      w.value(describeRowGroup(metadata.row_groups[i], i, leafEls, leafPaths));
+      const provenance = rowGroupProvenance(input.within, i, spans[i].first, spans[i].rows);
+      w.value({ ...describeRowGroup(metadata.row_groups[i], i, leafEls, leafPaths), provenance });
       await w.maybeFlush();
     }
     w.endArray();
 
     let rowsWritten = 0;
-    if (mode === 'MetadataPlusRows') {
+    // One entry per row group read: which rows of the file `rows` holds (a provenance per row
+    // would repeat the row group beside every row of a million-row file).
+    const rowsProvenance: Provenance[] = [];
+    if (mode === 'MetadataOnly') countMetadataOnly(completeness, input.within, spans);
+    else {
+      completeness.emitted('rowGroups', metadata.row_groups.length).kind('rows');
       const readMetadata: FileMetaData = { ...metadata, schema: readSchema(metadata.schema) };
       const top = tree.children.map((node) => [node.element.name, compileRenderer(node, wktColumns)] as const);
       const columns = leafColumns(tree);
@@ -199,6 +210,12 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
             );
           }
           if (rows.length !== n) warnings.push(`row group ${i} declares ${n} rows but ${rows.length} were decoded`);
+          const read = Math.min(rows.length, n);
+          if (read > 0) rowsProvenance.push(rowGroupProvenance(input.within, i, rowStart, read));
+          if (read < n) {
+            const missing = rowGroupProvenance(input.within, i, rowStart + read, n - read);
+            completeness.missed('rows', 'failed', `row group ${i} declares ${n} rows but ${rows.length} were decoded`, missing, n - read);
+          }
           for (let r = 0; r < rows.length; r++) {
             const row = rows[r];
             const out: Record<string, unknown> = {};
@@ -213,7 +230,8 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
         rowStart += n;
         input.progress((i + 1) / metadata.row_groups.length);
       }
-      w.endArray().field('rowsWritten', rowsWritten);
+      w.endArray().field('rowsWritten', rowsWritten).field('rowsProvenance', rowsProvenance);
+      completeness.emitted('rows', rowsWritten);
     }
     w.endObject();
 
@@ -233,6 +251,7 @@ export const parseParquet: FormatParser = async (input: ParseInput, w: JsonWrite
         ...(mode === 'MetadataPlusRows' ? { rowsWritten } : {}),
       },
       warnings,
+      completeness: completeness.result(),
     };
   } finally {
     await fh.close();

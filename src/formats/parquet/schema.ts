@@ -2,6 +2,8 @@
 //
 // Sizes, counts and offsets are numbers, or decimal strings beyond 2^53−1.
 // `rows` (parquetMode=MetadataPlusRows only) are objects keyed by top-level column name;
+// each row group has `provenance` `{ rowGroup, rows: [first, last] }` and `rowsProvenance`
+// says which rows of the file `rows` holds, per row group (not per row: no bloat);
 // value rendering per leaf is given by `schema…jsonEncoding` / `columns[].jsonEncoding`:
 //   number · boolean · string · int64 (number, or string beyond 2^53−1) · decimal-string
 //   ("-12.340", exactly `scale` fraction digits) · date-string (YYYY-MM-DD) ·
@@ -12,6 +14,7 @@
 // arrays, MAP objects, structs objects. Statistics min/max follow the same rules, except
 // that DECIMAL statistics are exact strings only up to precision 15 (numbers beyond).
 import { Type, type Static } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 const BigNum = Type.Union([Type.Number(), Type.String()], { description: 'number, or decimal string beyond 2^53−1' });
 const NullableBigNum = Type.Union([BigNum, Type.Null()]);
@@ -92,6 +95,7 @@ export const ParquetRowGroup = Type.Object({
     Type.Array(Type.Object({ column: Type.Union([Type.String(), Type.Integer()]), descending: Type.Boolean(), nullsFirst: Type.Boolean() })),
   ),
   columns: Type.Array(ParquetColumnChunk),
+  provenance: ProvenanceSchema,
 });
 
 const Crs = Type.Union([
@@ -175,6 +179,12 @@ export const ParquetContent = Type.Object({
   rowGroups: Type.Array(ParquetRowGroup),
   rows: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
   rowsWritten: Type.Optional(Type.Integer({ minimum: 0 })),
+  rowsProvenance: Type.Optional(
+    Type.Array(ProvenanceSchema, {
+      description:
+        'MetadataPlusRows: one per row group read, in order — `{ rowGroup, rows: [first, last] }`, the rows of the file (from 0) that `rows` holds from it',
+    }),
+  ),
 });
 
 export type ParquetContentType = Static<typeof ParquetContent>;

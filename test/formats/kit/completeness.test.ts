@@ -30,6 +30,15 @@ describe('completeness counter', () => {
     expect(t.gaps).toHaveLength(MAX_LISTED_GAPS);
     expect(t.gapsTruncated).toBe(true);
   });
+
+  it('counts a run of parts left out alike n times and lists it once', () => {
+    const t = new CompletenessCounter()
+      .emitted('rows', 5)
+      .missed('rows', 'skipped', 'Rows are not read in this mode.', { rows: [5, 1004] }, 1000)
+      .result().rows!;
+    expect(t).toMatchObject({ found: 1005, emitted: 5, skipped: 1000, failed: 0 });
+    expect(t.gaps).toEqual([{ outcome: 'skipped', reason: 'Rows are not read in this mode.', provenance: { rows: [5, 1004] } }]);
+  });
 });
 
 describe('provenance joining (chunks)', () => {
