@@ -12,7 +12,7 @@ import { rulingSegments } from './page-objects.js';
 import { ruledTables } from './tables.js';
 import { borderlessTables } from './borderless-tables.js';
 import { annotations, formHandle } from './annotations.js';
-import { regionWords } from './cell-pieces.js';
+import { blockWords } from './block-words.js';
 
 export interface AdvancedExtras {
   page: Partial<PdfPageT>;
@@ -85,7 +85,7 @@ export function advancedPageExtras(
     }
   }
   // Each block's words with their boxes (in `frame`, like the blocks: turned to display by the caller).
-  const words = regionWords(
+  const words = blockWords(
     doc,
     page,
     frame,
