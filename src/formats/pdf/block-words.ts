@@ -58,7 +58,8 @@ export function blockWords(doc: PdfDocument, page: number, frame: PageGeometry, 
         if (k < 0) continue;
         last = k;
       }
-      if (u === 32 || u === 0xa0) {
+      // Spaces, no-break and typographic ones, the ideographic space: word breaks, never words.
+      if (u === 32 || u === 0xa0 || u === 0x3000 || (u >= 0x2000 && u <= 0x200b)) {
         if (pending[k] !== ' ') pending[k] = ex.FPDFText_IsGenerated(tp, i) === 1 ? '_' : ' ';
         continue;
       }

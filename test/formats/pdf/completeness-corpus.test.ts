@@ -16,6 +16,13 @@ beforeAll(async () => {
   if (CORPUS_AVAILABLE) manifest = await readManifest('pdf');
 });
 
+/** Whether the centre of box `w` lies in box `b` (widened by `pad` points). */
+const centreIn = (w: Box, b: Box, pad = 1) => {
+  const cx = (w[0] + w[2]) / 2,
+    cy = (w[1] + w[3]) / 2;
+  return cx >= b[0] - pad && cx <= b[2] + pad && cy >= b[1] - pad && cy <= b[3] + pad;
+};
+
 /** Files that do not open without a password (no password option): the job fails, no block. */
 const ENCRYPTED = ['pysample__libreoffice-writer-password.pdf', 'pdfminer__aes-256-r6.pdf', 'camelot__health_protected.pdf'];
 
@@ -97,6 +104,10 @@ describe.skipIf(!CORPUS_AVAILABLE)('completeness totals match the content on eve
       if (!res.ok) throw new Error(`${r.file}: ${res.message}`);
       expectTotalsMatchContent(r.file, res.artifact, 'Advanced');
       expectPlaced(r.file, res.artifact);
+      // Each word lies in its block (rotated pages included: both are turned to the displayed page).
+      for (const p of res.artifact.content.pages) {
+        for (const b of p.blocks) for (const w of b.words ?? []) expect(centreIn(w.bbox, b.bbox, 0.5), `${r.file} ${b.id} "${w.text}"`).toBe(true);
+      }
       tables += res.artifact.completeness.tables.found;
     }
     expect(tables).toBeGreaterThan(5);
@@ -129,12 +140,6 @@ function popplerWords(file: string): { text: string; box: Box }[][] {
       })),
     );
 }
-
-const centreIn = (w: Box, b: Box, pad = 1) => {
-  const cx = (w[0] + w[2]) / 2,
-    cy = (w[1] + w[3]) / 2;
-  return cx >= b[0] - pad && cx <= b[2] + pad && cy >= b[1] - pad && cy <= b[3] + pad;
-};
 
 describe.skipIf(!CORPUS_AVAILABLE)('provenance boxes against pdftotext -bbox-layout (tracemonkey, 14 pages)', () => {
   const file = 'pdfjs__tracemonkey.pdf';
