@@ -1,16 +1,18 @@
-// Advanced mode, two builds side by side: per-page time of this checkout's dist/ against
+// Advanced mode (or --mode=…), two builds side by side: per-page time of this checkout's dist/ against
 // another build's (e.g. main's), file by file and interleaved run by run (A, B, B, A, …), so
 // both see the same machine on a shared box. CPU time of this process is the headline (less
 // sensitive to other processes than wall time); wall time is reported too.
-// usage: node bench/pdf/advanced-ab.mjs <other dist dir> [runs=5]
+// usage: node bench/pdf/advanced-ab.mjs <other dist dir> [runs=5] [--mode=SingleColumn|MultiColumn] (default Advanced)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CORPUS, textPdfs } from './corpus.mjs';
 
-const other = path.resolve(process.argv[2] ?? '');
-const RUNS = Number(process.argv[3] ?? 5) || 5;
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const MODE = process.argv.find((a) => a.startsWith('--mode='))?.slice(7) ?? 'Advanced';
+const other = path.resolve(args[0] ?? '');
+const RUNS = Number(args[1] ?? 5) || 5;
 const here = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../dist');
 async function build(dir) {
   const { writeArtifact } = await import(pathToFileURL(path.join(dir, 'pipeline/thread.js')).href);
@@ -31,7 +33,7 @@ async function pass(b) {
         documentId: 'b',
         fileName: f.file,
         format: 'pdf',
-        options: { pdfMode: 'Advanced' },
+        options: { pdfMode: MODE },
         customMetadata: null,
         inputPath: path.join(CORPUS, f.file),
         artifactPath: out,

@@ -12,6 +12,7 @@ import { rulingSegments } from './page-objects.js';
 import { ruledTables } from './tables.js';
 import { borderlessTables } from './borderless-tables.js';
 import { annotations, formHandle } from './annotations.js';
+import { blockWords } from './block-words.js';
 
 export interface AdvancedExtras {
   page: Partial<PdfPageT>;
@@ -83,6 +84,15 @@ export function advancedPageExtras(
       if (t) b.structType = t;
     }
   }
+  // Each block's words with their boxes (in `frame`, like the blocks: turned to display by the caller).
+  const words = blockWords(
+    doc,
+    page,
+    frame,
+    blocks.map((b) => [b.x0, b.y0, b.x1, b.y1]),
+    textPage,
+  );
+  blocks.forEach((b, k) => (b.words = words[k]));
   const images: NonNullable<PdfPageT['images']> = [];
   const { h, v } = rulingSegments(doc, page, frame, images);
   const ruled = ruledTables(h, v, frags, index + 1);

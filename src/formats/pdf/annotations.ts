@@ -6,6 +6,7 @@ import type { Fragment } from './fragment.js';
 import { toDisplay, type PageGeometry } from './textlayer.js';
 import type { PdfPageT } from './schema.js';
 import { r2, type BBox } from './display-units.js';
+import { UNPLACED } from './provenance.js';
 
 /**
  * Fragments by centre point, sorted by centre y: the fragments whose centre lies in a box
@@ -112,7 +113,7 @@ export function annotations(
       }
       if (st === ANNOT_LINK) {
         const link = ex.FPDFAnnot_GetLink(a);
-        const item: NonNullable<PdfPageT['links']>[number] = { bbox };
+        const item: NonNullable<PdfPageT['links']>[number] = { bbox, provenance: UNPLACED };
         if (link) {
           const action = ex.FPDFLink_GetAction(link);
           if (action && ex.FPDFAction_GetType(action) === 3) {
@@ -142,7 +143,7 @@ export function annotations(
         const raw = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldValue(form, a, b, l));
         const alt = doc.utf16((b, l) => ex.FPDFAnnot_GetFormFieldAlternateName(form, a, b, l));
         const flags = ex.FPDFAnnot_GetFormFieldFlags(form, a);
-        const field: NonNullable<PdfPageT['formFields']>[number] = { name, type, value: raw === '' ? null : raw, bbox };
+        const field: NonNullable<PdfPageT['formFields']>[number] = { name, type, value: raw === '' ? null : raw, bbox, provenance: UNPLACED };
         if (type === 'checkbox' || type === 'radiobutton') field.checked = !!api.FPDFAnnot_IsChecked(form, a);
         if (alt) field.alternateName = alt;
         if (flags & 1) field.readOnly = true;
@@ -157,7 +158,7 @@ export function annotations(
         continue;
       }
       if (st === ANNOT_POPUP) continue;
-      const item: NonNullable<PdfPageT['annotations']>[number] = { subtype: ANNOT_SUBTYPES[st] ?? `Unknown(${st})`, bbox };
+      const item: NonNullable<PdfPageT['annotations']>[number] = { subtype: ANNOT_SUBTYPES[st] ?? `Unknown(${st})`, bbox, provenance: UNPLACED };
       const contents = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'Contents', b, l));
       const author = doc.utf16((b, l) => api.FPDFAnnot_GetStringValue(a, 'T', b, l));
       if (contents) item.contents = contents;

@@ -14,6 +14,7 @@ import type { PdfTableT } from './schema.js';
 import { r2, type BBox } from './display-units.js';
 import { regionWords, type Word } from './cell-pieces.js';
 import { markHeaderRows } from './tables.js';
+import { UNPLACED } from './provenance.js';
 
 /** Words closer than this many font sizes belong to one phrase ("Prairie Brand"). */
 const PHRASE_GAP = 0.35;
@@ -268,7 +269,15 @@ function gridOf(lines: Word[][], words: Word[], gs: [number, number][], x0: numb
         nonEmpty++;
         wordsInCells += text.split(' ').length;
       }
-      const cell = { row: r, col: c, rowSpan: 1, colSpan: c1 - c + 1, text, bbox: [r2(bounds[c]), r2(ry0), r2(bounds[c1 + 1]), r2(ry1)] as BBox };
+      const cell = {
+        row: r,
+        col: c,
+        rowSpan: 1,
+        colSpan: c1 - c + 1,
+        text,
+        bbox: [r2(bounds[c]), r2(ry0), r2(bounds[c1 + 1]), r2(ry1)] as BBox,
+        provenance: UNPLACED,
+      };
       cells.push(cell);
     }
     if (filled >= 2) filledRows++;
@@ -277,7 +286,7 @@ function gridOf(lines: Word[][], words: Word[], gs: [number, number][], x0: numb
   if (filledRows < rows.length * 0.5 || wordsInCells / Math.max(1, nonEmpty) > PROSE_WORDS + 1) return null;
   const y0 = Math.min(...words.map((w) => w.y0)),
     y1 = Math.max(...words.map((w) => w.y1));
-  return { bbox: [r2(x0), r2(y0), r2(x1), r2(y1)], rows: rows.length, columns: C, ruled: false, source: 'alignment', cells };
+  return { bbox: [r2(x0), r2(y0), r2(x1), r2(y1)], rows: rows.length, columns: C, ruled: false, source: 'alignment', cells, provenance: UNPLACED };
 }
 
 /**

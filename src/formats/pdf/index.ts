@@ -22,6 +22,8 @@ import { dropRepeatedHeader } from './tables.js';
 import { r2 } from './display-units.js';
 import { pageTreeWarning, readPageTree } from './page-tree.js';
 import { UnitsHeldAhead } from './reservation.js';
+import { placeOf, placePage } from './provenance.js';
+import { CompletenessCounter } from '../kit/completeness.js';
 
 export { PdfContent, type PdfContentT } from './schema.js';
 
@@ -44,7 +46,10 @@ interface PageWork {
   marginSigs: Map<number, string>;
   charCount: number;
   badChars: number;
+  /** Why the page could not be loaded (it is empty in the result), or null. */
   error: string | null;
+  /** Why OCR could not read the page (Ocr mode), or null. */
+  ocrFailure: string | null;
   structTypes?: Map<number, string>;
 }
 
@@ -142,6 +147,10 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
   const doc = PdfDocument.open(pdfium, input.filePath);
   const warnings: string[] = [];
   const chunkBlocks: ChunkSourceBlock[] = [];
+  const within = input.within;
+  // Pages always; tables in the mode that looks for them.
+  const completeness = new CompletenessCounter().kind('pages');
+  if (mode === 'Advanced') completeness.kind('tables');
   try {
     const meta: PdfMetadata = doc.metadata();
     if (meta.repaired) warnings.push('the PDF cross-reference table is damaged: PDFium repaired the file while opening it (some content may be missing)');
@@ -183,11 +192,12 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
         const tagLevel = b.structType && /^H([1-6])$/.exec(b.structType);
         const level = mark ? null : tagLevel ? Number(tagLevel[1]) : b.structType === 'P' || b.structType === 'LI' ? null : headingLevel(b, stats);
         const kind: PdfBlockT['kind'] = mark ?? (level ? 'heading' : b.listMarker || b.structType === 'LI' ? 'list' : 'paragraph');
+        const bbox: PdfBlockT['bbox'] = [r2(b.x0), r2(b.y0), r2(b.x1), r2(b.y1)];
         const out: PdfBlockT = {
           id,
           kind,
           text: b.text,
-          bbox: [r2(b.x0), r2(b.y0), r2(b.x1), r2(b.y1)],
+          bbox,
           order: bi,
           column: b.column,
           fontSize: r2(b.size),
@@ -195,6 +205,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
           bold: b.bold,
           italic: b.italic,
           lineCount: b.lineCount,
+          provenance: placeOf(within, pw.number, bbox),
         };
         if (level) out.level = level;
         if (kind === 'list' && b.listMarker) out.listMarker = b.listMarker;
@@ -203,6 +214,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
           if (b.confidence !== undefined) out.confidence = r2(b.confidence);
         }
         if (b.structType) out.structType = b.structType;
+        if (b.words) out.words = b.words.map((w) => ({ text: w.text, bbox: [r2(w.x0), r2(w.y0), r2(w.x1), r2(w.y1)] }));
         if (input.options.chunkHints && kind !== 'header' && kind !== 'footer') {
           chunkBlocks.push({
             ref: id,
@@ -210,6 +222,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
             kind: kind === 'heading' ? 'heading' : kind === 'list' ? 'list' : 'paragraph',
             level: level ?? undefined,
             page: pw.number,
+            provenance: out.provenance,
           });
         }
         return out;
@@ -219,7 +232,13 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
           // Cell texts by row (one pass over the cells, in cell order).
           const rows: string[][] = Array.from({ length: t.rows }, () => []);
           for (const c of t.cells) rows[c.row].push(c.text);
-          chunkBlocks.push({ ref: t.id, text: rows.map((r) => r.join(' | ')).join('\n'), kind: 'table', page: pw.number });
+          chunkBlocks.push({
+            ref: t.id,
+            text: rows.map((r) => r.join(' | ')).join('\n'),
+            kind: 'table',
+            page: pw.number,
+            provenance: placeOf(within, pw.number, t.bbox),
+          });
         }
       }
       const page: PdfPageT = {
@@ -234,6 +253,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       if (pw.label) page.label = pw.label;
       if (pw.ocr) page.ocr = { dpi: pw.ocr.dpi, meanConfidence: r2(pw.ocr.meanConfidence), lines: pw.ocr.lines };
       if (pw.extras) Object.assign(page, pw.extras.page);
+      placePage(page, within);
       w.value(page);
       await w.maybeFlush();
     };
@@ -242,13 +262,18 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       await held.check();
       const i = tree.pages[k];
       const pw = await extractPage(doc, i, mode, warnings, input.settings.engines);
+      // A page whose OCR failed and kept no text is failed, not blank: a client can tell them apart.
+      const failure = pw.error ?? (pw.textSource === 'none' ? pw.ocrFailure : null);
+      if (failure) completeness.missed('pages', 'failed', failure, { ...within, page: i + 1 });
+      else completeness.emitted('pages', 1, pw.textSource === 'none' ? 1 : 0);
       if (pw.error) failedPages.push(i + 1);
-      else if (pw.textSource === 'none') emptyPages.push(i + 1);
+      else if (pw.textSource === 'none' && !failure) emptyPages.push(i + 1);
       if (pw.textSource === 'ocr') ocrPages.push(i + 1);
       if (pw.charCount > 20 && pw.badChars / pw.charCount > 0.25) garbagePages.push(i + 1);
       // Tables continued across pages: last table at the bottom of one page, first at the top
       // of the next, with the same number of columns.
       const tables = pw.extras?.tables ?? [];
+      if (mode === 'Advanced') completeness.emitted('tables', tables.length);
       if (prevTable && tables.length) {
         const t = tables[0];
         if (
@@ -303,6 +328,7 @@ async function parse(input: Parameters<FormatParser>[0], w: JsonWriter): Promise
       metadata,
       warnings,
       chunks: input.options.chunkHints ? buildChunks(chunkBlocks) : undefined,
+      completeness: completeness.result(),
     };
   } finally {
     try {
@@ -333,13 +359,14 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
     charCount: 0,
     badChars: 0,
     error: null,
+    ocrFailure: null,
   };
   if (!page) {
     const sz = doc.scratch;
     if (ex.FPDF_GetPageSizeByIndexF(doc.handle, i, sz.ptr)) {
       base.geometry = { width: sz.f32(0), height: sz.f32(1), rotation: 0, box: [0, 0, sz.f32(0), sz.f32(1)] };
     }
-    base.error = 'page could not be loaded';
+    base.error = 'PDFium could not load the page (its page object or content is damaged); it is empty in the result.';
     return base;
   }
   // Advanced mode keeps the page's text page open for its tables (closed below).
@@ -378,7 +405,9 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
         } catch (e) {
           // A missing engine is the node's trouble, not the page's: the job fails (and is retried elsewhere).
           if (e instanceof ExtractionError || isEngineTrap(e)) throw e;
-          warnings.push(`OCR failed on page ${i + 1}: ${e instanceof OcrPageError ? e.message : 'the OCR engine could not read the image of the page'}`);
+          const why = e instanceof OcrPageError ? e.message : 'the OCR engine could not read the image of the page';
+          warnings.push(`OCR failed on page ${i + 1}: ${why}`);
+          base.ocrFailure = `OCR failed: ${why}.`;
         }
       }
     }
@@ -454,6 +483,7 @@ async function extractPage(doc: PdfDocument, i: number, mode: Mode, warnings: st
       for (const b of blocks) {
         frameToDisplay(frame, g, b);
         for (const l of b.lines ?? []) frameToDisplay(frame, g, l);
+        for (const wd of b.words ?? []) frameToDisplay(frame, g, wd);
       }
     }
   } finally {

@@ -3,6 +3,7 @@
 // lines within a region (fragments on one baseline, left to right), and text blocks
 // (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
 import { hasRtlChar, isRtl, type Fragment } from './fragment.js';
+import type { Word } from './cell-pieces.js';
 
 export interface Line {
   text: string;
@@ -50,6 +51,8 @@ export interface RawBlock {
   confidence?: number;
   /** Structure tree element type (tagged PDFs, Advanced). */
   structType?: string;
+  /** The block's words with their boxes (Advanced, text layer). */
+  words?: Word[];
 }
 
 const LIST_MARKER = /^(?:[•◦▪▫●○■□►▸‣⁃∙·\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?(?:i|ii|iii|iv|v|vi|vii|viii|ix|x)[.)])\s+/;

@@ -8,6 +8,8 @@ import type { PageGeometry } from './textlayer.js';
 import { regionBlocks, type Line, type RawBlock } from './layout.js';
 import type { EngineLocations } from '../settings.js';
 import { r2 } from './display-units.js';
+import type { Provenance } from '../kit/provenance.js';
+import { UNPLACED } from './provenance.js';
 
 const OCR_DPI = 300;
 /** Largest bitmap rendered for OCR (pixels); bigger pages are rendered at a lower DPI. */
@@ -17,12 +19,14 @@ export interface OcrWord {
   text: string;
   bbox: [number, number, number, number];
   confidence: number;
+  provenance: Provenance;
 }
 export interface OcrLine {
   text: string;
   bbox: [number, number, number, number];
   confidence: number;
   words: OcrWord[];
+  provenance: Provenance;
 }
 export interface OcrResult {
   dpi: number;
@@ -106,7 +110,7 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, e
       Math.max(...cur.map((w) => w.bbox[3])),
     ];
     const confidence = cur.reduce((a, w) => a + w.confidence, 0) / cur.length;
-    lines.push({ text: cur.map((w) => w.text).join(' '), bbox, confidence: r2(confidence), words: cur });
+    lines.push({ text: cur.map((w) => w.text).join(' '), bbox, confidence: r2(confidence), words: cur, provenance: UNPLACED });
     cur = [];
   };
   let confSum = 0,
@@ -120,6 +124,7 @@ export async function ocrPage(doc: PdfDocument, page: number, g: PageGeometry, e
         text,
         bbox: [r2(it.rect.left * k), r2(it.rect.top * k), r2(it.rect.right * k), r2(it.rect.bottom * k)],
         confidence: r2(Math.max(0, Math.min(1, it.confidence))),
+        provenance: UNPLACED,
       };
       cur.push(word);
       confSum += word.confidence;

@@ -5,6 +5,7 @@ import type { PdfDocument } from './document.js';
 import { toDisplay, type PageGeometry } from './textlayer.js';
 import type { PdfPageT } from './schema.js';
 import { r2 } from './display-units.js';
+import { UNPLACED } from './provenance.js';
 
 export interface Seg {
   /** Horizontal: y fixed, x from a to b. Vertical: x fixed, y from a to b. */
@@ -68,6 +69,7 @@ export function rulingSegments(doc: PdfDocument, page: number, g: PageGeometry, 
           pixelWidth: pw,
           pixelHeight: ph,
           filters,
+          provenance: UNPLACED,
         });
       }
       return;

@@ -1,11 +1,18 @@
 // JSON Schema (TypeBox) of the PDF artifact's `content`. Loaded in the main thread for the
 // OpenAPI document: imports only @sinclair/typebox.
 import { Type, type Static } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 /** [x0, y0, x1, y1] in points, origin at the top-left of the page as displayed (rotation applied). */
 const BBox = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], {
   description: '[x0, y0, x1, y1] in PDF points, origin top-left of the displayed (rotated) page',
 });
+
+/** Page and box of each part (the box is its bbox), after the fields of the document's container (an e-mail attachment). */
+const Provenance = ProvenanceSchema;
+
+/** A word of a block's text with its box (Advanced). */
+export const PdfWord = Type.Object({ text: Type.String(), bbox: BBox }, { additionalProperties: false });
 
 export const PdfBlock = Type.Object(
   {
@@ -25,12 +32,16 @@ export const PdfBlock = Type.Object(
     source: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('ocr')])),
     confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Mean OCR word confidence' })),
     structType: Type.Optional(Type.String({ description: 'Structure tree element type (tagged PDFs, Advanced)' })),
+    words: Type.Optional(
+      Type.Array(PdfWord, { description: "The block's words with their boxes, left to right on each line, lines top to bottom (Advanced, text layer)" }),
+    ),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
 
 export const PdfOcrWord = Type.Object(
-  { text: Type.String(), bbox: BBox, confidence: Type.Number({ minimum: 0, maximum: 1 }) },
+  { text: Type.String(), bbox: BBox, confidence: Type.Number({ minimum: 0, maximum: 1 }), provenance: Provenance },
   { additionalProperties: false },
 );
 
@@ -40,6 +51,7 @@ export const PdfOcrLine = Type.Object(
     bbox: BBox,
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     words: Type.Array(PdfOcrWord),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -55,6 +67,7 @@ export const PdfTableCell = Type.Object(
     header: Type.Optional(
       Type.Boolean({ description: "true on a table's header rows: its leading rows (at most 3) set all in bold above a row that is not; absent otherwise" }),
     ),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -70,6 +83,7 @@ export const PdfTable = Type.Object(
     cells: Type.Array(PdfTableCell),
     continuedFrom: Type.Optional(Type.String({ description: 'Id of the table on the previous page this one continues' })),
     continuesOn: Type.Optional(Type.String()),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -80,6 +94,7 @@ export const PdfLink = Type.Object(
     uri: Type.Optional(Type.String()),
     targetPage: Type.Optional(Type.Integer({ minimum: 1 })),
     text: Type.Optional(Type.String()),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -90,6 +105,7 @@ export const PdfAnnotation = Type.Object(
     bbox: BBox,
     contents: Type.Optional(Type.String()),
     author: Type.Optional(Type.String()),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -105,6 +121,7 @@ export const PdfFormField = Type.Object(
     readOnly: Type.Optional(Type.Boolean()),
     required: Type.Optional(Type.Boolean()),
     bbox: BBox,
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -115,6 +132,7 @@ export const PdfImage = Type.Object(
     pixelWidth: Type.Integer({ minimum: 0 }),
     pixelHeight: Type.Integer({ minimum: 0 }),
     filters: Type.Array(Type.String()),
+    provenance: Provenance,
   },
   { additionalProperties: false },
 );
@@ -172,3 +190,4 @@ export type PdfContentT = Static<typeof PdfContent>;
 export type PdfPageT = Static<typeof PdfPage>;
 export type PdfBlockT = Static<typeof PdfBlock>;
 export type PdfTableT = Static<typeof PdfTable>;
+export type PdfWordT = Static<typeof PdfWord>;

@@ -7,6 +7,7 @@ import { regionLines } from './layout.js';
 import type { PdfTableT } from './schema.js';
 import { r2, type BBox } from './display-units.js';
 import { TOL, type Seg } from './page-objects.js';
+import { UNPLACED } from './provenance.js';
 
 function cluster(values: number[]): number[] {
   const s = [...values].sort((a, b) => a - b);
@@ -218,6 +219,7 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
         colSpan: b.c1 - b.c0 + 1,
         text,
         bbox: [r2(xs[b.c0]), r2(ys[b.r0]), r2(xs[b.c1 + 1]), r2(ys[b.r1 + 1])] as BBox,
+        provenance: UNPLACED,
       };
       cells.push(cell);
       cellFragments.set(cell, fs);
@@ -227,7 +229,7 @@ export function ruledTables(h: Seg[], v: Seg[], frags: Fragment[], pageNo: numbe
     if (cells.length < 2 || holdsColumns(cells, cellFragments)) continue;
     markHeaderRows(cells, cellFragments, R);
     cells.sort((p, q) => p.row - q.row || p.col - q.col);
-    tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells });
+    tables.push({ id: '', bbox: tb.map(r2) as BBox, rows: R, columns: C, ruled: true, source: 'ruling', cells, provenance: UNPLACED });
   }
   tables.sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
   tables.forEach((t, i) => (t.id = `p${pageNo}.t${i}`));

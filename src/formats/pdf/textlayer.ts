@@ -119,6 +119,24 @@ export function toDisplay(g: PageGeometry, x: number, y: number): [number, numbe
   }
 }
 
+/**
+ * toDisplay as two functions of a point, chosen once per page: a loop over a page's characters
+ * (block-words.ts) calls them four times per character without making an array each time.
+ */
+export function displayTransform(g: PageGeometry): { x: (x: number, y: number) => number; y: (x: number, y: number) => number } {
+  const [L, B, R, T] = g.box;
+  switch (g.rotation) {
+    case 90:
+      return { x: (_x, y) => y - B, y: (x) => x - L };
+    case 180:
+      return { x: (x) => R - x, y: (_x, y) => y - B };
+    case 270:
+      return { x: (_x, y) => T - y, y: (x) => R - x };
+    default:
+      return { x: (x) => x - L, y: (_x, y) => T - y };
+  }
+}
+
 /** Visual-order RTL text → logical order; runs of digits/Latin keep their own direction. */
 function reverseVisual(text: string): string {
   const runs = text.match(/[A-Za-z0-9.,:%/+-]+|[^A-Za-z0-9.,:%/+-]+/g) ?? [text];
