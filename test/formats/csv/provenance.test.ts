@@ -4,7 +4,9 @@
 // whose geometries cannot be read showing as failed features with their row and why.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { Value } from '@sinclair/typebox/value';
 import { ExtractionError } from '../../../src/formats/kit/types.js';
+import { CsvContent } from '../../../src/formats/csv/schema.js';
 import { CORPUS_AVAILABLE } from '../../helpers/parse.js';
 import { corpusFile, readManifest, removeTempFiles, runCsv, tempFile } from './helpers.js';
 
@@ -13,8 +15,9 @@ afterAll(removeTempFiles);
 const manifest = CORPUS_AVAILABLE ? readManifest() : [];
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
-/** Rows found = emitted = what the content holds, its provenance spanning them. */
+/** Rows found = emitted = what the content holds, its provenance spanning them; the content valid against its published schema. */
 function expectRowTotals(content: any, outcome: any, held: unknown[]): void {
+  expect(Value.Check(CsvContent, content), JSON.stringify([...Value.Errors(CsvContent, content)].slice(0, 3))).toBe(true);
   const t = outcome.completeness.rows;
   expect([t.found, t.emitted, t.failed, t.skipped, t.gaps]).toEqual([held.length, held.length, 0, 0, []]);
   expect(outcome.metadata.rowCount).toBe(held.length);
