@@ -17,6 +17,7 @@ import type { Dialect, RawStatement } from './statements.js';
  *  tokens as JSON, is given at most ~256 K chars of it at a time: postgres.ts.) */
 const PIECE_CHARS = 4 * 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export interface Position {
   offset: number;
@@ -210,17 +211,19 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         opts.onWarning(w);
       }
     }
+    // Most scripts are ASCII: one scan of the piece spares a byteLength call per statement.
+    const ascii = enc.encoding === 'utf-8' && !NON_ASCII.test(pending);
+    const measure = (from: number, to: number): number => (ascii ? to - from : bytesOf(pending.slice(from, to)));
     let at = 0; // chars of `pending` measured so far, ending at byte `atByte`
     let atByte = baseByte;
     for (const raw of r.statements) {
-      const startByte = atByte + bytesOf(pending.slice(at, raw.start));
-      const text = pending.slice(raw.start, raw.end);
+      const startByte = atByte + measure(at, raw.start);
       at = raw.end;
-      atByte = startByte + bytesOf(text);
+      atByte = startByte + measure(raw.start, raw.end);
       const inner = raw.inner ?? (dialect === 'MsSql' ? [] : innerStatements(pending, raw.start, raw.end, dialect === 'PostgreSql' ? 'PgFallback' : dialect));
       yield {
         raw: { ...raw, start: base.offset + raw.start, end: base.offset + raw.end, termEnd: base.offset + raw.termEnd, inner: undefined },
-        text,
+        text: pending.slice(raw.start, raw.end),
         start: lines.at(raw.start),
         end: lines.at(raw.end),
         inner: inner.map((x) => ({ text: pending.slice(x.start, x.end), start: lines.at(x.start), end: lines.at(x.end), depth: x.depth })),
@@ -229,7 +232,7 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
     }
     const resume = r.resume;
     base = lines.at(resume);
-    baseByte = atByte + bytesOf(pending.slice(at, resume));
+    baseByte = atByte + measure(at, resume);
     pending = pending.slice(resume);
     state = r.state;
     // A statement longer than a piece: read as much again before the next pass.

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
@@ -138,7 +139,8 @@ describe('sql provenance on generated scripts', () => {
     const out = path.join(dir, 'content.json');
     fs.writeFileSync(file, 'SELECT 1;\nSELEC 2;\n');
     try {
-      const writer = new JsonWriter(fs.createWriteStream(out));
+      const stream = fs.createWriteStream(out);
+      const writer = new JsonWriter(stream);
       const within = { message: 3, attachment: [2], file: 'x.sql' };
       const outcome = await parseSql(
         {
@@ -154,6 +156,8 @@ describe('sql provenance on generated scripts', () => {
         writer,
       );
       await writer.finish();
+      stream.end();
+      await once(stream, 'finish');
       const content = JSON.parse(fs.readFileSync(out, 'utf8'));
       expect(content.statements.map((s: any) => s.provenance)).toEqual([
         { ...within, lines: [1, 1], offsets: [0, 7] },
