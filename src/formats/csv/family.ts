@@ -1,5 +1,6 @@
 // CSV: one family, two routes (a table of values, or features from coordinate/WKT columns).
 import type { FamilyDescriptor } from '../kit/family.js';
+import { CsvContent } from './schema.js';
 
 export const csvFamily: FamilyDescriptor = {
   family: 'csv',
@@ -10,5 +11,6 @@ export const csvFamily: FamilyDescriptor = {
   routing: [{ name: 'csvRoute', values: [{ value: 'Spatial' }, { value: 'Tabular' }], required: true }],
   chunks: false,
   units: '1 per file',
+  content: { name: 'CsvContent', schema: CsvContent },
   engines: () => [],
 };

@@ -6,6 +6,8 @@ import { statSync } from 'node:fs';
 import type { JsonWriter } from '../kit/json-writer.js';
 import { printable } from '../kit/reasons.js';
 import { ExtractionError, type FormatParser, type ParseInput, type ParseOutcome } from '../kit/types.js';
+import { CompletenessCounter } from '../kit/completeness.js';
+import type { Provenance } from '../kit/provenance.js';
 import { ColumnProfile, planColumn, type ColumnPlan } from './columns.js';
 import {
   detectEurostat,
@@ -218,6 +220,7 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
   if (empty) warnings.push('The file is empty: it has no header and no data rows.');
   else if (rowCount === 0) warnings.push('The file has a header row but no data rows.');
 
+  const counter = new CompletenessCounter().kind('rows');
   const metadata: Record<string, unknown> = {
     route: spatial ? 'Spatial' : 'Tabular',
     encoding: plan.enc.name,
@@ -253,14 +256,17 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
         `The geometry is in field ${found.source.index + 1}, beyond the ${plural(columnCount, 'named column')} of the header; it was read from there as column ${printable(found.source.column)}.`,
       );
     }
-    const s = await writeSpatial(input, plan, size, plans, found.source, rowCount, content, warnings);
+    const s = await writeSpatial(input, plan, size, plans, found.source, rowCount, content, warnings, counter);
     metadata.featureCount = rowCount;
     metadata.geometrySource = s;
   } else {
     await writeTabular(input, plan, size, plans, columnCount, rowCount, content);
   }
+  // Every data record is written: ragged rows are padded or keep their extra values, and a
+  // geometry that cannot be read leaves its feature without one (counted under features).
+  counter.emitted('rows', rowCount);
   input.progress(1);
-  return { documentFormat: 'csv', documentUnits: 1, metadata, warnings };
+  return { documentFormat: 'csv', documentUnits: 1, metadata, warnings, completeness: counter.result() };
 };
 
 /** Encoding, dialect and the first records, from a sample that holds the first record whole where it can. */
@@ -314,6 +320,15 @@ function collectWarnings(first: FirstPass, plans: ColumnPlan[], cc: number, rows
   }
 }
 
+/**
+ * The content's provenance: the data records it holds, counted from 1 after the header (the
+ * n-th row of `rows`, or feature, is record n). One span for the whole file, not an object per
+ * row: a file can hold millions of rows.
+ */
+function contentProvenance(within: Provenance | undefined, rowCount: number): Provenance {
+  return rowCount ? { ...within, rows: [1, rowCount] } : { ...within };
+}
+
 /** Pass 2: streams the data records (header skipped) to onRow, flushing the writer per chunk. */
 async function secondPass(input: ParseInput, plan: Plan, size: number, content: JsonWriter, onRow: RecordSink): Promise<void> {
   const tok = newTokenizer(plan);
@@ -336,6 +351,7 @@ async function writeTabular(
   content: JsonWriter,
 ): Promise<void> {
   content.beginObject();
+  content.field('provenance', contentProvenance(input.within, rowCount));
   content.key('columns').beginArray();
   for (const p of plans) content.value(p.info);
   content.endArray();
@@ -365,6 +381,7 @@ async function writeSpatial(
   rowCount: number,
   content: JsonWriter,
   warnings: string[],
+  counter: CompletenessCounter,
 ): Promise<Omit<GeometrySource, 'lonIndex' | 'latIndex' | 'index'>> {
   const cc = plans.length;
   const geomCols = new Set(source.kind === 'lonlat' ? [source.lonIndex, source.latIndex] : [source.index]);
@@ -372,6 +389,7 @@ async function writeSpatial(
     source.kind === 'lonlat' ? { kind: source.kind, lonColumn: source.lonColumn, latColumn: source.latColumn } : { kind: source.kind, column: source.column };
 
   content.beginObject();
+  content.field('provenance', contentProvenance(input.within, rowCount));
   content.field('geometrySource', publicSource);
   content.field('crs', 'EPSG:4326');
   content.field('featureCount', rowCount);
@@ -398,6 +416,9 @@ async function writeSpatial(
   let outOfRange = 0;
   let firstError = '';
   const srids = new Set<number>();
+  counter.kind('features');
+  /** Why the current row's geometry could not be read (a feature failed), or null. */
+  let failure: string | null = null;
 
   const geometryOf = (f: string[], n: number): Geometry | null => {
     if (source.kind === 'lonlat') {
@@ -411,10 +432,12 @@ async function writeSpatial(
       const y = Number(la);
       if (!Number.isFinite(x) || !Number.isFinite(y)) {
         invalid++;
+        failure = `The longitude or latitude is not a number (${printable(lo, 40)}, ${printable(la, 40)}).`;
         return null;
       }
       if (x < -180 || x > 180 || y < -90 || y > 90) {
         outOfRange++;
+        failure = `The longitude/latitude (${x}, ${y}) is outside ±180/±90.`;
         return null;
       }
       return { type: 'Point', coordinates: [x, y] };
@@ -436,7 +459,9 @@ async function writeSpatial(
     } catch (err) {
       invalid++;
       // Our parsers' own reasons only; anything else they hit is not for users to read.
-      if (!firstError) firstError = err instanceof WktError ? err.message : 'the value could not be read as a geometry';
+      const why = err instanceof WktError ? err.message : 'the value could not be read as a geometry';
+      if (!firstError) firstError = why;
+      failure = `The ${source.kind === 'wkt' ? 'WKT' : 'GeoJSON'} geometry could not be read: ${why}.`;
       return null;
     }
   };
@@ -444,11 +469,15 @@ async function writeSpatial(
   let row = 0;
   await secondPass(input, plan, size, content, (f, n) => {
     row++;
+    failure = null;
     const geometry = geometryOf(f, n);
+    const provenance: Provenance = { ...input.within, rows: [row, row] };
     if (geometry) {
       bounds.add(geometry);
       types[geometry.type] = (types[geometry.type] ?? 0) + 1;
-    }
+      counter.emitted('features');
+    } else if (failure) counter.missed('features', 'failed', `${failure} The feature is kept with geometry null.`, provenance);
+    else counter.emitted('features', 1, 1);
     const properties: Record<string, unknown> = {};
     for (let k = 0; k < propIdx.length; k++) {
       const c = propIdx[k];
@@ -460,7 +489,7 @@ async function writeSpatial(
       while (nameSet.has(key)) key = `_${key}`;
       properties[key] = f[c].length ? f[c] : null;
     }
-    content.value({ type: 'Feature', geometry, properties });
+    content.value({ type: 'Feature', geometry, properties, provenance });
   });
   content.endArray();
   const bbox = bounds.toArray();

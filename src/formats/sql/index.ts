@@ -11,6 +11,8 @@ import type { JsonWriter } from '../kit/json-writer.js';
 import { StreamingUnits } from '../streaming-units.js';
 import { ExtractionError, type FormatParser, type ParseOutcome } from '../kit/types.js';
 import { excerpt } from '../kit/reasons.js';
+import { CompletenessCounter } from '../kit/completeness.js';
+import type { Provenance } from '../kit/provenance.js';
 import { classifyStatement } from './classify.js';
 import { SqlEngines, type ParsedStatement } from './engines.js';
 import type { SqlStatementT } from './schema.js';
@@ -49,13 +51,36 @@ function innerRecord(x: StreamedStatement['inner'][number], p: ParsedStatement |
   return { ...base, type: p.type, parseStatus: p.parseStatus, parser: p.parser, tables: p.tables };
 }
 
-function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement, inner: (ParsedStatement | null)[]): SqlStatementT {
+/** Where a statement is: its lines (from 1) and its bytes in the upload (the last one included). */
+function statementProvenance(within: Provenance | undefined, s: StreamedStatement): Provenance {
+  return { ...within, lines: [s.start.line, s.end.line], offsets: [s.bytes.start, s.bytes.end - 1] };
+}
+
+/**
+ * Counts a statement: emitted when parsed (its AST is in the artifact); failed when no parser
+ * of the dialect accepts it, skipped when it was not offered to one (too large, or a dialect
+ * without a parser) — with why. Either way its text stays in `statements`, a unit as before.
+ */
+function countStatement(counter: CompletenessCounter, p: ParsedStatement, provenance: Provenance): void {
+  if (p.parseStatus === 'parsed') counter.emitted('statements');
+  else if (p.parseStatus === 'error') {
+    const why = p.parseError ? ` (${excerpt(p.parseError.message, 200)})` : '';
+    counter.missed('statements', 'failed', `Not parsed: no parser of the dialect accepts the statement${why}; its text is kept, without an AST.`, provenance);
+  } else {
+    // The too-large message is already a sentence that starts "not parsed: ".
+    const why = p.parseError ? excerpt(p.parseError.message, 300) : 'not parsed: the dialect has no parser; its text is kept';
+    counter.missed('statements', 'skipped', `${why.charAt(0).toUpperCase()}${why.slice(1)}.`, provenance);
+  }
+}
+
+function statementRecord(index: number, s: StreamedStatement, p: ParsedStatement, inner: (ParsedStatement | null)[], provenance: Provenance): SqlStatementT {
   const { raw } = s;
   const errorAt = p.parseError && typeof p.parseError.offset === 'number' ? positionIn(s, p.parseError.offset) : null;
   return {
     index,
     text: s.text,
     span: { start: s.start, end: s.end },
+    provenance,
     terminator: raw.terminator,
     ...(raw.batch !== undefined ? { batch: raw.batch } : {}),
     ...(raw.repeat !== undefined ? { repeat: raw.repeat } : {}),
@@ -129,6 +154,7 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
   let headParsed = 0;
   let attempted = 0;
   let batchCount = 0;
+  const counter = new CompletenessCounter().kind('statements');
   const stream = streamStatements(input.filePath, enc, dialect, {
     onDirective: (d) => {
       if (directives.length < MAX_DIRECTIVES) directives.push(d);
@@ -151,7 +177,9 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     if (s.raw.batch !== undefined) batchCount = Math.max(batchCount, s.raw.batch + 1);
     for (const t of p.tables) allTables.add(t);
     const inner = PARSE_INNER.has(dialect) ? s.inner.map((x) => engines.parse(x.text)) : [];
-    writeRecord(content, statementRecord(count, s, p, inner));
+    const provenance = statementProvenance(input.within, s);
+    countStatement(counter, p, provenance);
+    writeRecord(content, statementRecord(count, s, p, inner, provenance));
     count++;
     await content.maybeFlush();
   }
@@ -177,5 +205,6 @@ export const parseSql: FormatParser = async (input, content: JsonWriter): Promis
     documentUnits: count,
     metadata: { dialect, encoding: enc.encoding, statementCount: count, parsedCount: parsed, parseRate, bytes: size },
     warnings,
+    completeness: counter.result(),
   };
 };

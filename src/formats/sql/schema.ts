@@ -1,5 +1,6 @@
 // JSON Schema (TypeBox) of the SQL family's artifact `content`.
 import { Type, type Static } from '@sinclair/typebox';
+import { ProvenanceSchema } from '../kit/provenance.js';
 
 const Position = Type.Object({
   offset: Type.Integer({ minimum: 0, description: 'Offset in the decoded text, in UTF-16 code units.' }),
@@ -11,6 +12,7 @@ export const SqlStatement = Type.Object({
   index: Type.Integer({ minimum: 0, description: '0-based position in the file; one Document Unit each (a top-level statement as written).' }),
   text: Type.String({ description: 'Exact source text, from the first token to the last (leading comments and the terminator excluded).' }),
   span: Type.Object({ start: Position, end: Position }, { description: 'end is exclusive.' }),
+  provenance: ProvenanceSchema,
   terminator: Type.Union([Type.String(), Type.Null()], {
     description: "';', '/', a MySQL DELIMITER; T-SQL: ';', or 'GO' / 'GO n' for the last statement of a batch without one; null when none.",
   }),

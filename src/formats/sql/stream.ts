@@ -17,6 +17,7 @@ import type { Dialect, RawStatement } from './statements.js';
  *  tokens as JSON, is given at most ~256 K chars of it at a time: postgres.ts.) */
 const PIECE_CHARS = 4 * 1024 * 1024;
 const READ_BYTES = 1024 * 1024;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export interface Position {
   offset: number;
@@ -37,6 +38,8 @@ export interface StreamedStatement {
   start: Position;
   end: Position;
   inner: StreamedInner[];
+  /** Byte offsets in the upload (BOM included) of its first byte and just after its last. */
+  bytes: { start: number; end: number };
 }
 
 export interface Directive {
@@ -78,6 +81,17 @@ export async function detectEncoding(filePath: string, size: number): Promise<En
   const guess = chardet.detect(head) ?? 'windows-1252';
   const enc = iconv.encodingExists(guess) && !/^utf-?8$/i.test(guess) ? guess : 'windows-1252';
   return { encoding: enc.toLowerCase(), skip: 0 };
+}
+
+/**
+ * Bytes a piece of decoded text took in the file: native for UTF-8, two per code unit for
+ * UTF-16, re-encoded for the rest (legacy files; exact for single-byte encodings, where a
+ * byte that decodes to U+FFFD re-encodes to one byte too).
+ */
+export function byteLength(encoding: string): (text: string) => number {
+  if (encoding === 'utf-8') return (t) => Buffer.byteLength(t, 'utf8');
+  if (encoding === 'utf-16le' || encoding === 'utf-16be') return (t) => 2 * t.length;
+  return (t) => iconv.encode(t, encoding).length;
 }
 
 async function isUtf8File(filePath: string): Promise<boolean> {
@@ -143,6 +157,10 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   let pending = '';
   let carry = '';
   let base: Position = { offset: 0, line: 1, column: 1 };
+  // The byte offset of `base` in the upload: statements' byte offsets are counted from it,
+  // over the text between them only, so each char is measured once.
+  let baseByte = enc.skip;
+  const bytesOf = byteLength(enc.encoding);
   let state: GenericState = { ...INITIAL_STATE };
   const pieceChars = opts.pieceChars ?? PIECE_CHARS;
   let nextScanAt = pieceChars;
@@ -154,6 +172,7 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
   /** Drops `n` chars of pending text (moving the base position past them). */
   const drop = (n: number): void => {
     base = new PieceLines(pending, base).at(n);
+    baseByte += bytesOf(pending.slice(0, n));
     pending = pending.slice(n);
   };
 
@@ -192,7 +211,15 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         opts.onWarning(w);
       }
     }
+    // Most scripts are ASCII: one scan of the piece spares a byteLength call per statement.
+    const ascii = enc.encoding === 'utf-8' && !NON_ASCII.test(pending);
+    const measure = (from: number, to: number): number => (ascii ? to - from : bytesOf(pending.slice(from, to)));
+    let at = 0; // chars of `pending` measured so far, ending at byte `atByte`
+    let atByte = baseByte;
     for (const raw of r.statements) {
+      const startByte = atByte + measure(at, raw.start);
+      at = raw.end;
+      atByte = startByte + measure(raw.start, raw.end);
       const inner = raw.inner ?? (dialect === 'MsSql' ? [] : innerStatements(pending, raw.start, raw.end, dialect === 'PostgreSql' ? 'PgFallback' : dialect));
       yield {
         raw: { ...raw, start: base.offset + raw.start, end: base.offset + raw.end, termEnd: base.offset + raw.termEnd, inner: undefined },
@@ -200,10 +227,12 @@ export async function* streamStatements(filePath: string, enc: Encoding, dialect
         start: lines.at(raw.start),
         end: lines.at(raw.end),
         inner: inner.map((x) => ({ text: pending.slice(x.start, x.end), start: lines.at(x.start), end: lines.at(x.end), depth: x.depth })),
+        bytes: { start: startByte, end: atByte },
       };
     }
     const resume = r.resume;
     base = lines.at(resume);
+    baseByte = atByte + measure(at, resume);
     pending = pending.slice(resume);
     state = r.state;
     // A statement longer than a piece: read as much again before the next pass.

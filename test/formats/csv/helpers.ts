@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { JsonWriter } from '../../../src/formats/kit/json-writer.js';
 import { parseCsv } from '../../../src/formats/csv/index.js';
 import type { ParseOutcome } from '../../../src/formats/kit/types.js';
+import type { Provenance } from '../../../src/formats/kit/provenance.js';
 import { corpusPath, CORPUS_ROOT } from '../../helpers/parse.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
 
@@ -66,7 +67,7 @@ export async function tempDir(): Promise<string> {
 export async function runCsv<C = any>(
   filePath: string,
   route: 'Tabular' | 'Spatial' = 'Tabular',
-  opts: { keepOutput?: boolean; parseOutput?: boolean } = {},
+  opts: { keepOutput?: boolean; parseOutput?: boolean; within?: Provenance } = {},
 ): Promise<CsvRun<C> & { outPath: string }> {
   const dir = await tempDir();
   const outPath = path.join(dir, 'content.json');
@@ -84,6 +85,7 @@ export async function runCsv<C = any>(
         settings: parserSettings(),
         tempDir: dir,
         progress: (f) => progress.push(f),
+        ...(opts.within ? { within: opts.within } : {}),
       },
       writer,
     );

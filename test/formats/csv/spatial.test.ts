@@ -50,6 +50,7 @@ describe('Spatial: longitude/latitude columns', () => {
       type: 'Feature',
       geometry: { type: 'Point', coordinates: [-72.637078, 40.922326] },
       properties: { zip_code: '00501', city: 'Holtsville', state: 'NY', county: 'Suffolk' },
+      provenance: { rows: [1, 1] },
     });
   });
 
@@ -97,6 +98,7 @@ describe('Spatial: WKT columns', () => {
         ],
       },
       properties: { Counter: 1, Desc: null },
+      provenance: { rows: [1, 1] },
     });
     expect(outcome.warnings).toEqual([]);
   });

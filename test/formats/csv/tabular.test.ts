@@ -173,7 +173,7 @@ describe('csv corpus: dialects and damaged files', () => {
 
   it('empty file: a valid artifact with 0 rows and a warning', async () => {
     const { content, outcome } = await runCsv(corpusFile('csvkit_empty.csv'));
-    expect(content).toEqual({ columns: [], rowCount: 0, rows: [] });
+    expect(content).toEqual({ provenance: {}, columns: [], rowCount: 0, rows: [] });
     expect(outcome.metadata.rowCount).toBe(0);
     expect(outcome.warnings.join(' ')).toMatch(/empty/);
   });
