@@ -14,10 +14,10 @@ import type { UsageCharge } from '../types.js';
 const MAX_ROWS = 500;
 /**
  * Least time between the starts of two commits (ms): what a busy node's charge may wait. A
- * commit into PGlite costs the node about a millisecond of CPU, a row little more (issue 28,
- * third round: 0.34 ms a row at 3 rows a commit, 0.12–0.17 ms at 8): at 10 ms, a node
- * finishing 300 small jobs a second wrote 3 rows a commit; at 25 ms, 7 or 8. A charge after a
- * quiet spell still goes at once.
+ * commit into PGlite runs on the event loop, its file writes synchronous, ≈ 0.2 ms of CPU
+ * before its rows and ≈ 0.1 ms a row (bench/quota/ledger-commits.mjs): at 10 ms a node
+ * finishing 300 small jobs a second committed 3 rows a hundred times a second; at 25 ms, 7–8
+ * rows forty times. A charge after a quiet spell still goes at once.
  */
 const LINGER_MS = 25;
 
