@@ -12,14 +12,8 @@ import type { UsageCharge } from '../types.js';
 
 /** Rows in one INSERT (7 parameters each, well under PostgreSQL's 65,535). */
 const MAX_ROWS = 500;
-/**
- * Least time between the starts of two commits (ms): what a busy node's charge may wait. A
- * commit into PGlite runs on the event loop, its file writes synchronous, ≈ 0.2 ms of CPU
- * before its rows and ≈ 0.1 ms a row (bench/quota/ledger-commits.mjs): at 10 ms a node
- * finishing 300 small jobs a second committed 3 rows a hundred times a second; at 25 ms, 7–8
- * rows forty times. A charge after a quiet spell still goes at once.
- */
-const LINGER_MS = 25;
+/** Least time between the starts of two commits (ms): what a busy node's charge may wait. */
+const LINGER_MS = 10;
 
 interface Pending {
   charge: UsageCharge;
