@@ -88,8 +88,15 @@ export class ParsePool {
 
   /** `cancel`: the job was cancelled; Piscina stops the task's thread. */
   async run(task: ParseTask, cancel?: AbortSignal): Promise<ParseTaskResult> {
-    const timeout = AbortSignal.timeout(this.opts.taskTimeoutMs);
-    const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout;
+    // One controller and a timer cleared at the end, not AbortSignal.timeout() and .any():
+    // their timer outlives the task (until taskTimeoutMs), so a busy pool kept tens of
+    // thousands of them alive, and .any() links every signal to its sources for the GC.
+    const stop = new AbortController();
+    const { signal } = stop;
+    const timer = setTimeout(() => stop.abort(), this.opts.taskTimeoutMs).unref();
+    const onCancel = () => stop.abort();
+    if (cancel?.aborted) stop.abort();
+    else cancel?.addEventListener('abort', onCancel, { once: true });
     this.running++;
     try {
       try {
@@ -112,6 +119,8 @@ export class ParsePool {
       if (/exited with code/.test(String(e?.message))) throw new PoolTaskError(`parsing thread died: ${e.message}`, 'crash');
       throw new PoolTaskError(`parser error: ${e?.message ?? String(err)}`, 'error');
     } finally {
+      clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
       this.running--;
     }
   }

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
 
 // Blobs are tenants' documents and results: readable by the service's own user only.
@@ -90,20 +89,24 @@ export class DiskBlobStore implements BlobStore {
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
     const hash = createHash('sha256');
     let bytes = 0;
-    // Counts, hashes and enforces the limit on the way to disk; pipeline handles backpressure
-    // and tears the file stream down on any error.
-    const meter = async function* (src: AsyncIterable<Buffer>) {
-      for await (const chunk of src) {
-        bytes += chunk.length;
-        if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
-        hash.update(chunk);
-        yield chunk;
-      }
-    };
-    // Open before streaming so a failure can never race the file's creation.
+    // Open before reading so a failure can never race the file's creation.
     const handle = await this.inFolder(path.dirname(final), () => fs.open(partial, 'wx', FILE_MODE));
     try {
-      await pipeline(source, meter, handle.createWriteStream());
+      // Counted, hashed and held to the limit on the way to disk, written in batches straight
+      // to the handle: a stream pipeline cost a small upload more than its bytes (an abort
+      // signal, a write stream and the errors it makes on close).
+      const out = new BatchedWrites(handle, 0);
+      try {
+        for await (const chunk of source) {
+          bytes += chunk.length;
+          if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
+          hash.update(chunk);
+          await out.add(chunk);
+        }
+        await out.flush();
+      } finally {
+        await handle.close();
+      }
       await fs.rename(partial, final);
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
@@ -200,44 +203,32 @@ export class DiskBlobStore implements BlobStore {
     try {
       const staged = (await handle.stat()).size;
       if (staged !== offset) throw new StagedOffsetError(staged);
-      let position = offset;
-      let batch: Buffer[] = [];
-      let batchBytes = 0;
-      // Chunks are written in batches of WRITE_BATCH: one write per network chunk (often
-      // 64 KiB) would cost a thread-pool round trip each.
-      const flush = async () => {
-        const data = batch.length === 1 ? batch[0] : Buffer.concat(batch, batchBytes);
-        batch = [];
-        batchBytes = 0;
-        let done = 0;
-        while (done < data.length) done += (await handle.write(data, done, data.length - done, position + done)).bytesWritten;
-        position += data.length;
-        unsynced += data.length;
+      // The disk writes while the body still arrives: a sync in the background every
+      // SYNC_EVERY bytes, so the one before answering has little left to flush.
+      let unsynced = 0;
+      let syncing: Promise<void> | null = null;
+      const out = new BatchedWrites(handle, offset, (written) => {
+        unsynced += written;
         if (unsynced >= SYNC_EVERY && !syncing) {
           unsynced = 0;
           syncing = handle.datasync().finally(() => (syncing = null));
           syncing.catch(() => {}); // its error comes back from the last datasync below
         }
-      };
-      // The disk writes while the body still arrives: a sync in the background every
-      // SYNC_EVERY bytes, so the one before answering has little left to flush.
-      let unsynced = 0;
-      let syncing: Promise<void> | null = null;
+      });
+      let position = offset;
       let failure: unknown = null;
       try {
-        for await (const chunk of source) {
-          batch.push(chunk);
-          batchBytes += chunk.length;
-          if (batchBytes >= WRITE_BATCH) await flush();
-        }
+        for await (const chunk of source) await out.add(chunk);
         opts.beforeCommit?.();
-        if (batchBytes) await flush();
+        await out.flush();
+        position = out.position;
       } catch (err) {
         failure = err;
         // What was taken from source is kept, or nothing of this append.
         if (opts.keepOnFailure(err)) {
-          if (batchBytes) await flush();
-        } else position = offset;
+          await out.flush();
+          position = out.position;
+        }
       }
       await (syncing as Promise<void> | null)?.catch(() => {});
       if (position !== (await handle.stat()).size) await handle.truncate(position);
@@ -254,5 +245,39 @@ export class DiskBlobStore implements BlobStore {
 
   async discardStaged(key: string): Promise<void> {
     await fs.rm(this.resolve(key) + STAGING_SUFFIX, { force: true });
+  }
+}
+
+/**
+ * Chunks written to a file from a position in batches of WRITE_BATCH: one write per network
+ * chunk (often 64 KiB) would cost a thread-pool round trip each.
+ */
+class BatchedWrites {
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+
+  constructor(
+    private readonly handle: fs.FileHandle,
+    /** Where the next batch goes: the end of what is written. */
+    public position: number,
+    private readonly written?: (bytes: number) => void,
+  ) {}
+
+  async add(chunk: Buffer): Promise<void> {
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    if (this.batchBytes >= WRITE_BATCH) await this.flush();
+  }
+
+  /** Writes what waits (nothing to do when nothing does). */
+  async flush(): Promise<void> {
+    if (!this.batchBytes) return;
+    const data = this.batch.length === 1 ? this.batch[0] : Buffer.concat(this.batch, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
+    let done = 0;
+    while (done < data.length) done += (await this.handle.write(data, done, data.length - done, this.position + done)).bytesWritten;
+    this.position += data.length;
+    this.written?.(data.length);
   }
 }
