@@ -4,8 +4,8 @@ const FLOORS = [
   // What everything may use: the problem and job-failure codes, logging, sealing secrets,
   // the outbound address policy, the data dir's own files (lock, credential, master key).
   ['errors', 'log.ts', 'crypto', 'outbound', 'data-dir'],
-  // The parsers (and their kit); the SQL client; the HTTP front.
-  ['formats', 'db', 'http'],
+  // The parsers (and their kit); the SQL client; the HTTP front; the leased outboxes' pass loop.
+  ['formats', 'db', 'http', 'outbox'],
   // The service's view of the engines; job state, queue and counters; the outbox.
   ['engines', 'jobs', 'mail'],
   // Tenants, apps, plans, usage, members: the control plane. The node's Prometheus metrics,

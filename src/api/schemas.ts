@@ -126,7 +126,7 @@ export const ArtifactSchema = Type.Object(
     content: Type.Unknown({ description: 'Shape per family; see the *Content schemas.' }),
     customMetadata: Type.Record(Type.String(), Type.Unknown()),
     warnings: Type.Array(Type.String()),
-    completeness: Type.Optional(CompletenessSchema),
+    completeness: CompletenessSchema,
     chunks: Type.Optional(Type.Array(Type.Unknown())),
   },
   { additionalProperties: true },

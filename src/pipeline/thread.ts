@@ -107,7 +107,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
       .field('documentUnits', outcome.documentUnits)
       .field('metadata', outcome.metadata)
       .field('warnings', outcome.warnings);
-    if (outcome.completeness) w.field('completeness', outcome.completeness);
+    w.field('completeness', outcome.completeness);
     if (outcome.chunks) {
       w.key('chunks').beginArray();
       for (const c of outcome.chunks) {

@@ -77,7 +77,7 @@ interface ArtifactOf<F extends DocumentFormat> {
   customMetadata: Record<string, unknown>;
   warnings: string[];
   /** What the document holds against what the artifact holds. */
-  completeness?: Completeness;
+  completeness: Completeness;
   /** Retrieval chunks (chunkHints=true on PDF and Office). */
   chunks?: Chunk[];
 }

@@ -64,7 +64,7 @@ export interface ParseOutcome {
   metadata: Record<string, unknown>;
   warnings: string[];
   /** What the document holds against what the artifact holds (completeness.ts). */
-  completeness?: Completeness;
+  completeness: Completeness;
   /** Retrieval chunks, when options.chunkHints is true and the family supports them (chunks.ts). */
   chunks?: Chunk[];
   /**

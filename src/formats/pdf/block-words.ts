@@ -6,7 +6,7 @@
 // page, so it makes no object per character.
 import type { PdfDocument } from './document.js';
 import type { BBox } from './display-units.js';
-import type { Word } from './cell-pieces.js';
+import type { Word } from './word.js';
 import { displayTransform, type PageGeometry } from './textlayer.js';
 
 /** Gap between two characters, in character heights, that ends a word (a space drawn between them always does, an inserted one from this gap on). */

@@ -12,7 +12,8 @@ import type { PdfDocument } from './document.js';
 import type { PageGeometry } from './textlayer.js';
 import type { PdfTableT } from './schema.js';
 import { r2, type BBox } from './display-units.js';
-import { regionWords, type Word } from './cell-pieces.js';
+import { regionWords } from './cell-pieces.js';
+import type { Word } from './word.js';
 import { markHeaderRows } from './tables.js';
 import { UNPLACED } from './provenance.js';
 

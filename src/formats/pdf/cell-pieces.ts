@@ -7,18 +7,8 @@
 // into words on each baseline.
 import type { PdfDocument } from './document.js';
 import type { BBox } from './display-units.js';
+import type { Word } from './word.js';
 import { toDisplay, type PageGeometry } from './textlayer.js';
-
-/** A word: characters on one baseline with no gap wider than a fraction of the font size. */
-export interface Word {
-  text: string;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-  /** Character height (the font size, roughly). */
-  size: number;
-}
 
 interface Ch {
   /** ' ' for a space the page draws (a word break), '_' for one PDFium inserted (a break if the gap agrees). */

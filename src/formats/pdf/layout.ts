@@ -3,7 +3,7 @@
 // lines within a region (fragments on one baseline, left to right), and text blocks
 // (paragraph-like runs of lines split on vertical gaps, font changes and list markers).
 import { hasRtlChar, isRtl, type Fragment } from './fragment.js';
-import type { Word } from './cell-pieces.js';
+import type { Word } from './word.js';
 
 export interface Line {
   text: string;
