@@ -6,6 +6,7 @@
 // checks it against the families' registry, so a new format cannot be forgotten here.
 import type { Static } from '@sinclair/typebox';
 import type { CadContent } from '../formats/cad/schema.js';
+import type { CsvContent } from '../formats/csv/schema.js';
 import type { Chunk } from '../formats/chunks.js';
 import type { Completeness } from '../formats/kit/completeness.js';
 import type { EmailContent } from '../formats/email/schema.js';
@@ -17,7 +18,7 @@ import type { SqlContent } from '../formats/sql/schema.js';
 
 /** Each `document_format` with the name of its content schema in /openapi/v1.json (null: none published). */
 export const FORMAT_CONTENT = {
-  csv: null,
+  csv: 'CsvContent',
   pdf: 'PdfContent',
   docx: 'OfficeContent',
   xlsx: 'OfficeContent',
@@ -52,6 +53,7 @@ export const FORMAT_CONTENT = {
 export type DocumentFormat = keyof typeof FORMAT_CONTENT;
 
 interface ContentBySchema {
+  CsvContent: Static<typeof CsvContent>;
   PdfContent: Static<typeof PdfContent>;
   OfficeContent: Static<typeof OfficeContent>;
   EmailContent: Static<typeof EmailContent>;
@@ -61,7 +63,7 @@ interface ContentBySchema {
   ParquetContent: Static<typeof ParquetContent>;
 }
 
-/** The content of a format's artifact (CSV publishes no schema: its rows or features as JSON). */
+/** The content of a format's artifact, by its published schema. */
 export type ContentOf<F extends DocumentFormat> = (typeof FORMAT_CONTENT)[F] extends keyof ContentBySchema
   ? ContentBySchema[(typeof FORMAT_CONTENT)[F]]
   : unknown;
