@@ -80,3 +80,9 @@ async function run(
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
+
+/** The artifact of a parse that must have succeeded (the failure's code and message otherwise). */
+export function artifactOf(r: ParseResult): Record<string, any> {
+  if (!r.ok) throw new Error(`parse failed: ${r.code} ${r.message}`);
+  return r.artifact;
+}

@@ -10,20 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDwg, parseDxf } from '../../../src/formats/cad/index.js';
-import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, type ParseResult } from '../../helpers/parse.js';
-
-function artifact(r: ParseResult): Record<string, any> {
-  if (!r.ok) throw new Error(`parse failed: ${r.code} ${r.message}`);
-  return r.artifact;
-}
-
-function expectAddsUp(completeness: Record<string, any>): void {
-  for (const [kind, t] of Object.entries(completeness)) {
-    if (kind === 'complete') continue;
-    expect(t.found, kind).toBe(t.emitted + t.failed + t.skipped);
-  }
-  expect(completeness.complete).toBe(!Object.values(completeness).some((t: any) => t?.failed || t?.skipped));
-}
+import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, artifactOf } from '../../helpers/parse.js';
+import { expectCompletenessAddsUp } from '../../helpers/completeness.js';
 
 /** Block record name (upper case) → layout name, from the artifact's own layouts. */
 function layoutOfBlock(c: Record<string, any>): Map<string, string> {
@@ -46,9 +34,9 @@ describe.skipIf(!CORPUS_AVAILABLE)('CAD completeness and provenance on every cor
 
   for (const file of drawings) {
     it(file, async () => {
-      const a = artifact(await parseCad(corpusPath('cad', file)));
+      const a = artifactOf(await parseCad(corpusPath('cad', file)));
       const c = a.content;
-      expectAddsUp(a.completeness);
+      expectCompletenessAddsUp(a.completeness);
       const perBlock = new Map<string, number>();
       for (const e of c.entities) perBlock.set(e.block.toUpperCase(), (perBlock.get(e.block.toUpperCase()) ?? 0) + 1);
       const empty = c.layouts.filter((l: any) => !(l.block && perBlock.get(l.block.toUpperCase()))).length;
@@ -71,7 +59,7 @@ describe.skipIf(!CORPUS_AVAILABLE)('CAD completeness and provenance on every cor
   }
 
   it('dwg_example_2000: REGION, ARC_DIMENSION, POLYLINE_PFACE and LIGHT are skipped, each with the reason', async () => {
-    const a = artifact(await parseCad(corpusPath('cad', 'dwg_example_2000.dwg')));
+    const a = artifactOf(await parseCad(corpusPath('cad', 'dwg_example_2000.dwg')));
     expect(a.completeness.complete).toBe(false);
     expect(a.completeness.entities).toMatchObject({ found: 213, emitted: 208, skipped: 5 });
     expect(a.completeness.entities.gaps.map((g: any) => g.reason)).toEqual(
@@ -80,7 +68,7 @@ describe.skipIf(!CORPUS_AVAILABLE)('CAD completeness and provenance on every cor
       ),
     );
     // the same drawing saved as DXF holds them all, and the same layouts
-    const dxf = artifact(await parseCad(corpusPath('cad', 'dxf_example_2000.dxf')));
+    const dxf = artifactOf(await parseCad(corpusPath('cad', 'dxf_example_2000.dxf')));
     expect(dxf.completeness.entities).toMatchObject({ found: 213, emitted: 213, skipped: 0 });
     expect(dxf.content.layouts.map((l: any) => l.name).sort()).toEqual(['Layout1', 'Layout2', 'Model']);
   });
@@ -111,7 +99,7 @@ describe.skipIf(!CORPUS_AVAILABLE)('CAD handles against the DXF text (group code
   it('dxf_example_2000: every entity record of ENTITIES and BLOCKS is an entity with its handle; model space entities are in layout Model', async () => {
     const file = corpusPath('cad', 'dxf_example_2000.dxf');
     const text = await fs.readFile(file, 'latin1');
-    const c = artifact(await parseCad(file)).content;
+    const c = artifactOf(await parseCad(file)).content;
     const byHandle = new Map<string, any>(c.entities.map((e: any) => [e.provenance.handle, e]));
     expect(byHandle.size).toBe(c.entities.length); // one entity per handle
     // VERTEX and SEQEND are folded into their POLYLINE; BLOCK/ENDBLK delimit definitions
@@ -178,7 +166,7 @@ describe('CAD provenance on a generated DXF', () => {
   });
 
   it('each entity names its layout and handle; a block definition’s entity has no layout, an entity without a handle no handle', async () => {
-    const a = artifact(await parseCad(file));
+    const a = artifactOf(await parseCad(file));
     const prov = Object.fromEntries(a.content.entities.map((e: any) => [`${e.type} ${e.block}`, e.provenance]));
     expect(prov).toEqual({
       'LINE DOOR': { handle: '3C' },
@@ -196,7 +184,7 @@ describe('CAD provenance on a generated DXF', () => {
 
   it('inside an e-mail, every provenance starts from the attachment', async () => {
     const within = { message: 1, attachment: [2], file: 'plan.dxf' };
-    const a = artifact(await parseCad(file, within));
+    const a = artifactOf(await parseCad(file, within));
     const circle = a.content.entities.find((e: any) => e.type === 'CIRCLE');
     expect(circle.provenance).toEqual({ ...within, layout: 'Sheet A', handle: 'A2' });
   });

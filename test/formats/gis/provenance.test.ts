@@ -13,9 +13,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseGis } from '../../../src/formats/gis/index.js';
-import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, type ParseResult } from '../../helpers/parse.js';
+import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, artifactOf } from '../../helpers/parse.js';
 import { parserSettings } from '../../helpers/parser-settings.js';
 import { formatOf, makeZip } from './helpers.js';
+import { expectCompletenessAddsUp } from '../../helpers/completeness.js';
 
 // GDAL start-up (1–3 s, more on a loaded machine) falls in the first test of the file.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -25,19 +26,6 @@ const OGRINFO = await run('ogrinfo', ['--version']).then(
   () => true,
   () => false,
 );
-
-function artifact(r: ParseResult): Record<string, any> {
-  if (!r.ok) throw new Error(`parse failed: ${r.code} ${r.message}`);
-  return r.artifact;
-}
-
-function expectAddsUp(completeness: Record<string, any>): void {
-  for (const [kind, t] of Object.entries(completeness)) {
-    if (kind === 'complete') continue;
-    expect(t.found, kind).toBe(t.emitted + t.failed + t.skipped);
-  }
-  expect(completeness.complete).toBe(!Object.values(completeness).some((t: any) => t?.failed || t?.skipped));
-}
 
 const parse = (file: string, format = formatOf(path.basename(file)), opts: { cap?: number; within?: Record<string, unknown>; fgb?: boolean } = {}) =>
   parseFileWith(
@@ -55,9 +43,9 @@ describe.skipIf(!CORPUS_AVAILABLE)('GIS completeness on every corpus file', () =
   it('the corpus has GIS files', () => expect(files.length).toBeGreaterThanOrEqual(45));
 
   it.each(files)('%s', async (file) => {
-    const a = artifact(await parse(corpusPath('gis', file)));
+    const a = artifactOf(await parse(corpusPath('gis', file)));
     const c = a.content;
-    expectAddsUp(a.completeness);
+    expectCompletenessAddsUp(a.completeness);
     const held = (d: any) => d.featuresInlined + d.featuresOmitted;
     const unreadable = c.failedSources.filter((f: any) => f.error !== 'The dataset opened but holds no layer.').length;
     expect(a.completeness.layers).toMatchObject({
@@ -109,7 +97,7 @@ describe.skipIf(!CORPUS_AVAILABLE || !OGRINFO)('feature ids are the FIDs native 
     for (const fgb of [true, false]) {
       it(`${file} (${fgb ? 'FlatGeobuf route' : 'GDAL GeoJSONSeq'})`, async () => {
         const native = await nativeFids(corpusPath('gis', file));
-        const c = artifact(await parse(corpusPath('gis', file), formatOf(file), { fgb })).content;
+        const c = artifactOf(await parse(corpusPath('gis', file), formatOf(file), { fgb })).content;
         const withFeatures = c.datasets.filter((d: any) => d.featureCount > 0);
         expect(withFeatures.length).toBeGreaterThan(0);
         for (const d of withFeatures)
@@ -125,7 +113,7 @@ describe.skipIf(!CORPUS_AVAILABLE || !OGRINFO)('feature ids are the FIDs native 
     const native = (await nativeFids(corpusPath('gis', 'mapinfo_seamless_tab.zip'), 'seamless.tab')).get('seamless_part1')!;
     expect(native).toEqual([4294967297, 4294967298, 8589934593, 8589934594]);
     for (const fgb of [true, false]) {
-      const c = artifact(await parse(corpusPath('gis', 'mapinfo_seamless_tab.zip'), 'mapinfo', { fgb })).content;
+      const c = artifactOf(await parse(corpusPath('gis', 'mapinfo_seamless_tab.zip'), 'mapinfo', { fgb })).content;
       expect(c.datasets.find((d: any) => d.source === 'seamless.tab').features.map((f: any) => f.id)).toEqual(native);
     }
   });
@@ -152,7 +140,7 @@ describe('GIS provenance and completeness on generated files', () => {
   it('a GeoJSON with its own integer ids: they are the FIDs; the features past the inline cap are emitted in the result part', async () => {
     const file = path.join(dir, 'wells.geojson');
     await fs.writeFile(file, collection([10, 20, 35, 36, 90].map((id, i) => point(id, i))));
-    const a = artifact(await parse(file, 'geojson', { cap: 2 }));
+    const a = artifactOf(await parse(file, 'geojson', { cap: 2 }));
     const d = a.content.datasets[0];
     expect(d.provenance).toEqual({ layer: 'wells' });
     expect(d.features.map((f: any) => f.id)).toEqual([10, 20]);
@@ -174,7 +162,7 @@ describe('GIS provenance and completeness on generated files', () => {
         { name: 'broken.gpkg', data: Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(2000, 7)]) },
       ]),
     );
-    const a = artifact(await parse(file, 'geopackage'));
+    const a = artifactOf(await parse(file, 'geopackage'));
     expect(a.content.datasets.map((d: any) => [d.name, d.provenance, d.features.map((f: any) => f.id)])).toEqual([
       ['good', { layer: 'good' }, [0, 1]],
       ['none', { layer: 'none' }, []],
@@ -195,7 +183,7 @@ describe('GIS provenance and completeness on generated files', () => {
         { name: 'broken.gpkg', data: Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(2000, 7)]) },
       ]),
     );
-    const a = artifact(await parse(file, 'geopackage', { within }));
+    const a = artifactOf(await parse(file, 'geopackage', { within }));
     expect(a.content.datasets[0].provenance).toEqual({ ...within, layer: 'sites' });
     expect(a.content.datasets[0].features[0].id).toBe(7);
     expect(a.completeness.layers.gaps[0].provenance).toEqual(within);

@@ -5,24 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { manifest, parseOk } from './helpers.js';
 import { CORPUS_AVAILABLE } from '../../helpers/corpus-dir.mjs';
-import { MAX_LISTED_GAPS } from '../../../src/formats/kit/completeness.js';
+import { expectCompletenessAddsUp } from '../../helpers/completeness.js';
 
 const parsed = (re: RegExp) => manifest.filter((m) => re.test(m.file) && /^\d+$/.test(m.pages_rendered)).map((m) => m.file);
 const spreadsheets = parsed(/\.(xlsx|xlsm|xlsb|xls|ods|fods)$/);
 const presentations = parsed(/\.(pptx|pptm|ppt|odp|fodp)$/);
-
-/** found = emitted + failed + skipped for every kind; gaps listed up to the limit; complete only without gaps. */
-function expectTotalsAddUp(c: Record<string, any>): void {
-  let gaps = 0;
-  for (const [kind, t] of Object.entries(c)) {
-    if (kind === 'complete') continue;
-    expect(t.found, kind).toBe(t.emitted + t.failed + t.skipped);
-    expect(t.empty, kind).toBeLessThanOrEqual(t.emitted);
-    expect(t.gaps.length, kind).toBe(Math.min(t.failed + t.skipped, MAX_LISTED_GAPS));
-    gaps += t.failed + t.skipped;
-  }
-  expect(c.complete).toBe(gaps === 0);
-}
 
 /** A1 reference → [column, row]. */
 function a1(ref: string): [number, number] {
@@ -40,7 +27,7 @@ describe.skipIf(!CORPUS_AVAILABLE).concurrent('corpus spreadsheets: completeness
       const a = await parseOk(file);
       const c = a.completeness;
       const sheets: any[] = a.content.sheets;
-      expectTotalsAddUp(c);
+      expectCompletenessAddsUp(c);
       expect(Object.keys(c).sort()).toEqual(['complete', 'sheets', 'tables']);
       expect(c.sheets.emitted).toBe(sheets.length);
       expect(c.sheets.empty).toBe(sheets.filter((s) => s.rows.length === 0).length);
@@ -71,7 +58,7 @@ describe.skipIf(!CORPUS_AVAILABLE).concurrent('corpus presentations: completenes
       const a = await parseOk(file);
       const c = a.completeness;
       const slides: any[] = a.content.slides;
-      expectTotalsAddUp(c);
+      expectCompletenessAddsUp(c);
       expect(Object.keys(c).sort()).toEqual(['complete', 'slides', 'tables']);
       expect(c.slides.emitted).toBe(slides.length);
       expect(c.slides.empty).toBe(slides.filter((s) => !slideHasText(s)).length);

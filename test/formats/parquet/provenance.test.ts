@@ -12,26 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { parseParquet } from '../../../src/formats/parquet/index.js';
 import { METADATA_ONLY_ROWS } from '../../../src/formats/parquet/provenance.js';
-import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, type ParseResult } from '../../helpers/parse.js';
+import { CORPUS_AVAILABLE, corpusPath, parseFileWith, readManifest, artifactOf } from '../../helpers/parse.js';
 import { footerRowCounts } from './footer-row-counts.js';
+import { expectCompletenessAddsUp } from '../../helpers/completeness.js';
 
 type Mode = 'MetadataOnly' | 'MetadataPlusRows';
-
-function artifact(r: ParseResult): Record<string, any> {
-  if (!r.ok) throw new Error(`parse failed: ${r.code} ${r.message}`);
-  return r.artifact;
-}
-
-/** found = emitted + failed + skipped for every kind, and the gaps listed are the ones counted. */
-function expectAddsUp(completeness: Record<string, any>): void {
-  for (const [kind, t] of Object.entries(completeness)) {
-    if (kind === 'complete') continue;
-    expect(t.found, kind).toBe(t.emitted + t.failed + t.skipped);
-    if (!t.gapsTruncated) expect(t.gaps.length, kind).toBeLessThanOrEqual(t.failed + t.skipped);
-  }
-  const gaps = Object.values(completeness).some((t: any) => t?.failed || t?.skipped);
-  expect(completeness.complete).toBe(!gaps);
-}
 
 /** The rows `rowsProvenance` says `rows` holds: one span after the other, from row 0. */
 function expectRowsCovered(c: Record<string, any>): void {
@@ -56,7 +41,7 @@ describe.skipIf(!CORPUS_AVAILABLE)('Parquet completeness and row group provenanc
 
   for (const t of footers) {
     it(`${t.file}: MetadataOnly`, async () => {
-      const a = artifact(await parseCorpus(t.file, 'MetadataOnly'));
+      const a = artifactOf(await parseCorpus(t.file, 'MetadataOnly'));
       const counts = await footerRowCounts(corpusPath('parquet', t.file));
       expect(counts.length).toBe(t.rowGroups);
       let first = 0;
@@ -64,7 +49,7 @@ describe.skipIf(!CORPUS_AVAILABLE)('Parquet completeness and row group provenanc
         expect(g.provenance).toEqual(counts[i] > 0 ? { rowGroup: i, rows: [first, first + counts[i] - 1] } : { rowGroup: i });
         first += counts[i];
       });
-      expectAddsUp(a.completeness);
+      expectCompletenessAddsUp(a.completeness);
       expect(a.completeness.rowGroups).toMatchObject({ found: t.rowGroups, emitted: a.content.rowGroups.length, failed: 0, skipped: 0 });
       // Rows found are what the row groups hold; the footer's own num_rows (the MANIFEST's) agrees
       // unless the parser said otherwise (pqt_repeated_no_annotation: 0 in the footer, 6 in its group).
@@ -76,8 +61,8 @@ describe.skipIf(!CORPUS_AVAILABLE)('Parquet completeness and row group provenanc
 
     if (t.reads) {
       it(`${t.file}: MetadataPlusRows`, async () => {
-        const a = artifact(await parseCorpus(t.file, 'MetadataPlusRows'));
-        expectAddsUp(a.completeness);
+        const a = artifactOf(await parseCorpus(t.file, 'MetadataPlusRows'));
+        expectCompletenessAddsUp(a.completeness);
         expect(a.completeness.rowGroups).toMatchObject({ found: t.rowGroups, emitted: a.content.rowGroups.length });
         expect(a.completeness.rows.emitted).toBe(a.content.rows.length);
         expect(a.content.rowsWritten).toBe(a.content.rows.length);
@@ -113,7 +98,7 @@ describe('Parquet provenance on a generated file of three row groups', () => {
     parseFileWith(async (input, w) => parseParquet({ ...input, ...options }, w), file, 'parquet', { parquetMode: mode });
 
   it('MetadataPlusRows: each row group, and the rows read from it, say which rows of the file they are', async () => {
-    const a = artifact(await parse('MetadataPlusRows'));
+    const a = artifactOf(await parse('MetadataPlusRows'));
     expect(a.content.rowGroups.map((g: any) => g.provenance)).toEqual([
       { rowGroup: 0, rows: [0, 99] },
       { rowGroup: 1, rows: [100, 199] },
@@ -130,7 +115,7 @@ describe('Parquet provenance on a generated file of three row groups', () => {
   });
 
   it('MetadataOnly: the rows are skipped, counted and given the reason; the row groups are described', async () => {
-    const a = artifact(await parse('MetadataOnly'));
+    const a = artifactOf(await parse('MetadataOnly'));
     expect(a.content.rowsProvenance).toBeUndefined();
     expect(a.completeness.complete).toBe(false);
     expect(a.completeness.rowGroups).toMatchObject({ found: 3, emitted: 3 });
@@ -145,10 +130,10 @@ describe('Parquet provenance on a generated file of three row groups', () => {
   });
 
   it('inside an e-mail: every provenance starts from where the file sits in the upload', async () => {
-    const a = artifact(await parse('MetadataPlusRows', { within }));
+    const a = artifactOf(await parse('MetadataPlusRows', { within }));
     expect(a.content.rowGroups[1].provenance).toEqual({ ...within, rowGroup: 1, rows: [100, 199] });
     expect(a.content.rowsProvenance[2]).toEqual({ ...within, rowGroup: 2, rows: [200, 249] });
-    const skipped = artifact(await parse('MetadataOnly', { within }));
+    const skipped = artifactOf(await parse('MetadataOnly', { within }));
     expect(skipped.completeness.rows.gaps[0].provenance).toEqual({ ...within, rows: [0, 249] });
   });
 });
