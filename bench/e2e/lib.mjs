@@ -287,3 +287,23 @@ export async function runToEnd(command, argv) {
   const [status] = await once(child, 'close');
   return { status, stdout, stderr };
 }
+
+/**
+ * The filesystem under dir as /proc/mounts names it, and whether ext4 keeps a journal there:
+ * without one, every file create costs more (bench/storage/inode-cost.mjs), so benches that
+ * make files per job say where their data dir was.
+ */
+export function filesystemOf(dir) {
+  const real = fs.realpathSync(dir);
+  const mounts = fs
+    .readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter((m) => m.length > 2 && (real === m[1] || real.startsWith(m[1].endsWith('/') ? m[1] : `${m[1]}/`)))
+    .sort((a, b) => b[1].length - a[1].length);
+  const [dev, mountPoint, type] = mounts[0] ?? ['?', '?', '?'];
+  if (type !== 'ext4') return `${type} (${mountPoint})`;
+  const journals = fs.existsSync('/proc/fs/jbd2') ? fs.readdirSync('/proc/fs/jbd2') : [];
+  const journaled = journals.some((j) => j.startsWith(`${path.basename(dev)}-`));
+  return `ext4 ${journaled ? 'with' : 'without'} a journal (${mountPoint}, ${dev})`;
+}

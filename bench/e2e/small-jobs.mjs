@@ -10,7 +10,22 @@
 // threads), over the measured jobs. The baseline: bench/e2e/bullmq-bare.mjs, C producers and a
 // worker of concurrency C in one process (its CPU), on the same Redis. Runs alternate.
 import path from 'node:path';
-import { args, client, fmt, getToken, HERE, median, processTree, runToEnd, sleep, smallCsv, startBenchServer, treeCpuSeconds, uptimeLine } from './lib.mjs';
+import {
+  args,
+  client,
+  filesystemOf,
+  fmt,
+  getToken,
+  HERE,
+  median,
+  processTree,
+  runToEnd,
+  sleep,
+  smallCsv,
+  startBenchServer,
+  treeCpuSeconds,
+  uptimeLine,
+} from './lib.mjs';
 
 const o = args({ mode: 'embedded', jobs: 2000, concurrency: 32, runs: 3, warmup: 200, 'poll-ms': 20, rows: 50 });
 const csv = smallCsv(o.rows);
@@ -23,7 +38,7 @@ async function bareBullmq() {
 
 const server = await startBenchServer(o.mode);
 const c = client(server.url, { maxSockets: o.concurrency + 8 });
-const out = { mode: o.mode, jobs: o.jobs, concurrency: o.concurrency, csvBytes: csv.length, runs: [] };
+const out = { mode: o.mode, jobs: o.jobs, concurrency: o.concurrency, csvBytes: csv.length, dataDir: filesystemOf(server.dataDir), runs: [] };
 try {
   const token = await getToken(c, server.clientId, server.clientSecret);
   const auth = { authorization: `Bearer ${token}` };
