@@ -50,6 +50,7 @@ import { RetentionSweeper } from './pipeline/retention.js';
 import { acquireDataDirLock, describeHolder, type DataDirLock } from './data-dir/lock.js';
 import { startLocalManagement, type LocalManagement } from './manage/local-management.js';
 import { OperatorCredential } from './data-dir/operator-credential.js';
+import { slowFileCreationWarning } from './data-dir/filesystem.js';
 import { createManageDeps, manageStores } from './manage/deps.js';
 import { startOutboxSender } from './mail/sender.js';
 import { tenantMailHooks } from './tenancy/tenant-mail.js';
@@ -136,6 +137,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         onWait: (h) => logger.warn({ dataDir: config.dataDir, holder: h }, `waiting for the data dir, held by ${describeHolder(h)}`),
       })
     : null;
+  const fsWarning = slowFileCreationWarning(config.dataDir);
+  if (fsWarning) logger.warn({ dataDir: config.dataDir }, fsWarning);
   // What a failed start has opened, closed again in reverse order before the lock is released.
   const undo: (() => Promise<unknown>)[] = [];
   try {

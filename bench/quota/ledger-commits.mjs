@@ -1,7 +1,7 @@
 // What one group commit of charges into the embedded control plane (PGlite on disk) costs the
 // node, by rows per commit (issue 28, third round: why the ledger waits 25 ms between commits).
 //
-//   node bench/quota/ledger-commits.mjs [--commits 300] [--runs 2]
+//   node bench/quota/ledger-commits.mjs [--commits 300] [--runs 2] [--sizes 1,3,8,16]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { args, median } from '../e2e/lib.mjs';
 import { openControlPlaneStore } from '../../dist/tenancy/sql-store.js';
 import { chargeUsageBatch } from '../../dist/tenancy/store/usage.js';
 
-const o = args({ commits: 300, runs: 2 });
+const o = args({ commits: 300, runs: 2, sizes: '1,3,8,16' });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dp-bench-ledger-'));
 const store = await openControlPlaneStore({ dataDir: dir });
 try {
@@ -25,7 +25,7 @@ try {
   });
   const month = new Date().toISOString().slice(0, 7);
   const charge = () => ({ chargeKey: randomUUID(), tenantId: tenant.id, appId: app.id, documentId: randomUUID(), month, format: 'csv', units: 1 });
-  const sizes = [1, 3, 8, 16];
+  const sizes = String(o.sizes).split(',').map(Number);
   const perCommit = Object.fromEntries(sizes.map((n) => [n, []]));
   for (let i = 0; i < 100; i++) await chargeUsageBatch(store.db, [charge()]); // warm-up: PGlite's code compiled
   for (let run = 0; run < o.runs; run++) {
