@@ -37,6 +37,15 @@ try {
       console.error(`${rows} rows a commit, run ${run + 1}: ${perCommit[rows].at(-1).toFixed(3)} ms CPU per commit`);
     }
   }
+  // A statement that does no work: what PGlite costs per statement before any row is written.
+  const empty = [];
+  for (let run = 0; run < o.runs; run++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < o.commits; i++) await store.db.query('SELECT 1');
+    const c = process.cpuUsage(c0);
+    empty.push((c.user + c.system) / 1000 / o.commits);
+  }
+  console.log(`SELECT 1: ${median(empty).toFixed(3)} ms CPU per statement (median of ${o.runs})`);
   console.log('| rows a commit | ms CPU per commit (median) | ms CPU per row |\n|--:|--:|--:|');
   for (const rows of sizes) console.log(`| ${rows} | ${median(perCommit[rows]).toFixed(3)} | ${(median(perCommit[rows]) / rows).toFixed(3)} |`);
 } finally {
