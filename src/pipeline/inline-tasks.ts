@@ -1,0 +1,24 @@
+// Which tasks the parsing process runs on its own main thread instead of a pool thread.
+//
+// Handing a task to a thread and its result back (a structured clone and a wake-up of the
+// other side's event loop, each way; Piscina's and the pool's bookkeeping) costs ≈ 0.35 ms of
+// CPU, a third of what a small CSV job costs the parsing process (docs/performance.md,
+// "fourth round"). A thread is there to be stopped (a timeout, a cancel), to bound one parse's
+// heap and to be replaced after it; a task runs inline only when none of that can be needed:
+// a format whose parser is plain JavaScript, linear in its input, that starts no engine, no
+// subprocess and opens no archive (CSV), and an input small enough that its parse is over in
+// about a millisecond. The process stays the crash boundary: an inline task that brought it down
+// is blamed like any other (parse-host.ts), and the node's hard deadline still stops one that
+// ran on; the process's own V8 heap has the threads' ceiling (parse-host.ts).
+import type { ParseTask } from './task.js';
+
+/** Largest upload run inline (bytes): a 16 KiB CSV parses in ≈ 1–2 ms here. */
+export const INLINE_MAX_BYTES = 16 * 1024;
+
+/** Formats whose parser qualifies (see above). */
+const INLINE_FORMATS: ReadonlySet<string> = new Set(['csv']);
+
+/** Whether the parsing process runs `task` on its main thread (a task of unknown size never does). */
+export function runsInline(task: ParseTask): boolean {
+  return task.inputBytes !== undefined && task.inputBytes <= INLINE_MAX_BYTES && INLINE_FORMATS.has(task.format);
+}
