@@ -2,11 +2,11 @@
 //
 // Handing a task to a thread and its result back (a structured clone and a wake-up of the
 // other side's event loop, each way; Piscina's and the pool's bookkeeping) costs ≈ 0.35 ms of
-// CPU, a third of what a small CSV job costs the parsing process (docs/performance.md,
-// "fourth round"). A thread is there to be stopped (a timeout, a cancel), to bound one parse's
-// heap and to be replaced after it; a task runs inline only when none of that can be needed:
-// a format whose parser is plain JavaScript, linear in its input, that starts no engine, no
-// subprocess and opens no archive (CSV), and an input small enough that its parse is over in
+// CPU, a third of what a small CSV job costs the parsing process (docs/performance.md, "The
+// parsing process's hand-off"). A thread is there to be stopped (a timeout, a cancel), to bound
+// one parse's heap and to be replaced after it; a task runs inline only when none of that can be
+// needed: a format whose parser is plain JavaScript, linear in its input, that starts no engine,
+// no subprocess and opens no archive (CSV), and an input small enough that its parse is over in
 // about a millisecond. The process stays the crash boundary: what would end a thread (an
 // exception outside the parser's promise chain, the heap ceiling, which the process's own V8
 // heap shares with the threads: parse-host.ts) ends the process instead, and its tasks are
