@@ -131,7 +131,7 @@ export class ParsePool {
   }
 
   /**
-   * A task that qualifies (inline-tasks.ts) runs here: over in about a millisecond, it has no
+   * A task that qualifies (inline-tasks.ts) runs here: over in a few milliseconds, it has no
    * thread to stop, so no timer; a job cancelled meanwhile gets its answer when it ends.
    */
   private async runInline(task: ParseTask, cancel?: AbortSignal): Promise<ParseTaskResult> {
