@@ -202,7 +202,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
       "With `REDIS_URL`: how many of one app's queued jobs run per turn before another app's job goes first. An app's k-th unfinished job waits behind the first k of every other app, so one app's flood delays another's job by at most this many deliveries (the embedded queue takes tenants in turns, one job each). Smaller is fairer; larger keeps more of one app's jobs in BullMQ's plain wait list (see Jobs, Fairness).",
   },
   { name: 'DOCPARSE_TASK_TIMEOUT_SECONDS', default: '600', description: 'A parse running longer is stopped and failed.' },
-  { name: 'DOCPARSE_WORKER_MAX_HEAP_MB', default: '2048', description: 'Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced.' },
+  {
+    name: 'DOCPARSE_WORKER_MAX_HEAP_MB',
+    default: '2048',
+    description:
+      "Per-thread V8 heap ceiling (resourceLimits); a thread over it is replaced. The parsing process's main thread, which runs small CSV tasks itself, has the same ceiling.",
+  },
   {
     name: 'DOCPARSE_PARSER_MAX_RSS_MB',
     default: '75 % of system memory',

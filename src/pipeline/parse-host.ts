@@ -13,9 +13,10 @@
 // arrival order: the light lane runs more handlers than threads, so a tenant's flood would
 // otherwise hold every place in this queue ahead of another tenant's job.
 //
-// Ceilings. Every thread has a V8 heap ceiling (resourceLimits); the process has an RSS
-// ceiling, sampled from /proc, and is killed past it; every task has a timeout in the
-// process and a hard deadline here, in case the process stops answering.
+// Ceilings. Every thread has a V8 heap ceiling (resourceLimits), and the process's main thread,
+// which runs small CSV tasks itself (inline-tasks.ts), the same one; the process has an RSS
+// ceiling, sampled from /proc, and is killed past it; every task on a thread has a timeout in
+// the process, and every task a hard deadline here, in case the process stops answering.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -191,7 +192,8 @@ export class ParseHost implements TaskRunner {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       // The node's own flags (a test runner's loaders, inspector ports) are not the parser's.
-      execArgv: this.opts.nodeArgs ?? [],
+      // The process's own heap gets a thread's ceiling: small tasks run on its main thread (inline-tasks.ts).
+      execArgv: [`--max-old-space-size=${this.opts.maxHeapMb}`, ...(this.opts.nodeArgs ?? [])],
     });
     this.child = child;
     this.childReady = false;

@@ -1,5 +1,6 @@
 // The Piscina pool of parsing threads: sized to the machine, each task with a timeout and
-// each thread with a V8 heap ceiling. A thread that dies is replaced by Piscina.
+// each thread with a V8 heap ceiling. A thread that dies is replaced by Piscina. Small tasks
+// that need none of a thread's guards run on the calling thread instead (inline-tasks.ts).
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import type { ParseTask, ParseTaskResult } from './task.js';
 import type { ThreadData } from './thread-context.js';
 import { failureReasons } from './failure-reasons.js';
 import { serveEngineModules } from './engine-modules.js';
+import { runsInline } from './inline-tasks.js';
 import type { ParserSettings } from '../formats/settings.js';
 
 export interface PoolOptions {
@@ -68,6 +70,8 @@ export class ParsePool {
   private running = 0;
   /** Engines are compiled here once, when a thread first needs one, and instantiated in each thread (compiling per thread costs seconds). */
   private readonly closeEngines: () => void;
+  /** The parse entry for inline tasks, loaded with the first one (an idle process holds no parser). */
+  private inlineEntry: Promise<typeof import('./thread.js')> | null = null;
 
   constructor(private readonly opts: PoolOptions) {
     this.closeEngines = serveEngineModules(opts.parsers.pdf.optimizedPdfium);
@@ -88,6 +92,7 @@ export class ParsePool {
 
   /** `cancel`: the job was cancelled; Piscina stops the task's thread. */
   async run(task: ParseTask, cancel?: AbortSignal): Promise<ParseTaskResult> {
+    if (runsInline(task)) return this.runInline(task, cancel);
     // One controller and a timer cleared at the end, not AbortSignal.timeout() and .any():
     // their timer outlives the task (until taskTimeoutMs), so a busy pool kept tens of
     // thousands of them alive, and .any() links every signal to its sources for the GC.
@@ -121,6 +126,29 @@ export class ParsePool {
     } finally {
       clearTimeout(timer);
       cancel?.removeEventListener('abort', onCancel);
+      this.running--;
+    }
+  }
+
+  /**
+   * A task that qualifies (inline-tasks.ts) runs here: over in a few milliseconds, it has no
+   * thread to stop, so no timer; a job cancelled meanwhile gets its answer when it ends.
+   */
+  private async runInline(task: ParseTask, cancel?: AbortSignal): Promise<ParseTaskResult> {
+    if (cancel?.aborted) throw new PoolTaskError('the job was cancelled', 'cancelled');
+    this.running++;
+    try {
+      this.inlineEntry ??= import('./thread.js');
+      let result: ParseTaskResult;
+      try {
+        result = await (await this.inlineEntry).parseTaskWith(task, this.opts.parsers);
+      } catch (err) {
+        // What would have killed a thread (writeArtifact answers the parser's own failures).
+        throw new PoolTaskError(`parser error: ${(err as Error)?.message ?? String(err)}`, 'error');
+      }
+      if (cancel?.aborted) throw new PoolTaskError('the job was cancelled', 'cancelled');
+      return result;
+    } finally {
       this.running--;
     }
   }

@@ -13,6 +13,8 @@ export interface ParseTask {
   customMetadata: Record<string, unknown> | null;
   /** Local path of the upload. */
   inputPath: string;
+  /** The upload's size in bytes, when known: a small one may run on the parsing process's main thread (inline-tasks.ts). */
+  inputBytes?: number;
   /** Where the thread writes the artifact JSON. */
   artifactPath: string;
   /** Scratch folder for the parser, made by the thread when a parser first asks for it; removed by the caller. */

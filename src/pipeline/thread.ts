@@ -1,5 +1,6 @@
-// Worker-thread entry (run by Piscina). Loads the family's parser once per thread, runs it
-// on the upload, and writes the whole artifact as a stream.
+// Worker-thread entry (run by Piscina; small CSV tasks also by the parsing process's main
+// thread, pool.ts and inline-tasks.ts). Loads the family's parser once per thread, runs it on
+// the upload, and writes the whole artifact as a stream.
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -202,6 +202,7 @@ export class WorkerLoop {
           options: job.options,
           customMetadata: job.customMetadata,
           inputPath: input.path,
+          inputBytes: job.sizeBytes,
           artifactPath,
           tempDir: work,
         },

@@ -10,6 +10,7 @@ import { healthRoutes, type HealthDeps } from '../../src/api/health.js';
 import { RawConnection, rawRequest, startTestServer, tempDir, waitFor } from '../helpers/http.js';
 import { JOB_FAILURES, PROBLEMS } from '../../src/errors/catalogue.js';
 import { codesByStatus, problemCodesOf } from '../../src/http/route-errors.js';
+import { INLINE_MAX_BYTES } from '../../src/pipeline/inline-tasks.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -112,12 +113,14 @@ describe('health endpoints on a running node', () => {
     expect(s.jobQueue).toMatchObject({ ...depth, lanes: { light: depth, heavy: depth } });
   });
 
-  it('the parsing pool starts a thread for the first job, and node-state reports it', async () => {
+  it('the parsing pool starts a thread for the first job that needs one, and node-state reports it', async () => {
     const token = await demoToken();
+    // Past the size the parsing process parses on its main thread (inline-tasks.ts).
+    const rows = Array.from({ length: Math.ceil(INLINE_MAX_BYTES / 8) + 1 }, (_, i) => `${i},${i * 2}`);
     const upload = await fetch(`${url}/api/v1/documents/upload?fileName=a.csv&csvRoute=Tabular`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
-      body: 'a,b\n1,2\n',
+      body: `a,b\n${rows.join('\n')}\n`,
     });
     expect(upload.status).toBe(202);
     const { documentId } = (await upload.json()) as { documentId: string };

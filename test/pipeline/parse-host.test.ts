@@ -88,6 +88,14 @@ describe('ParseHost', () => {
     expect(await host.run(task(smallCsv))).toMatchObject({ ok: true, documentUnits: 1 });
   });
 
+  it("gives the process's own heap a thread's ceiling, since it runs small CSV tasks on its main thread", async () => {
+    const host = await startHost({ maxHeapMb: 192 });
+    const args = (await fs.readFile(`/proc/${host.pid}/cmdline`, 'utf8')).split('\0');
+    expect(args).toContain('--max-old-space-size=192');
+    const small = { ...task(smallCsv), inputBytes: (await fs.stat(smallCsv)).size };
+    expect(await host.run(small)).toMatchObject({ ok: true, documentUnits: 1 });
+  });
+
   it('a workbook past the thread heap ceiling fails with "memory"; the next task is served', async () => {
     // 300k rows × 8 columns: exceljs holds every cell. Past a 128 MB thread heap, V8 either
     // stops the thread or aborts the whole process (nodejs/node#47224): both must end here.

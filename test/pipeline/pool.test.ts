@@ -1,10 +1,11 @@
-// The parsing pool: per-task timeout, thread replacement after a crash, and retirement of a
-// thread that grew past its memory ceiling.
+// The parsing pool: per-task timeout, thread replacement after a crash, retirement of a
+// thread that grew past its memory ceiling, and small CSV tasks run without a thread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ParsePool, PoolTaskError } from '../../src/pipeline/pool.js';
+import { INLINE_MAX_BYTES } from '../../src/pipeline/inline-tasks.js';
 import type { ParseTask } from '../../src/pipeline/task.js';
 import { parserSettings } from '../helpers/parser-settings.js';
 
@@ -77,6 +78,39 @@ describe('ParsePool', () => {
       await new Promise((r) => setTimeout(r, 300));
       await pool.run(task(smallCsv, 'b'));
       expect(threadIds(pool)).toEqual(first);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('runs a small CSV on the calling thread and hands larger or unsized ones to a thread', async () => {
+    const pool = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256 });
+    try {
+      const small = { ...task(smallCsv, 'inline'), inputBytes: (await fs.stat(smallCsv)).size };
+      expect(await pool.run(small)).toMatchObject({ ok: true, documentUnits: 1 });
+      expect(JSON.parse(await fs.readFile(small.artifactPath, 'utf8'))).toMatchObject({ documentId: 'inline', content: { rowCount: 1 } });
+      expect(threadIds(pool)).toEqual([]);
+      expect(await pool.run({ ...task(smallCsv, 'declared-large'), inputBytes: INLINE_MAX_BYTES + 1 })).toMatchObject({ ok: true });
+      expect(threadIds(pool)).toHaveLength(1);
+      expect(await pool.run(task(smallCsv, 'unsized'))).toMatchObject({ ok: true });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answers "cancelled" for an inline task whose job was cancelled before or while it ran', async () => {
+    const pool = new ParsePool({ parsers: parserSettings(), threads: 1, taskTimeoutMs: 30_000, maxHeapMb: 256 });
+    try {
+      const inputBytes = (await fs.stat(smallCsv)).size;
+      const before = new AbortController();
+      before.abort();
+      const early = await pool.run({ ...task(smallCsv, 'cancelled-early'), inputBytes }, before.signal).catch((e) => e);
+      expect((early as PoolTaskError).kind).toBe('cancelled');
+      const during = new AbortController();
+      const running = pool.run({ ...task(smallCsv, 'cancelled-while-running'), inputBytes }, during.signal).catch((e) => e);
+      during.abort();
+      expect(((await running) as PoolTaskError).kind).toBe('cancelled');
+      expect(pool.stats().running).toBe(0);
     } finally {
       await pool.close();
     }

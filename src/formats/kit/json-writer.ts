@@ -15,7 +15,8 @@ const STRING_SLICE = 8 * 1024;
 export class JsonWriter {
   /** Encoded output not yet handed to the stream: sealed chunks, then `chunk` up to `used`. */
   private sealed: Buffer[] = [];
-  private chunk = Buffer.allocUnsafe(CHUNK);
+  /** Allocated when something is put into it: a sealed chunk is not followed by an empty one (a small artifact needs one chunk, not two). */
+  private chunk: Buffer | null = null;
   private used = 0;
   /** Bytes in `sealed` and `chunk`. */
   private pending = 0;
@@ -133,15 +134,16 @@ export class JsonWriter {
   /** Encodes `s` (UTF-8) after what is buffered. */
   private put(s: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    if (s.length * 3 > this.chunk.length - this.used) {
+    if (s.length * 3 > CHUNK - this.used) {
       this.seal();
-      if (s.length * 3 > this.chunk.length) {
+      if (s.length * 3 > CHUNK) {
         const b = Buffer.from(s, 'utf8');
         this.sealed.push(b);
         this.pending += b.length;
         return;
       }
     }
+    this.chunk ??= Buffer.allocUnsafe(CHUNK);
     const n = this.chunk.write(s, this.used);
     this.used += n;
     this.pending += n;
@@ -149,9 +151,9 @@ export class JsonWriter {
 
   /** Moves the chunk being filled to the sealed list. */
   private seal(): void {
-    if (!this.used) return;
+    if (!this.chunk || !this.used) return;
     this.sealed.push(this.chunk.subarray(0, this.used));
-    this.chunk = Buffer.allocUnsafe(CHUNK);
+    this.chunk = null;
     this.used = 0;
   }
 
