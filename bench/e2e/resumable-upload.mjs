@@ -9,10 +9,14 @@
 //           them in 8 MiB parts (what s3rver makes of any multipart upload);
 //   put     a single PUT of the whole file to an upload-request URL (chunked);
 //   tus     the same file as PATCHes of --patch-mb MiB to the same kind of URL (tus 1.0:
-//           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD.
+//           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD;
+//           --patch-mb 0: the whole file as one PATCH, as tus-js-client sends it by default
+//           (its chunkSize is Infinity), with its Content-Length; from 10^9 bytes on chunked
+//           instead, since uWS closes the connection on a longer Content-Length (framing.ts);
 // Seconds and the node's peak RSS in each phase (VmHWM, reset to the current RSS at the
 // phase's start through /proc/<pid>/clear_refs). Sessions are removed (tus DELETE) after each
-// phase so the bytes do not pile up. The bytes are one random block of --patch-mb repeated.
+// phase so the bytes do not pile up. The bytes are one random block of --patch-mb (16 MiB
+// when 0) repeated.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,10 +28,11 @@ import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObject
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
 const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3' });
-const PATCH = o['patch-mb'] * 1024 * 1024;
-if (o.size % PATCH !== 0) throw new Error('--size must be a multiple of --patch-mb');
-const block = randomBytes(PATCH);
-const blocks = o.size / PATCH;
+const PATCH = o['patch-mb'] ? o['patch-mb'] * 1024 * 1024 : o.size;
+const block = randomBytes(o['patch-mb'] ? PATCH : 16 * 1024 * 1024);
+if (o.size % PATCH !== 0 || PATCH % block.length !== 0) throw new Error('--size must be a multiple of --patch-mb (and of 16 MiB for --patch-mb 0)');
+const blocks = o.size / block.length;
+const patches = o.size / PATCH;
 
 const vm = (pid) => {
   const t = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -98,7 +103,7 @@ async function startS3rver() {
 }
 
 async function runStore(store) {
-  console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, PATCHes of ${o['patch-mb']} MiB`);
+  console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, ${patches === 1 ? 'one PATCH' : `PATCHes of ${o['patch-mb']} MiB`}`);
   const s3 = store === 's3' ? await startS3rver() : null;
   const s3Env = s3
     ? {
@@ -152,8 +157,8 @@ async function runStore(store) {
         const part = 8 * 1024 * 1024;
         const Parts = [];
         for (let at = 0, n = 1; at < o.size; at += part, n++) {
-          const i = Math.floor(at / PATCH);
-          const Body = block.subarray(at - i * PATCH, at - i * PATCH + part);
+          const i = Math.floor(at / block.length);
+          const Body = block.subarray(at - i * block.length, at - i * block.length + part);
           const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
           Parts.push({ PartNumber: n, ETag: r.ETag });
         }
@@ -185,22 +190,23 @@ async function runStore(store) {
     await remove(putUrl);
 
     const tusUrl = await session();
-    out.tus = await phase(srv.pid, `tus, ${blocks} PATCHes`, async () => {
+    out.tus = await phase(srv.pid, `tus, ${patches} PATCH${patches === 1 ? '' : 'es'}`, async () => {
       let offset = 0;
-      for (let i = 0; i < blocks; i++) {
+      const length = PATCH < 1e9 ? { 'content-length': String(PATCH) } : {};
+      for (let i = 0; i < patches; i++) {
         const r = await send(
           srv.port,
           'PATCH',
           tusUrl,
-          { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', 'content-length': String(PATCH) },
-          writeBlocks(1),
+          { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', ...length },
+          writeBlocks(PATCH / block.length),
         );
         if (r.status !== 204) throw new Error(`PATCH at ${offset}: ${r.status} ${r.text}`);
         offset = Number(r.headers['upload-offset']);
       }
       const h = await c.request('HEAD', tusUrl, { headers: { 'tus-resumable': '1.0.0' } });
       if (Number(h.headers['upload-offset']) !== o.size) throw new Error(`HEAD says ${h.headers['upload-offset']}`);
-      return { patches: blocks, headOffset: Number(h.headers['upload-offset']) };
+      return { patches, headOffset: Number(h.headers['upload-offset']) };
     });
     await remove(tusUrl);
     out.tusVsFloor = out.floor.seconds / out.tus.seconds;

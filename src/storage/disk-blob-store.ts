@@ -105,6 +105,7 @@ export class DiskBlobStore implements BlobStore {
         }
         await out.flush();
       } finally {
+        await out.idle();
         await handle.close();
       }
       await fs.rename(partial, final);
@@ -224,6 +225,7 @@ export class DiskBlobStore implements BlobStore {
         position = out.position;
       } catch (err) {
         failure = err;
+        await out.idle();
         // What was taken from source is kept, or nothing of this append.
         if (opts.keepOnFailure(err)) {
           await out.flush();
@@ -250,15 +252,21 @@ export class DiskBlobStore implements BlobStore {
 
 /**
  * Chunks written to a file from a position in batches of WRITE_BATCH: one write per network
- * chunk (often 64 KiB) would cost a thread-pool round trip each.
+ * chunk (often 64 KiB) would cost a thread-pool round trip each. One batch is written while
+ * the next fills, so the body keeps arriving (and being hashed) while the disk writes; a
+ * batch goes out as the chunks it holds (writev), never copied into one buffer first.
  */
 class BatchedWrites {
   private batch: Buffer[] = [];
   private batchBytes = 0;
+  /** The batch being written, if any; its error comes back from the next add or flush. */
+  private inflight: Promise<void> | null = null;
+  /** A write that failed: nothing more is written after it, so no later bytes land at its place. */
+  private failed: unknown = null;
 
   constructor(
     private readonly handle: fs.FileHandle,
-    /** Where the next batch goes: the end of what is written. */
+    /** Where the next batch goes: the end of what is written (and, once flushed, of what was added). */
     public position: number,
     private readonly written?: (bytes: number) => void,
   ) {}
@@ -266,18 +274,55 @@ class BatchedWrites {
   async add(chunk: Buffer): Promise<void> {
     this.batch.push(chunk);
     this.batchBytes += chunk.length;
-    if (this.batchBytes >= WRITE_BATCH) await this.flush();
+    if (this.batchBytes < WRITE_BATCH) return;
+    await this.settle();
+    this.inflight = this.writeBatch();
+    this.inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
   }
 
-  /** Writes what waits (nothing to do when nothing does). */
+  /** Writes what waits, and waits for it (nothing to do when nothing does). */
   async flush(): Promise<void> {
+    await this.settle();
+    await this.writeBatch();
+  }
+
+  /** Waits for the batch being written, whatever its outcome: before the file is closed or cut back. */
+  async idle(): Promise<void> {
+    await this.inflight?.catch(() => {});
+  }
+
+  private async settle(): Promise<void> {
+    const p = this.inflight;
+    this.inflight = null;
+    await p;
+  }
+
+  private async writeBatch(): Promise<void> {
+    if (this.failed) throw this.failed;
     if (!this.batchBytes) return;
-    const data = this.batch.length === 1 ? this.batch[0] : Buffer.concat(this.batch, this.batchBytes);
+    let chunks = this.batch;
+    const bytes = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
     let done = 0;
-    while (done < data.length) done += (await this.handle.write(data, done, data.length - done, this.position + done)).bytesWritten;
-    this.position += data.length;
-    this.written?.(data.length);
+    try {
+      while (done < bytes) {
+        const n = (await this.handle.writev(chunks, this.position + done)).bytesWritten;
+        done += n;
+        if (done < bytes) chunks = rest(chunks, n);
+      }
+    } catch (err) {
+      this.failed = err;
+      throw err;
+    }
+    this.position += bytes;
+    this.written?.(bytes);
   }
+}
+
+/** The chunks past the first n bytes of them (after a short write). */
+function rest(chunks: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (n >= chunks[i].length) n -= chunks[i++].length;
+  return [chunks[i].subarray(n), ...chunks.slice(i + 1)];
 }

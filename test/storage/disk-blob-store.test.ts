@@ -84,3 +84,51 @@ describe('DiskBlobStore folders', () => {
     }
   });
 });
+
+describe('DiskBlobStore staged appends (one batch written while the next fills)', () => {
+  // Chunks of uneven sizes with distinct bytes, several MiB in all: many batches, each written
+  // while the next one fills, so bytes out of order or lost show in the file.
+  const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(100_000 + i * 7_919, i + 1));
+  const whole = Buffer.concat(chunks);
+  const failing = async function* (upTo: number) {
+    for (const c of chunks.slice(0, upTo)) yield c;
+    throw new Error('client gone');
+  };
+  const staged = (root: string) => readFile(path.join(root, 'jobs/t/d/g/upload-resumable.staging'));
+
+  it('appends in order after what is staged, and a whole blob written the same way is the same bytes', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const key = 'jobs/t/d/g/upload-resumable';
+    const first = await store.appendStaged(key, 0, chunks.slice(0, 25), { totalBytes: whole.length, keepOnFailure: () => true });
+    const second = await store.appendStaged(key, first.offset, chunks.slice(25), { totalBytes: whole.length, keepOnFailure: () => true });
+    expect([first.failure, second.failure]).toEqual([null, null]);
+    expect(second.offset).toBe(whole.length);
+    expect((await staged(root)).equals(whole)).toBe(true);
+    const written = await store.write('jobs/t/d/g/upload', chunks);
+    expect(written.bytes).toBe(whole.length);
+    expect((await readFile(path.join(root, 'jobs/t/d/g/upload'))).equals(whole)).toBe(true);
+  });
+
+  it('keeps exactly what a failing source gave when asked to, and nothing of it otherwise', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const key = 'jobs/t/d/g/upload-resumable';
+    const kept = await store.appendStaged(key, 0, failing(30), { totalBytes: whole.length, keepOnFailure: () => true });
+    const taken = Buffer.concat(chunks.slice(0, 30));
+    expect((kept.failure as Error).message).toBe('client gone');
+    expect(kept.offset).toBe(taken.length);
+    expect((await staged(root)).equals(taken)).toBe(true);
+    const dropped = await store.appendStaged(key, kept.offset, failing(40), { totalBytes: whole.length, keepOnFailure: () => false });
+    expect(dropped.offset).toBe(taken.length);
+    const refused = await store.appendStaged(key, kept.offset, chunks.slice(30), {
+      totalBytes: whole.length,
+      keepOnFailure: () => false,
+      beforeCommit: () => {
+        throw new Error('checksum mismatch');
+      },
+    });
+    expect(refused.offset).toBe(taken.length);
+    expect((await staged(root)).equals(taken)).toBe(true);
+  });
+});
