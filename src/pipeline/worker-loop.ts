@@ -119,46 +119,18 @@ export class WorkerLoop {
     this.d.logger.info({ documentId: ref.documentId, tenantId: ref.tenantId }, 'job cancelled: its run stopped');
   }
 
-  /**
-   * The common first delivery of a light job, queued at upload (state 2: no attempt and no
-   * start recorded yet): moved to 3 in one step, without reading the job first (one round trip
-   * fewer in Redis). Undefined when it is in any other state: beginRun() reads it and decides.
-   * Null when it was overwritten or has expired.
-   */
-  private async beginQueued(delivery: Delivery): Promise<{ job: JobRecord; attempt: number } | null | undefined> {
-    const { ref, attempt } = delivery;
-    if (ref.lane !== 'light' || attempt > this.d.maxAttempts) return undefined;
-    try {
-      const job = await this.d.store.transition(
-        ref,
-        JobState.Processing,
-        { startedAt: new Date().toISOString(), attempts: attempt },
-        { from: [JobState.Queued] },
-      );
-      return job && { job, attempt };
-    } catch (err) {
-      if (err instanceof IllegalTransitionError) return undefined;
-      throw err;
-    }
-  }
-
-  /**
-   * Reads the job and records the start of this run (3 or 7), from whatever state the delivery
-   * finds it in. Null when there is nothing to run (overwritten, expired, ended, or retired
-   * here out of attempts).
-   */
-  private async beginRun(delivery: Delivery): Promise<{ job: JobRecord; attempt: number } | null> {
+  private async handleDelivery(delivery: Delivery, cancel: AbortSignal): Promise<void> {
     const { ref } = delivery;
     const { store, logger } = this.d;
     let job = await store.get(ref.tenantId, ref.documentId);
-    if (!job || job.generation !== ref.generation) return null; // overwritten or expired: nothing to do
-    if (isTerminal(job.statusInt)) return null;
+    if (!job || job.generation !== ref.generation) return; // overwritten or expired: nothing to do
+    if (isTerminal(job.statusInt)) return;
 
     const heavy = ref.lane === 'heavy';
     // Recovered after a restart between upload and enqueue: it was never marked queued.
     if (job.statusInt === JobState.Received) {
       job = await store.transition(ref, JobState.Queued);
-      if (!job) return null;
+      if (!job) return;
     }
     // The attempt is counted from the record as well as the delivery: the embedded queue
     // forgets its deliveries on restart, and a node that died mid-parse left the count there.
@@ -176,31 +148,22 @@ export class WorkerLoop {
           };
       logger.warn({ documentId: job.documentId, tenantId: job.tenantId, attempts: job.attempts }, 'job out of attempts before it started: retired');
       await this.fail(job, error);
-      return null;
+      return;
     }
     if (midFlight) {
       job = await store.transition(ref, JobState.Retrying);
-      if (!job) return null;
+      if (!job) return;
     }
     if (heavy && job.statusInt !== JobState.WaitingForProvider) {
       job = await store.transition(ref, JobState.WaitingForProvider);
-      if (!job) return null;
+      if (!job) return;
     }
     // Recorded before the work starts, so a parse that takes the whole node down still counts.
     job = await store.transition(ref, heavy ? JobState.ProviderProcessing : JobState.Processing, {
       startedAt: job.startedAt ?? new Date().toISOString(),
       attempts: attempt,
     });
-    return job && { job, attempt };
-  }
-
-  private async handleDelivery(delivery: Delivery, cancel: AbortSignal): Promise<void> {
-    const { ref } = delivery;
-    const { store, logger } = this.d;
-    let started = await this.beginQueued(delivery);
-    if (started === undefined) started = await this.beginRun(delivery);
-    if (!started) return;
-    const { job, attempt } = started;
+    if (!job) return;
 
     // The parser's folder is made by its thread only if it needs one; the artifact is a file
     // beside it, moved into the blob store when the parse succeeds.
