@@ -307,3 +307,56 @@ export function filesystemOf(dir) {
   const journaled = journals.some((j) => j.startsWith(`${path.basename(dev)}-`));
   return `ext4 ${journaled ? 'with' : 'without'} a journal (${mountPoint}, ${dev})`;
 }
+
+let smallJobSeq = 0;
+
+/**
+ * The small-job load (issue 28): `concurrency` clients each upload `csv` (csvRoute=Tabular) and
+ * wait for its completion, which one watcher sees by batch status (≤ 100 ids a request, every
+ * pollMs). Runs `total` jobs; returns the wall seconds and how many failed.
+ */
+export async function runSmallJobs(c, auth, csv, { total, concurrency, pollMs, idPrefix }) {
+  const waiting = new Map(); // documentId → resolve(statusInt)
+  let done = false;
+  const watcher = (async () => {
+    while (!done) {
+      const ids = [...waiting.keys()];
+      for (let i = 0; i < ids.length; i += 100) {
+        const r = await c.request('POST', '/api/v1/documents/status/batch', {
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ documentIds: ids.slice(i, i + 100) }),
+        });
+        if (r.status !== 200) throw new Error(`batch status: ${r.status} ${r.text}`);
+        for (const s of r.json.results) {
+          if (s.statusInt === 8 || s.statusInt === 9) {
+            waiting.get(s.documentId)?.(s.statusInt);
+            waiting.delete(s.documentId);
+          }
+        }
+      }
+      await sleep(pollMs);
+    }
+  })();
+  let next = 0;
+  let failed = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const id = `${idPrefix}-${process.pid}-${smallJobSeq++}`;
+        next++;
+        const finished = new Promise((resolve) => waiting.set(id, resolve));
+        const r = await c.request('POST', `/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular&documentId=${id}`, {
+          headers: { ...auth, 'content-type': 'text/csv' },
+          body: csv,
+        });
+        if (r.status !== 202) throw new Error(`upload: ${r.status} ${r.text}`);
+        if ((await finished) === 9) failed++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  done = true;
+  await watcher;
+  return { seconds, failed };
+}

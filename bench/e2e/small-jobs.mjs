@@ -16,11 +16,11 @@ import {
   filesystemOf,
   fmt,
   getToken,
+  runSmallJobs,
   HERE,
   median,
   processTree,
   runToEnd,
-  sleep,
   smallCsv,
   startBenchServer,
   treeCpuSeconds,
@@ -42,54 +42,7 @@ const out = { mode: o.mode, jobs: o.jobs, concurrency: o.concurrency, csvBytes: 
 try {
   const token = await getToken(c, server.clientId, server.clientSecret);
   const auth = { authorization: `Bearer ${token}` };
-  let seq = 0;
-
-  /** Runs `total` jobs with C clients; returns wall seconds. */
-  async function serviceRun(total) {
-    const waiting = new Map(); // documentId → resolve(statusInt)
-    let done = false;
-    const watcher = (async () => {
-      while (!done) {
-        const ids = [...waiting.keys()];
-        for (let i = 0; i < ids.length; i += 100) {
-          const r = await c.request('POST', '/api/v1/documents/status/batch', {
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ documentIds: ids.slice(i, i + 100) }),
-          });
-          if (r.status !== 200) throw new Error(`batch status: ${r.status} ${r.text}`);
-          for (const s of r.json.results) {
-            if (s.statusInt === 8 || s.statusInt === 9) {
-              waiting.get(s.documentId)?.(s.statusInt);
-              waiting.delete(s.documentId);
-            }
-          }
-        }
-        await sleep(o['poll-ms']);
-      }
-    })();
-    let next = 0;
-    let failed = 0;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: o.concurrency }, async () => {
-        while (next < total) {
-          next++;
-          const id = `small-${process.pid}-${seq++}`;
-          const finished = new Promise((resolve) => waiting.set(id, resolve));
-          const r = await c.request('POST', `/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular&documentId=${id}`, {
-            headers: { ...auth, 'content-type': 'text/csv' },
-            body: csv,
-          });
-          if (r.status !== 202) throw new Error(`upload: ${r.status} ${r.text}`);
-          if ((await finished) === 9) failed++;
-        }
-      }),
-    );
-    const seconds = (performance.now() - t0) / 1000;
-    done = true;
-    await watcher;
-    return { seconds, failed };
-  }
+  const serviceRun = (total) => runSmallJobs(c, auth, csv, { total, concurrency: o.concurrency, pollMs: o['poll-ms'], idPrefix: 'small' });
 
   await serviceRun(o.warmup);
   for (let run = 1; run <= o.runs; run++) {

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { args, client, fmt, getToken, REDIS_URL, ROOT, sleep, smallCsv, startBenchServer, uptimeLine } from '../e2e/lib.mjs';
+import { args, client, fmt, getToken, REDIS_URL, ROOT, runSmallJobs, sleep, smallCsv, startBenchServer, uptimeLine } from '../e2e/lib.mjs';
 
 const o = args({ jobs: 300, warmup: 100, concurrency: 32, 'poll-ms': 20, rows: 50 });
 const require = createRequire(import.meta.url);
@@ -75,49 +75,7 @@ function bump(m, k) {
 try {
   const token = await getToken(c, server.clientId, server.clientSecret);
   const auth = { authorization: `Bearer ${token}` };
-  let seq = 0;
-  async function run(total) {
-    const waiting = new Map();
-    let done = false;
-    const watcher = (async () => {
-      while (!done) {
-        const ids = [...waiting.keys()];
-        for (let i = 0; i < ids.length; i += 100) {
-          const r = await c.request('POST', '/api/v1/documents/status/batch', {
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ documentIds: ids.slice(i, i + 100) }),
-          });
-          if (r.status !== 200) throw new Error(`batch status: ${r.status} ${r.text}`);
-          for (const s of r.json.results)
-            if (s.statusInt === 8 || s.statusInt === 9) {
-              waiting.get(s.documentId)?.(s.statusInt);
-              waiting.delete(s.documentId);
-            }
-        }
-        await sleep(o['poll-ms']);
-      }
-    })();
-    let next = 0;
-    let failed = 0;
-    await Promise.all(
-      Array.from({ length: o.concurrency }, async () => {
-        while (next < total) {
-          next++;
-          const id = `trips-${process.pid}-${seq++}`;
-          const finished = new Promise((resolve) => waiting.set(id, resolve));
-          const r = await c.request('POST', `/api/v1/documents/upload?fileName=small.csv&csvRoute=Tabular&documentId=${id}`, {
-            headers: { ...auth, 'content-type': 'text/csv' },
-            body: csv,
-          });
-          if (r.status !== 202) throw new Error(`upload: ${r.status} ${r.text}`);
-          if ((await finished) === 9) failed++;
-        }
-      }),
-    );
-    done = true;
-    await watcher;
-    return failed;
-  }
+  const run = async (total) => (await runSmallJobs(c, auth, csv, { total, concurrency: o.concurrency, pollMs: o['poll-ms'], idPrefix: 'trips' })).failed;
   await run(o.warmup);
   const load = uptimeLine();
   counting = true;
