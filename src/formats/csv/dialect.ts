@@ -125,15 +125,20 @@ export function recordLengths(text: string, delimiter: number, quote: number, co
   return out;
 }
 
-function quoteScore(text: string, q: string): number {
-  // Fields that open and close with q next to delimiters or line ends.
-  const re = new RegExp(`(?:^|[,;\\t|\\r\\n])${q}[^${q}\\r\\n]*${q}(?=[,;\\t|\\r\\n]|$)`, 'g');
+/** Fields that open and close with the quote next to delimiters or line ends. */
+const quotedFields = (q: string) => new RegExp(`(?:^|[,;\\t|\\r\\n])${q}[^${q}\\r\\n]*${q}(?=[,;\\t|\\r\\n]|$)`, 'g');
+const QUOTED_FIELDS: Record<string, RegExp> = { "'": quotedFields("'"), '"': quotedFields('"') };
+
+function quoteScore(text: string, q: '"' | "'"): number {
   const t = text.length > 65536 ? text.slice(0, 65536) : text;
-  return t.match(re)?.length ?? 0;
+  if (t.indexOf(q) < 0) return 0;
+  return t.match(QUOTED_FIELDS[q])?.length ?? 0;
 }
 
 export function sniffDialect(text: string, complete: boolean, fileName: string | null): Dialect {
-  const quoteChar = quoteScore(text, "'") > quoteScore(text, '"') ? "'" : '"';
+  // Double quotes unless single ones score higher (none at all is the common case: no scan for '"').
+  const single = quoteScore(text, "'");
+  const quoteChar = single > 0 && single > quoteScore(text, '"') ? "'" : '"';
   const lower = (fileName ?? '').toLowerCase();
   const tabName = lower.endsWith('.tsv') || lower.endsWith('.tab');
   // The first 256 Ki characters, or the first line whole when it is longer (a wide header).
@@ -142,6 +147,8 @@ export function sniffDialect(text: string, complete: boolean, fileName: string |
   const cut = complete && t.length === text.length;
   let best: { delimiter: string; consistency: number; mode: number; rank: number } | null = null;
   CANDIDATES.forEach((delimiter, order) => {
+    // Absent, it would cut every record into one field, and one field is no delimiter's.
+    if (t.indexOf(delimiter) < 0) return;
     const lengths = recordLengths(t, delimiter.charCodeAt(0), quoteChar.charCodeAt(0), cut);
     if (!lengths.length) return;
     const freq = new Map<number, number>();

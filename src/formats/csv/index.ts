@@ -31,6 +31,7 @@ import {
   type EncodingChoice,
 } from './encoding.js';
 import { findGeometry, type GeometrySource } from './geo.js';
+import { JsonArrayBatch } from './json-batch.js';
 import { CsvTokenizer, type RecordSink } from './tokenizer.js';
 import { Bounds, parseGeoJsonGeometry, parseWkt, WktError, type Geometry } from './wkt.js';
 
@@ -376,8 +377,9 @@ function contentProvenance(within: Provenance | undefined, rowCount: number): Pr
 }
 
 /**
- * Pass 2: the data records (header skipped) to onRow, flushing the writer as it goes: the
- * records pass 1 kept, or the file tokenized again (from its decoded text when in memory).
+ * Pass 2: the data records (header skipped) to onRow, which adds to `out`; the batch is written
+ * and the writer flushed as it goes (after each chunk: what a batch holds comes from one chunk):
+ * the records pass 1 kept, or the file tokenized again (from its decoded text when in memory).
  */
 async function secondPass(
   input: ParseInput,
@@ -385,15 +387,20 @@ async function secondPass(
   size: number,
   records: string[][] | null,
   content: JsonWriter,
+  out: JsonArrayBatch,
   onRow: RecordSink,
 ): Promise<void> {
   const sink = recordStream(plan, () => {}, onRow);
+  const flush = async () => {
+    out.write();
+    await content.maybeFlush();
+  };
   if (records) {
     for (let r = 0; r < records.length; r++) {
       sink(records[r], records[r].length);
-      if (r % ROWS_PER_FLUSH === ROWS_PER_FLUSH - 1) await content.maybeFlush();
+      if (r % ROWS_PER_FLUSH === ROWS_PER_FLUSH - 1) await flush();
     }
-    await content.maybeFlush();
+    await flush();
     input.progress(1);
     return;
   }
@@ -402,17 +409,18 @@ async function secondPass(
     for (const text of [plan.decoded.text, plan.decoded.tail]) {
       if (!text.length) continue;
       tok.push(text, sink);
-      await content.maybeFlush();
+      await flush();
       input.progress(1);
     }
   } else {
     await streamText(plan.source, plan.enc, async (text, bytes) => {
       tok.push(text, sink);
-      await content.maybeFlush();
+      await flush();
       input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
     });
   }
   tok.end(sink);
+  out.write();
 }
 
 async function writeTabular(
@@ -433,14 +441,15 @@ async function writeTabular(
   content.field('rowCount', rowCount);
   content.key('rows').beginArray();
   const conv = plans.map((p) => p.convert);
-  await secondPass(input, plan, size, records, content, (f, n) => {
+  const rows = new JsonArrayBatch(content);
+  await secondPass(input, plan, size, records, content, rows, (f, n) => {
     const row = new Array(n > cc ? n : cc);
     const lim = n < cc ? n : cc;
     let c = 0;
     for (; c < lim; c++) row[c] = conv[c](f[c]);
     for (; c < cc; c++) row[c] = null;
     for (; c < n; c++) row[c] = f[c].length ? f[c] : null;
-    content.value(row);
+    rows.add(row, row.length);
   });
   content.endArray();
   content.endObject();
@@ -543,7 +552,8 @@ async function writeSpatial(
   };
 
   let row = 0;
-  await secondPass(input, plan, size, records, content, (f, n) => {
+  const features = new JsonArrayBatch(content);
+  await secondPass(input, plan, size, records, content, features, (f, n) => {
     row++;
     failure = null;
     const geometry = geometryOf(f, n);
@@ -565,8 +575,11 @@ async function writeSpatial(
       while (nameSet.has(key)) key = `_${key}`;
       properties[key] = f[c].length ? f[c] : null;
     }
-    content.value({ type: 'Feature', geometry, properties, provenance });
+    // A WKT or GeoJSON cell weighs by its length (≈ 8 characters a coordinate).
+    const geometryCells = source.kind === 'lonlat' || source.index >= n ? 0 : f[source.index].length >> 3;
+    features.add({ type: 'Feature', geometry, properties, provenance }, n + geometryCells);
   });
+  features.write();
   content.endArray();
   const bbox = bounds.toArray();
   content.field('bounds', bbox);
