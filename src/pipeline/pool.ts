@@ -141,7 +141,7 @@ export class ParsePool {
       this.inlineEntry ??= import('./thread.js');
       let result: ParseTaskResult;
       try {
-        result = await (await this.inlineEntry).parseTaskWith(task, this.opts.parsers);
+        result = await (await this.inlineEntry).parseInlineTask(task, this.opts.parsers);
       } catch (err) {
         // What would have killed a thread (writeArtifact answers the parser's own failures).
         throw new PoolTaskError(`parser error: ${(err as Error)?.message ?? String(err)}`, 'error');

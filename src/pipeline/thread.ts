@@ -54,6 +54,22 @@ export async function parseTaskWith(task: ParseTask, settings: ParserSettings): 
 }
 
 /**
+ * An inline task (inline-tasks.ts) on the parsing process's main thread: parseTaskWith without
+ * the archive budget. Its format opens no archive, so there is no budget to share; and the
+ * budget's AsyncLocalStorage, once run, turns on Node 20's promise hooks for every promise the
+ * process makes after it (its IPC with the node's included), not only this task's.
+ */
+export async function parseInlineTask(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
+  enterTask(task.taskId ?? null);
+  try {
+    return await streamArtifact(task, () => parserFor(task.format), settings);
+  } finally {
+    enterTask(null);
+    retireIfOverCeiling();
+  }
+}
+
+/**
  * Runs one parser over the task's upload and streams the whole artifact to disk, with the
  * node's parser settings (the defaults for a parser run without a node: a bench).
  */

@@ -11,27 +11,134 @@ export interface Dialect {
 const CANDIDATES = [',', '\t', ';', '|'];
 const MAX_SNIFF_RECORDS = 200;
 
-/** Records of the sample under a dialect; a record cut by the sample's end is left out. */
+/**
+ * The first `limit` records of the sample under a dialect; a record cut by the sample's end is
+ * left out. Tokenizing stops at the limit.
+ */
 export function sampleRecords(text: string, d: Dialect, complete: boolean, limit = MAX_SNIFF_RECORDS): string[][] {
   const tok = new CsvTokenizer({ delimiter: d.delimiter.charCodeAt(0), quote: d.quoteChar.charCodeAt(0), maxFieldChars: 1 << 20 });
   const out: string[][] = [];
   const sink = (f: string[], n: number): void => {
-    if (out.length < limit) out.push(f.slice(0, n));
+    out.push(f.slice(0, n));
+    if (out.length >= limit) tok.stop();
   };
+  if (limit <= 0) return out;
   tok.push(text, sink);
-  if (complete) tok.end(sink);
+  if (complete && out.length < limit) tok.end(sink);
   return out;
 }
 
-function quoteScore(text: string, q: string): number {
-  // Fields that open and close with q next to delimiters or line ends.
-  const re = new RegExp(`(?:^|[,;\\t|\\r\\n])${q}[^${q}\\r\\n]*${q}(?=[,;\\t|\\r\\n]|$)`, 'g');
+const LF = 10;
+const CR = 13;
+const S_FIELD_START = 0;
+const S_UNQUOTED = 1;
+const S_QUOTED = 2;
+const S_QUOTE_SEEN = 3;
+
+/**
+ * The field count of each of the sample's first `limit` records under a delimiter and quote,
+ * exactly as CsvTokenizer (one push of `text`, then end() when `complete`) cuts them — blank
+ * lines skipped, at most `maxFields` counted, a record cut by the sample's end left out unless
+ * `complete` — without making the fields: sniffing needs only the counts, for four delimiters.
+ * The states are the tokenizer's (tokenizer.ts); a field's text matters only for telling a
+ * blank line, which is a record of one empty, unquoted field.
+ */
+export function recordLengths(text: string, delimiter: number, quote: number, complete: boolean, limit = MAX_SNIFF_RECORDS, maxFields = 100_000): number[] {
+  const out: number[] = [];
+  if (limit <= 0) return out;
+  const len = text.length;
+  const quoteStr = String.fromCharCode(quote);
+  const hi = Math.max(delimiter, CR);
+  let state = S_FIELD_START;
+  let n = 0;
+  /** A field of the record was quoted: the record is never a blank line. */
+  let quoted = false;
+  let i = 0;
+  while (i < len) {
+    if (state === S_FIELD_START) {
+      if (text.charCodeAt(i) === quote) {
+        state = S_QUOTED;
+        quoted = true;
+        i++;
+        continue;
+      }
+      state = S_UNQUOTED;
+    }
+    let at: number;
+    if (state === S_UNQUOTED) {
+      let j = i;
+      let c = 0;
+      while (j < len) {
+        c = text.charCodeAt(j);
+        if (c > hi) {
+          j++;
+          continue;
+        }
+        if (c === delimiter || c === LF || c === CR) break;
+        j++;
+      }
+      if (j === len) break;
+      if (n < maxFields) n++;
+      state = S_FIELD_START;
+      if (c === delimiter) {
+        i = j + 1;
+        continue;
+      }
+      // An unquoted field is empty when nothing stood before the line end (after a stray quote, the record is quoted).
+      if (!(n === 1 && !quoted && j === i)) out.push(n);
+      at = j;
+    } else if (state === S_QUOTED) {
+      const k = text.indexOf(quoteStr, i);
+      if (k === -1) break;
+      i = k + 1;
+      state = S_QUOTE_SEEN;
+      continue;
+    } else {
+      // S_QUOTE_SEEN: a doubled quote, or the closing one.
+      const c = text.charCodeAt(i);
+      if (c === quote) {
+        i++;
+        state = S_QUOTED;
+        continue;
+      }
+      if (c !== delimiter && c !== LF && c !== CR) {
+        state = S_UNQUOTED; // text after the closing quote, kept in the field
+        continue;
+      }
+      if (n < maxFields) n++;
+      state = S_FIELD_START;
+      if (c === delimiter) {
+        i++;
+        continue;
+      }
+      out.push(n);
+      at = i;
+    }
+    // A record ended at `at` (LF or CR).
+    n = 0;
+    quoted = false;
+    if (out.length >= limit) return out;
+    i = text.charCodeAt(at) === CR && text.charCodeAt(at + 1) === LF ? at + 2 : at + 1;
+  }
+  // The last record, when the sample is the whole text (it need not end with a newline).
+  if (complete && !(state === S_FIELD_START && n === 0)) out.push(n < maxFields ? n + 1 : n);
+  return out;
+}
+
+/** Fields that open and close with the quote next to delimiters or line ends. */
+const quotedFields = (q: string) => new RegExp(`(?:^|[,;\\t|\\r\\n])${q}[^${q}\\r\\n]*${q}(?=[,;\\t|\\r\\n]|$)`, 'g');
+const QUOTED_FIELDS: Record<string, RegExp> = { "'": quotedFields("'"), '"': quotedFields('"') };
+
+function quoteScore(text: string, q: '"' | "'"): number {
   const t = text.length > 65536 ? text.slice(0, 65536) : text;
-  return t.match(re)?.length ?? 0;
+  if (t.indexOf(q) < 0) return 0;
+  return t.match(QUOTED_FIELDS[q])?.length ?? 0;
 }
 
 export function sniffDialect(text: string, complete: boolean, fileName: string | null): Dialect {
-  const quoteChar = quoteScore(text, "'") > quoteScore(text, '"') ? "'" : '"';
+  // Double quotes unless single ones score higher (none at all is the common case: no scan for '"').
+  const single = quoteScore(text, "'");
+  const quoteChar = single > 0 && single > quoteScore(text, '"') ? "'" : '"';
   const lower = (fileName ?? '').toLowerCase();
   const tabName = lower.endsWith('.tsv') || lower.endsWith('.tab');
   // The first 256 Ki characters, or the first line whole when it is longer (a wide header).
@@ -40,15 +147,17 @@ export function sniffDialect(text: string, complete: boolean, fileName: string |
   const cut = complete && t.length === text.length;
   let best: { delimiter: string; consistency: number; mode: number; rank: number } | null = null;
   CANDIDATES.forEach((delimiter, order) => {
-    const recs = sampleRecords(t, { delimiter, quoteChar }, cut);
-    if (!recs.length) return;
+    // Absent, it would cut every record into one field, and one field is no delimiter's.
+    if (t.indexOf(delimiter) < 0) return;
+    const lengths = recordLengths(t, delimiter.charCodeAt(0), quoteChar.charCodeAt(0), cut);
+    if (!lengths.length) return;
     const freq = new Map<number, number>();
-    for (const r of recs) freq.set(r.length, (freq.get(r.length) ?? 0) + 1);
+    for (const n of lengths) freq.set(n, (freq.get(n) ?? 0) + 1);
     let mode = 0;
     let f = 0;
     for (const [len, k] of freq) if (k > f || (k === f && len > mode)) [mode, f] = [len, k];
     if (mode < 2) return;
-    const consistency = Math.round((f / recs.length) * 20) / 20;
+    const consistency = Math.round((f / lengths.length) * 20) / 20;
     const rank = (delimiter === '\t' && tabName ? 10 : 0) - order;
     const better =
       !best || consistency > best.consistency || (consistency === best.consistency && (mode > best.mode || (mode === best.mode && rank > best.rank)));

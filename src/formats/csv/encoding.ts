@@ -222,6 +222,17 @@ function makeDecoder(enc: EncodingChoice): Decoder {
 
 const CHUNK_BYTES = 1 << 20;
 
+/** Removes NUL characters from decoded text, counting them. */
+class NulRemover {
+  count = 0;
+  clean(t: string): string {
+    if (t.indexOf('\0') < 0) return t;
+    let k = -1;
+    while ((k = t.indexOf('\0', k + 1)) >= 0) this.count++;
+    return t.replaceAll('\0', '');
+  }
+}
+
 /**
  * Streams the file as decoded text chunks (BOM skipped, NULs removed and counted). `onText`
  * may be async; it is awaited before the next chunk is read, which bounds memory. `source` is
@@ -235,13 +246,8 @@ export async function streamText(
 ): Promise<{ nulChars: number }> {
   const dec = makeDecoder(enc);
   let bytes = enc.bomLength;
-  let nulChars = 0;
-  const clean = (t: string): string => {
-    if (t.indexOf('\0') < 0) return t;
-    let k = -1;
-    while ((k = t.indexOf('\0', k + 1)) >= 0) nulChars++;
-    return t.replaceAll('\0', '');
-  };
+  const nuls = new NulRemover();
+  const clean = (t: string) => nuls.clean(t);
   const stream = typeof source === 'string' ? createReadStream(source, { start: enc.bomLength, highWaterMark: CHUNK_BYTES }) : null;
   // In memory: one chunk, the whole file after its byte-order mark.
   const chunks: AsyncIterable<Buffer> | Buffer[] = stream ?? [(source as Buffer).subarray(enc.bomLength)];
@@ -257,7 +263,29 @@ export async function streamText(
   } finally {
     stream?.destroy();
   }
-  return { nulChars };
+  return { nulChars: nuls.count };
+}
+
+/** A whole file decoded as streamText() hands it over: its text, then the decoder's tail, NULs removed and counted. */
+export interface DecodedFile {
+  text: string;
+  /** What the decoder holds back at the end (an incomplete last character, as U+FFFD): usually empty. */
+  tail: string;
+  nulChars: number;
+}
+
+/**
+ * Decodes a file held whole in memory (its detection sample) once, for the sniffing (`text`
+ * is what decodeSample() returns) and for both passes (`text` + `tail` is what streamText()
+ * hands over), instead of three times. Not for a strict UTF-8 choice: that one checks bytes
+ * past a sample, and a whole file has none.
+ */
+export function decodeWhole(file: Buffer, enc: EncodingChoice): DecodedFile {
+  const dec = makeDecoder({ ...enc, strictUtf8: false });
+  const nuls = new NulRemover();
+  const text = nuls.clean(dec.write(file.subarray(enc.bomLength)) ?? '');
+  const tail = nuls.clean(dec.end());
+  return { text, tail, nulChars: nuls.count };
 }
 
 /** Decodes the sample for sniffing (BOM skipped; an incomplete trailing character dropped). */

@@ -19,8 +19,19 @@ import {
   type Dialect,
   type EurostatLayout,
 } from './dialect.js';
-import { decodeSample, detectEncoding, legacyEncoding, NotUtf8Error, readSample, streamText, type EncodingChoice } from './encoding.js';
+import {
+  decodeSample,
+  decodeWhole,
+  detectEncoding,
+  legacyEncoding,
+  NotUtf8Error,
+  readSample,
+  streamText,
+  type DecodedFile,
+  type EncodingChoice,
+} from './encoding.js';
 import { findGeometry, type GeometrySource } from './geo.js';
+import { JsonArrayBatch } from './json-batch.js';
 import { CsvTokenizer, type RecordSink } from './tokenizer.js';
 import { Bounds, parseGeoJsonGeometry, parseWkt, WktError, type Geometry } from './wkt.js';
 
@@ -38,10 +49,19 @@ const MAX_FIELD_CHARS = 32 * 1024 * 1024;
 const MAX_FIELDS = 100_000;
 /** Column names a failure reason lists. */
 const SHOWN_COLUMNS = 50;
+/**
+ * A file up to this size that its detection sample holds whole is tokenized once: pass 1
+ * keeps its records and pass 2 reads them back (a few times the text's size in memory).
+ */
+const KEEP_RECORDS_BYTES = SAMPLE_BYTES;
+/** Records written between two flushes of the artifact when pass 2 reads kept records. */
+const ROWS_PER_FLUSH = 4096;
 
 interface Plan {
   /** What the passes read: the file's path, or the whole file when the detection sample holds it. */
   source: string | Buffer;
+  /** The whole file decoded once, when the detection sample holds it (null after a restart in another encoding). */
+  decoded: DecodedFile | null;
   enc: EncodingChoice;
   dialect: Dialect;
   hasHeader: boolean;
@@ -67,6 +87,8 @@ interface FirstPass {
   maxFields: number;
   nulChars: number;
   tok: TokenizerReport;
+  /** Every record as the tokenizer cut it (header included), kept for pass 2 when the file is small; else null. */
+  records: string[][] | null;
 }
 
 function newTokenizer(plan: Plan): CsvTokenizer {
@@ -99,6 +121,7 @@ function recordStream(plan: Plan, onHeader: (cells: string[]) => void, onRow: Re
 
 async function firstPass(input: ParseInput, plan: Plan, size: number, spatial: boolean): Promise<FirstPass> {
   const tok = newTokenizer(plan);
+  const records: string[][] | null = plan.decoded && size <= KEEP_RECORDS_BYTES ? [] : null;
   const profiles: ColumnProfile[] = [];
   const lengths: number[] = [];
   let header: string[] | null = null;
@@ -121,11 +144,28 @@ async function firstPass(input: ParseInput, plan: Plan, size: number, spatial: b
       }
     },
   );
-  const { nulChars } = await streamText(plan.source, plan.enc, (text, bytes) => {
-    tok.push(text, sink);
-    input.progress(size ? (0.5 * bytes) / size : 0);
-  });
-  tok.end(sink);
+  const onRecord: RecordSink = records
+    ? (f, n) => {
+        records.push(f.slice(0, n));
+        sink(f, n);
+      }
+    : sink;
+  let nulChars: number;
+  if (plan.decoded) {
+    // In memory and decoded already: the chunks streamText would hand over, without a promise per chunk.
+    for (const text of [plan.decoded.text, plan.decoded.tail]) {
+      if (!text.length) continue;
+      tok.push(text, onRecord);
+      input.progress(size ? 0.5 : 0);
+    }
+    nulChars = plan.decoded.nulChars;
+  } else {
+    ({ nulChars } = await streamText(plan.source, plan.enc, (text, bytes) => {
+      tok.push(text, onRecord);
+      input.progress(size ? (0.5 * bytes) / size : 0);
+    }));
+  }
+  tok.end(onRecord);
   return {
     header,
     rowCount,
@@ -142,6 +182,7 @@ async function firstPass(input: ParseInput, plan: Plan, size: number, spatial: b
       truncatedFields: tok.truncatedFields,
       droppedFields: tok.droppedFields,
     },
+    records,
   };
 }
 
@@ -175,13 +216,13 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
   const { size } = statSync(input.filePath);
 
   // Detection on a sample: encoding, dialect, header.
-  const { sample, enc, dialect, records } = detectionSample(input, size);
+  const { sample, enc, dialect, records, decoded } = detectionSample(input, size);
   if (records.length === 0 && sample.length < size) {
     warnings.push(`The first record is longer than ${MAX_SAMPLE_BYTES / (1024 * 1024)} MiB: it was not examined as a header and is read as data.`);
   }
   const eurostat = detectEurostat(dialect.delimiter, records[0]);
   const source = sample.length >= size ? sample : input.filePath;
-  const plan: Plan = { source, enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
+  const plan: Plan = { source, decoded, enc, dialect, hasHeader: eurostat ? true : detectHeader(records), eurostat };
   if (enc.source === 'fallback') {
     warnings.push(`The encoding could not be determined with confidence; the file was decoded as ${enc.name}.`);
   }
@@ -196,6 +237,7 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
       if (!(err instanceof NotUtf8Error) || !plan.enc.strictUtf8) throw err;
       const legacy = legacyEncoding(err.chunk.length ? err.chunk : sample);
       plan.enc = { ...legacy, bomLength: 0, strictUtf8: false };
+      plan.decoded = null;
       warnings.push(`The file starts as UTF-8 but is not valid UTF-8 near byte ${err.offset}; it was decoded as ${legacy.name} instead.`);
     }
   }
@@ -256,11 +298,11 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
         `The geometry is in field ${found.source.index + 1}, beyond the ${plural(columnCount, 'named column')} of the header; it was read from there as column ${printable(found.source.column)}.`,
       );
     }
-    const s = await writeSpatial(input, plan, size, plans, found.source, rowCount, content, warnings, counter);
+    const s = await writeSpatial(input, plan, size, first.records, plans, found.source, rowCount, content, warnings, counter);
     metadata.featureCount = rowCount;
     metadata.geometrySource = s;
   } else {
-    await writeTabular(input, plan, size, plans, columnCount, rowCount, content);
+    await writeTabular(input, plan, size, first.records, plans, columnCount, rowCount, content);
   }
   // Every data record is written: ragged rows are padded or keep their extra values, and a
   // geometry that cannot be read leaves its feature without one (counted under features).
@@ -269,16 +311,21 @@ export const parseCsv: FormatParser = async (input: ParseInput, content: JsonWri
   return { documentFormat: 'csv', documentUnits: 1, metadata, warnings, completeness: counter.result() };
 };
 
-/** Encoding, dialect and the first records, from a sample that holds the first record whole where it can. */
+/**
+ * Encoding, dialect and the first record (what the header and Eurostat checks read), from a
+ * sample that holds the first record whole where it can; a sample that is the whole file is
+ * decoded once for the passes too.
+ */
 function detectionSample(input: ParseInput, size: number) {
   for (let bytes = SAMPLE_BYTES; ; bytes = Math.min(bytes * 4, MAX_SAMPLE_BYTES)) {
     const sample = readSample(input.filePath, bytes, size);
     const wholeFile = sample.length >= size;
     const enc = detectEncoding(sample, wholeFile);
-    const text = decodeSample(sample, enc);
+    const decoded = wholeFile ? decodeWhole(sample, enc) : null;
+    const text = decoded ? decoded.text : decodeSample(sample, enc);
     const dialect = sniffDialect(text, wholeFile, input.fileName);
-    const records = sampleRecords(text, dialect, wholeFile, 50);
-    if (records.length > 0 || wholeFile || bytes >= MAX_SAMPLE_BYTES) return { sample, enc, dialect, records };
+    const records = sampleRecords(text, dialect, wholeFile, 1);
+    if (records.length > 0 || wholeFile || bytes >= MAX_SAMPLE_BYTES) return { sample, enc, dialect, records, decoded };
   }
 }
 
@@ -329,22 +376,57 @@ function contentProvenance(within: Provenance | undefined, rowCount: number): Pr
   return rowCount ? { ...within, rows: [1, rowCount] } : { ...within };
 }
 
-/** Pass 2: streams the data records (header skipped) to onRow, flushing the writer per chunk. */
-async function secondPass(input: ParseInput, plan: Plan, size: number, content: JsonWriter, onRow: RecordSink): Promise<void> {
-  const tok = newTokenizer(plan);
+/**
+ * Pass 2: the data records (header skipped) to onRow, which adds to `out`; the batch is written
+ * and the writer flushed as it goes (after each chunk: what a batch holds comes from one chunk):
+ * the records pass 1 kept, or the file tokenized again (from its decoded text when in memory).
+ */
+async function secondPass(
+  input: ParseInput,
+  plan: Plan,
+  size: number,
+  records: string[][] | null,
+  content: JsonWriter,
+  out: JsonArrayBatch,
+  onRow: RecordSink,
+): Promise<void> {
   const sink = recordStream(plan, () => {}, onRow);
-  await streamText(plan.source, plan.enc, async (text, bytes) => {
-    tok.push(text, sink);
+  const flush = async () => {
+    out.write();
     await content.maybeFlush();
-    input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
-  });
+  };
+  if (records) {
+    for (let r = 0; r < records.length; r++) {
+      sink(records[r], records[r].length);
+      if (r % ROWS_PER_FLUSH === ROWS_PER_FLUSH - 1) await flush();
+    }
+    await flush();
+    return; // parseCsv reports 1 when the artifact's content is written
+  }
+  const tok = newTokenizer(plan);
+  if (plan.decoded) {
+    for (const text of [plan.decoded.text, plan.decoded.tail]) {
+      if (!text.length) continue;
+      tok.push(text, sink);
+      await flush();
+      input.progress(1);
+    }
+  } else {
+    await streamText(plan.source, plan.enc, async (text, bytes) => {
+      tok.push(text, sink);
+      await flush();
+      input.progress(size ? 0.5 + (0.5 * bytes) / size : 1);
+    });
+  }
   tok.end(sink);
+  out.write();
 }
 
 async function writeTabular(
   input: ParseInput,
   plan: Plan,
   size: number,
+  records: string[][] | null,
   plans: ColumnPlan[],
   cc: number,
   rowCount: number,
@@ -358,14 +440,15 @@ async function writeTabular(
   content.field('rowCount', rowCount);
   content.key('rows').beginArray();
   const conv = plans.map((p) => p.convert);
-  await secondPass(input, plan, size, content, (f, n) => {
+  const rows = new JsonArrayBatch(content);
+  await secondPass(input, plan, size, records, content, rows, (f, n) => {
     const row = new Array(n > cc ? n : cc);
     const lim = n < cc ? n : cc;
     let c = 0;
     for (; c < lim; c++) row[c] = conv[c](f[c]);
     for (; c < cc; c++) row[c] = null;
     for (; c < n; c++) row[c] = f[c].length ? f[c] : null;
-    content.value(row);
+    rows.add(row, row.length);
   });
   content.endArray();
   content.endObject();
@@ -376,6 +459,7 @@ async function writeSpatial(
   input: ParseInput,
   plan: Plan,
   size: number,
+  records: string[][] | null,
   plans: ColumnPlan[],
   source: GeometrySource,
   rowCount: number,
@@ -467,7 +551,8 @@ async function writeSpatial(
   };
 
   let row = 0;
-  await secondPass(input, plan, size, content, (f, n) => {
+  const features = new JsonArrayBatch(content);
+  await secondPass(input, plan, size, records, content, features, (f, n) => {
     row++;
     failure = null;
     const geometry = geometryOf(f, n);
@@ -489,8 +574,11 @@ async function writeSpatial(
       while (nameSet.has(key)) key = `_${key}`;
       properties[key] = f[c].length ? f[c] : null;
     }
-    content.value({ type: 'Feature', geometry, properties, provenance });
+    // A WKT or GeoJSON cell weighs by its length (≈ 8 characters a coordinate).
+    const geometryCells = source.kind === 'lonlat' || source.index >= n ? 0 : f[source.index].length >> 3;
+    features.add({ type: 'Feature', geometry, properties, provenance }, n + geometryCells);
   });
+  features.write();
   content.endArray();
   const bbox = bounds.toArray();
   content.field('bounds', bbox);

@@ -33,6 +33,8 @@ export class CsvTokenizer {
   private partial = '';
   private pendingCR = false;
   private recordQuoted = false;
+  /** Set by stop(): push() returns after the record it is in the middle of handing over. */
+  private stopped = false;
   private readonly delim: number;
   private readonly quote: number;
   private readonly quoteStr: string;
@@ -68,6 +70,14 @@ export class CsvTokenizer {
   private addField(v: string): void {
     if (this.n < this.maxFields) this.fields[this.n++] = v;
     else this.droppedFields++;
+  }
+
+  /**
+   * Called from a sink: the rest of the text pushed is not read (a sampler that has the
+   * records it needs). The tokenizer is left mid-text and is not to be used again.
+   */
+  stop(): void {
+    this.stopped = true;
   }
 
   private endRecord(sink: RecordSink): void {
@@ -129,6 +139,7 @@ export class CsvTokenizer {
           continue;
         }
         i = this.newline(s, j, c, sink);
+        if (this.stopped) break;
         continue;
       }
       if (state === S_QUOTED) {
@@ -162,6 +173,7 @@ export class CsvTokenizer {
         this.partial = '';
         state = S_FIELD_START;
         i = this.newline(s, i, c, sink);
+        if (this.stopped) break;
         continue;
       }
       // Text after the closing quote: keep it literally as part of the field.
