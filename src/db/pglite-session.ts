@@ -74,7 +74,7 @@ export class PGliteSession {
       if ((err as StatementError).code !== FEATURE_NOT_SUPPORTED) throw err;
       // The table changed under the prepared plan: prepare anew (and run once more now if no
       // transaction is open; an open one is aborted by the error and its caller sees it).
-      await this.forget(sql);
+      await this.forget(sql).catch(() => {}); // (the error to report is err)
       if (inTransaction) throw err;
       return this.rows<T>(await this.send(this.bound(await this.prepare(sql), params), sql, params));
     }

@@ -41,12 +41,19 @@ export function sqlErrorCode(err: unknown): string | undefined {
 /** The statements of one transaction: they run inside the session's lock, taken by `transaction`. */
 class PGliteTxClient implements SqlClient {
   readonly kind = 'pglite' as const;
+  /** Set when the transaction has ended: the lock is no longer held for this client. */
+  ended = false;
   constructor(private readonly session: PGliteSession) {}
   async query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
+    this.checkOpen();
     return { rows: await this.session.run<T>(sql, params, true) };
   }
-  exec(sql: string): Promise<void> {
-    return this.session.script(sql);
+  async exec(sql: string): Promise<void> {
+    this.checkOpen();
+    await this.session.script(sql);
+  }
+  private checkOpen(): void {
+    if (this.ended) throw new Error('Transaction is closed');
   }
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     return fn(this);
@@ -147,7 +154,14 @@ export class PGliteSqlClient implements SqlClient {
     });
   }
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-    return this.session.exclusive(() => this.session.transaction(() => fn(new PGliteTxClient(this.session))));
+    return this.session.exclusive(async () => {
+      const tx = new PGliteTxClient(this.session);
+      try {
+        return await this.session.transaction(() => fn(tx));
+      } finally {
+        tx.ended = true;
+      }
+    });
   }
   close(): Promise<void> {
     return this.session.close();

@@ -2,7 +2,7 @@
 // text, values and rows as PGlite's own query() gives them, prepared plans forgotten when a
 // script changes a table, transactions serialised with lone statements, errors as before.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PGliteSqlClient, sqlErrorCode, type SqlError } from '../../src/db/sql.js';
+import { PGliteSqlClient, sqlErrorCode, type SqlClient, type SqlError } from '../../src/db/sql.js';
 
 describe('PGlite client: one message per statement', () => {
   let db: PGliteSqlClient;
@@ -71,6 +71,12 @@ describe('PGlite client: one message per statement', () => {
       }),
     ).rejects.toMatchObject({ code: '25P02' });
     expect((await db.query('SELECT id FROM u ORDER BY id')).rows).toEqual([{ id: 'u1' }]);
+    // A transaction's client used after it ended would run outside the lock: refused.
+    let leaked!: SqlClient;
+    await db.transaction(async (tx) => {
+      leaked = tx;
+    });
+    await expect(leaked.query('SELECT 1')).rejects.toThrow('Transaction is closed');
   });
 
   it('lets no lone statement in between a transaction’s statements', async () => {
