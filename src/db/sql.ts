@@ -9,9 +9,10 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import type { PGlite, Transaction as PGliteTransaction, PGliteOptions } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
+import { PGliteSession } from './pglite-session.js';
 
 export interface SqlClient {
   /** One statement with $1… parameters. */
@@ -37,17 +38,22 @@ export function sqlErrorCode(err: unknown): string | undefined {
 
 // ---------------------------------------------------------------- PGlite
 
-type PGliteLike = Pick<PGlite, 'query' | 'exec'> | PGliteTransaction;
-
+/** The statements of one transaction: they run inside the session's lock, taken by `transaction`. */
 class PGliteTxClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  constructor(private readonly tx: PGliteLike) {}
+  /** Set when the transaction has ended: the lock is no longer held for this client. */
+  ended = false;
+  constructor(private readonly session: PGliteSession) {}
   async query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
-    const r = await this.tx.query<T>(sql, params as unknown[] | undefined);
-    return { rows: r.rows };
+    this.checkOpen();
+    return { rows: await this.session.run<T>(sql, params, true) };
   }
   async exec(sql: string): Promise<void> {
-    await this.tx.exec(sql);
+    this.checkOpen();
+    await this.session.script(sql);
+  }
+  private checkOpen(): void {
+    if (this.ended) throw new Error('Transaction is closed');
   }
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     return fn(this);
@@ -80,10 +86,10 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
  */
 const WASM_TIERING_BUDGET = 100_000_000;
 
-const loadPGlite = async (): Promise<typeof PGlite> => {
+const loadPGlite = async (): Promise<typeof import('@electric-sql/pglite')> => {
   // Once per process, before PGlite's module is compiled (it applies to WASM compiled later).
   setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
-  return (await import('@electric-sql/pglite')).PGlite;
+  return import('@electric-sql/pglite');
 };
 
 const pgliteOptions = (PGliteClass: typeof PGlite): PGliteOptions => ({
@@ -111,35 +117,54 @@ async function initdbInChild(dataDir: string): Promise<void> {
 
 export class PGliteSqlClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  private constructor(readonly db: PGlite) {}
+  private readonly session: PGliteSession;
+  private constructor(
+    readonly db: PGlite,
+    pglite: typeof import('@electric-sql/pglite'),
+  ) {
+    this.session = new PGliteSession(db, pglite);
+  }
 
   /** dataDir: a directory persisted on disk; undefined keeps the database in memory. */
   static async open(dataDir?: string): Promise<PGliteSqlClient> {
-    const PGliteClass = await loadPGlite();
-    if (dataDir === undefined) return new PGliteSqlClient(await PGliteClass.create(pgliteOptions(PGliteClass)));
+    const pglite = await loadPGlite();
+    if (dataDir === undefined) return new PGliteSqlClient(await pglite.PGlite.create(pgliteOptions(pglite.PGlite)), pglite);
     await mkdir(dataDir, { recursive: true, mode: 0o700 }); // PGlite's own files: only the service's user reads them
     if (!existsSync(`${dataDir}/PG_VERSION`)) await initdbInChild(dataDir);
-    return new PGliteSqlClient(await PGliteClass.create(dataDir, pgliteOptions(PGliteClass)));
+    return new PGliteSqlClient(await pglite.PGlite.create(dataDir, pgliteOptions(pglite.PGlite)), pglite);
   }
 
   /** Starts an in-memory database from a `dumpDataDir()` snapshot (much faster than a cold start). */
   static async fromSnapshot(snapshot: Blob): Promise<PGliteSqlClient> {
-    const PGliteClass = await loadPGlite();
-    return new PGliteSqlClient(await PGliteClass.create({ ...pgliteOptions(PGliteClass), loadDataDir: snapshot }));
+    const pglite = await loadPGlite();
+    return new PGliteSqlClient(await pglite.PGlite.create({ ...pgliteOptions(pglite.PGlite), loadDataDir: snapshot }), pglite);
   }
 
-  async query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
-    const r = await this.db.query<T>(sql, params as unknown[] | undefined);
-    return { rows: r.rows };
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }> {
+    return this.session.exclusive(async () => {
+      const rows = await this.session.run<T>(sql, params);
+      await this.session.afterStatement();
+      return { rows };
+    });
   }
-  async exec(sql: string): Promise<void> {
-    await this.db.exec(sql);
+  exec(sql: string): Promise<void> {
+    return this.session.exclusive(async () => {
+      await this.session.script(sql);
+      await this.session.afterStatement();
+    });
   }
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(new PGliteTxClient(tx)));
+    return this.session.exclusive(async () => {
+      const tx = new PGliteTxClient(this.session);
+      try {
+        return await this.session.transaction(() => fn(tx));
+      } finally {
+        tx.ended = true;
+      }
+    });
   }
-  async close(): Promise<void> {
-    if (!this.db.closed) await this.db.close();
+  close(): Promise<void> {
+    return this.session.close();
   }
 }
 
