@@ -208,6 +208,7 @@ export class S3BlobStore implements BlobStore {
       if (uploadId === null) {
         if (last) {
           await this.send(() => this.s3.send(withPartBody(new (sdk().PutObjectCommand)({ Bucket, Key, ...partBodyInput(body) }), body)));
+          body.release();
           return;
         }
         uploadId = (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
@@ -217,6 +218,7 @@ export class S3BlobStore implements BlobStore {
       const r = await this.send(() =>
         this.s3.send(withPartBody(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, ...partBodyInput(body) }), body)),
       );
+      body.release();
       parts.push({ ETag: r.ETag!, PartNumber });
     };
 
@@ -354,6 +356,7 @@ export class S3BlobStore implements BlobStore {
       inflight = store(() =>
         this.s3.send(withPartBody(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, ...partBodyInput(body) }), body)),
       ).then((r) => {
+        body.release();
         sent.push({ PartNumber, ETag: r.ETag! });
       });
       inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
@@ -390,6 +393,7 @@ export class S3BlobStore implements BlobStore {
       const Key = this.key(next.tailKey);
       await this.send(() => this.s3.send(withPartBody(new (sdk().PutObjectCommand)({ Bucket, Key, ...partBodyInput(tail) }), tail)));
     }
+    tail.release();
     await this.putSmall(key + STATE_SUFFIX, Buffer.from(JSON.stringify(next)));
     if (state.tailKey) await this.delete(state.tailKey).catch(() => {});
     return { offset: next.partsBytes + next.tailBytes, failure };

@@ -1,34 +1,78 @@
-// The body of an S3 part (or small object) as the chunks it arrived in. Sending a part as
-// one Buffer cost an 8 MiB copy per part (Buffer.concat) and a SHA-256 of the whole body in
-// one go when the SDK signed it (SigV4's payload hash), both on the event loop; the copies
-// were what drove the node's major GCs during long uploads. Here the chunks are kept as
-// they are (a chunk across a part boundary is split without copying), the hash (and the
-// CRC32 when the store sends checksums) grows as chunks are added, and the request streams
-// the chunks with that hash as its signed x-amz-content-sha256, so the SDK hashes nothing.
+// The body of an S3 part (or small object), filled as chunks arrive. Each part used to be a
+// fresh 8 MiB Buffer.concat of its chunks, hashed again in one go by the SDK for SigV4's
+// payload hash: the new external memory per part drove V8 into a major GC about every
+// second of an upload (bench/RESULTS.md, "Resumable uploads to S3"). Keeping the chunks
+// instead (no copy) was worse: they then live through the part's request, get promoted, and
+// trigger the same GCs. So chunks are copied into part buffers that are reused from part to
+// part (a chunk dies young), the part's SHA-256 (and CRC32 when the store sends checksums)
+// grows as chunks are copied, and the request is signed with that hash, so the SDK hashes
+// nothing.
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type * as S3Sdk from '@aws-sdk/client-s3';
 
-/** zlib.crc32 (node ≥ 20.15): without it a body that needs a CRC32 goes as one Buffer, the SDK computing it. */
-const crc32 = (zlib as { crc32?: (data: Buffer, value?: number) => number }).crc32;
+/** zlib.crc32 (node ≥ 20.15); without it the SDK computes a part's CRC32 itself. */
+const crc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+
+/** Part buffers kept for the next part, at most this many (idle ones go after IDLE_MS). */
+const MAX_IDLE = 4;
+const IDLE_MS = 30_000;
+
+/** Buffers of a part's size, handed back after their part's request and reused. */
+class PartBuffers {
+  private readonly idle: Buffer[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  take(size: number): Buffer {
+    const i = this.idle.findIndex((b) => b.length === size);
+    return i >= 0 ? this.idle.splice(i, 1)[0] : Buffer.allocUnsafeSlow(size);
+  }
+
+  give(buf: Buffer): void {
+    if (this.idle.length >= MAX_IDLE) return;
+    this.idle.push(buf);
+    this.timer?.refresh();
+    this.timer ??= setTimeout(() => {
+      this.idle.length = 0;
+      this.timer = null;
+    }, IDLE_MS).unref();
+  }
+}
+const buffers = new PartBuffers();
 
 export class PartBody {
-  readonly chunks: Buffer[] = [];
+  /** Taken at the first byte: a part that stays empty holds none. */
+  private buf: Buffer | null = null;
+  private released = false;
   bytes = 0;
   private readonly sha = createHash('sha256');
   private crc = 0;
   private sealed: { sha256: string; crc32: string | undefined } | null = null;
 
-  /** @param withCrc32 The store sends CRC32 checksums with its parts (checksums: when_supported). */
-  constructor(readonly withCrc32: boolean) {}
+  /**
+   * @param size The part size: the most this body holds.
+   * @param withCrc32 The store sends CRC32 checksums with its parts (checksums: when_supported).
+   */
+  constructor(
+    private readonly size: number,
+    readonly withCrc32: boolean,
+  ) {}
 
+  /** Copies chunk in (it must fit). */
   push(chunk: Buffer): void {
-    if (this.sealed) throw new Error('part body already sealed');
-    this.chunks.push(chunk);
+    if (this.sealed || this.released) throw new Error('part body already sealed');
+    if (this.bytes + chunk.length > this.size) throw new RangeError('chunk overflows the part');
+    this.buf ??= buffers.take(this.size);
+    chunk.copy(this.buf, this.bytes);
     this.bytes += chunk.length;
     this.sha.update(chunk);
     if (this.withCrc32 && crc32) this.crc = crc32(chunk, this.crc);
+  }
+
+  /** The bytes; valid until release(). */
+  get view(): Buffer {
+    if (this.released) throw new Error('part body released');
+    return this.buf ? this.buf.subarray(0, this.bytes) : Buffer.alloc(0);
   }
 
   /** The SHA-256 (hex) and CRC32 (base64, as S3 takes it; when asked for) of the bytes; no more may be pushed. */
@@ -41,18 +85,19 @@ export class PartBody {
     return this.sealed;
   }
 
-  /** The chunks as one Buffer: for the few bodies that are small (tails) or need a CRC32 this node cannot compute. */
-  concat(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.bytes);
-  }
-
-  /** True when the chunks can go as they are (else concat() and let the SDK hash). */
-  get streamable(): boolean {
-    return !this.withCrc32 || crc32 !== undefined;
+  /**
+   * Hands the buffer back for another part: only once its request has succeeded (a failed
+   * one may still be writing it to its socket; that buffer is left to the GC).
+   */
+  release(): void {
+    const buf = this.buf;
+    this.buf = null;
+    this.released = true;
+    if (buf) buffers.give(buf);
   }
 }
 
-/** Cuts a stream of chunks into bodies of partSize bytes, without copying. */
+/** Cuts a stream of chunks into bodies of partSize bytes. */
 export class PartCutter {
   private part: PartBody;
 
@@ -60,7 +105,7 @@ export class PartCutter {
     private readonly partSize: number,
     private readonly withCrc32: boolean,
   ) {
-    this.part = new PartBody(withCrc32);
+    this.part = new PartBody(partSize, withCrc32);
   }
 
   /** Bytes of the part being filled. */
@@ -85,55 +130,36 @@ export class PartCutter {
   /** The bytes added and not yet in a full part (the cutter starts an empty part). */
   take(): PartBody {
     const part = this.part;
-    this.part = new PartBody(this.withCrc32);
+    this.part = new PartBody(this.partSize, this.withCrc32);
     return part;
   }
 }
 
-interface HttpRequestLike {
-  headers: Record<string, string>;
-  body?: unknown;
+/** The body members of an UploadPart or PutObject input that sends body (with withPartBody). */
+export function partBodyInput(body: PartBody): { Body: Buffer; ContentLength: number; ChecksumAlgorithm?: 'CRC32'; ChecksumCRC32?: string } {
+  const { crc32 } = body.digests();
+  return { Body: body.view, ContentLength: body.bytes, ...(crc32 ? { ChecksumAlgorithm: 'CRC32' as const, ChecksumCRC32: crc32 } : {}) };
 }
+
 type Handler = (args: { request: unknown }) => Promise<unknown>;
 /** The one shape of the SDK's middleware stack used here (its own types are per step and command). */
 interface Stack {
-  add(middleware: (next: Handler) => Handler, options: { step: 'build' | 'deserialize'; name: string }): void;
-}
-
-/** The body members of an UploadPart or PutObject input that sends body (with withPartBody). */
-export function partBodyInput(body: PartBody): { Body?: Buffer; ContentLength: number; ChecksumAlgorithm?: 'CRC32'; ChecksumCRC32?: string } {
-  if (!body.streamable) return { Body: body.concat(), ContentLength: body.bytes };
-  const { crc32 } = body.digests();
-  return { ContentLength: body.bytes, ...(crc32 ? { ChecksumAlgorithm: 'CRC32' as const, ChecksumCRC32: crc32 } : {}) };
+  add(middleware: (next: Handler) => Handler, options: { step: 'build'; name: string }): void;
 }
 
 /**
- * Makes command (an UploadPart or PutObject whose input came from partBodyInput) send body's
- * chunks. The hash goes in as x-amz-content-sha256 before
- * signing (the signer uses a header that is there: @smithy/signature-v4 getPayloadHash), and
- * each attempt gets a fresh stream of the chunks just before it is sent, after the retry
- * middleware: that one sees no stream body, so a failed attempt is retried as with a Buffer.
+ * Signs command (an UploadPart or PutObject whose input came from partBodyInput) with body's
+ * SHA-256 as its x-amz-content-sha256: the signer takes a header that is there as the payload
+ * hash (@smithy/signature-v4 getPayloadHash) instead of hashing the body again.
  */
 export function withPartBody<C extends S3Sdk.UploadPartCommand | S3Sdk.PutObjectCommand>(command: C, body: PartBody): C {
-  if (!body.streamable) return command;
   const { sha256 } = body.digests();
-  const stack = command.middlewareStack as unknown as Stack;
-  stack.add(
+  (command.middlewareStack as unknown as Stack).add(
     (next) => (args) => {
-      (args.request as HttpRequestLike).headers['x-amz-content-sha256'] = sha256;
+      (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
       return next(args);
     },
     { step: 'build', name: 'docparsePartPayloadHash' },
-  );
-  stack.add(
-    (next) => (args) => {
-      const request = args.request as HttpRequestLike;
-      const attempt = Object.assign(Object.create(Object.getPrototypeOf(request) as object) as HttpRequestLike, request, {
-        body: Readable.from(body.chunks, { objectMode: false }),
-      });
-      return next({ ...args, request: attempt });
-    },
-    { step: 'deserialize', name: 'docparsePartChunks' },
   );
   return command;
 }
