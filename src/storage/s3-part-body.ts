@@ -1,12 +1,11 @@
 // The body of an S3 part (or small object), filled as chunks arrive. Each part used to be a
 // fresh 8 MiB Buffer.concat of its chunks, hashed again in one go by the SDK for SigV4's
-// payload hash: the new external memory per part drove V8 into a major GC about every
-// second of an upload (bench/RESULTS.md, "Resumable uploads to S3"). Keeping the chunks
-// instead (no copy) was worse: they then live through the part's request, get promoted, and
-// trigger the same GCs. So chunks are copied into part buffers that are reused from part to
-// part (a chunk dies young), the part's SHA-256 (and CRC32 when the store sends checksums)
-// grows as chunks are copied, and the request is signed with that hash, so the SDK hashes
-// nothing.
+// payload hash, both on the event loop. Here chunks are copied into part buffers reused from
+// part to part (no allocation per part; a chunk is dropped at once), the part's SHA-256 (and
+// CRC32 when the store sends checksums) grows as chunks are copied, and the request is signed
+// with that hash, so the SDK hashes nothing. (Sending the chunks themselves, uncopied, held
+// them through the part's request and cost more CPU: bench/RESULTS.md, "Resumable uploads to
+// S3: parts without Buffer.concat".)
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import type * as S3Sdk from '@aws-sdk/client-s3';
