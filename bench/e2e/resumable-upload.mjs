@@ -40,11 +40,20 @@ const vm = (pid) => {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 };
 
-/** Runs fn as one phase: seconds, the node's CPU seconds, its RSS at the start and its peak during it. */
+/** The S3 server's process (s3rver) while a store's phases run on it. */
+let s3Pid = null;
+
+/**
+ * Runs fn as one phase: seconds, the node's CPU seconds, its RSS at the start and its peak
+ * during it; the S3 server's CPU seconds (its own process) when there is one, and this
+ * process's (the client, and the SDK of the S3 floors).
+ */
 async function phase(pid, name, fn) {
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
   const start = vm(pid);
   const cpu0 = cpuSeconds(pid);
+  const s3Cpu0 = s3Pid ? cpuSeconds(s3Pid) : 0;
+  const self0 = process.cpuUsage();
   const t0 = performance.now();
   const extra = await fn();
   const seconds = (performance.now() - t0) / 1000;
@@ -53,6 +62,8 @@ async function phase(pid, name, fn) {
     seconds,
     mbPerSec: o.size / 1e6 / seconds,
     nodeCpuSeconds: cpuSeconds(pid) - cpu0,
+    ...(s3Pid ? { s3CpuSeconds: cpuSeconds(s3Pid) - s3Cpu0 } : {}),
+    benchCpuSeconds: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(self0)),
     rssStartMiB: start.rss,
     peakRssMiB: end.hwm,
     peakGrowthMiB: end.hwm - start.rss,
@@ -60,7 +71,7 @@ async function phase(pid, name, fn) {
     ...extra,
   };
   console.error(
-    `  ${name}: ${fmt(seconds, 1)} s (${fmt(r.mbPerSec, 0)} MB/s), node peak RSS ${fmt(end.hwm, 0)} MiB (+${fmt(r.peakGrowthMiB, 0)} over ${fmt(start.rss, 0)})`,
+    `  ${name}: ${fmt(seconds, 1)} s (${fmt(r.mbPerSec, 0)} MB/s), node CPU ${fmt(r.nodeCpuSeconds, 1)} s${s3Pid ? `, S3 server CPU ${fmt(r.s3CpuSeconds, 1)} s` : ''}, node peak RSS ${fmt(end.hwm, 0)} MiB (+${fmt(r.peakGrowthMiB, 0)} over ${fmt(start.rss, 0)})`,
   );
   return r;
 }
@@ -105,6 +116,7 @@ async function startS3rver() {
 async function runStore(store) {
   console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, ${patches === 1 ? 'one PATCH' : `PATCHes of ${o['patch-mb']} MiB`}`);
   const s3 = store === 's3' ? await startS3rver() : null;
+  s3Pid = s3?.pid ?? null;
   const s3Env = s3
     ? {
         DOCPARSE_S3_BUCKET: 'bench',

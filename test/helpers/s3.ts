@@ -1,8 +1,11 @@
 // A real S3-compatible server over HTTP for tests (s3rver), on 127.0.0.1 and a free port.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
 
@@ -55,6 +58,31 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
   const middleware = (server as { middleware: unknown[] }).middleware;
+  // S3 refuses a body that differs from the SHA-256 its request was signed with
+  // (x-amz-content-sha256) or from its CRC32 (x-amz-checksum-crc32); s3rver takes both
+  // headers as they are. Checked here first, the body (a part: a few MiB) read whole, then
+  // handed on to s3rver as it came.
+  middleware.unshift(async (ctx: KoaContext & { req: Readable & { headers: unknown } }, next: () => Promise<void>) => {
+    const sha256 = /^[0-9a-f]{64}$/i.test(ctx.headers['x-amz-content-sha256'] ?? '') ? ctx.headers['x-amz-content-sha256']!.toLowerCase() : null;
+    const crc32 = ctx.headers['x-amz-checksum-crc32'] ?? null;
+    if (ctx.method !== 'PUT' || (sha256 === null && crc32 === null)) return next();
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const refuse = (code: string, message: string) => {
+      ctx.status = 400;
+      ctx.type = 'application/xml';
+      ctx.body = xmlError(code, message);
+    };
+    if (sha256 !== null && createHash('sha256').update(body).digest('hex') !== sha256) {
+      return refuse('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    }
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    if (crc32 !== null && crc.toString('base64') !== crc32) return refuse('BadDigest', 'The CRC32 you specified did not match the calculated checksum.');
+    ctx.req = Object.assign(Readable.from([body]), { headers: ctx.req.headers });
+    return next();
+  });
   // s3rver has no AbortMultipartUpload (it answers 405): done here as S3 does it, the
   // upload's parts removed, ahead of s3rver's own routes.
   middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
