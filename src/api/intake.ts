@@ -169,7 +169,12 @@ export class Intake {
     const quota = p.entitlements?.maxDocumentUnitsPerMonth ?? limits.maxDocumentUnitsPerMonth;
     // Units held by this app's jobs in progress count too: they are spoken for.
     const month = monthOf(new Date());
-    const used = await (d.quota ? d.quota.committed(p.appId, month) : d.controlPlane.unitsCommitted(p.appId, month));
+    // Both reads of the decision go out together (one round trip's wait, not two); the quota's
+    // refusal still comes first.
+    const [used, inFlight] = await Promise.all([
+      d.quota ? d.quota.committed(p.appId, month) : d.controlPlane.unitsCommitted(p.appId, month),
+      d.jobs.countUnfinished(p.appId),
+    ]);
     if (used >= quota) {
       d.metrics?.quotaRefused('upload');
       throw problem('quota_exceeded', `This app has used or holds for documents in progress ${used} of its ${quota} Document Units this month.`, {
@@ -177,7 +182,7 @@ export class Intake {
         quota,
       });
     }
-    const unfinished = (await d.jobs.countUnfinished(p.appId)) - heldSlots;
+    const unfinished = inFlight - heldSlots;
     if (unfinished >= limits.maxConcurrentJobs) {
       throw problem(
         'rate_limited',
@@ -256,22 +261,6 @@ export class Intake {
   }): Promise<Reply> {
     const d = this.d;
     const p = a.principal;
-    // Only a caller-chosen id can replay an earlier job: skip the read for the others.
-    const existing = a.idSuppliedByCaller ? await d.jobs.get(p.tenantId, a.documentId) : null;
-    if (existing && existing.generation !== a.generation && isReplayOf(existing, a)) {
-      await this.deleteBlobs({
-        tenantId: p.tenantId,
-        documentId: a.documentId,
-        generation: a.generation,
-        uploadKey: a.uploadKey,
-        storageConfigId: a.storageConfigId,
-      });
-      return {
-        status: 202,
-        headers: { 'Idempotent-Replayed': 'true' },
-        json: { documentId: a.documentId, status: capitalised(STATUS_NAMES[existing.statusInt]), statusInt: existing.statusInt },
-      };
-    }
     const now = new Date();
     const lane = laneFor(a.format, a.options, this.d.officeRender);
     const record: JobRecord = {
@@ -304,7 +293,26 @@ export class Intake {
       requestId: a.requestId ?? null,
       ...(a.callbackUrl ? { callbackUrl: a.callbackUrl } : {}),
     };
-    const previous = await d.jobs.put(record);
+    // Only a caller-chosen id can replay an earlier job: the others are put at once. A live job
+    // under a caller's id comes back unwritten: the same upload again is answered with it, any
+    // other replaces it.
+    let previous: JobRecord | null;
+    const stored = a.idSuppliedByCaller ? await d.jobs.putUnlessLive(record) : { stored: true as const, previous: await d.jobs.put(record) };
+    if (stored.stored) previous = stored.previous;
+    else if (isReplayOf(stored.live, a)) {
+      await this.deleteBlobs({
+        tenantId: p.tenantId,
+        documentId: a.documentId,
+        generation: a.generation,
+        uploadKey: a.uploadKey,
+        storageConfigId: a.storageConfigId,
+      });
+      return {
+        status: 202,
+        headers: { 'Idempotent-Replayed': 'true' },
+        json: { documentId: a.documentId, status: capitalised(STATUS_NAMES[stored.live.statusInt]), statusInt: stored.live.statusInt },
+      };
+    } else previous = await d.jobs.put(record);
     if (previous && previous.generation !== a.generation) {
       await this.deleteBlobs(previous);
       d.logger.info({ documentId: a.documentId, tenantId: p.tenantId, previous: previous.generation }, 'document overwritten');

@@ -175,6 +175,30 @@ export class EmbeddedJobStore implements JobStore {
     return { previous: await this.put(job) };
   }
 
+  async putUnlessLive(job: JobRecord): Promise<{ stored: true; previous: JobRecord | null } | { stored: false; live: JobRecord }> {
+    this.assertOpen();
+    // Checked and written in the same tick, like putSession.
+    const live = this.visible(recordKey(job.tenantId, job.documentId));
+    if (live && live.generation !== job.generation && live.statusInt !== JobState.NotQueued && live.statusInt !== JobState.Failed)
+      return { stored: false, live };
+    return { stored: true, previous: await this.put(job) };
+  }
+
+  async startLight(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    attempt: number,
+    maxAttempts: number,
+  ): Promise<{ job: JobRecord | null; started: boolean }> {
+    this.assertOpen();
+    const cur = this.visible(recordKey(ref.tenantId, ref.documentId));
+    const waiting = cur?.generation === ref.generation && (cur.statusInt === JobState.Queued || cur.statusInt === JobState.Retrying);
+    const next = cur ? Math.max(attempt, cur.attempts + 1) : attempt;
+    if (!cur || !waiting || next > maxAttempts) return { job: cur, started: false };
+    // transition() reads the same record again in this tick: nothing comes in between.
+    const started = await this.transition(ref, JobState.Processing, { startedAt: cur.startedAt ?? new Date(this.now()).toISOString(), attempts: next });
+    return { job: started, started: started !== null };
+  }
+
   async get(tenantId: string, documentId: string): Promise<JobRecord | null> {
     return this.visible(recordKey(tenantId, documentId));
   }

@@ -53,13 +53,23 @@ type TransitionPatch = Parameters<JobStore['transition']>[2];
 
 // ARGV[9] = '1': an upload session, refused while an unexpired job with its bytes (s ≥ 1,
 // e ≥ ARGV[10]) is stored under the id. ARGV[11]: the job's event channel (jobs/events.ts):
-// every stored change is published there, in the order Redis applies them.
+// every stored change is published there, in the order Redis applies them. ARGV[12] = '1':
+// nothing is written while a live job of another generation (unexpired, with its bytes, not
+// failed) is stored under the id; it is returned, marked, for the caller to decide (putUnlessLive).
 const PUT_LUA = `
 local prev = redis.call('HGETALL', KEYS[1])
 if ARGV[9] == '1' and #prev > 0 then
   local s = tonumber(redis.call('HGET', KEYS[1], 's'))
   local e = tonumber(redis.call('HGET', KEYS[1], 'e'))
   if s ~= nil and s >= 1 and e ~= nil and e >= tonumber(ARGV[10]) then return {'__refused__', '1'} end
+end
+if ARGV[12] == '1' and #prev > 0 then
+  local v = redis.call('HMGET', KEYS[1], 'g', 's', 'e')
+  if v[1] ~= ARGV[3] and v[2] ~= '0' and v[2] ~= '9' and tonumber(v[3] or '0') >= tonumber(ARGV[10]) then
+    table.insert(prev, 1, '1')
+    table.insert(prev, 1, '__live__')
+    return prev
+  end
 end
 if #prev > 0 then
   local oldAk = redis.call('HGET', KEYS[1], 'ak')
@@ -97,6 +107,42 @@ redis.call('PUBLISH', ARGV[8], 's ' .. ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[
 return redis.call('HGETALL', KEYS[1])
 `;
 
+// A light job's delivery (startLight). ARGV: generation, the delivery's attempt, maxAttempts,
+// nowMs, updatedAt, event channel. Waiting in 2 or 5 under that generation, unexpired, with an
+// attempt (the delivery's, or the stored attempts + 1 if more) within maxAttempts: moved to 3
+// with attempts and startedAt (kept when set), as the worker's transition would. Returns
+// {1, record} when moved, else {0, record as stored} (the worker's read, for its other paths).
+const START_LIGHT_LUA = `
+local v = redis.call('HMGET', KEYS[1], 'g', 's', 'e', 'p:attempts', 'p:startedAt', 'r')
+if v[1] ~= ARGV[1] or (v[2] ~= '2' and v[2] ~= '5') or tonumber(v[3] or '0') < tonumber(ARGV[4]) then
+  return {0, redis.call('HGETALL', KEYS[1])}
+end
+local rec = nil
+local function stored(name)
+  if not rec then rec = cjson.decode(v[6]) end
+  return rec[name]
+end
+local attempts = tonumber(v[4] or '')
+if not attempts then
+  attempts = stored('attempts')
+  if type(attempts) ~= 'number' then attempts = 0 end
+end
+local attempt = math.max(tonumber(ARGV[2]), attempts + 1)
+if attempt > tonumber(ARGV[3]) then return {0, redis.call('HGETALL', KEYS[1])} end
+local hasStart
+if v[5] then hasStart = v[5] ~= 'null' else hasStart = type(stored('startedAt')) == 'string' end
+redis.call('HSET', KEYS[1], 's', '3', 'u', ARGV[5], 'p:attempts', string.format('%d', attempt))
+if not hasStart then redis.call('HSET', KEYS[1], 'p:startedAt', '"' .. ARGV[5] .. '"') end
+redis.call('PUBLISH', ARGV[6], 's ' .. ARGV[1] .. ' 3 ' .. ARGV[5])
+return {1, redis.call('HGETALL', KEYS[1])}
+`;
+
+// ARGV: nowMs. Expired members are dropped (invisible, never counted again), the rest counted.
+const COUNT_UNFINISHED_LUA = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+return redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf')
+`;
+
 // ARGV: member, generation ('' = any)
 const DELETE_LUA = `
 local v = redis.call('HMGET', KEYS[1], 'g', 'ak')
@@ -129,6 +175,8 @@ interface Scripts {
   jobPut(...args: (string | number)[]): Promise<string[]>;
   jobTransition(...args: (string | number)[]): Promise<string[] | null>;
   jobDelete(...args: (string | number)[]): Promise<number>;
+  jobStartLight(...args: (string | number)[]): Promise<[number, string[]]>;
+  jobCountUnfinished(...args: (string | number)[]): Promise<number>;
 }
 
 function pairsToObject(flat: string[]): Record<string, string> {
@@ -166,6 +214,8 @@ export class RedisJobStore implements JobStore {
     this.redis.defineCommand('jobPut', { numberOfKeys: 4, lua: PUT_LUA });
     this.redis.defineCommand('jobTransition', { numberOfKeys: 2, lua: TRANSITION_LUA });
     this.redis.defineCommand('jobDelete', { numberOfKeys: 3, lua: DELETE_LUA });
+    this.redis.defineCommand('jobStartLight', { numberOfKeys: 1, lua: START_LIGHT_LUA });
+    this.redis.defineCommand('jobCountUnfinished', { numberOfKeys: 1, lua: COUNT_UNFINISHED_LUA });
     // Without numberOfKeys: each call passes its key count first.
     this.redis.defineCommand('jobReadMany', { lua: READ_MANY_LUA });
     this.scripts = this.redis as unknown as Scripts;
@@ -199,7 +249,13 @@ export class RedisJobStore implements JobStore {
     return { previous: decode(pairsToObject(prev)) };
   }
 
-  private async putRecord(job: JobRecord, session: boolean): Promise<string[]> {
+  async putUnlessLive(job: JobRecord): Promise<{ stored: true; previous: JobRecord | null } | { stored: false; live: JobRecord }> {
+    const prev = pairsToObject(await this.putRecord(job, false, true));
+    if (prev.__live__ === undefined) return { stored: true, previous: decode(prev) };
+    return { stored: false, live: decode(prev)! };
+  }
+
+  private async putRecord(job: JobRecord, session: boolean, unlessLive = false): Promise<string[]> {
     const exp = expiresAtMs(job);
     const member = recordKey(job.tenantId, job.documentId);
     const prev = await failFast(ROLE, () =>
@@ -219,6 +275,7 @@ export class RedisJobStore implements JobStore {
         session ? '1' : '0',
         this.now(),
         this.channel(member),
+        unlessLive ? '1' : '0',
       ),
     );
     return prev;
@@ -304,6 +361,20 @@ export class RedisJobStore implements JobStore {
     }
   }
 
+  async startLight(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    attempt: number,
+    maxAttempts: number,
+  ): Promise<{ job: JobRecord | null; started: boolean }> {
+    const member = recordKey(ref.tenantId, ref.documentId);
+    const now = this.now();
+    const [moved, flat] = await failFast(ROLE, () =>
+      this.scripts.jobStartLight(this.recKey(member), ref.generation, attempt, maxAttempts, now, new Date(now).toISOString(), this.channel(member)),
+    );
+    const job = decode(pairsToObject(flat));
+    return moved === 1 ? { job, started: true } : { job: this.visible(job), started: false };
+  }
+
   async delete(tenantId: string, documentId: string, generation?: string): Promise<void> {
     const member = recordKey(tenantId, documentId);
     await failFast(ROLE, () => this.scripts.jobDelete(this.recKey(member), this.expKey, this.unfKey, member, generation ?? ''));
@@ -340,16 +411,8 @@ export class RedisJobStore implements JobStore {
   }
 
   async countUnfinished(appId: string): Promise<number> {
-    const key = this.appKey(appId);
-    const now = this.now();
-    const tx = this.redis
-      .multi()
-      .zremrangebyscore(key, '-inf', `(${now}`) // expired members: invisible, never counted again
-      .zcount(key, now, '+inf');
-    const res = await failFast(ROLE, () => tx.exec());
-    const [err, n] = res?.[1] ?? [new Error('countUnfinished: transaction aborted'), 0];
-    if (err) throw asRedisUnavailable(err, ROLE);
-    return Number(n);
+    // One script, not MULTI … EXEC: one reply to read instead of four.
+    return Number(await failFast(ROLE, () => this.scripts.jobCountUnfinished(this.appKey(appId), this.now())));
   }
 
   async listUnfinished(): Promise<JobRecord[]> {

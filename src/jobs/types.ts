@@ -96,6 +96,13 @@ export interface JobStore {
    * that completed meanwhile is never replaced by an empty session.
    */
   putSession(job: JobRecord): Promise<{ previous: JobRecord | null } | null>;
+  /**
+   * Like put, unless a live job of another generation is stored under the id (unexpired, with
+   * its bytes, not failed): then nothing is written and that job is returned, for the caller to
+   * decide (an upload repeating it is answered with it; any other replaces it with put). One
+   * step where a read and a put were two.
+   */
+  putUnlessLive(job: JobRecord): Promise<{ stored: true; previous: JobRecord | null } | { stored: false; live: JobRecord }>;
   /** Unexpired job, or null. */
   get(tenantId: string, documentId: string): Promise<JobRecord | null>;
   getMany(tenantId: string, documentIds: string[]): Promise<(JobRecord | null)[]>;
@@ -111,6 +118,18 @@ export interface JobStore {
     /** Only from these states (a cancel: transitions.ts CANCELLABLE_STATES); others throw IllegalTransitionError. */
     opts?: { from?: readonly JobStateInt[] },
   ): Promise<JobRecord | null>;
+  /**
+   * A light job's delivery, read and started in one step: the unexpired job under `ref`'s id,
+   * moved 2/5 → 3 (Processing) when it waits under `ref.generation` and its attempt — the
+   * delivery's, or the stored attempts + 1 if more — is within maxAttempts, with `attempts` set
+   * to it and `startedAt` set unless set before (`started: true`). Otherwise the job as get()
+   * would read it, unchanged, for the worker's other paths (`started: false`).
+   */
+  startLight(
+    ref: Pick<JobRef, 'tenantId' | 'documentId' | 'generation'>,
+    attempt: number,
+    maxAttempts: number,
+  ): Promise<{ job: JobRecord | null; started: boolean }>;
   /**
    * Removes the record (retention sweep, overwrite). With `generation`, removes it only if
    * that generation is still the stored one, so a sweep never deletes a newer upload that

@@ -121,16 +121,31 @@ export class WorkerLoop {
 
   private async handleDelivery(delivery: Delivery, cancel: AbortSignal): Promise<void> {
     const { ref } = delivery;
+    const heavy = ref.lane === 'heavy';
+    // A light job waiting in 2 or 5 is read and started in one step; any other finds its job
+    // as read and takes the steps below.
+    const light = heavy ? null : await this.d.store.startLight(ref, delivery.attempt, this.d.maxAttempts);
+    const begun = light?.started ? { job: light.job!, attempt: light.job!.attempts } : await this.begin(delivery, light ? light.job : undefined);
+    if (begun) await this.run(ref, begun.job, begun.attempt, cancel);
+  }
+
+  /**
+   * Reads the delivered job (unless `read` is it) and takes it to its parsing state (3 light,
+   * 7 heavy), recording the attempt; null when there is nothing to run (overwritten, expired,
+   * ended, or retired here out of attempts).
+   */
+  private async begin(delivery: Delivery, read?: JobRecord | null): Promise<{ job: JobRecord; attempt: number } | null> {
+    const { ref } = delivery;
     const { store, logger } = this.d;
-    let job = await store.get(ref.tenantId, ref.documentId);
-    if (!job || job.generation !== ref.generation) return; // overwritten or expired: nothing to do
-    if (isTerminal(job.statusInt)) return;
+    let job = read === undefined ? await store.get(ref.tenantId, ref.documentId) : read;
+    if (!job || job.generation !== ref.generation) return null; // overwritten or expired: nothing to do
+    if (isTerminal(job.statusInt)) return null;
 
     const heavy = ref.lane === 'heavy';
     // Recovered after a restart between upload and enqueue: it was never marked queued.
     if (job.statusInt === JobState.Received) {
       job = await store.transition(ref, JobState.Queued);
-      if (!job) return;
+      if (!job) return null;
     }
     // The attempt is counted from the record as well as the delivery: the embedded queue
     // forgets its deliveries on restart, and a node that died mid-parse left the count there.
@@ -148,23 +163,27 @@ export class WorkerLoop {
           };
       logger.warn({ documentId: job.documentId, tenantId: job.tenantId, attempts: job.attempts }, 'job out of attempts before it started: retired');
       await this.fail(job, error);
-      return;
+      return null;
     }
     if (midFlight) {
       job = await store.transition(ref, JobState.Retrying);
-      if (!job) return;
+      if (!job) return null;
     }
     if (heavy && job.statusInt !== JobState.WaitingForProvider) {
       job = await store.transition(ref, JobState.WaitingForProvider);
-      if (!job) return;
+      if (!job) return null;
     }
     // Recorded before the work starts, so a parse that takes the whole node down still counts.
     job = await store.transition(ref, heavy ? JobState.ProviderProcessing : JobState.Processing, {
       startedAt: job.startedAt ?? new Date().toISOString(),
       attempts: attempt,
     });
-    if (!job) return;
+    return job ? { job, attempt } : null;
+  }
 
+  /** Parses a job in its parsing state, stores the artifact, charges and completes it. */
+  private async run(ref: Delivery['ref'], job: JobRecord, attempt: number, cancel: AbortSignal): Promise<void> {
+    const { store, logger } = this.d;
     // The parser's folder is made by its thread only if it needs one; the artifact is a file
     // beside it, moved into the blob store when the parse succeeds.
     const work = path.join(this.scratch, `${ref.generation}-${attempt}`);

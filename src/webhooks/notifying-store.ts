@@ -49,6 +49,13 @@ export class NotifyingJobStore implements JobStore {
   putSession(job: JobRecord) {
     return this.inner.putSession(job);
   }
+  putUnlessLive(job: JobRecord) {
+    return this.inner.putUnlessLive(job);
+  }
+  /** Never ends a job (it moves to 3): nothing to notify. */
+  startLight(...args: Parameters<JobStore['startLight']>) {
+    return this.inner.startLight(...args);
+  }
   get(tenantId: string, documentId: string) {
     return this.inner.get(tenantId, documentId);
   }

@@ -158,6 +158,64 @@ export function jobBackendContract(name: string, factory: BackendFactory): void 
         expect((await b.store.putSession(over))?.previous?.generation).toBe(expired.generation);
       });
 
+      it('putUnlessLive writes over nothing, a session, a failed or expired job or its own generation; a live job comes back unwritten', async () => {
+        const fresh = makeJob({ statusInt: JobState.Queued });
+        expect(await b.store.putUnlessLive(fresh)).toEqual({ stored: true, previous: null });
+        const same = { tenantId: fresh.tenantId, documentId: fresh.documentId, appId: fresh.appId };
+        const next = makeJob({ ...same, statusInt: JobState.Queued, uploadKey: 'uploads/next' });
+        expect(await b.store.putUnlessLive(next)).toEqual({ stored: false, live: fresh });
+        expect(await b.store.get(fresh.tenantId, fresh.documentId)).toEqual(fresh);
+        const regen = { ...fresh, uploadKey: 'uploads/regen' };
+        expect(await b.store.putUnlessLive(regen)).toEqual({ stored: true, previous: fresh });
+
+        for (const over of [{ statusInt: JobState.NotQueued }, { statusInt: JobState.Failed }, { expiresAt: new Date(Date.now() - 1000).toISOString() }]) {
+          const old = makeJob({ statusInt: JobState.Completed, ...over });
+          await b.store.put(old);
+          const replacing = makeJob({ tenantId: old.tenantId, documentId: old.documentId, appId: old.appId, statusInt: JobState.Queued });
+          expect(await b.store.putUnlessLive(replacing)).toEqual({ stored: true, previous: old });
+          expect(await b.store.get(old.tenantId, old.documentId)).toEqual(replacing);
+        }
+        const done = makeJob({ statusInt: JobState.Completed });
+        await b.store.put(done);
+        expect(await b.store.putUnlessLive(makeJob({ tenantId: done.tenantId, documentId: done.documentId, appId: done.appId }))).toEqual({
+          stored: false,
+          live: done,
+        });
+      });
+
+      it('startLight moves a waiting job to 3 with its attempt and start time, and otherwise reads it unchanged', async () => {
+        const queued = makeJob({ statusInt: JobState.Queued });
+        await b.store.put(queued);
+        const first = await b.store.startLight(queued, 1, 3);
+        expect(first.started).toBe(true);
+        expect(first.job).toMatchObject({ statusInt: JobState.Processing, attempts: 1, generation: queued.generation });
+        expect(first.job?.startedAt).toEqual(expect.any(String));
+        expect(await b.store.get(queued.tenantId, queued.documentId)).toEqual(first.job);
+        // Not waiting (3): read as stored.
+        expect(await b.store.startLight(queued, 1, 3)).toEqual({ job: first.job, started: false });
+
+        // A retry (5) counts from the stored attempts when the delivery's count is behind, and keeps startedAt.
+        const retrying = await b.store.transition(queued, JobState.Retrying);
+        const second = await b.store.startLight(queued, 1, 3);
+        expect(second).toMatchObject({ started: true, job: { statusInt: JobState.Processing, attempts: 2, startedAt: first.job?.startedAt } });
+        expect(second.job?.updatedAt).not.toBeUndefined();
+        expect(retrying?.attempts).toBe(1);
+        // Out of attempts: left in 5 for the worker to retire.
+        await b.store.transition(queued, JobState.Retrying);
+        expect(await b.store.startLight(queued, 1, 2)).toMatchObject({ started: false, job: { statusInt: JobState.Retrying, attempts: 2 } });
+        // The delivery's count wins when it is ahead.
+        expect(await b.store.startLight(queued, 3, 3)).toMatchObject({ started: true, job: { attempts: 3 } });
+
+        // Another generation, an expired or a missing job: nothing moves.
+        const other = makeJob({ statusInt: JobState.Queued });
+        await b.store.put(other);
+        expect(await b.store.startLight({ ...other, generation: 'older' }, 1, 3)).toEqual({ job: other, started: false });
+        const expired = makeJob({ statusInt: JobState.Queued, expiresAt: new Date(Date.now() - 1000).toISOString() });
+        await b.store.put(expired);
+        expect(await b.store.startLight(expired, 1, 3)).toEqual({ job: null, started: false });
+        expect(await b.store.startLight({ tenantId: 'nobody', documentId: 'nothing', generation: 'g' }, 1, 3)).toEqual({ job: null, started: false });
+      });
+
       it('transition applies a legal move and its patch, and keeps unpatched fields', async () => {
         const job = makeJob({ statusInt: JobState.Received });
         await b.store.put(job);

@@ -2,6 +2,7 @@
 // back on the same port: every request that needs Redis answers 503 with Retry-After at once,
 // readiness names Redis, requests that do not need it keep working, and the node serves again
 // by itself when Redis returns — with the job accepted before the outage still there (AOF).
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestServer } from '../helpers/servers.js';
 import { waitFor } from '../helpers/node.js';
@@ -91,6 +92,18 @@ describe('Redis unreachable', () => {
   });
 });
 
+/** Whether some quota tally in this Redis holds units for a job in progress (a k:<chargeKey> field). */
+async function holdsUnits(url: string): Promise<boolean> {
+  const r = new Redis(url);
+  try {
+    const keys = await r.keys('*:quota:*');
+    for (const key of keys) if (Object.keys(await r.hgetall(key)).some((f) => f.startsWith('k:'))) return true;
+    return false;
+  } finally {
+    r.disconnect();
+  }
+}
+
 /** A CSV that takes the parser about a second: long enough to lose Redis in the middle. */
 function bigCsv(rows = 300_000): string {
   return (
@@ -105,6 +118,9 @@ describe('Redis lost in the middle of a job', () => {
     const up = await c.upload('mid-job', bigCsv());
     expect(up.status).toBe(202);
     await waitFor(async () => (await c.status('mid-job')).body?.statusInt === 3, 'the job to be processing', 30_000);
+    // 3 is written just before the job's first hold: Redis lost in between would only make the
+    // run wait for it (no second attempt). The hold in the quota tally means the parse is under way.
+    await waitFor(() => holdsUnits(redis.url), 'the job to hold its first Document Unit', 30_000);
 
     await redis.stop();
     // Longer than the parse: the worker finishes it while Redis is away and cannot record it.

@@ -106,15 +106,30 @@ drop(KEYS[2], ARGV[1])
 return 1
 `;
 
-// ARGV: charge key, epoch, units. The row is in the ledger: the mark goes; a tally rebuilt
-// after the charge was counted may have missed the row, so it is added.
-const CONFIRM = `${PRELUDE}
-local e = redis.call('HGET', t, 'epoch')
-if not e then return 0 end
-redis.call('HDEL', t, 'c:' .. ARGV[1])
-if e ~= ARGV[2] then redis.call('HINCRBY', t, 'charged', tonumber(ARGV[3])) end
+// KEYS: one tally per charge (one app's, so one cluster slot). ARGV: charge key, epoch, units
+// per charge, in KEYS' order. Each charge's row is in the ledger: its mark goes; a tally
+// rebuilt after the charge was counted may have missed the row, so it is added.
+const CONFIRM_MANY = `
+for i, t in ipairs(KEYS) do
+  local j = (i - 1) * 3
+  local e = redis.call('HGET', t, 'epoch')
+  if e then
+    redis.call('HDEL', t, 'c:' .. ARGV[j + 1])
+    if e ~= ARGV[j + 2] then redis.call('HINCRBY', t, 'charged', tonumber(ARGV[j + 3])) end
+  end
+end
 return 1
 `;
+
+/** Confirms one script call carries at most. */
+const CONFIRM_CHUNK = 256;
+
+interface PendingConfirm {
+  c: TallyCharge;
+  epoch: string;
+  resolve(): void;
+  reject(err: unknown): void;
+}
 
 // ARGV: charge key, epoch, units. Only the tally that counted the charge gives it back, and
 // only while no other settle of the key relied on the count (a mark gone or shared).
@@ -143,7 +158,7 @@ interface Scripts {
   quotaCharge: Script;
   quotaRelease: Script;
   quotaUncharge: Script;
-  quotaConfirm: Script;
+  quotaConfirmMany: Script;
   quotaSeed: Script;
 }
 
@@ -157,6 +172,8 @@ export interface RedisTalliesOptions {
 export class RedisTallies implements Tallies {
   readonly redis: Redis;
   private readonly scripts: Scripts;
+  /** Confirms waiting for this turn's script call (confirm). */
+  private readonly confirms: PendingConfirm[] = [];
 
   constructor(private readonly o: RedisTalliesOptions) {
     // Request-path behaviour: fails at once while Redis is away (an upload answers 503, a job
@@ -168,10 +185,11 @@ export class RedisTallies implements Tallies {
       ['quotaCharge', CHARGE, 2],
       ['quotaRelease', RELEASE, 2],
       ['quotaUncharge', UNCHARGE, 1],
-      ['quotaConfirm', CONFIRM, 1],
       ['quotaSeed', SEED, 1],
     ];
     for (const [name, lua, numberOfKeys] of scripts) this.redis.defineCommand(name, { lua, numberOfKeys });
+    // Without numberOfKeys: each call passes its key count first.
+    this.redis.defineCommand('quotaConfirmMany', { lua: CONFIRM_MANY });
     this.scripts = this.redis as unknown as Scripts;
   }
 
@@ -204,8 +222,35 @@ export class RedisTallies implements Tallies {
     await this.run((s) => s.quotaRelease(this.key(h.appId, h.month), this.key(h.appId, previousMonth(h.month)), `k:${h.chargeKey}`));
   }
 
-  async confirm(c: TallyCharge, epoch: string): Promise<void> {
-    await this.run((s) => s.quotaConfirm(this.key(c.appId, c.month), c.chargeKey, epoch, c.units));
+  /**
+   * Confirms asked in the same turn of the event loop go in one script call per app: the
+   * ledger commits charges in groups (ledger-batch.ts), so their confirms come together.
+   */
+  confirm(c: TallyCharge, epoch: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.confirms.push({ c, epoch, resolve, reject });
+      if (this.confirms.length === 1) setImmediate(() => this.sendConfirms());
+    });
+  }
+
+  private sendConfirms(): void {
+    const byApp = new Map<string, PendingConfirm[]>();
+    for (const p of this.confirms.splice(0)) {
+      const group = byApp.get(p.c.appId);
+      if (group) group.push(p);
+      else byApp.set(p.c.appId, [p]);
+    }
+    for (const group of byApp.values()) {
+      for (let i = 0; i < group.length; i += CONFIRM_CHUNK) {
+        const chunk = group.slice(i, i + CONFIRM_CHUNK);
+        const keys = chunk.map((p) => this.key(p.c.appId, p.c.month));
+        const args = chunk.flatMap((p) => [p.c.chargeKey, p.epoch, p.c.units]);
+        this.run((s) => s.quotaConfirmMany(keys.length, ...keys, ...args)).then(
+          () => chunk.forEach((p) => p.resolve()),
+          (err: unknown) => chunk.forEach((p) => p.reject(err)),
+        );
+      }
+    }
   }
 
   async uncharge(c: TallyCharge, epoch: string): Promise<void> {
