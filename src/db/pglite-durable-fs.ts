@@ -22,7 +22,7 @@
 // A failed sync is an I/O error to PostgreSQL (as on a real server, it PANICs) or, for the
 // deferred one, to the session, which then refuses further statements.
 import { closeSync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
@@ -37,8 +37,9 @@ interface EmStream {
   nfd?: number;
 }
 type StreamOps = Record<string, ((stream: EmStream, ...rest: unknown[]) => unknown) | undefined>;
+type NodeOps = Record<string, ((...args: never[]) => unknown) | undefined>;
 interface EmModule {
-  NODEFS: { stream_ops: StreamOps; realPath(node: object): string };
+  NODEFS: { stream_ops: StreamOps; node_ops: NodeOps; realPath(node: object): string };
   FS: { ErrnoError: new (errno: number) => Error };
 }
 
@@ -49,6 +50,12 @@ export class DurableNodeFS extends NodeFS {
   private readonly walDir: string;
   /** Host paths of WAL files written since they were last made durable. */
   private readonly walDirty = new Set<string>();
+  /**
+   * Host handles of the WAL files last synced (the current segment), kept open: a sync is then
+   * one call to the thread pool, not three. Dropped when PostgreSQL renames or removes a file
+   * under that name (a segment made or recycled): a handle follows the file, not the name.
+   */
+  private readonly handles = new Map<string, Promise<FileHandle>>();
   private mod?: EmModule;
 
   constructor(dataDir: string) {
@@ -72,25 +79,43 @@ export class DurableNodeFS extends NodeFS {
     if (this.walDirty.size === 0) return;
     const files = [...this.walDirty];
     this.walDirty.clear();
+    for (const file of this.handles.keys()) if (!files.includes(file)) this.drop(file); // a segment no longer written
     try {
       await Promise.all(
         files.map(async (file) => {
-          const fh = await open(file, 'r');
-          try {
-            await fh.datasync();
-          } finally {
-            await fh.close();
-          }
+          let fh = this.handles.get(file);
+          if (!fh) this.handles.set(file, (fh = open(file, 'r')));
+          await (await fh).datasync();
         }),
       );
     } catch (err) {
-      for (const f of files) this.walDirty.add(f);
+      for (const f of files) {
+        this.walDirty.add(f);
+        this.drop(f);
+      }
       throw err;
     }
   }
 
+  override async closeFs(): Promise<void> {
+    await super.closeFs();
+    for (const file of [...this.handles.keys()]) this.drop(file);
+  }
+
+  private drop(file: string): void {
+    const fh = this.handles.get(file);
+    if (!fh) return;
+    this.handles.delete(file);
+    fh.then((h) => h.close()).catch(() => {}); // a read-only handle: nothing to lose in closing it
+  }
+
   private install(mod: EmModule): void {
-    if (typeof mod.NODEFS?.realPath !== 'function' || typeof mod.NODEFS.stream_ops?.write !== 'function') {
+    if (
+      typeof mod.NODEFS?.realPath !== 'function' ||
+      typeof mod.NODEFS.stream_ops?.write !== 'function' ||
+      typeof mod.NODEFS.node_ops?.rename !== 'function' ||
+      typeof mod.NODEFS.node_ops?.unlink !== 'function'
+    ) {
       throw new Error('PGlite runtime without the NODEFS this durability layer wraps: check the @electric-sql/pglite version');
     }
     this.mod = mod;
@@ -107,6 +132,18 @@ export class DurableNodeFS extends NodeFS {
       }
       this.syncWalNow(); // write-ahead: WAL durable before the data it describes
       return write(stream, ...rest);
+    };
+    // A name that now means another file: its handle (if any) must not be synced for it.
+    const nodeOps = mod.NODEFS.node_ops as NodeOps & Record<string, (...args: unknown[]) => unknown>;
+    const { rename, unlink } = nodeOps;
+    nodeOps.rename = (oldNode, newDir, newName) => {
+      this.drop(mod.NODEFS.realPath(oldNode as object));
+      this.drop(join(mod.NODEFS.realPath(newDir as object), newName as string));
+      return rename(oldNode, newDir, newName);
+    };
+    nodeOps.unlink = (parent, name) => {
+      this.drop(join(mod.NODEFS.realPath(parent as object), name as string));
+      return unlink(parent, name);
     };
     ops.fsync = (stream) => {
       const file = this.pathOf(stream);
