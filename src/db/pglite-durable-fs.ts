@@ -133,17 +133,25 @@ export class DurableNodeFS extends NodeFS {
       this.syncWalNow(); // write-ahead: WAL durable before the data it describes
       return write(stream, ...rest);
     };
-    // A name that now means another file: its handle (if any) must not be synced for it.
+    // A name that now means another file: its handle (if any) must not be synced for it, and
+    // WAL not yet synced is found under the file's new name (or is gone with it).
     const nodeOps = mod.NODEFS.node_ops as NodeOps & Record<string, (...args: unknown[]) => unknown>;
     const { rename, unlink } = nodeOps;
     nodeOps.rename = (oldNode, newDir, newName) => {
-      this.drop(mod.NODEFS.realPath(oldNode as object));
-      this.drop(join(mod.NODEFS.realPath(newDir as object), newName as string));
-      return rename(oldNode, newDir, newName);
+      const from = mod.NODEFS.realPath(oldNode as object);
+      const to = join(mod.NODEFS.realPath(newDir as object), newName as string);
+      const r = rename(oldNode, newDir, newName);
+      this.drop(from);
+      this.drop(to);
+      if (this.walDirty.delete(from)) this.walDirty.add(to);
+      return r;
     };
     nodeOps.unlink = (parent, name) => {
-      this.drop(join(mod.NODEFS.realPath(parent as object), name as string));
-      return unlink(parent, name);
+      const file = join(mod.NODEFS.realPath(parent as object), name as string);
+      const r = unlink(parent, name);
+      this.drop(file);
+      this.walDirty.delete(file);
+      return r;
     };
     ops.fsync = (stream) => {
       const file = this.pathOf(stream);
