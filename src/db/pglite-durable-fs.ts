@@ -14,7 +14,8 @@
 //   (libuv's thread pool) after the statement, before it is answered (pglite-session.ts).
 // - Any other sync PostgreSQL asks for (data files and pg_control at a checkpoint, a new WAL
 //   segment, directories after a rename) is a real fsync, synchronous as PostgreSQL expects.
-//   These are rare: checkpoints come only every max_wal_size of WAL and at close.
+//   These are rare: single-user PostgreSQL has no checkpointer; a checkpoint comes after some
+//   hundreds of MB of WAL (max_wal_size), at close and at the end of recovery.
 // - Write-ahead: before anything but WAL is written to a file (a data page evicted, a
 //   checkpoint's pages, pg_control), the WAL written so far is made durable first
 //   (synchronously; normally already done by the previous statement's `syncWal`). So no data
