@@ -2,7 +2,9 @@
 // node, by rows per commit (issue 28, third round: why the ledger waits 10 ms between commits),
 // and what one statement costs: `SELECT 1` through our SqlClient, and through PGlite's own
 // `query()` (extended protocol) and `exec()` (simple protocol) for comparison (fifth round).
-// With --other, the same against another tree's dist, alternated run by run.
+// With --other, the same against another tree's dist, alternated run by run. Wall time per
+// commit too: with a durable commit (an fdatasync of the WAL, off the event loop) it is mostly
+// the disk's, not the node's.
 //
 //   TMPDIR=/mnt/ext4j node bench/quota/ledger-commits.mjs [--other /path/to/other/dist] [--commits 300] [--runs 3] [--sizes 1,4,32,256]
 import fs from 'node:fs';
@@ -35,12 +37,22 @@ for (const [name, dist] of Object.entries(dists)) {
   const charge = () => ({ chargeKey: randomUUID(), tenantId: tenant.id, appId: app.id, documentId: randomUUID(), month, format: 'csv', units: 1 });
   const commit = (rows) => chargeUsageBatch(store.db, Array.from({ length: rows }, charge));
   for (const rows of sizes) for (let i = 0; i < 50; i++) await commit(rows); // warm-up: PGlite's code compiled, statements prepared
-  trees[name] = { dir, store, commit, perCommit: Object.fromEntries(sizes.map((n) => [n, []])), select: [] };
+  trees[name] = {
+    dir,
+    store,
+    commit,
+    perCommit: Object.fromEntries(sizes.map((n) => [n, []])),
+    wallPerCommit: Object.fromEntries(sizes.map((n) => [n, []])),
+    select: [],
+  };
 }
 
+let lastWall = 0;
 const cpuPer = async (n, fn) => {
   const c0 = process.cpuUsage();
+  const w0 = performance.now();
   for (let i = 0; i < n; i++) await fn();
+  lastWall = (performance.now() - w0) / n;
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000 / n;
 };
@@ -55,7 +67,10 @@ try {
       const t = trees[name];
       for (const rows of run % 2 ? [...sizes].reverse() : sizes) {
         t.perCommit[rows].push(await cpuPer(o.commits, () => t.commit(rows)));
-        console.error(`${name}: ${rows} rows a commit, run ${run + 1}: ${t.perCommit[rows].at(-1).toFixed(3)} ms CPU per commit`);
+        t.wallPerCommit[rows].push(lastWall);
+        console.error(
+          `${name}: ${rows} rows a commit, run ${run + 1}: ${t.perCommit[rows].at(-1).toFixed(3)} ms CPU, ${lastWall.toFixed(3)} ms wall per commit`,
+        );
       }
       t.select.push(await cpuPer(o.commits * 4, () => t.store.db.query('SELECT 1')));
     }
@@ -76,6 +91,11 @@ try {
   for (const rows of sizes) {
     console.log(
       `| ledger commit of ${rows} row${rows > 1 ? 's' : ''} (per row) | ${names.map((n) => `${median(trees[n].perCommit[rows]).toFixed(3)} (${(median(trees[n].perCommit[rows]) / rows).toFixed(3)})`).join(' | ')} |`,
+    );
+  }
+  for (const rows of sizes) {
+    console.log(
+      `| ledger commit of ${rows} row${rows > 1 ? 's' : ''}, ms wall | ${names.map((n) => median(trees[n].wallPerCommit[rows]).toFixed(3)).join(' | ')} |`,
     );
   }
   for (const [k, v] of Object.entries(bare))

@@ -9,6 +9,11 @@
 import type { PGlite } from '@electric-sql/pglite';
 
 type PGliteModule = typeof import('@electric-sql/pglite');
+
+/** What makes a commit durable on disk before it is answered (DurableNodeFS). */
+export interface WalSync {
+  syncWal(): Promise<void>;
+}
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
 /** Named statements kept prepared (LRU); the ledger's and the quota's are a handful. */
@@ -40,10 +45,13 @@ export class PGliteSession {
   private closed = false;
   /** NODEFS and the in-memory FS write through; others (IndexedDB…) need PGlite's sync after a commit. */
   private readonly fsSyncs: boolean;
+  /** Set when a commit could not be made durable: like PostgreSQL after a failed fsync, no statement runs after it. */
+  private failed?: Error;
 
   constructor(
     readonly db: PGlite,
     private readonly pg: Pick<PGliteModule, 'protocol' | 'parse' | 'MemoryFS'>,
+    private readonly wal?: WalSync,
   ) {
     this.fsSyncs = db.fs?.syncToFs !== pg.MemoryFS.prototype.syncToFs;
   }
@@ -52,6 +60,7 @@ export class PGliteSession {
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.tail.then(() => {
       if (this.closed) throw new Error('PGlite is closed');
+      if (this.failed) throw this.failed;
       return fn();
     });
     this.tail = run.catch(() => {});
@@ -103,13 +112,28 @@ export class PGliteSession {
     if (done.some((m) => m.name === 'commandComplete' && (m as { text?: string }).text === 'ROLLBACK')) {
       throw Object.assign(new Error('Transaction was rolled back instead of committed'), { code: '25P02', query: 'COMMIT' });
     }
-    if (this.fsSyncs) await this.db.syncToFs();
+    await this.durable();
     return result;
   }
 
-  /** After a lone statement: what a commit needs on file systems that do not write through. */
-  async afterStatement(): Promise<void> {
+  /** After a lone statement: what its commit needs to be durable. */
+  afterStatement(): Promise<void> {
+    return this.durable();
+  }
+
+  /**
+   * A commit is answered only once on disk: on a data dir, the WAL written is fdatasynced here,
+   * off the event loop, still inside the lock, so no statement sees a commit not yet durable.
+   */
+  private async durable(): Promise<void> {
     if (this.fsSyncs) await this.db.syncToFs();
+    if (!this.wal) return;
+    try {
+      await this.wal.syncWal();
+    } catch (err) {
+      this.failed = Object.assign(new Error(`PGlite's WAL could not be made durable; restart the node: ${(err as Error).message}`), { cause: err });
+      throw this.failed;
+    }
   }
 
   /** Closes after what is queued; a second call is a no-op. */

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { DependencyUnavailableError, isSocketError } from '../errors/dependency-unavailable.js';
+import type { DurableNodeFS } from './pglite-durable-fs.js';
 import { PGliteSession } from './pglite-session.js';
 
 export interface SqlClient {
@@ -92,8 +93,8 @@ const loadPGlite = async (): Promise<typeof import('@electric-sql/pglite')> => {
   return import('@electric-sql/pglite');
 };
 
-const pgliteOptions = (PGliteClass: typeof PGlite): PGliteOptions => ({
-  startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((s) => ['-c', s])],
+const pgliteOptions = (PGliteClass: typeof PGlite, extra: readonly string[] = []): PGliteOptions => ({
+  startParams: [...PGliteClass.defaultStartParams, ...[...PGLITE_MEMORY_SETTINGS, ...extra].flatMap((s) => ['-c', s])],
 });
 
 const execFileAsync = promisify(execFile);
@@ -121,8 +122,9 @@ export class PGliteSqlClient implements SqlClient {
   private constructor(
     readonly db: PGlite,
     pglite: typeof import('@electric-sql/pglite'),
+    fs?: DurableNodeFS,
   ) {
-    this.session = new PGliteSession(db, pglite);
+    this.session = new PGliteSession(db, pglite, fs);
   }
 
   /** dataDir: a directory persisted on disk; undefined keeps the database in memory. */
@@ -130,8 +132,15 @@ export class PGliteSqlClient implements SqlClient {
     const pglite = await loadPGlite();
     if (dataDir === undefined) return new PGliteSqlClient(await pglite.PGlite.create(pgliteOptions(pglite.PGlite)), pglite);
     await mkdir(dataDir, { recursive: true, mode: 0o700 }); // PGlite's own files: only the service's user reads them
-    if (!existsSync(`${dataDir}/PG_VERSION`)) await initdbInChild(dataDir);
-    return new PGliteSqlClient(await pglite.PGlite.create(dataDir, pgliteOptions(pglite.PGlite)), pglite);
+    // Durable after a power loss (pglite-durable-fs.ts): a new database is synced once, then
+    // PostgreSQL's own syncs are made real.
+    const { DurableNodeFS, DURABLE_SETTINGS, syncTree } = await import('./pglite-durable-fs.js');
+    if (!existsSync(`${dataDir}/PG_VERSION`)) {
+      await initdbInChild(dataDir);
+      await syncTree(dataDir);
+    }
+    const fs = new DurableNodeFS(dataDir);
+    return new PGliteSqlClient(await pglite.PGlite.create({ ...pgliteOptions(pglite.PGlite, DURABLE_SETTINGS), fs }), pglite, fs);
   }
 
   /** Starts an in-memory database from a `dumpDataDir()` snapshot (much faster than a cold start). */
