@@ -14,6 +14,7 @@ APT_PACKAGES=(
   redis-server postgresql postgresql-client          # services the integration tests use
   chromium                                           # the dashboard's end-to-end tests (driven by playwright-core; no browser is downloaded)
   gdal-bin                                           # ogrinfo: native feature ids (FIDs) in the GIS provenance test
+  strace                                             # the embedded control plane's durability test watches its syncs
   poppler-utils poppler-data                         # pdfinfo/pdftotext: ground truth in the PDF tests (poppler-data: CJK encodings, without which pdftotext reads nothing from the Japanese files)
 )
 missing=()
