@@ -98,7 +98,8 @@ describe('graceful drain on SIGTERM (Redis mode)', () => {
       'every job to finish',
       300_000,
     );
-    expect(done.map((r) => r.statusInt)).toEqual(ids.map(() => 8));
+    // With each job's error, so that a failure says why.
+    expect(done.map((r) => [r.documentId, r.statusInt, r.error?.message ?? null])).toEqual(ids.map((id) => [id, 8, null]));
     for (const r of done.filter((j) => handedBack.includes(j.documentId))) expect(r.attempts, r.documentId).toBe(1);
 
     // Nothing charged twice: one usage row per document.
