@@ -18,7 +18,6 @@ import { storageFailureTerm, type FailureTerm } from '../outbound/failure-terms.
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { ChecksumMode } from '../tenancy/types.js';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
-import { PartCutter, partBodyInput, withPartBody, type PartBody } from './s3-part-body.js';
 
 let loaded: typeof S3Sdk | null = null;
 /** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
@@ -98,8 +97,6 @@ export class S3BlobStore implements BlobStore {
   private readonly agents: ReturnType<OutboundPolicy['agents']> | null = null;
   /** Why the policy refuses the endpoint URL itself (scheme, credentials), checked before any request. */
   private readonly refusedUrl: string | null;
-  /** Parts go with a CRC32 checksum (the SDK's default where the service takes them). */
-  private readonly crc32: boolean;
 
   /** @param outbound The policy for a tenant's storage; none for the node's own bucket. */
   constructor(
@@ -108,7 +105,6 @@ export class S3BlobStore implements BlobStore {
   ) {
     if (outbound) this.agents = outbound.agents({ keepAlive: true, maxSockets: 50 });
     this.refusedUrl = outbound && o.endpoint ? outbound.urlRefusal(o.endpoint) : null;
-    this.crc32 = o.checksums === 'when_supported';
     this.s3 = new (sdk().S3Client)({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint } : {}),
@@ -199,16 +195,19 @@ export class S3BlobStore implements BlobStore {
     const Key = this.key(key);
     const hash = createHash('sha256');
     let bytes = 0;
-    const cutter = new PartCutter(PART_SIZE, this.crc32);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
     let uploadId: string | null = null;
     const parts: { ETag: string; PartNumber: number }[] = [];
     const Bucket = this.o.bucket;
 
-    const sendPart = async (body: PartBody, last: boolean) => {
+    const sendPart = async (last: boolean) => {
+      const body = Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
       if (uploadId === null) {
         if (last) {
-          await this.send(() => this.s3.send(withPartBody(new (sdk().PutObjectCommand)({ Bucket, Key, ...partBodyInput(body) }), body)));
-          body.release();
+          await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length })));
           return;
         }
         uploadId = (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
@@ -216,9 +215,8 @@ export class S3BlobStore implements BlobStore {
       const PartNumber = parts.length + 1;
       const UploadId = uploadId;
       const r = await this.send(() =>
-        this.s3.send(withPartBody(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, ...partBodyInput(body) }), body)),
+        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
       );
-      body.release();
       parts.push({ ETag: r.ETag!, PartNumber });
     };
 
@@ -227,9 +225,11 @@ export class S3BlobStore implements BlobStore {
         bytes += chunk.length;
         if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
         hash.update(chunk);
-        for (const full of cutter.add(chunk)) await sendPart(full, false);
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= PART_SIZE) await sendPart(false);
       }
-      if (uploadId === null || cutter.bytes > 0) await sendPart(cutter.take(), true);
+      if (uploadId === null || pendingBytes > 0) await sendPart(true);
       const UploadId = uploadId;
       if (UploadId !== null) {
         await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
@@ -322,12 +322,13 @@ export class S3BlobStore implements BlobStore {
       tailBytes: 0,
     };
     if (state.partsBytes + state.tailBytes !== offset) throw new StagedOffsetError(state.partsBytes + state.tailBytes);
-    const cutter = new PartCutter(state.partSize, this.crc32);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
     if (state.tailKey) {
       const tail = await this.read(state.tailKey);
       if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
-      // Under a part: it fills none.
-      cutter.add(await readAll(tail.stream));
+      pending.push(await readAll(tail.stream));
+      pendingBytes = state.tailBytes;
     }
     let uploadId = state.uploadId;
     let created: string | null = null;
@@ -346,24 +347,32 @@ export class S3BlobStore implements BlobStore {
       inflight = null;
       await p;
     };
-    const sendPart = async (body: PartBody) => {
+    const sendPart = async () => {
+      const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      const body = all.subarray(0, state.partSize);
+      const rest = all.subarray(state.partSize);
+      pending = rest.length ? [rest] : [];
+      pendingBytes = rest.length;
       await settle();
       if (uploadId === null) {
         uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       }
       const UploadId = uploadId;
       const PartNumber = state.parts.length + sent.length + 1;
-      inflight = store(() =>
-        this.s3.send(withPartBody(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, ...partBodyInput(body) }), body)),
-      ).then((r) => {
-        body.release();
-        sent.push({ PartNumber, ETag: r.ETag! });
-      });
+      inflight = store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
+        (r) => {
+          sent.push({ PartNumber, ETag: r.ETag! });
+        },
+      );
       inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
     };
     let failure: unknown = null;
     try {
-      for await (const chunk of source) for (const full of cutter.add(chunk)) await sendPart(full);
+      for await (const chunk of source) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        while (pendingBytes >= state.partSize) await sendPart();
+      }
       await settle();
       opts.beforeCommit?.();
     } catch (caught) {
@@ -380,20 +389,15 @@ export class S3BlobStore implements BlobStore {
       }
       failure = err;
     }
-    const tail = cutter.take();
     const next: StagedState = {
       ...state,
       uploadId,
       parts: [...state.parts, ...sent],
       partsBytes: state.partsBytes + sent.length * state.partSize,
-      tailKey: tail.bytes ? `${key}${TAIL_SUFFIX}${randomBytes(6).toString('hex')}` : null,
-      tailBytes: tail.bytes,
+      tailKey: pendingBytes ? `${key}${TAIL_SUFFIX}${randomBytes(6).toString('hex')}` : null,
+      tailBytes: pendingBytes,
     };
-    if (next.tailKey) {
-      const Key = this.key(next.tailKey);
-      await this.send(() => this.s3.send(withPartBody(new (sdk().PutObjectCommand)({ Bucket, Key, ...partBodyInput(tail) }), tail)));
-    }
-    tail.release();
+    if (next.tailKey) await this.putSmall(next.tailKey, Buffer.concat(pending, pendingBytes));
     await this.putSmall(key + STATE_SUFFIX, Buffer.from(JSON.stringify(next)));
     if (state.tailKey) await this.delete(state.tailKey).catch(() => {});
     return { offset: next.partsBytes + next.tailBytes, failure };
