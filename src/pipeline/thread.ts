@@ -43,14 +43,8 @@ export default function runParseTask(task: ParseTask): Promise<ParseTaskResult> 
 }
 
 /** One task with the registered parser for its format, under `settings`. */
-export async function parseTaskWith(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
-  enterTask(task.taskId ?? null);
-  try {
-    return await writeArtifact(task, () => parserFor(task.format), settings);
-  } finally {
-    enterTask(null);
-    retireIfOverCeiling();
-  }
+export function parseTaskWith(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
+  return asTask(task, () => writeArtifact(task, () => parserFor(task.format), settings));
 }
 
 /**
@@ -59,10 +53,15 @@ export async function parseTaskWith(task: ParseTask, settings: ParserSettings): 
  * budget's AsyncLocalStorage, once run, turns on Node 20's promise hooks for every promise the
  * process makes after it (its IPC with the node's included), not only this task's.
  */
-export async function parseInlineTask(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
+export function parseInlineTask(task: ParseTask, settings: ParserSettings): Promise<ParseTaskResult> {
+  return asTask(task, () => streamArtifact(task, () => parserFor(task.format), settings));
+}
+
+/** Runs parse as the task this thread is on (its id for logs and progress), then retires the thread if over its ceiling. */
+async function asTask(task: ParseTask, parse: () => Promise<ParseTaskResult>): Promise<ParseTaskResult> {
   enterTask(task.taskId ?? null);
   try {
-    return await streamArtifact(task, () => parserFor(task.format), settings);
+    return await parse();
   } finally {
     enterTask(null);
     retireIfOverCeiling();
