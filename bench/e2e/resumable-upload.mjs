@@ -4,12 +4,13 @@
 // needs Debian's radosgw, ceph-mon and ceph-osd installed).
 //
 //   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3,rgw]
-//        [--rgw-store bluestore|memstore]
+//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0]
 //
 // Per store, one fresh embedded node (startBenchServer) and, in order:
 //   floor   disk: `cp` of the same bytes as a file next to the store, then sync; S3: one PutObject
 //           of them with the SDK, streamed (the issue's floor), and an SDK multipart upload of
-//           them in 8 MiB parts (what the server makes of any multipart upload);
+//           them in 8 MiB parts (what the server makes of any multipart upload), with
+//           --multipart-in-flight N also one with N parts on their way at a time;
 //   put     a single PUT of the whole file to an upload-request URL (chunked);
 //   tus     the same file as PATCHes of --patch-mb MiB to the same kind of URL (tus 1.0:
 //           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD;
@@ -31,7 +32,7 @@ import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObject
 import { startRgw } from '../lib/rgw.mjs';
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
-const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore' });
+const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0 });
 const PATCH = o['patch-mb'] ? o['patch-mb'] * 1024 * 1024 : o.size;
 const block = randomBytes(o['patch-mb'] ? PATCH : 16 * 1024 * 1024);
 if (o.size % PATCH !== 0 || PATCH % block.length !== 0) throw new Error('--size must be a multiple of --patch-mb (and of 16 MiB for --patch-mb 0)');
@@ -189,20 +190,34 @@ async function runStore(store) {
       });
       // s3rver assembles a multipart upload by copying its parts into the object: the floor
       // of any multipart upload there, ours included (RGW completes one as metadata).
-      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', async () => {
-        const Key = 'floor-multipart.bin';
+      // inFlight parts sent at a time; the seconds of CompleteMultipartUpload on their own.
+      const multipart = async (Key, inFlight) => {
         const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key }));
         const part = 8 * 1024 * 1024;
         const Parts = [];
-        for (let at = 0, n = 1; at < o.size; at += part, n++) {
-          const i = Math.floor(at / block.length);
-          const Body = block.subarray(at - i * block.length, at - i * block.length + part);
-          const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
-          Parts.push({ PartNumber: n, ETag: r.ETag });
-        }
+        let next = 0;
+        const sender = async () => {
+          for (let at = next * part; at < o.size; at = next * part) {
+            const n = ++next;
+            const i = Math.floor(at / block.length);
+            const Body = block.subarray(at - i * block.length, at - i * block.length + part);
+            const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
+            Parts.push({ PartNumber: n, ETag: r.ETag });
+          }
+        };
+        await Promise.all(Array.from({ length: inFlight }, sender));
+        Parts.sort((a, b) => a.PartNumber - b.PartNumber);
+        const t0 = performance.now();
         await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key, UploadId, MultipartUpload: { Parts } }));
-        return { what: 'multipart' };
-      });
+        return { what: 'multipart', inFlight, completeSeconds: (performance.now() - t0) / 1000 };
+      };
+      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', () => multipart('floor-multipart.bin', 1));
+      // What a multipart upload can reach on the server when parts overlap (the node sends one at a time).
+      if (o['multipart-in-flight'] > 1) {
+        out.floorMultipartInFlight = await phase(srv.pid, `floor (SDK multipart, 8 MiB parts, ${o['multipart-in-flight']} in flight)`, () =>
+          multipart('floor-multipart-in-flight.bin', o['multipart-in-flight']),
+        );
+      }
       sdk.destroy();
     } else {
       const src = path.join(srv.dataDir, 'cp-source.bin');
