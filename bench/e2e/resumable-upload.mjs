@@ -1,12 +1,16 @@
 // Resumable (tus) upload of a large file against the floors of the same run, on the node's
-// disk store and on an S3-compatible server (s3rver, in its own process, over HTTP).
+// disk store and on an S3-compatible server (s3rver, in its own process, over HTTP; or, as
+// store rgw, Ceph's RADOS Gateway: a throwaway one-node cluster from bench/lib/rgw.mjs, which
+// needs Debian's radosgw, ceph-mon and ceph-osd installed).
 //
-//   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3]
+//   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3,rgw]
+//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0]
 //
 // Per store, one fresh embedded node (startBenchServer) and, in order:
 //   floor   disk: `cp` of the same bytes as a file next to the store, then sync; S3: one PutObject
 //           of them with the SDK, streamed (the issue's floor), and an SDK multipart upload of
-//           them in 8 MiB parts (what s3rver makes of any multipart upload);
+//           them in 8 MiB parts (what the server makes of any multipart upload), with
+//           --multipart-in-flight N also one with N parts on their way at a time;
 //   put     a single PUT of the whole file to an upload-request URL (chunked);
 //   tus     the same file as PATCHes of --patch-mb MiB to the same kind of URL (tus 1.0:
 //           Upload-Offset, Content-Type: application/offset+octet-stream), then HEAD;
@@ -25,9 +29,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { startRgw } from '../lib/rgw.mjs';
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
-const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3' });
+const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0 });
 const PATCH = o['patch-mb'] ? o['patch-mb'] * 1024 * 1024 : o.size;
 const block = randomBytes(o['patch-mb'] ? PATCH : 16 * 1024 * 1024);
 if (o.size % PATCH !== 0 || PATCH % block.length !== 0) throw new Error('--size must be a multiple of --patch-mb (and of 16 MiB for --patch-mb 0)');
@@ -40,8 +45,9 @@ const vm = (pid) => {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 };
 
-/** The S3 server's process (s3rver) while a store's phases run on it. */
-let s3Pid = null;
+/** The S3 server's processes (s3rver's one; RGW's gateway, OSD and monitor) while a store's phases run on them. */
+let s3Pids = {};
+const s3CpuSeconds = () => Object.fromEntries(Object.entries(s3Pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
 
 /**
  * Runs fn as one phase: seconds, the node's CPU seconds, its RSS at the start and its peak
@@ -52,17 +58,20 @@ async function phase(pid, name, fn) {
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
   const start = vm(pid);
   const cpu0 = cpuSeconds(pid);
-  const s3Cpu0 = s3Pid ? cpuSeconds(s3Pid) : 0;
+  const s3Cpu0 = s3CpuSeconds();
   const self0 = process.cpuUsage();
   const t0 = performance.now();
   const extra = await fn();
   const seconds = (performance.now() - t0) / 1000;
   const end = vm(pid);
+  const s3Cpu = Object.fromEntries(Object.entries(s3CpuSeconds()).map(([name, s]) => [name, s - s3Cpu0[name]]));
+  const s3Total = Object.values(s3Cpu).reduce((a, b) => a + b, 0);
+  const hasS3 = Object.keys(s3Cpu).length > 0;
   const r = {
     seconds,
     mbPerSec: o.size / 1e6 / seconds,
     nodeCpuSeconds: cpuSeconds(pid) - cpu0,
-    ...(s3Pid ? { s3CpuSeconds: cpuSeconds(s3Pid) - s3Cpu0 } : {}),
+    ...(hasS3 ? { s3CpuSeconds: s3Total, s3CpuSecondsByProcess: s3Cpu } : {}),
     benchCpuSeconds: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(self0)),
     rssStartMiB: start.rss,
     peakRssMiB: end.hwm,
@@ -71,7 +80,17 @@ async function phase(pid, name, fn) {
     ...extra,
   };
   console.error(
-    `  ${name}: ${fmt(seconds, 1)} s (${fmt(r.mbPerSec, 0)} MB/s), node CPU ${fmt(r.nodeCpuSeconds, 1)} s${s3Pid ? `, S3 server CPU ${fmt(r.s3CpuSeconds, 1)} s` : ''}, node peak RSS ${fmt(end.hwm, 0)} MiB (+${fmt(r.peakGrowthMiB, 0)} over ${fmt(start.rss, 0)})`,
+    `  ${name}: ${fmt(seconds, 1)} s (${fmt(r.mbPerSec, 0)} MB/s), node CPU ${fmt(r.nodeCpuSeconds, 1)} s${
+      hasS3
+        ? `, S3 server CPU ${fmt(s3Total, 1)} s${
+            Object.keys(s3Cpu).length > 1
+              ? ` (${Object.entries(s3Cpu)
+                  .map(([n, s]) => `${n} ${fmt(s, 1)}`)
+                  .join(', ')})`
+              : ''
+          }`
+        : ''
+    }, node peak RSS ${fmt(end.hwm, 0)} MiB (+${fmt(r.peakGrowthMiB, 0)} over ${fmt(start.rss, 0)})`,
   );
   return r;
 }
@@ -104,7 +123,10 @@ async function startS3rver() {
   const { port } = JSON.parse(String(line));
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    pid: child.pid,
+    bucket: 'bench',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    pids: { s3rver: child.pid },
     stop: async () => {
       child.kill('SIGTERM');
       await once(child, 'exit');
@@ -115,20 +137,21 @@ async function startS3rver() {
 
 async function runStore(store) {
   console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, ${patches === 1 ? 'one PATCH' : `PATCHes of ${o['patch-mb']} MiB`}`);
-  const s3 = store === 's3' ? await startS3rver() : null;
-  s3Pid = s3?.pid ?? null;
+  const s3 = store === 's3' ? await startS3rver() : store === 'rgw' ? await startRgw({ bucket: 'bench', store: o['rgw-store'] }) : null;
+  if (store === 'rgw') console.error(`  RGW (${s3.store}) started in ${fmt(s3.startSeconds, 1)} s`);
+  s3Pids = s3?.pids ?? {};
   const s3Env = s3
     ? {
-        DOCPARSE_S3_BUCKET: 'bench',
+        DOCPARSE_S3_BUCKET: s3.bucket,
         DOCPARSE_S3_ENDPOINT: s3.endpoint,
-        DOCPARSE_S3_ACCESS_KEY_ID: 'S3RVER',
-        DOCPARSE_S3_SECRET_ACCESS_KEY: 'S3RVER',
+        DOCPARSE_S3_ACCESS_KEY_ID: s3.accessKeyId,
+        DOCPARSE_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
         DOCPARSE_S3_FORCE_PATH_STYLE: 'true',
       }
     : {};
   const srv = await startBenchServer('embedded', s3Env);
   const c = client(srv.url);
-  const out = { store };
+  const out = { store, ...(s3?.startSeconds ? { serverStartSeconds: s3.startSeconds } : {}) };
   try {
     const token = await getToken(c, srv.clientId, srv.clientSecret);
     const auth = { authorization: `Bearer ${token}` };
@@ -151,7 +174,11 @@ async function runStore(store) {
         endpoint: s3.endpoint,
         region: 'us-east-1',
         forcePathStyle: true,
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        // RGW 16 answers a streamed body with the SDK's default trailing CRC (aws-chunked)
+        // 411 MissingContentLength: there the floor sends checksums only where required, as
+        // the node's store does with the DOCPARSE_S3_* settings.
+        ...(store === 'rgw' ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
       });
       out.floor = await phase(srv.pid, 'floor (SDK PutObject, streamed)', async () => {
         async function* body() {
@@ -162,21 +189,35 @@ async function runStore(store) {
         return { what: 'PutObject' };
       });
       // s3rver assembles a multipart upload by copying its parts into the object: the floor
-      // of any multipart upload there, ours included.
-      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', async () => {
-        const Key = 'floor-multipart.bin';
+      // of any multipart upload there, ours included (RGW completes one as metadata).
+      // inFlight parts sent at a time; the seconds of CompleteMultipartUpload on their own.
+      const multipart = async (Key, inFlight) => {
         const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key }));
         const part = 8 * 1024 * 1024;
         const Parts = [];
-        for (let at = 0, n = 1; at < o.size; at += part, n++) {
-          const i = Math.floor(at / block.length);
-          const Body = block.subarray(at - i * block.length, at - i * block.length + part);
-          const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
-          Parts.push({ PartNumber: n, ETag: r.ETag });
-        }
+        let next = 0;
+        const sender = async () => {
+          for (let at = next * part; at < o.size; at = next * part) {
+            const n = ++next;
+            const i = Math.floor(at / block.length);
+            const Body = block.subarray(at - i * block.length, at - i * block.length + part);
+            const r = await sdk.send(new UploadPartCommand({ Bucket: 'bench', Key, UploadId, PartNumber: n, Body, ContentLength: Body.length }));
+            Parts.push({ PartNumber: n, ETag: r.ETag });
+          }
+        };
+        await Promise.all(Array.from({ length: inFlight }, sender));
+        Parts.sort((a, b) => a.PartNumber - b.PartNumber);
+        const t0 = performance.now();
         await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key, UploadId, MultipartUpload: { Parts } }));
-        return { what: 'multipart' };
-      });
+        return { what: 'multipart', inFlight, completeSeconds: (performance.now() - t0) / 1000 };
+      };
+      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', () => multipart('floor-multipart.bin', 1));
+      // What a multipart upload can reach on the server when parts overlap (the node sends one at a time).
+      if (o['multipart-in-flight'] > 1) {
+        out.floorMultipartInFlight = await phase(srv.pid, `floor (SDK multipart, 8 MiB parts, ${o['multipart-in-flight']} in flight)`, () =>
+          multipart('floor-multipart-in-flight.bin', o['multipart-in-flight']),
+        );
+      }
       sdk.destroy();
     } else {
       const src = path.join(srv.dataDir, 'cp-source.bin');
