@@ -239,12 +239,14 @@ export function uploadRoutes(s: UploadSessionDeps): RouteDef[] {
       if (!limits) throw problem('app_disabled', 'The app of this upload session is disabled or no longer exists, or its tenant is not active.');
       // Counted as they stream whatever the framing: refusing a declared length up front
       // would refuse any file over ten seconds' worth of the plan's rate.
-      const source = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond).meter(ctx.bodyStream);
       const store = await d.blobs.for(job.storageConfigId);
+      // Lent chunks where the store copies them (no fresh buffer per network chunk).
+      const lent = store.takesLentChunks === true;
+      const source = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond).meter(lent ? ctx.bodyStream.lent() : ctx.bodyStream);
       const attemptKey = `${jobKeys(job).prefix}/upload-${randomBytes(8).toString('hex')}`;
       let written;
       try {
-        written = await store.write(attemptKey, source, { maxBytes: job.sizeBytes });
+        written = await store.write(attemptKey, source, { maxBytes: job.sizeBytes, lent });
       } catch (err) {
         if (err instanceof BlobTooLargeError)
           throw problem('document_too_large', `This session expects exactly ${job.sizeBytes} bytes.`, { maxBytes: job.sizeBytes });

@@ -149,7 +149,8 @@ export class HttpServer {
       const watch = new SlowBodyWatch(this.slowBodyMs, () => this.slowBody(ex), this.slowBodyBytes);
       const body = new BodyStream(res, framing.kind === 'length' ? framing.length : null, watch);
       ex.body = body;
-      res.onData((ab, isLast) => body.push(Buffer.from(new Uint8Array(ab)), isLast));
+      // The body copies the bytes out of uWS's memory (valid only during the call), once.
+      res.onData((ab, isLast) => body.push(new Uint8Array(ab), isLast));
     }
     this.dispatch(ex, headers, head.rawQuery);
   }

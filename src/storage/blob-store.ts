@@ -10,11 +10,17 @@ export interface WriteResult {
 
 export interface BlobStore {
   /**
+   * True when write and appendStaged take `lent: true`: they then copy each chunk before
+   * asking source for the next, so its memory may be reused from then on (BodyStream.lent).
+   * A store without it keeps chunks as they are and must be given chunks it may keep.
+   */
+  readonly takesLentChunks?: boolean;
+  /**
    * Streams source into key, hashing and counting on the way. If the source fails or
    * exceeds maxBytes, nothing is left under key (partial data is removed) and the error
-   * is rethrown (BlobTooLargeError for the limit).
+   * is rethrown (BlobTooLargeError for the limit). `lent`: see takesLentChunks.
    */
-  write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number }): Promise<WriteResult>;
+  write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number; lent?: boolean }): Promise<WriteResult>;
   /**
    * Moves (or uploads) a finished local file into key; resolves to its size. `writtenPrivate`:
    * the caller wrote the file itself with mode 0600 and knows its size, so the store need
@@ -54,6 +60,8 @@ export interface AppendOptions {
   totalBytes: number;
   keepOnFailure: (err: unknown) => boolean;
   beforeCommit?: () => void;
+  /** Each chunk of source is valid only until the next is asked for (only where takesLentChunks). */
+  lent?: boolean;
 }
 
 export interface AppendResult {

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
+import { slabs } from './slab-pool.js';
 
 // Blobs are tenants' documents and results: readable by the service's own user only.
 const FILE_MODE = 0o600;
@@ -23,6 +24,8 @@ export class DiskBlobStore implements BlobStore {
    * anything under the root is deleted.
    */
   private readonly knownFolders = new Set<string>();
+  /** BatchedWrites copies lent chunks into its own slabs. */
+  readonly takesLentChunks = true;
 
   constructor(private readonly root: string) {}
 
@@ -83,7 +86,7 @@ export class DiskBlobStore implements BlobStore {
     }
   }
 
-  async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
+  async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number; lent?: boolean } = {}): Promise<WriteResult> {
     const final = this.resolve(key);
     await this.ensureFolder(path.dirname(final));
     const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
@@ -95,7 +98,7 @@ export class DiskBlobStore implements BlobStore {
       // Counted, hashed and held to the limit on the way to disk, written in batches straight
       // to the handle: a stream pipeline cost a small upload more than its bytes (an abort
       // signal, a write stream and the errors it makes on close).
-      const out = new BatchedWrites(handle, 0);
+      const out = new BatchedWrites(handle, 0, opts.lent);
       try {
         for await (const chunk of source) {
           bytes += chunk.length;
@@ -208,7 +211,7 @@ export class DiskBlobStore implements BlobStore {
       // SYNC_EVERY bytes, so the one before answering has little left to flush.
       let unsynced = 0;
       let syncing: Promise<void> | null = null;
-      const out = new BatchedWrites(handle, offset, (written) => {
+      const out = new BatchedWrites(handle, offset, opts.lent, (written) => {
         unsynced += written;
         if (unsynced >= SYNC_EVERY && !syncing) {
           unsynced = 0;
@@ -253,12 +256,18 @@ export class DiskBlobStore implements BlobStore {
 /**
  * Chunks written to a file from a position in batches of WRITE_BATCH: one write per network
  * chunk (often 64 KiB) would cost a thread-pool round trip each. One batch is written while
- * the next fills, so the body keeps arriving (and being hashed) while the disk writes; a
- * batch goes out as the chunks it holds (writev), never copied into one buffer first.
+ * the next fills, so the body keeps arriving (and being hashed) while the disk writes.
+ * Chunks the writer may keep go out as they are (writev), never copied into one buffer
+ * first. Lent chunks (valid only until the caller's next add) are copied, before add
+ * returns, into a slab this writer takes from the pool; the slab goes back to the pool once
+ * the write of it has finished, and never while a write of it may be in flight.
  */
 class BatchedWrites {
   private batch: Buffer[] = [];
   private batchBytes = 0;
+  /** The slab lent chunks are being copied into, and the one being written (lent only). */
+  private slab: Buffer | null = null;
+  private slabUsed = 0;
   /** The batch being written, if any; its error comes back from the next add or flush. */
   private inflight: Promise<void> | null = null;
   /** A write that failed: nothing more is written after it, so no later bytes land at its place. */
@@ -268,21 +277,65 @@ class BatchedWrites {
     private readonly handle: fs.FileHandle,
     /** Where the next batch goes: the end of what is written (and, once flushed, of what was added). */
     public position: number,
+    /** Chunks are lent: copied into slabs, not kept. */
+    private readonly lent = false,
     private readonly written?: (bytes: number) => void,
   ) {}
 
   async add(chunk: Buffer): Promise<void> {
+    if (this.lent) return this.addLent(chunk);
     this.batch.push(chunk);
     this.batchBytes += chunk.length;
     if (this.batchBytes < WRITE_BATCH) return;
     await this.settle();
-    this.inflight = this.writeBatch();
+    this.send(null);
+  }
+
+  /** Copies chunk into slabs; each slab that fills is written while the next one fills. */
+  private async addLent(chunk: Buffer): Promise<void> {
+    let from = 0;
+    while (from < chunk.length) {
+      this.slab ??= slabs.take();
+      const n = chunk.copy(this.slab, this.slabUsed, from);
+      this.slabUsed += n;
+      from += n;
+      if (this.slabUsed < this.slab.length) continue;
+      // The slab in flight must be written (and given back) before this one goes out.
+      await this.settle();
+      this.takeSlab();
+      this.send(this.slab);
+      this.slab = null;
+      this.slabUsed = 0;
+    }
+  }
+
+  /** The filled part of the slab becomes the batch to write (the slab itself stays set). */
+  private takeSlab(): void {
+    if (!this.slab || !this.slabUsed) return;
+    this.batch = [this.slab.subarray(0, this.slabUsed)];
+    this.batchBytes = this.slabUsed;
+  }
+
+  /** Starts writing the batch; `slab`, the batch's memory, goes back to the pool once written. */
+  private send(slab: Buffer | null): void {
+    this.inflight = this.writeBatch().then(() => {
+      if (slab) slabs.give(slab);
+    });
     this.inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
   }
 
   /** Writes what waits, and waits for it (nothing to do when nothing does). */
   async flush(): Promise<void> {
     await this.settle();
+    if (this.lent && this.slab) {
+      this.takeSlab();
+      const slab = this.slab;
+      this.slab = null;
+      this.slabUsed = 0;
+      await this.writeBatch();
+      slabs.give(slab);
+      return;
+    }
     await this.writeBatch();
   }
 

@@ -162,7 +162,9 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
         let end = stored;
         if (ctx.bodyStream) {
           const rate = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond);
-          end = await append(job, store, stored, rate.meter(ctx.bodyStream), checksum);
+          // Lent chunks where the store copies them (no fresh buffer per network chunk).
+          const lent = store.takesLentChunks === true;
+          end = await append(job, store, stored, rate.meter(lent ? ctx.bodyStream.lent() : ctx.bodyStream), checksum, lent);
         }
         if (end === job.sizeBytes) await finish(job, claims, store);
         return { status: 204, headers: tusHeaders({ 'Upload-Offset': String(end) }), empty: true };
@@ -183,7 +185,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
    * A cut-off body keeps what arrived (unless it carries a checksum, which cannot be checked
    * then); more bytes than the session expects, or a checksum that does not match, keep none.
    */
-  const append = async (job: JobRecord, store: BlobStore, stored: number, body: AsyncIterable<Buffer>, checksum: RequestChecksum | null) => {
+  const append = async (job: JobRecord, store: BlobStore, stored: number, body: AsyncIterable<Buffer>, checksum: RequestChecksum | null, lent: boolean) => {
     const running = sessions.hashAt(job.generation, stored);
     let taken = 0;
     const limit = job.sizeBytes - stored;
@@ -200,6 +202,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
     try {
       result = await store.appendStaged(resumableKey(job), stored, counted(), {
         totalBytes: job.sizeBytes,
+        lent,
         keepOnFailure: (err) => !checksum && !(err instanceof BlobTooLargeError) && !(err instanceof ChecksumMismatchError),
         beforeCommit: () => {
           if (checksum && !checksum.hash.digest().equals(checksum.expected)) throw new ChecksumMismatchError(checksum.algorithm);
