@@ -152,6 +152,8 @@ export async function startBenchServer(mode, extraEnv = {}, { cpu } = {}) {
     DOCPARSE_NODE_ID: `bench-e2e-${mode}-${randomBytes(3).toString('hex')}`,
     DOCPARSE_MASTER_KEY: randomBytes(32).toString('hex'),
     BENCH_REDIS_PREFIX: redisPrefix,
+    // glibc's trim threshold pinned, as `npm start` and the Dockerfile run the node (docs/performance.md, Memory).
+    MALLOC_TRIM_THRESHOLD_: '131072',
     ...(db ? { DATABASE_URL: db.url, REDIS_URL } : {}),
     ...extraEnv,
   };
