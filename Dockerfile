@@ -49,6 +49,12 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
 # SIGTERM drains in-flight requests and jobs before exit (see README: Running in production).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
+# glibc's malloc returns freed memory to the system only past a trim threshold that it raises,
+# up to 64 MB, each time a large block is freed; V8's optimising compiles of PGlite's WASM
+# (≈ 25 MB of scratch memory each on its worker threads) then stay resident after they finish.
+# A fixed threshold is never raised: ≈ 40 MB less at idle. 4 MB, not glibc's default 128 KiB,
+# at which the node gave memory back and took it again about once a job (docs/performance.md).
+ENV MALLOC_TRIM_THRESHOLD_=4194304
 # A young generation of 2 × 4 MB instead of V8's 2 × 16 MB: ~20 MB less at idle, no measurable
 # CPU cost per job (docs/performance.md, Memory).
 CMD ["node", "--max-semi-space-size=4", "dist/bin.js", "serve"]

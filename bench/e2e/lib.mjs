@@ -152,6 +152,9 @@ export async function startBenchServer(mode, extraEnv = {}, { cpu } = {}) {
     DOCPARSE_NODE_ID: `bench-e2e-${mode}-${randomBytes(3).toString('hex')}`,
     DOCPARSE_MASTER_KEY: randomBytes(32).toString('hex'),
     BENCH_REDIS_PREFIX: redisPrefix,
+    // glibc's trim threshold fixed, as `npm start` and the Dockerfile run the node (docs/performance.md,
+    // "The idle node and glibc's trim threshold"); the caller's value wins, for comparisons.
+    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '4194304',
     ...(db ? { DATABASE_URL: db.url, REDIS_URL } : {}),
     ...extraEnv,
   };

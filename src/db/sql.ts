@@ -70,6 +70,11 @@ class PGliteTxClient implements SqlClient {
  * few thousand small rows, so: 8 MB of shared buffers, 1 MB per sort or hash, 1 MB of temp
  * buffers, 256 kB of WAL buffers, 4 MB per maintenance operation. With these an open embedded
  * control plane holds ≈ 120 MB resident (the WASM engine's code and heap included), not ≈ 600.
+ *
+ * max_connections: PGlite runs one backend, but PostgreSQL sizes its per-backend shared memory
+ * (process slots, lock table, stats) for max_connections at start and touches all of it: 100,
+ * the default, is 16 MB of shared memory where 5 (the one backend, PostgreSQL's 3 reserved
+ * superuser slots and a spare) is 12 MB — ≈ 4 MB less of PGlite's WASM memory touched.
  */
 export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
   'shared_buffers=8MB',
@@ -77,6 +82,7 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
   'temp_buffers=1MB',
   'wal_buffers=256kB',
   'maintenance_work_mem=4MB',
+  'max_connections=5',
 ];
 
 /**
