@@ -2,7 +2,7 @@
 // thread, pool.ts and inline-tasks.ts). Loads the family's parser once per thread, runs it on
 // the upload, and writes the whole artifact as a stream.
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { JsonWriter } from '../formats/kit/json-writer.js';
 import { SyncFileStream } from './sync-file-stream.js';
@@ -150,6 +150,17 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
     // stream failed on a write or on closing (the error thrown is the stream's).
     const writing = out === null || (out.errored !== null && out.errored === err);
     out?.destroy();
+    // The upload is not checked for before the task (one file-system call less per job): a
+    // parser that fails on a missing upload says so here, whatever error its open gave.
+    if (!existsSync(task.inputPath)) {
+      return {
+        ok: false,
+        code: 'extraction_failed',
+        message: failureReasons.uploadMissing(),
+        transient: false,
+        internal: (err as Error)?.stack ?? String(err),
+      };
+    }
     if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient, internal: err.internal };
     const e = err as NodeJS.ErrnoException;
     const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);

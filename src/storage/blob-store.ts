@@ -18,7 +18,9 @@ export interface BlobStore {
   /**
    * Streams source into key, hashing and counting on the way. If the source fails or
    * exceeds maxBytes, nothing is left under key (partial data is removed) and the error
-   * is rethrown (BlobTooLargeError for the limit). `lent`: see takesLentChunks.
+   * is rethrown (BlobTooLargeError for the limit). `lent`: see takesLentChunks. A key beside
+   * other blobs is readable only whole; on disk a key in a folder the write makes (a new
+   * job's) is written in place, being known to no one until the caller records it.
    */
   write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number; lent?: boolean }): Promise<WriteResult>;
   /**
@@ -29,7 +31,10 @@ export interface BlobStore {
   putFile(key: string, localPath: string, opts?: { writtenPrivate?: number }): Promise<number>;
   /** Readable over the blob; null when it does not exist. */
   read(key: string): Promise<{ stream: Readable; size: number } | null>;
-  /** A local file holding the blob for worker threads; release() cleans any temp copy. */
+  /**
+   * A local file holding the blob for worker threads; release() cleans any temp copy. On disk
+   * the blob's own file, unchecked: a missing blob fails where the file is opened.
+   */
   localPath(key: string): Promise<{ path: string; release(): Promise<void> }>;
   delete(key: string): Promise<void>;
   /** Deletes every key under a prefix (a job's folder). */
