@@ -87,7 +87,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
   // the process-wide thread pool would make each write wait behind other jobs' file I/O.
   let out: SyncFileStream | null = null;
   try {
-    out = openArtifact(task.artifactPath);
+    out = openArtifact(task.artifactPath, !task.artifactInPlace);
     // The task's memory outside the JS heap, checked each time the parser reports progress.
     const memory = new TaskMemory(settings.memory.maxBytes);
     const report = progressReporter(task.taskId);
@@ -172,12 +172,12 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
   }
 }
 
-/** The artifact file (only the service's user reads it), its folder made on first use. */
-function openArtifact(file: string): SyncFileStream {
+/** The artifact file (only the service's user reads it), its folder made on first use when `makeFolder`. */
+function openArtifact(file: string, makeFolder: boolean): SyncFileStream {
   try {
     return new SyncFileStream(file, { mode: 0o600 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !makeFolder) throw err;
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     return new SyncFileStream(file, { mode: 0o600 });
   }

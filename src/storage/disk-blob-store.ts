@@ -175,6 +175,11 @@ export class DiskBlobStore implements BlobStore {
     return { path: this.resolve(key), release: async () => {} };
   }
 
+  /** The file of `key`, which a writer on this machine makes in place (see BlobStore.fileFor). */
+  fileFor(key: string): string {
+    return this.resolve(key);
+  }
+
   async delete(key: string): Promise<void> {
     await fs.rm(this.resolve(key), { force: true });
   }

@@ -90,6 +90,23 @@ describe('artifact file', () => {
     }
   });
 
+  it("an artifact written in place in a job's folder that is gone makes no folder again", async () => {
+    // The job's blobs were deleted (replaced, expired) while it waited: upload and folder are gone.
+    const folder = path.join(dir, 'deleted-job');
+    const r = await writeArtifact(
+      {
+        ...task('pysample__libreoffice-form.pdf', path.join(folder, 'artifact.run.json')),
+        inputPath: path.join(folder, 'upload'),
+        artifactInPlace: true,
+      },
+      async () => parsePdf,
+      parserSettings(),
+    );
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
+    if (!r.ok) expect(r.message).toMatch(/^The uploaded document is no longer in storage/);
+    expect(fs.existsSync(folder)).toBe(false);
+  });
+
   for (const file of ['pysample__libreoffice-form.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {
     it(`${file}: a good path gets the whole artifact`, async () => {
       const out = path.join(dir, `${file}.json`);
