@@ -25,6 +25,7 @@ export const failureReasons = {
   memory: (limit: string) => `Parsing this document needed more memory than a parse may use (${limit}), so it was stopped.`,
   crashedWillRetry: () => 'Parsing this document stopped the parsing process; it will be tried again.',
   crashed: (times: number) => `Parsing this document stopped the parsing process ${times === 1 ? 'once' : `${times} times`}; it is not retried again.`,
+  uploadMissing: () => 'The uploaded document is no longer in storage (its job was replaced or expired, or the storage lost it); upload it again.',
   storing: () => 'The result could not be stored after parsing, and retries ran out.',
   machine: () => 'The parsing process failed for a reason unrelated to the document, and retries ran out.',
 };

@@ -17,6 +17,11 @@ export interface ParseTask {
   inputBytes?: number;
   /** Where the thread writes the artifact JSON. */
   artifactPath: string;
+  /**
+   * artifactPath is the blob store's own file, in the job's folder beside the upload: its
+   * folder is never made here (missing, the job's blobs were deleted).
+   */
+  artifactInPlace?: boolean;
   /** Scratch folder for the parser, made by the thread when a parser first asks for it; removed by the caller. */
   tempDir: string;
 }

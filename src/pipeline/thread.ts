@@ -2,7 +2,7 @@
 // thread, pool.ts and inline-tasks.ts). Loads the family's parser once per thread, runs it on
 // the upload, and writes the whole artifact as a stream.
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { JsonWriter } from '../formats/kit/json-writer.js';
 import { SyncFileStream } from './sync-file-stream.js';
@@ -87,7 +87,7 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
   // the process-wide thread pool would make each write wait behind other jobs' file I/O.
   let out: SyncFileStream | null = null;
   try {
-    out = openArtifact(task.artifactPath);
+    out = openArtifact(task.artifactPath, !task.artifactInPlace);
     // The task's memory outside the JS heap, checked each time the parser reports progress.
     const memory = new TaskMemory(settings.memory.maxBytes);
     const report = progressReporter(task.taskId);
@@ -150,6 +150,17 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
     // stream failed on a write or on closing (the error thrown is the stream's).
     const writing = out === null || (out.errored !== null && out.errored === err);
     out?.destroy();
+    // The upload is not checked for before the task (one file-system call less per job): a
+    // parser that fails on a missing upload says so here, whatever error its open gave.
+    if (!existsSync(task.inputPath)) {
+      return {
+        ok: false,
+        code: 'extraction_failed',
+        message: failureReasons.uploadMissing(),
+        transient: false,
+        internal: (err as Error)?.stack ?? String(err),
+      };
+    }
     if (err instanceof ExtractionError) return { ok: false, code: err.code, message: err.message, transient: err.transient, internal: err.internal };
     const e = err as NodeJS.ErrnoException;
     const transient = typeof e?.code === 'string' && MACHINE_ERRNO.has(e.code);
@@ -161,12 +172,12 @@ async function streamArtifact(task: ParseTask, loadParser: () => Promise<FormatP
   }
 }
 
-/** The artifact file (only the service's user reads it), its folder made on first use. */
-function openArtifact(file: string): SyncFileStream {
+/** The artifact file (only the service's user reads it), its folder made on first use when `makeFolder`. */
+function openArtifact(file: string, makeFolder: boolean): SyncFileStream {
   try {
     return new SyncFileStream(file, { mode: 0o600 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !makeFolder) throw err;
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     return new SyncFileStream(file, { mode: 0o600 });
   }

@@ -3,6 +3,7 @@
 // → 5 (transient, retried with backoff) / 9.
 // This is the only writer of job states after upload, so every transition is visible here.
 import { ProblemError } from '../http/problem.js';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -184,10 +185,15 @@ export class WorkerLoop {
   /** Parses a job in its parsing state, stores the artifact, charges and completes it. */
   private async run(ref: Delivery['ref'], job: JobRecord, attempt: number, cancel: AbortSignal): Promise<void> {
     const { store, logger } = this.d;
-    // The parser's folder is made by its thread only if it needs one; the artifact is a file
-    // beside it, moved into the blob store when the parse succeeds.
+    // The parser's folder is made by its thread only if it needs one. The artifact is written
+    // in place in the job's folder when the store is a disk (a name of this run's own, recorded
+    // when the job completes), else a file beside the parser's folder, moved into the blob
+    // store when the parse succeeds.
     const work = path.join(this.scratch, `${ref.generation}-${attempt}`);
-    const artifactPath = `${work}.artifact.json`;
+    const keys = jobKeys(job);
+    let artifactKey = keys.artifact;
+    let artifactPath = `${work}.artifact.json`;
+    let artifactInPlace = false;
     let input: { path: string; release(): Promise<void> } | null = null;
     let artifactMoved = false;
     let scratchUsed = true;
@@ -200,6 +206,11 @@ export class WorkerLoop {
       // A tenant's own storage is described in the control plane: waited for like the quota.
       const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
       input = await blobStore.localPath(job.uploadKey);
+      if (blobStore.fileFor) {
+        artifactKey = keys.runArtifact(randomBytes(6).toString('hex'));
+        artifactPath = blobStore.fileFor(artifactKey);
+        artifactInPlace = true;
+      }
       // The units counted so far are the total that progress is told against (pages, messages…).
       let total: number | null = null;
       const hooks = {
@@ -223,6 +234,7 @@ export class WorkerLoop {
           inputPath: input.path,
           inputBytes: job.sizeBytes,
           artifactPath,
+          artifactInPlace,
           tempDir: work,
         },
         { ...hooks, signal: cancel },
@@ -248,9 +260,9 @@ export class WorkerLoop {
       }
       const materializing = await store.transition(ref, JobState.Materializing);
       if (!materializing) return;
-      const keys = jobKeys(job);
-      const artifactKey = keys.artifact;
-      const artifactBytes = await blobStore.putFile(artifactKey, artifactPath, { writtenPrivate: result.artifactBytes });
+      const artifactBytes = artifactInPlace
+        ? result.artifactBytes
+        : await blobStore.putFile(artifactKey, artifactPath, { writtenPrivate: result.artifactBytes });
       artifactMoved = true;
       for (const part of result.parts) await blobStore.putFile(keys.part(part.name), part.path);
       // Charge before completing: the charge is idempotent per generation, so a crash in

@@ -18,7 +18,9 @@ export interface BlobStore {
   /**
    * Streams source into key, hashing and counting on the way. If the source fails or
    * exceeds maxBytes, nothing is left under key (partial data is removed) and the error
-   * is rethrown (BlobTooLargeError for the limit). `lent`: see takesLentChunks.
+   * is rethrown (BlobTooLargeError for the limit). `lent`: see takesLentChunks. A key beside
+   * other blobs is readable only whole; on disk a key in a folder the write makes (a new
+   * job's) is written in place, being known to no one until the caller records it.
    */
   write(key: string, source: AsyncIterable<Buffer>, opts?: { maxBytes?: number; lent?: boolean }): Promise<WriteResult>;
   /**
@@ -29,8 +31,18 @@ export interface BlobStore {
   putFile(key: string, localPath: string, opts?: { writtenPrivate?: number }): Promise<number>;
   /** Readable over the blob; null when it does not exist. */
   read(key: string): Promise<{ stream: Readable; size: number } | null>;
-  /** A local file holding the blob for worker threads; release() cleans any temp copy. */
+  /**
+   * A local file holding the blob for worker threads; release() cleans any temp copy. On disk
+   * the blob's own file, unchecked: a missing blob fails where the file is opened.
+   */
   localPath(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  /**
+   * Disk stores only: the file at which a writer on this machine makes the blob `key` itself
+   * (mode 0600, in an existing folder), instead of handing a finished file to putFile. The file
+   * is partial while written, so only for a key no reader knows until the writer is done and
+   * records it (a name of its own: see jobKeys' runArtifact), removed by the writer if it fails.
+   */
+  fileFor?(key: string): string;
   delete(key: string): Promise<void>;
   /** Deletes every key under a prefix (a job's folder). */
   deletePrefix(prefix: string): Promise<void>;
@@ -132,6 +144,12 @@ export function jobKeys(job: JobIdentity & { uploadKey?: string }) {
     prefix,
     upload: `${prefix}/upload`,
     artifact: `${prefix}/artifact.json`,
+    /**
+     * The artifact of one run of the job, written in place (BlobStore.fileFor): a name of its
+     * own per run, so two runs of one job (a retry while a dead node's parse still writes)
+     * never write one file.
+     */
+    runArtifact: (run: string) => `${prefix}/artifact.${run}.json`,
     part: (name: string) => `${prefix}/parts/${name}`,
   };
 }

@@ -47,9 +47,12 @@ export class DiskBlobStore implements BlobStore {
     return full;
   }
 
-  /** Makes `dir` (and missing parents) unless it is known to exist. */
-  private async ensureFolder(dir: string): Promise<void> {
-    if (this.knownFolders.has(dir)) return;
+  /**
+   * Makes `dir` (and missing parents) unless it is known to exist. True when this call made
+   * `dir` itself: nothing is in it but what this call's caller puts there.
+   */
+  private async ensureFolder(dir: string): Promise<boolean> {
+    if (this.knownFolders.has(dir)) return false;
     await this.ensureRoot();
     // The levels below the deepest folder known to exist, made top-down: a new job under a
     // known tenant costs two calls, where a recursive mkdir first fails on the deepest level.
@@ -57,13 +60,16 @@ export class DiskBlobStore implements BlobStore {
     const levels: string[] = [];
     for (let d = dir; d.startsWith(root + path.sep) && !this.knownFolders.has(d); d = path.dirname(d)) levels.push(d);
     if (this.knownFolders.size + levels.length > KNOWN_FOLDERS_MAX) this.knownFolders.clear();
+    let made = false;
     for (const level of levels.reverse()) {
       try {
         await fs.mkdir(level, { mode: DIR_MODE });
+        made = level === dir;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
-          // A parent removed behind the memory's back: made again, whole.
+          // A parent removed behind the memory's back: made again, whole (not counted as made
+          // here: a rare path, and the partial-and-rename write is right in any folder).
           this.knownFolders.clear();
           await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
           break;
@@ -73,6 +79,7 @@ export class DiskBlobStore implements BlobStore {
       this.knownFolders.add(level);
     }
     this.knownFolders.add(dir);
+    return made;
   }
 
   /** Runs `op` in `dir`; if the folder was removed behind the memory's back, makes it and tries once more. */
@@ -88,12 +95,18 @@ export class DiskBlobStore implements BlobStore {
 
   async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number; lent?: boolean } = {}): Promise<WriteResult> {
     const final = this.resolve(key);
-    await this.ensureFolder(path.dirname(final));
-    const partial = `${final}.partial-${randomBytes(6).toString('hex')}`;
+    const dir = path.dirname(final);
+    // In a folder this call just made (a new job's), the key is known to no one but the caller
+    // until it records it: written there directly, and removed if the write fails. Elsewhere
+    // (a folder that holds other blobs) beside the key and renamed to it when whole, so a
+    // reader of the key never sees it partial.
+    const fresh = await this.ensureFolder(dir);
+    const target = fresh ? final : `${final}.partial-${randomBytes(6).toString('hex')}`;
     const hash = createHash('sha256');
     let bytes = 0;
-    // Open before reading so a failure can never race the file's creation.
-    const handle = await this.inFolder(path.dirname(final), () => fs.open(partial, 'wx', FILE_MODE));
+    // Open before reading so a failure can never race the file's creation; 'wx': never over a
+    // file that is there.
+    const handle = await this.inFolder(dir, () => fs.open(target, 'wx', FILE_MODE));
     try {
       // Counted, hashed and held to the limit on the way to disk, written in batches straight
       // to the handle: a stream pipeline cost a small upload more than its bytes (an abort
@@ -111,10 +124,10 @@ export class DiskBlobStore implements BlobStore {
         await out.idle();
         await handle.close();
       }
-      await fs.rename(partial, final);
+      if (target !== final) await fs.rename(target, final);
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
-      await fs.rm(partial, { force: true });
+      await fs.rm(target, { force: true });
       throw err;
     }
   }
@@ -154,10 +167,17 @@ export class DiskBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * The blob's own file, not checked for: its reader opens it anyway, and fails there when it
+   * is missing (the parse task says so: thread.ts).
+   */
   async localPath(key: string) {
-    const file = this.resolve(key);
-    await fs.access(file);
-    return { path: file, release: async () => {} };
+    return { path: this.resolve(key), release: async () => {} };
+  }
+
+  /** The file of `key`, which a writer on this machine makes in place (see BlobStore.fileFor). */
+  fileFor(key: string): string {
+    return this.resolve(key);
   }
 
   async delete(key: string): Promise<void> {

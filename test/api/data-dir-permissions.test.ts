@@ -71,7 +71,7 @@ describe('data directory permissions (embedded)', () => {
       ...(await modesUnder(path.join(env.dataDir, 'jobs'))).map(([p, m, k]) => [`jobs/${p}`, m, k] as const),
       ...(await modesUnder(path.join(env.dataDir, 'blobs'))).map(([p, m, k]) => [`blobs/${p}`, m, k] as const),
     ];
-    expect(entries.filter(([p]) => p.endsWith('artifact.json'))).toHaveLength(2);
+    expect(entries.filter(([p]) => /\/artifact(\.\w+)?\.json$/.test(p))).toHaveLength(2);
     expect(entries.filter(([p]) => /\/upload[^/]*$/.test(p))).toHaveLength(2);
     for (const [p, mode, kind] of entries) expect([p, mode.toString(8)]).toEqual([p, kind === 'dir' ? '700' : '600']);
     for (const dir of ['jobs', 'blobs']) expect(((await fs.stat(path.join(env.dataDir, dir))).mode & 0o777).toString(8)).toBe('700');

@@ -110,7 +110,7 @@ export function documentsSuite(mode: Mode): void {
     });
 
     it('refuses bad routing parameters with 400 naming the parameter, storing nothing', async () => {
-      const uploads = async () => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => !f.endsWith('/artifact.json'));
+      const uploads = async () => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => !/\/artifact(\.\w+)?\.json$/.test(f));
       const before = await uploads();
       const cases: [Record<string, string>, string | Buffer, string][] = [
         [{ fileName: 'a.csv' }, 'a,b\n1,2\n', 'csvRoute'],
@@ -479,7 +479,7 @@ export function documentsSuite(mode: Mode): void {
 
     it('a client that disconnects mid-upload leaves nothing stored and the node keeps serving', async () => {
       // Uploads and partial files only: artifacts of earlier jobs may still be landing.
-      const stored = async () => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => !f.endsWith('/artifact.json'));
+      const stored = async () => (await filesUnder(path.join(env.dataDir, 'blobs'))).filter((f) => !/\/artifact(\.\w+)?\.json$/.test(f));
       const before = await stored();
       await new Promise<void>((resolve, reject) => {
         const s = net.connect(n.node.port, '127.0.0.1', () => {

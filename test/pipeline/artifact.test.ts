@@ -62,9 +62,9 @@ describe('artifact file', () => {
   });
 
   it("a failure while parsing is reported as the parser's, not retried", async () => {
-    // The upload is gone (ENOENT on the input, not on the result file).
+    // The upload is a folder: its read fails (EISDIR) inside the parser, not on the result file.
     const r = await writeArtifact(
-      { ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') },
+      { ...task('pysample__libreoffice-form.pdf', path.join(dir, 'unread.json')), inputPath: dir },
       async () => parsePdf,
       parserSettings(),
     );
@@ -72,8 +72,39 @@ describe('artifact file', () => {
     if (!r.ok) {
       // The client reads a sentence about the document; the raw error is kept for the log.
       expect(r.message).toBe('The PDF file could not be read: its structure is damaged or uses a feature the parser does not support.');
+      expect(r.internal).toMatch(/EISDIR/);
+    }
+  });
+
+  it('an upload that is gone is said to be gone, not damaged', async () => {
+    // Nothing checks for the upload before the task: its parser's open is what fails.
+    const r = await writeArtifact(
+      { ...task('pysample__libreoffice-form.pdf', path.join(dir, 'gone.json')), inputPath: path.join(dir, 'no-such-upload.pdf') },
+      async () => parsePdf,
+      parserSettings(),
+    );
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
+    if (!r.ok) {
+      expect(r.message).toBe('The uploaded document is no longer in storage (its job was replaced or expired, or the storage lost it); upload it again.');
       expect(r.internal).toMatch(/ENOENT/);
     }
+  });
+
+  it("an artifact written in place in a job's folder that is gone makes no folder again", async () => {
+    // The job's blobs were deleted (replaced, expired) while it waited: upload and folder are gone.
+    const folder = path.join(dir, 'deleted-job');
+    const r = await writeArtifact(
+      {
+        ...task('pysample__libreoffice-form.pdf', path.join(folder, 'artifact.run.json')),
+        inputPath: path.join(folder, 'upload'),
+        artifactInPlace: true,
+      },
+      async () => parsePdf,
+      parserSettings(),
+    );
+    expect(r).toMatchObject({ ok: false, code: 'extraction_failed', transient: false });
+    if (!r.ok) expect(r.message).toMatch(/^The uploaded document is no longer in storage/);
+    expect(fs.existsSync(folder)).toBe(false);
   });
 
   for (const file of ['pysample__libreoffice-form.pdf', 'pysample__GeoTopo-komprimiert.pdf']) {

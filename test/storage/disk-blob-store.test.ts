@@ -132,3 +132,65 @@ describe('DiskBlobStore staged appends (one batch written while the next fills)'
     expect((await staged(root)).equals(taken)).toBe(true);
   });
 });
+
+describe('DiskBlobStore.write: nothing partial under a key', () => {
+  // A new job's upload is written at its key in the folder the write makes (no rename); a blob
+  // beside others goes through a partial file. Either way a failed write leaves nothing.
+  const failing = async function* () {
+    yield Buffer.from('half a document');
+    throw new Error('client gone');
+  };
+  const big = [Buffer.alloc(40_000, 'a'), Buffer.alloc(40_000, 'b')];
+
+  it("leaves nothing when the source fails or exceeds maxBytes, in a new job's folder or beside another blob", async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const folder = path.join(root, 'jobs/t/d.g1');
+    await expect(store.write('jobs/t/d.g1/upload', failing())).rejects.toThrow('client gone');
+    expect(await store.read('jobs/t/d.g1/upload')).toBeNull();
+    expect(await readdir(folder)).toEqual([]);
+    await expect(store.write('jobs/t/d.g2/upload', big, { maxBytes: 50_000 })).rejects.toMatchObject({ name: 'BlobTooLargeError' });
+    expect(await readdir(path.join(root, 'jobs/t/d.g2'))).toEqual([]);
+
+    await store.write('jobs/t/d.g1/upload', [Buffer.from('kept')]);
+    await expect(store.write('jobs/t/d.g1/part', failing())).rejects.toThrow('client gone');
+    await expect(store.write('jobs/t/d.g1/part', big, { maxBytes: 50_000 })).rejects.toMatchObject({ name: 'BlobTooLargeError' });
+    expect(await readdir(folder)).toEqual(['upload']);
+    expect(await readFile(path.join(folder, 'upload'), 'utf8')).toBe('kept');
+  });
+
+  it('never shows a key beside other blobs before it is whole; a new upload is whole and 0600 once written', async () => {
+    const root = path.join(await tempDir(), 'blobs');
+    const store = new DiskBlobStore(root);
+    const written = await store.write('jobs/t/d.g/upload', big);
+    expect(written.bytes).toBe(80_000);
+    const upload = path.join(root, 'jobs/t/d.g/upload');
+    expect((await readFile(upload)).equals(Buffer.concat(big))).toBe(true);
+    expect(((await stat(upload)).mode & 0o777).toString(8)).toBe('600');
+
+    // Another key's source stops half-way until released: meanwhile the key is not there. Written
+    // by the store that made the folder, and by one started since (a restarted node).
+    for (const [writer, key] of [
+      [store, 'jobs/t/d.g/other'],
+      [new DiskBlobStore(root), 'jobs/t/d.g/again'],
+    ] as const) {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let halfway!: () => void;
+      const reached = new Promise<void>((r) => (halfway = r));
+      const slow = async function* () {
+        yield Buffer.alloc(2 * 1024 * 1024, 'x'); // over one batch: written to disk at once
+        halfway();
+        await gate;
+        yield Buffer.from('end');
+      };
+      const writing = writer.write(key, slow());
+      await reached;
+      expect(await store.read(key), key).toBeNull();
+      release();
+      expect((await writing).bytes).toBe(2 * 1024 * 1024 + 3);
+      expect((await stat(path.join(root, key))).size).toBe(2 * 1024 * 1024 + 3);
+    }
+    expect((await readdir(path.join(root, 'jobs/t/d.g'))).sort()).toEqual(['again', 'other', 'upload']);
+  });
+});
