@@ -330,6 +330,11 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   { name: 'DOCPARSE_S3_SECRET_ACCESS_KEY', default: '(required with a bucket)', description: 'Secret key for the bucket.' },
   { name: 'DOCPARSE_S3_FORCE_PATH_STYLE', default: 'false', description: 'Path-style addressing (MinIO and most self-hosted services).' },
   {
+    name: 'DOCPARSE_S3_PARTS_IN_FLIGHT',
+    default: '4',
+    description: 'Parts of a resumable upload sent to the bucket at a time (1–64); memory per upload in progress: this + 1 parts of 8 MiB.',
+  },
+  {
     name: 'DOCPARSE_SMTP_URL',
     default: '(unset → e-mails kept in the outbox)',
     description:
@@ -543,6 +548,7 @@ export function loadConfig(env: Env = process.env, roles: Role[] = ALL_ROLES): C
       accessKeyId: accessKeyId ?? '',
       secretAccessKey: secretAccessKey ?? '',
       forcePathStyle: bool('DOCPARSE_S3_FORCE_PATH_STYLE', false),
+      partsInFlight: int('DOCPARSE_S3_PARTS_IN_FLIGHT', 4, 1, 64), // PARTS_IN_FLIGHT in s3-blob-store.ts
     };
   }
 

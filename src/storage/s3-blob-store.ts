@@ -34,9 +34,19 @@ export interface S3BlobStoreOptions {
   forcePathStyle: boolean;
   /** Default when_required: the CRC trailers the SDK sends otherwise are rejected by several S3-compatible servers. */
   checksums?: ChecksumMode;
+  /**
+   * Parts of one staged append on their way to S3 at a time (default PARTS_IN_FLIGHT). Each
+   * holds its own part in memory: an append holds up to (N + 1) parts, N sent and one filling.
+   */
+  partsInFlight?: number;
 }
 
 const PART_SIZE = 8 * 1024 * 1024;
+/**
+ * A real S3 server takes 60–120 ms per 8 MiB part (Ceph RGW, issue 29): one part at a time
+ * leaves the upload waiting on each round trip; 4 keep the body flowing (32 MiB on its way per append).
+ */
+export const PARTS_IN_FLIGHT = 4;
 /** S3 takes at most this many parts in one multipart upload. */
 const MAX_PARTS = 10_000;
 /**
@@ -306,9 +316,10 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * Streams source into parts of the multipart upload, starting with the stored tail; what is
-   * left under a part becomes the new tail. Memory: two parts (one filling, one on its way;
-   * 8 MiB each, more only above 80 GiB uploads) per append in progress, whatever the size of
-   * the request.
+   * left under a part becomes the new tail. Up to partsInFlight parts are on their way at once
+   * while the next one fills. Memory: (partsInFlight + 1) parts (8 MiB each, more only above
+   * 80 GiB uploads) per append in progress, whatever the size of the request. Each part is its
+   * own buffer (a concat or a slice of the source's chunks), never reused.
    */
   async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
     const Bucket = this.o.bucket;
@@ -332,7 +343,6 @@ export class S3BlobStore implements BlobStore {
     }
     let uploadId = state.uploadId;
     let created: string | null = null;
-    const sent: StagedState['parts'] = [];
     const store = async <T>(request: () => Promise<T>): Promise<T> => {
       try {
         return await this.send(request);
@@ -340,45 +350,51 @@ export class S3BlobStore implements BlobStore {
         throw new StoreError(err);
       }
     };
-    // One part on its way to S3 while the next one fills: the request body keeps flowing.
-    let inflight: Promise<void> | null = null;
-    const settle = async () => {
-      const p = inflight;
-      inflight = null;
-      await p;
-    };
+    const parts = new PartsInFlight(Math.max(1, this.o.partsInFlight ?? PARTS_IN_FLIGHT));
+    let partsStarted = 0;
     const sendPart = async () => {
       const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
       const body = all.subarray(0, state.partSize);
       const rest = all.subarray(state.partSize);
       pending = rest.length ? [rest] : [];
       pendingBytes = rest.length;
-      await settle();
+      await parts.room();
       if (uploadId === null) {
         uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
       }
       const UploadId = uploadId;
-      const PartNumber = state.parts.length + sent.length + 1;
-      inflight = store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
-        (r) => {
-          sent.push({ PartNumber, ETag: r.ETag! });
-        },
+      const PartNumber = state.parts.length + ++partsStarted;
+      parts.add(
+        PartNumber,
+        store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
+          (r) => r.ETag!,
+        ),
       );
-      inflight.catch(() => {}); // awaited by settle(); not an unhandled rejection meanwhile
     };
     let failure: unknown = null;
+    let sent: StagedState['parts'] = [];
     try {
       for await (const chunk of source) {
         pending.push(chunk);
         pendingBytes += chunk.length;
         while (pendingBytes >= state.partSize) await sendPart();
       }
-      await settle();
+      // tus's offset means stored: the answer waits for every part of this request.
+      sent = await parts.settle();
       opts.beforeCommit?.();
     } catch (caught) {
-      // A part still on its way counts once it has arrived (a cut-off body keeps it).
+      // Parts still on their way count once all have arrived (a cut-off body keeps them); a
+      // part that failed costs the whole append its parts, since the state's parts must be
+      // contiguous from the first. Nothing is written or aborted before every part settled.
       let err = caught;
-      if (!(err instanceof StoreError)) await settle().catch((storeErr: unknown) => (err = storeErr));
+      if (!(err instanceof StoreError)) {
+        await parts
+          .settle()
+          .then((arrived) => (sent = arrived))
+          .catch((storeErr: unknown) => (err = storeErr));
+      } else {
+        await parts.settle().catch(() => {});
+      }
       if (err instanceof StoreError || !opts.keepOnFailure(err)) {
         // Parts sent to an upload that existed before are left out of the state: the next
         // append sends those part numbers again, and completion lists only committed parts.
@@ -466,6 +482,41 @@ function isNotFound(err: unknown): boolean {
 function isNoSuchUpload(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchUpload' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/**
+ * The UploadPart requests of one append, at most `limit` at a time. A failure surfaces at the
+ * next room() (no more parts are started after it) or at settle(), which waits for every part
+ * still on its way before it answers, so no request outlives the append.
+ */
+class PartsInFlight {
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly arrived: { PartNumber: number; ETag: string }[] = [];
+  private failed: { err: unknown } | null = null;
+
+  constructor(private readonly limit: number) {}
+
+  add(PartNumber: number, upload: Promise<string>): void {
+    const done: Promise<unknown> = upload.then(
+      (ETag) => void this.arrived.push({ PartNumber, ETag }),
+      (err: unknown) => void (this.failed ??= { err }),
+    );
+    this.running.add(done);
+    void done.finally(() => this.running.delete(done));
+  }
+
+  /** Waits until another part may start; throws the first failure of a part. */
+  async room(): Promise<void> {
+    while (!this.failed && this.running.size >= this.limit) await Promise.race(this.running);
+    if (this.failed) throw this.failed.err;
+  }
+
+  /** Waits for every part on its way; the parts that arrived, by number, or the first failure. */
+  async settle(): Promise<{ PartNumber: number; ETag: string }[]> {
+    await Promise.all(this.running);
+    if (this.failed) throw this.failed.err;
+    return [...this.arrived].sort((a, b) => a.PartNumber - b.PartNumber);
+  }
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {

@@ -46,7 +46,7 @@ export interface TestS3 {
   readOnlyAccessKeyId: string;
   readOnlySecretAccessKey: string;
   /** Runs before the server handles each request: a test's moment to change it (e.g. delete the bucket mid-job). */
-  beforeRequest: ((r: { method: string; path: string }) => Promise<void> | void) | null;
+  beforeRequest: ((r: { method: string; path: string; query: URLSearchParams }) => Promise<void> | void) | null;
   /** Creates another bucket (as s3rver does: a folder). */
   createBucket(name: string): Promise<void>;
   /** Deletes a bucket and everything in it (s3rver's own bucket deletion, without its not-empty rule). */
@@ -102,7 +102,7 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   // Ahead of everything: the test's hook, then the read-only key's refusals.
   const s3: Pick<TestS3, 'beforeRequest'> = { beforeRequest: null };
   middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
-    await s3.beforeRequest?.({ method: ctx.method, path: ctx.path });
+    await s3.beforeRequest?.({ method: ctx.method, path: ctx.path, query: new URLSearchParams(ctx.querystring) });
     const credential = ctx.headers.authorization?.match(/Credential=([^/]+)\//)?.[1] ?? String(ctx.query['X-Amz-Credential'] ?? '').split('/')[0];
     if (credential === READ_ONLY_KEY && WRITING_METHODS.has(ctx.method)) {
       ctx.status = 403;
