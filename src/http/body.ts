@@ -1,7 +1,7 @@
 // A request body as an async iterable of Buffers, fed by uWS onData with backpressure:
 // the socket is paused while more than HIGH_WATER bytes wait for the consumer. An optional
 // SlowBodyWatch times the body while the socket is read (not while we hold it back).
-import { SLAB_BYTES, slabs } from '../storage/slab-pool.js';
+import { SLAB_BYTES, slabs } from './slab-pool.js';
 import { problems } from './problem.js';
 import type { SlowBodyWatch } from './slow-body.js';
 

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
-import { slabs } from './slab-pool.js';
+import { slabs } from '../http/slab-pool.js';
 
 // Blobs are tenants' documents and results: readable by the service's own user only.
 const FILE_MODE = 0o600;

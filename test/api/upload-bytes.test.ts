@@ -1,7 +1,7 @@
 // The bytes of presigned uploads to the disk store, as stored, against what was sent: tus
 // PATCHes and single PUTs of random bytes, written in chunks of many sizes, several uploads
 // at once with their chunks interleaved, over real HTTP. The body's chunks are copied into
-// reused 1 MiB slabs on the way in and on the way to disk (src/storage/slab-pool.ts): a slab
+// reused 1 MiB slabs on the way in and on the way to disk (src/http/slab-pool.ts): a slab
 // reused while still in use would put one upload's bytes into another's file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { BodyStream } from '../../src/http/body.js';
 import { DiskBlobStore } from '../../src/storage/disk-blob-store.js';
-import { SLAB_BYTES, SlabPool, slabs } from '../../src/storage/slab-pool.js';
+import { SLAB_BYTES, SlabPool, slabs } from '../../src/http/slab-pool.js';
 
 const KiB = 1024;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
