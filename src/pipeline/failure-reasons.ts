@@ -26,6 +26,7 @@ export const failureReasons = {
   crashedWillRetry: () => 'Parsing this document stopped the parsing process; it will be tried again.',
   crashed: (times: number) => `Parsing this document stopped the parsing process ${times === 1 ? 'once' : `${times} times`}; it is not retried again.`,
   uploadMissing: () => 'The uploaded document is no longer in storage (its job was replaced or expired, or the storage lost it); upload it again.',
+  uploadUnreadable: () => 'The uploaded document could not be read back whole from storage, and retries ran out.',
   storing: () => 'The result could not be stored after parsing, and retries ran out.',
   machine: () => 'The parsing process failed for a reason unrelated to the document, and retries ran out.',
 };

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { BlobRouter } from '../storage/router.js';
-import { jobKeys } from '../storage/blob-store.js';
+import { IncompleteCopyError, jobKeys } from '../storage/blob-store.js';
 import type { ControlPlaneStore } from '../tenancy/types.js';
 import type { QuotaKeeper } from '../tenancy/quota/keeper.js';
 import { HandBack, JobState, RetryLater, type Delivery, type JobError, type JobQueue, type JobRecord, type JobStore } from '../jobs/types.js';
@@ -205,7 +205,7 @@ export class WorkerLoop {
       if (!first.ok) return await this.fail(job, { code: 'quota_exceeded', message: first.message, stage: 'worker' });
       // A tenant's own storage is described in the control plane: waited for like the quota.
       const blobStore = await this.usage.untilReachable(job, 'find the storage', () => this.d.blobs.for(running.storageConfigId));
-      input = await blobStore.localPath(job.uploadKey);
+      input = await blobStore.localPath(job.uploadKey, { bytes: job.sizeBytes });
       if (blobStore.fileFor) {
         artifactKey = keys.runArtifact(randomBytes(6).toString('hex'));
         artifactPath = blobStore.fileFor(artifactKey);
@@ -297,6 +297,11 @@ export class WorkerLoop {
       if ((err instanceof IllegalTransitionError && isTerminal(err.from)) || (err instanceof PoolTaskError && err.kind === 'cancelled')) throw err;
       if (err instanceof PoolTaskError && this.handingBack) return await this.handBack(job, attempt);
       if (err instanceof PoolTaskError) return await this.poolFailure(job, attempt, err);
+      // The store read back other bytes than it stored (the copy is gone): may pass, so retried, never parsed.
+      if (err instanceof IncompleteCopyError) {
+        logger.warn({ documentId: job.documentId, tenantId: job.tenantId, err: err.message }, 'upload read back incomplete');
+        return await this.retryOrFail(job, attempt, { code: 'storage_unavailable', message: failureReasons.uploadUnreadable(), stage: 'worker' });
+      }
       // The tenant's own bucket failed (its problem names the bucket and a fixed reason): may pass, so retried.
       if (err instanceof ProblemError && err.code === 'storage_unavailable') {
         return await this.retryOrFail(job, attempt, { code: 'storage_unavailable', message: err.detail ?? err.title, stage: 'materialize' });

@@ -33,9 +33,12 @@ export interface BlobStore {
   read(key: string): Promise<{ stream: Readable; size: number } | null>;
   /**
    * A local file holding the blob for worker threads; release() cleans any temp copy. On disk
-   * the blob's own file, unchecked: a missing blob fails where the file is opened.
+   * the blob's own file, unchecked: a missing blob fails where the file is opened. A store that
+   * copies the blob here checks the copy's size against `bytes` (the size it was stored with),
+   * else against the length its read answered: a copy of another size is removed and fails
+   * (IncompleteCopyError), never handed to a parser.
    */
-  localPath(key: string): Promise<{ path: string; release(): Promise<void> }>;
+  localPath(key: string, opts?: { bytes?: number }): Promise<{ path: string; release(): Promise<void> }>;
   /**
    * Disk stores only: the file at which a writer on this machine makes the blob `key` itself
    * (mode 0600, in an existing folder), instead of handing a finished file to putFile. The file
@@ -88,6 +91,22 @@ export class StagedOffsetError extends Error {
   constructor(public readonly staged: number) {
     super(`the staged upload holds ${staged} bytes`);
     this.name = 'StagedOffsetError';
+  }
+}
+
+/**
+ * A local copy of a blob that does not hold the bytes stored: the store's read answered a
+ * shorter (or longer) object than was written, e.g. a read sent right after the write was
+ * answered by a store without read-after-write consistency.
+ */
+export class IncompleteCopyError extends Error {
+  constructor(
+    readonly key: string,
+    readonly bytes: number,
+    readonly expected: number,
+  ) {
+    super(`the local copy of blob ${key} has ${bytes} bytes, not the ${expected} stored`);
+    this.name = 'IncompleteCopyError';
   }
 }
 

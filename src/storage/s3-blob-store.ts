@@ -17,7 +17,15 @@ import { problem } from '../http/problem.js';
 import { storageFailureTerm, type FailureTerm } from '../outbound/failure-terms.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { ChecksumMode } from '../tenancy/types.js';
-import { BlobTooLargeError, StagedOffsetError, type AppendOptions, type AppendResult, type BlobStore, type WriteResult } from './blob-store.js';
+import {
+  BlobTooLargeError,
+  IncompleteCopyError,
+  StagedOffsetError,
+  type AppendOptions,
+  type AppendResult,
+  type BlobStore,
+  type WriteResult,
+} from './blob-store.js';
 
 let loaded: typeof S3Sdk | null = null;
 /** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
@@ -268,13 +276,25 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async localPath(key: string) {
+  async localPath(key: string, opts: { bytes?: number } = {}) {
     const blob = await this.read(key);
     if (!blob) throw Object.assign(new Error(`blob ${key} not found`), { code: 'ENOENT' });
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'docparse-s3-'));
+    const release = () => fs.rm(dir, { recursive: true, force: true });
     const file = path.join(dir, randomBytes(6).toString('hex'));
-    await pipeline(blob.stream, createWriteStream(file));
-    return { path: file, release: () => fs.rm(dir, { recursive: true, force: true }) };
+    try {
+      const out = createWriteStream(file);
+      await pipeline(blob.stream, out);
+      // Node fails a body cut short of its Content-Length, but a server may answer a prefix
+      // of the object with a length to match (s3rver did, read right after the write was
+      // answered): the copy is checked against the size the object was stored with.
+      const expected = opts.bytes ?? blob.size;
+      if (out.bytesWritten !== expected) throw new IncompleteCopyError(key, out.bytesWritten, expected);
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return { path: file, release };
   }
 
   async delete(key: string): Promise<void> {

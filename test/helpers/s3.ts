@@ -1,10 +1,12 @@
 // A real S3-compatible server over HTTP for tests (s3rver), on 127.0.0.1 and a free port.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
@@ -54,9 +56,54 @@ export interface TestS3 {
   close(): Promise<void>;
 }
 
+/** The parts of s3rver's filesystem store (lib/stores/filesystem.js) that putObject uses. */
+interface S3rverStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: unknown }): Promise<{ size: number; md5: string }>;
+}
+
+/**
+ * s3rver 3.7.1's putObject answers before the object's file is written: it resolves on its
+ * hashing Transform's 'finish' (or at once for a Buffer), while the file's write stream is
+ * still writing. A GET right after the PUT's answer then reads a prefix of the object, with a
+ * Content-Length to match (the file's size then): a 7 MB upload parsed at once was read as
+ * 4–6 MiB. S3 serves a read after a write's answer the whole object, so here putObject
+ * answers once the file is written, and it is written beside its place and renamed into it
+ * (a read meanwhile sees the previous object, as on S3, never half of the new one).
+ */
+function putObjectWhenWritten(store: S3rverStore): void {
+  store.putObject = async (object) => {
+    const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
+    const partial = store.getResourcePath(object.bucket, object.key, `partial-${randomBytes(6).toString('hex')}`);
+    await fs.mkdir(path.dirname(objectPath), { recursive: true });
+    const md5 = createHash('md5');
+    let size = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    try {
+      await pipeline(content, counted, createWriteStream(partial));
+      await fs.rename(partial, objectPath);
+    } catch (err) {
+      await fs.rm(partial, { force: true });
+      throw err;
+    }
+    const digest = md5.digest('hex');
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    return { size, md5: digest };
+  };
+}
+
 export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+  putObjectWhenWritten((server as { store: S3rverStore }).store);
   const middleware = (server as { middleware: unknown[] }).middleware;
   // S3 refuses a body that differs from the SHA-256 its request was signed with
   // (x-amz-content-sha256) or from its CRC32 (x-amz-checksum-crc32); s3rver takes both
