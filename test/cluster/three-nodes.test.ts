@@ -74,7 +74,10 @@ describe('three nodes: API-only, worker-only, all-in-one (Redis, PostgreSQL, S3)
     const crossed = () => {
       const parsed = parsedOn();
       const pairs = new Set([...uploadedOn].map(([id, up]) => `${up === apiOnly ? 'api-only' : 'all-in-one'}→${parsed.get(id)?.[0]}`));
-      return pairs.has('api-only→worker-only') && pairs.has('all-in-one→worker-only');
+      // …and both worker nodes took some: BullMQ hands a job to whichever asks first, so a
+      // few rounds may all go to one of them (the loop goes on until both have parsed).
+      const workers = new Set([...uploadedOn.keys()].map((id) => parsed.get(id)?.[0]));
+      return pairs.has('api-only→worker-only') && pairs.has('all-in-one→worker-only') && workers.has('all-in-one') && workers.has('worker-only');
     };
     for (let round = 0; round < MAX_ROUNDS && !(round > 0 && crossed()); round++) {
       const ids = Array.from({ length: 4 }, (_, i) => `r${round}-job-${i}`);
