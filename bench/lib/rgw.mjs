@@ -81,7 +81,7 @@ bluestore block create = true
 bluestore block size = ${gib * 1024 ** 3}
 memstore device bytes = ${gib * 1024 ** 3}
 [client.rgw]
-rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
+rgw frontends = beast endpoint=127.0.0.1:${rgwPort} tcp_nodelay=1
 `;
 }
 
