@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { createRequire } from 'node:module';
 import type * as S3Sdk from '@aws-sdk/client-s3';
 import { problem } from '../http/problem.js';
+import { SlabPool } from '../http/slab-pool.js';
 import { storageFailureTerm, type FailureTerm } from '../outbound/failure-terms.js';
 import type { OutboundPolicy } from '../outbound/outbound-policy.js';
 import type { ChecksumMode } from '../tenancy/types.js';
@@ -26,6 +27,7 @@ import {
   type BlobStore,
   type WriteResult,
 } from './blob-store.js';
+import { PartFiller, type FullPart } from './part-filler.js';
 
 let loaded: typeof S3Sdk | null = null;
 /** The AWS SDK, loaded when a node first uses S3 storage (≈ 20 MB a node on local disk never needs). */
@@ -55,6 +57,11 @@ const PART_SIZE = 8 * 1024 * 1024;
  * leaves the upload waiting on each round trip; 4 keep the body flowing (32 MiB on its way per append).
  */
 export const PARTS_IN_FLIGHT = 4;
+/**
+ * Part buffers of PART_SIZE reused by every upload of the process: one upload's window kept
+ * (40 MiB), dropped after a minute without uploads.
+ */
+const partBuffers = new SlabPool(PARTS_IN_FLIGHT + 1, PART_SIZE, 60_000);
 /** S3 takes at most this many parts in one multipart upload. */
 const MAX_PARTS = 10_000;
 /**
@@ -111,6 +118,8 @@ export interface CheckFailure {
 export const PROBE_FOLDER = '.docparse-probe';
 
 export class S3BlobStore implements BlobStore {
+  /** Each chunk is copied into a part buffer before the next is asked for (PartFiller). */
+  readonly takesLentChunks = true;
   private readonly s3: S3Sdk.S3Client;
   private readonly agents: ReturnType<OutboundPolicy['agents']> | null = null;
   /** Why the policy refuses the endpoint URL itself (scheme, credentials), checked before any request. */
@@ -204,38 +213,33 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  private get partsInFlight(): number {
+    return Math.max(1, this.o.partsInFlight ?? PARTS_IN_FLIGHT);
+  }
+
   private key(key: string): string {
     if (key.split('/').some((p) => p === '..' || p === '.')) throw new Error(`invalid blob key: ${key}`);
     return this.o.prefix ? `${this.o.prefix.replace(/\/+$/, '')}/${key}` : key;
   }
 
-  async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number } = {}): Promise<WriteResult> {
+  async write(key: string, source: AsyncIterable<Buffer>, opts: { maxBytes?: number; lent?: boolean } = {}): Promise<WriteResult> {
     const Key = this.key(key);
+    const Bucket = this.o.bucket;
     const hash = createHash('sha256');
     let bytes = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
     let uploadId: string | null = null;
-    const parts: { ETag: string; PartNumber: number }[] = [];
-    const Bucket = this.o.bucket;
-
-    const sendPart = async (last: boolean) => {
-      const body = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      if (uploadId === null) {
-        if (last) {
-          await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length })));
-          return;
-        }
-        uploadId = (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
+    const filler = new PartFiller(PART_SIZE, partBuffers);
+    const parts = new PartsInFlight(this.partsInFlight);
+    const sendPart = async (part: FullPart) => {
+      try {
+        await parts.room();
+        const UploadId = (uploadId ??= (await this.send(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!);
+        const PartNumber = parts.started + 1;
+        parts.add(PartNumber, this.uploadPart(Key, UploadId, PartNumber, part));
+      } catch (err) {
+        part.release();
+        throw err;
       }
-      const PartNumber = parts.length + 1;
-      const UploadId = uploadId;
-      const r = await this.send(() =>
-        this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length })),
-      );
-      parts.push({ ETag: r.ETag!, PartNumber });
     };
 
     try {
@@ -243,21 +247,39 @@ export class S3BlobStore implements BlobStore {
         bytes += chunk.length;
         if (opts.maxBytes !== undefined && bytes > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
         hash.update(chunk);
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes >= PART_SIZE) await sendPart(false);
+        await filler.add(chunk, sendPart);
       }
-      if (uploadId === null || pendingBytes > 0) await sendPart(true);
-      const UploadId = uploadId;
-      if (UploadId !== null) {
-        await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+      if (uploadId === null) {
+        // Under one part: a single PutObject.
+        const body = filler.rest();
+        await this.send(() => this.s3.send(new (sdk().PutObjectCommand)({ Bucket, Key, Body: body, ContentLength: body.length })));
+      } else {
+        const UploadId: string = uploadId;
+        if (filler.bytes > 0) {
+          const PartNumber = parts.started + 1;
+          parts.add(PartNumber, this.uploadPart(Key, UploadId, PartNumber, { body: filler.rest(), release: () => {} }));
+        }
+        const sent = await parts.settle();
+        await this.send(() => this.s3.send(new (sdk().CompleteMultipartUploadCommand)({ Bucket, Key, UploadId, MultipartUpload: { Parts: sent } })));
       }
       return { bytes, sha256: hash.digest('hex') };
     } catch (err) {
+      // No request outlives the write: every part settles before the upload is aborted.
+      await parts.settle().catch(() => {});
       const UploadId = uploadId;
       if (UploadId !== null) await this.send(() => this.s3.send(new (sdk().AbortMultipartUploadCommand)({ Bucket, Key, UploadId }))).catch(() => {});
       throw err;
+    } finally {
+      filler.release();
     }
+  }
+
+  /** UploadPart of part's bytes; the part is released once the request has settled. */
+  private uploadPart(Key: string, UploadId: string, PartNumber: number, part: FullPart): Promise<string> {
+    const Body = part.body;
+    return this.send(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket: this.o.bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length })))
+      .then((r) => r.ETag!)
+      .finally(part.release);
   }
 
   async putFile(key: string, localPath: string): Promise<number> {
@@ -338,12 +360,11 @@ export class S3BlobStore implements BlobStore {
    * Streams source into parts of the multipart upload, starting with the stored tail; what is
    * left under a part becomes the new tail. Up to partsInFlight parts are on their way at once
    * while the next one fills. Memory: (partsInFlight + 1) parts (8 MiB each, more only above
-   * 80 GiB uploads) per append in progress, whatever the size of the request. Each part is its
-   * own buffer (a concat or a slice of the source's chunks), never reused.
+   * 80 GiB uploads) per append in progress, whatever the size of the request. Each chunk is
+   * copied into a part buffer (PartFiller), so it may be lent; a part's buffer is reused once
+   * its request has settled.
    */
   async appendStaged(key: string, offset: number, source: AsyncIterable<Buffer>, opts: AppendOptions): Promise<AppendResult> {
-    const Bucket = this.o.bucket;
-    const Key = this.key(key);
     const state: StagedState = (await this.readState(key)) ?? {
       uploadId: null,
       partSize: partSizeFor(opts.totalBytes),
@@ -353,14 +374,24 @@ export class S3BlobStore implements BlobStore {
       tailBytes: 0,
     };
     if (state.partsBytes + state.tailBytes !== offset) throw new StagedOffsetError(state.partsBytes + state.tailBytes);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    if (state.tailKey) {
-      const tail = await this.read(state.tailKey);
-      if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
-      pending.push(await readAll(tail.stream));
-      pendingBytes = state.tailBytes;
+    const filler = new PartFiller(state.partSize, partBuffers);
+    try {
+      return await this.appendParts(key, offset, state, filler, source, opts);
+    } finally {
+      filler.release();
     }
+  }
+
+  private async appendParts(
+    key: string,
+    offset: number,
+    state: StagedState,
+    filler: PartFiller,
+    source: AsyncIterable<Buffer>,
+    opts: AppendOptions,
+  ): Promise<AppendResult> {
+    const Bucket = this.o.bucket;
+    const Key = this.key(key);
     let uploadId = state.uploadId;
     let created: string | null = null;
     const store = async <T>(request: () => Promise<T>): Promise<T> => {
@@ -370,35 +401,34 @@ export class S3BlobStore implements BlobStore {
         throw new StoreError(err);
       }
     };
-    const parts = new PartsInFlight(Math.max(1, this.o.partsInFlight ?? PARTS_IN_FLIGHT));
-    let partsStarted = 0;
-    const sendPart = async () => {
-      const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-      const body = all.subarray(0, state.partSize);
-      const rest = all.subarray(state.partSize);
-      pending = rest.length ? [rest] : [];
-      pendingBytes = rest.length;
-      await parts.room();
-      if (uploadId === null) {
-        uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
+    const parts = new PartsInFlight(this.partsInFlight);
+    const sendPart = async (part: FullPart) => {
+      try {
+        await parts.room();
+        if (uploadId === null) {
+          uploadId = created = (await store(() => this.s3.send(new (sdk().CreateMultipartUploadCommand)({ Bucket, Key })))).UploadId!;
+        }
+        const PartNumber = state.parts.length + parts.started + 1;
+        parts.add(
+          PartNumber,
+          this.uploadPart(Key, uploadId, PartNumber, part).catch((err: unknown) => {
+            throw new StoreError(err);
+          }),
+        );
+      } catch (err) {
+        part.release();
+        throw err;
       }
-      const UploadId = uploadId;
-      const PartNumber = state.parts.length + ++partsStarted;
-      parts.add(
-        PartNumber,
-        store(() => this.s3.send(new (sdk().UploadPartCommand)({ Bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }))).then(
-          (r) => r.ETag!,
-        ),
-      );
     };
+    if (state.tailKey) {
+      const tail = await this.read(state.tailKey);
+      if (!tail) throw new Error(`the tail ${state.tailKey} of staged upload ${key} is missing`);
+      await filler.add(await readAll(tail.stream), sendPart);
+    }
     let failure: unknown = null;
     let sent: StagedState['parts'] = [];
     try {
-      for await (const chunk of source) {
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        while (pendingBytes >= state.partSize) await sendPart();
-      }
+      for await (const chunk of source) await filler.add(chunk, sendPart);
       // tus's offset means stored: the answer waits for every part of this request.
       sent = await parts.settle();
       opts.beforeCommit?.();
@@ -430,10 +460,10 @@ export class S3BlobStore implements BlobStore {
       uploadId,
       parts: [...state.parts, ...sent],
       partsBytes: state.partsBytes + sent.length * state.partSize,
-      tailKey: pendingBytes ? `${key}${TAIL_SUFFIX}${randomBytes(6).toString('hex')}` : null,
-      tailBytes: pendingBytes,
+      tailKey: filler.bytes ? `${key}${TAIL_SUFFIX}${randomBytes(6).toString('hex')}` : null,
+      tailBytes: filler.bytes,
     };
-    if (next.tailKey) await this.putSmall(next.tailKey, Buffer.concat(pending, pendingBytes));
+    if (next.tailKey) await this.putSmall(next.tailKey, filler.rest());
     await this.putSmall(key + STATE_SUFFIX, Buffer.from(JSON.stringify(next)));
     if (state.tailKey) await this.delete(state.tailKey).catch(() => {});
     return { offset: next.partsBytes + next.tailBytes, failure };
@@ -514,9 +544,13 @@ class PartsInFlight {
   private readonly arrived: { PartNumber: number; ETag: string }[] = [];
   private failed: { err: unknown } | null = null;
 
+  /** Parts added so far. */
+  started = 0;
+
   constructor(private readonly limit: number) {}
 
   add(PartNumber: number, upload: Promise<string>): void {
+    this.started++;
     const done: Promise<unknown> = upload.then(
       (ETag) => void this.arrived.push({ PartNumber, ETag }),
       (err: unknown) => void (this.failed ??= { err }),

@@ -1,15 +1,18 @@
 // Lent chunks (valid only until the next one is asked for): the request body lends chunks
-// out of reused slabs and the disk store copies them before asking for the next. Each side
-// is tested against a partner that reuses (or keeps) memory as early as the contract allows.
+// out of reused slabs, and the disk and S3 stores copy them before asking for the next (the
+// S3 store into part buffers it reuses once a part's request has settled). Each side is
+// tested against a partner that reuses (or keeps) memory as early as the contract allows.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { BodyStream } from '../../src/http/body.js';
 import { DiskBlobStore } from '../../src/storage/disk-blob-store.js';
+import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 import { SLAB_BYTES, SlabPool, slabs } from '../../src/http/slab-pool.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
 
 const KiB = 1024;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -19,6 +22,8 @@ afterAll(async () => {
 });
 
 const noSource = { pause() {}, resume() {} };
+/** Chunk sizes of a lending source: tiny, odd, and past a part's end. */
+const SIZES_S3 = [1, 4093, 64 * KiB + 1, 3 * 1024 * KiB + 11, 9 * 1024 * KiB + 5];
 
 /** A source that lends one buffer: each chunk is written into it, and scribbled over once the next is asked for. */
 async function* reusingSource(data: Buffer, sizes: number[]): AsyncGenerator<Buffer> {
@@ -89,6 +94,16 @@ describe('SlabPool', () => {
     pool.give(slab);
     expect(() => pool.give(slab)).toThrow(/twice/);
     expect(() => pool.give(Buffer.alloc(10))).toThrow(/not a whole slab/);
+    expect(() => new SlabPool(4, 64).give(Buffer.allocUnsafeSlow(128).subarray(0, 64))).toThrow(/not a whole slab/);
+  });
+
+  it('with an idle time, drops the slabs it keeps once none was given back for that long', async () => {
+    const pool = new SlabPool(4, 4096, 30);
+    pool.give(pool.take());
+    pool.give(pool.take());
+    expect(pool.freeCount).toBe(1);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(pool.freeCount).toBe(0);
   });
 });
 
@@ -133,5 +148,81 @@ describe('DiskBlobStore with lent chunks', () => {
     expect(r.offset).toBe(data.length);
     expect((r.failure as Error).message).toBe('client gone');
     expect(sha256(await readFile(path.join(root, 'jobs/t/d.g/upload.staging')))).toBe(sha256(data));
+  });
+});
+
+describe('S3BlobStore with lent chunks and reused part buffers', () => {
+  const MiB = 1024 * KiB;
+  const PART = 8 * MiB;
+  let s3: TestS3;
+  let store: S3BlobStore;
+  beforeAll(async () => {
+    s3 = await startS3();
+    store = new S3BlobStore({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      bucket: s3.bucket,
+      prefix: 'lent',
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+      partsInFlight: 3,
+    });
+  });
+  afterEach(() => {
+    s3.beforeRequest = null;
+  });
+  afterAll(async () => {
+    store?.close();
+    await s3?.close();
+  });
+  const readBack = async (key: string) => {
+    const hash = createHash('sha256');
+    for await (const c of (await store.read(key))!.stream) hash.update(c as Buffer);
+    return hash.digest('hex');
+  };
+  /** Each UploadPart answered only after ms: parts stay in flight while the next ones fill (and their buffers with them). */
+  const slowParts = (ms: number) => {
+    s3.beforeRequest = async ({ method, query }) => {
+      if (method === 'PUT' && query.has('partNumber')) await new Promise((r) => setTimeout(r, ms));
+    };
+  };
+
+  it('write copies each chunk before asking for the next; two writes at once share the part buffers and each stores its own bytes', async () => {
+    slowParts(50);
+    const a = randomBytes(5 * PART + 3 * MiB + 7);
+    const b = randomBytes(4 * PART + 11);
+    const [ra, rb] = await Promise.all([
+      store.write('w/a', reusingSource(a, SIZES_S3), { lent: true }),
+      store.write('w/b', reusingSource(b, SIZES_S3.slice().reverse()), { lent: true }),
+    ]);
+    expect(ra).toEqual({ bytes: a.length, sha256: sha256(a) });
+    expect(rb).toEqual({ bytes: b.length, sha256: sha256(b) });
+    expect(await readBack('w/a')).toBe(sha256(a));
+    expect(await readBack('w/b')).toBe(sha256(b));
+    // Under one part: a single PutObject of the part being filled.
+    const small = randomBytes(3 * MiB + 1);
+    await store.write('w/small', reusingSource(small, SIZES_S3), { lent: true });
+    expect(await readBack('w/small')).toBe(sha256(small));
+  });
+
+  it('appendStaged copies each chunk before asking for the next, across appends with tails, two sessions at once', async () => {
+    slowParts(30);
+    const upload = async (key: string, data: Buffer, cuts: number[]) => {
+      const opts = { totalBytes: data.length, keepOnFailure: () => true, lent: true };
+      let offset = 0;
+      for (const cut of [...cuts, data.length]) {
+        const r = await store.appendStaged(key, offset, reusingSource(data.subarray(offset, cut), SIZES_S3), opts);
+        expect(r).toEqual({ offset: cut, failure: null });
+        offset = cut;
+      }
+      await store.finishStaged(key);
+      return readBack(key);
+    };
+    const a = randomBytes(6 * PART + 5 * MiB + 3);
+    const b = randomBytes(5 * PART + 17);
+    const [ha, hb] = await Promise.all([upload('s/a', a, [3 * MiB + 1, 2 * PART + 5, 5 * PART]), upload('s/b', b, [PART + 1, 4 * PART - 9])]);
+    expect(ha).toBe(sha256(a));
+    expect(hb).toBe(sha256(b));
   });
 });
