@@ -154,11 +154,13 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
         const now = await current(job);
         if (now.statusInt !== JobState.NotQueued) throw problem('upload_completed', 'This session was completed; open a new one to upload again.');
         if (now.sha256) throw offsetMismatch(job.sizeBytes);
-        const stored = await store.stagedSize(resumableKey(job));
-        if (offset !== stored) throw offsetMismatch(stored);
-        const remaining = job.sizeBytes - stored;
         const declared = ctx.bodyStream?.declaredLength ?? 0;
-        if (declared > remaining) throw tooMuch(job, stored);
+        // With a body that fits, the store checks the offset as it starts the append: one
+        // read of the staged state a PATCH, not two (a round trip to S3 saved).
+        const checkedByAppend = ctx.bodyStream !== null && offset >= 0 && declared <= job.sizeBytes - offset;
+        const stored = checkedByAppend ? offset : await store.stagedSize(resumableKey(job));
+        if (offset !== stored) throw offsetMismatch(stored);
+        if (declared > job.sizeBytes - stored) throw tooMuch(job, stored);
         let end = stored;
         if (ctx.bodyStream) {
           const rate = new UploadByteRate(d.counters, job.appId, limits.maxBytesPerSecond);
