@@ -4,9 +4,10 @@
 // needs Debian's radosgw, ceph-mon and ceph-osd installed).
 //
 //   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3,rgw]
-//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0]
+//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0] [--fresh-server auto|0|1]
 //
-// Per store, one fresh embedded node (startBenchServer) and, in order:
+// Per store, one fresh embedded node (startBenchServer) and, in order (with --fresh-server 1,
+// the default for RGW on MemStore, a fresh S3 server and node for each phase, below):
 //   floor   disk: `cp` of the same bytes as a file next to the store, then sync; S3: one PutObject
 //           of them with the SDK, streamed (the issue's floor), and an SDK multipart upload of
 //           them in 8 MiB parts (what the server makes of any multipart upload), with
@@ -28,11 +29,18 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { startRgw } from '../lib/rgw.mjs';
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
-const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0 });
+const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0, 'fresh-server': 'auto' });
 const PATCH = o['patch-mb'] ? o['patch-mb'] * 1024 * 1024 : o.size;
 const block = randomBytes(o['patch-mb'] ? PATCH : 16 * 1024 * 1024);
 if (o.size % PATCH !== 0 || PATCH % block.length !== 0) throw new Error('--size must be a multiple of --patch-mb (and of 16 MiB for --patch-mb 0)');
@@ -135,10 +143,40 @@ async function startS3rver() {
   };
 }
 
-async function runStore(store) {
-  console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, ${patches === 1 ? 'one PATCH' : `PATCHes of ${o['patch-mb']} MiB`}`);
+/**
+ * A new RGW answers its first writes slowly (≈ 100 ms a small PUT while its pools and bucket
+ * index settle, 4–6 ms after): a few small objects and one of 32 MiB, removed again, before
+ * anything is measured on it.
+ */
+async function warmUp(s3) {
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  try {
+    const keys = [...Array(24).keys()].map((i) => `warm-up/${i}`);
+    for (const Key of keys) await sdk.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: Buffer.from(Key) }));
+    await sdk.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'warm-up/large', Body: block.subarray(0, Math.min(block.length, 32 * 1024 * 1024)) }));
+    for (const Key of [...keys, 'warm-up/large']) await sdk.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key }));
+  } finally {
+    sdk.destroy();
+  }
+}
+
+/**
+ * The S3 server (none for disk) and a fresh embedded node on it, with a token and the
+ * helpers the phases use; close() stops both.
+ */
+async function openServers(store) {
   const s3 = store === 's3' ? await startS3rver() : store === 'rgw' ? await startRgw({ bucket: 'bench', store: o['rgw-store'] }) : null;
-  if (store === 'rgw') console.error(`  RGW (${s3.store}) started in ${fmt(s3.startSeconds, 1)} s`);
+  if (store === 'rgw') {
+    console.error(`  RGW (${s3.store}) started in ${fmt(s3.startSeconds, 1)} s`);
+    await warmUp(s3);
+  }
   s3Pids = s3?.pids ?? {};
   const s3Env = s3
     ? {
@@ -151,7 +189,11 @@ async function runStore(store) {
     : {};
   const srv = await startBenchServer('embedded', s3Env);
   const c = client(srv.url);
-  const out = { store, ...(s3?.startSeconds ? { serverStartSeconds: s3.startSeconds } : {}) };
+  const close = async () => {
+    c.close();
+    await srv.stop();
+    await s3?.stop();
+  };
   try {
     const token = await getToken(c, srv.clientId, srv.clientSecret);
     const auth = { authorization: `Bearer ${token}` };
@@ -168,30 +210,63 @@ async function runStore(store) {
       const r = await c.request('DELETE', url, { headers: { 'tus-resumable': '1.0.0' } });
       if (r.status !== 204) throw new Error(`DELETE ${r.status} ${r.text}`);
     };
+    return { s3, srv, c, session, remove, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
 
-    if (s3) {
-      const sdk = new S3Client({
-        endpoint: s3.endpoint,
-        region: 'us-east-1',
-        forcePathStyle: true,
-        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-        // RGW 16 answers a streamed body with the SDK's default trailing CRC (aws-chunked)
-        // 411 MissingContentLength: there the floor sends checksums only where required, as
-        // the node's store does with the DOCPARSE_S3_* settings.
-        ...(store === 'rgw' ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
-      });
-      out.floor = await phase(srv.pid, 'floor (SDK PutObject, streamed)', async () => {
-        async function* body() {
-          for (let i = 0; i < blocks; i++) yield block;
+async function runStore(store) {
+  console.error(`${store}: ${fmt(o.size / 1024 ** 3, 2)} GiB, ${patches === 1 ? 'one PATCH' : `PATCHes of ${o['patch-mb']} MiB`}`);
+  // RGW on MemStore costs its OSD several times the CPU a GiB once a few GiB are held in RAM
+  // (2 → 8–10 s a GiB after ≈ 3 GiB, whoever writes; BlueStore does not): phases run one
+  // after another on one server would each find it slower than the last. So there, by
+  // default, each phase gets a server (and a node) of its own.
+  const fresh = o['fresh-server'] === 'auto' ? store === 'rgw' && o['rgw-store'] === 'memstore' : String(o['fresh-server']) === '1';
+  const shared = fresh ? null : await openServers(store);
+  const onServers = async (fn) => {
+    if (shared) return fn(shared);
+    const e = await openServers(store);
+    try {
+      return await fn(e);
+    } finally {
+      await e.close();
+    }
+  };
+  const out = { store, freshServerPerPhase: fresh };
+  try {
+    if (store !== 'disk') {
+      const sdkFor = (s3) =>
+        new S3Client({
+          endpoint: s3.endpoint,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+          // RGW 16 answers a streamed body with the SDK's default trailing CRC (aws-chunked)
+          // 411 MissingContentLength: there the floor sends checksums only where required, as
+          // the node's store does with the DOCPARSE_S3_* settings.
+          ...(store === 'rgw' ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+        });
+      out.floor = await onServers(async ({ s3, srv }) => {
+        const sdk = sdkFor(s3);
+        try {
+          return await phase(srv.pid, 'floor (SDK PutObject, streamed)', async () => {
+            async function* body() {
+              for (let i = 0; i < blocks; i++) yield block;
+            }
+            const { Readable } = await import('node:stream');
+            await sdk.send(new PutObjectCommand({ Bucket: 'bench', Key: 'floor.bin', Body: Readable.from(body()), ContentLength: o.size }));
+            return { what: 'PutObject' };
+          });
+        } finally {
+          sdk.destroy();
         }
-        const { Readable } = await import('node:stream');
-        await sdk.send(new PutObjectCommand({ Bucket: 'bench', Key: 'floor.bin', Body: Readable.from(body()), ContentLength: o.size }));
-        return { what: 'PutObject' };
       });
       // s3rver assembles a multipart upload by copying its parts into the object: the floor
       // of any multipart upload there, ours included (RGW completes one as metadata).
       // inFlight parts sent at a time; the seconds of CompleteMultipartUpload on their own.
-      const multipart = async (Key, inFlight) => {
+      const multipart = (sdk, Key, inFlight) => async () => {
         const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'bench', Key }));
         const part = 8 * 1024 * 1024;
         const Parts = [];
@@ -211,67 +286,88 @@ async function runStore(store) {
         await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'bench', Key, UploadId, MultipartUpload: { Parts } }));
         return { what: 'multipart', inFlight, completeSeconds: (performance.now() - t0) / 1000 };
       };
-      out.floorMultipart = await phase(srv.pid, 'floor (SDK multipart, 8 MiB parts, one at a time)', () => multipart('floor-multipart.bin', 1));
-      // What a multipart upload can reach on the server when parts overlap (the node sends one at a time).
+      const multipartPhase = (name, Key, inFlight) =>
+        onServers(async ({ s3, srv }) => {
+          const sdk = sdkFor(s3);
+          try {
+            return await phase(srv.pid, name, multipart(sdk, Key, inFlight));
+          } finally {
+            sdk.destroy();
+          }
+        });
+      out.floorMultipart = await multipartPhase('floor (SDK multipart, 8 MiB parts, one at a time)', 'floor-multipart.bin', 1);
+      // What a multipart upload can reach on the server when parts overlap.
       if (o['multipart-in-flight'] > 1) {
-        out.floorMultipartInFlight = await phase(srv.pid, `floor (SDK multipart, 8 MiB parts, ${o['multipart-in-flight']} in flight)`, () =>
-          multipart('floor-multipart-in-flight.bin', o['multipart-in-flight']),
+        out.floorMultipartInFlight = await multipartPhase(
+          `floor (SDK multipart, 8 MiB parts, ${o['multipart-in-flight']} in flight)`,
+          'floor-multipart-in-flight.bin',
+          o['multipart-in-flight'],
         );
       }
-      sdk.destroy();
     } else {
-      const src = path.join(srv.dataDir, 'cp-source.bin');
-      const fd = fs.openSync(src, 'w');
-      for (let i = 0; i < blocks; i++) fs.writeSync(fd, block);
-      fs.closeSync(fd);
-      out.floor = await phase(srv.pid, 'floor (cp)', async () => {
-        const r = spawnSync('cp', [src, path.join(srv.dataDir, 'cp-copy.bin')]);
-        if (r.status !== 0) throw new Error(`cp: ${r.stderr}`);
-        spawnSync('sync');
-        return { what: 'cp + sync' };
+      out.floor = await onServers(async ({ srv }) => {
+        const src = path.join(srv.dataDir, 'cp-source.bin');
+        const fd = fs.openSync(src, 'w');
+        for (let i = 0; i < blocks; i++) fs.writeSync(fd, block);
+        fs.closeSync(fd);
+        const r = await phase(srv.pid, 'floor (cp)', async () => {
+          const cp = spawnSync('cp', [src, path.join(srv.dataDir, 'cp-copy.bin')]);
+          if (cp.status !== 0) throw new Error(`cp: ${cp.stderr}`);
+          spawnSync('sync');
+          return { what: 'cp + sync' };
+        });
+        fs.rmSync(src);
+        fs.rmSync(path.join(srv.dataDir, 'cp-copy.bin'));
+        return r;
       });
-      fs.rmSync(src);
-      fs.rmSync(path.join(srv.dataDir, 'cp-copy.bin'));
     }
 
-    const putUrl = await session();
-    out.put = await phase(srv.pid, 'single PUT', async () => {
-      const r = await send(srv.port, 'PUT', putUrl, { 'content-type': 'application/octet-stream' }, writeBlocks(blocks));
-      if (r.status !== 204) throw new Error(`PUT ${r.status} ${r.text}`);
-      return { status: r.status };
+    out.put = await onServers(async ({ srv, session, remove }) => {
+      const putUrl = await session();
+      const r = await phase(srv.pid, 'single PUT', async () => {
+        const res = await send(srv.port, 'PUT', putUrl, { 'content-type': 'application/octet-stream' }, writeBlocks(blocks));
+        if (res.status !== 204) throw new Error(`PUT ${res.status} ${res.text}`);
+        return { status: res.status };
+      });
+      await remove(putUrl);
+      return r;
     });
-    await remove(putUrl);
 
-    const tusUrl = await session();
-    out.tus = await phase(srv.pid, `tus, ${patches} PATCH${patches === 1 ? '' : 'es'}`, async () => {
-      let offset = 0;
-      const length = PATCH < 1e9 ? { 'content-length': String(PATCH) } : {};
-      for (let i = 0; i < patches; i++) {
-        const r = await send(
-          srv.port,
-          'PATCH',
-          tusUrl,
-          { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', ...length },
-          writeBlocks(PATCH / block.length),
-        );
-        if (r.status !== 204) throw new Error(`PATCH at ${offset}: ${r.status} ${r.text}`);
-        offset = Number(r.headers['upload-offset']);
-      }
-      const h = await c.request('HEAD', tusUrl, { headers: { 'tus-resumable': '1.0.0' } });
-      if (Number(h.headers['upload-offset']) !== o.size) throw new Error(`HEAD says ${h.headers['upload-offset']}`);
-      return { patches, headOffset: Number(h.headers['upload-offset']) };
+    out.tus = await onServers(async ({ srv, c, session, remove }) => {
+      const tusUrl = await session();
+      const r = await phase(srv.pid, `tus, ${patches} PATCH${patches === 1 ? '' : 'es'}`, async () => {
+        let offset = 0;
+        const length = PATCH < 1e9 ? { 'content-length': String(PATCH) } : {};
+        for (let i = 0; i < patches; i++) {
+          const res = await send(
+            srv.port,
+            'PATCH',
+            tusUrl,
+            { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream', ...length },
+            writeBlocks(PATCH / block.length),
+          );
+          if (res.status !== 204) throw new Error(`PATCH at ${offset}: ${res.status} ${res.text}`);
+          offset = Number(res.headers['upload-offset']);
+        }
+        const h = await c.request('HEAD', tusUrl, { headers: { 'tus-resumable': '1.0.0' } });
+        if (Number(h.headers['upload-offset']) !== o.size) throw new Error(`HEAD says ${h.headers['upload-offset']}`);
+        return { patches, headOffset: Number(h.headers['upload-offset']) };
+      });
+      await remove(tusUrl);
+      return r;
     });
-    await remove(tusUrl);
     out.tusVsFloor = out.floor.seconds / out.tus.seconds;
     if (out.floorMultipart) out.tusVsMultipartFloor = out.floorMultipart.seconds / out.tus.seconds;
+    if (out.floorMultipartInFlight) out.tusVsMultipartInFlightFloor = out.floorMultipartInFlight.seconds / out.tus.seconds;
+    out.putVsFloor = out.floor.seconds / out.put.seconds;
     out.tusVsPut = out.put.seconds / out.tus.seconds;
     console.error(
-      `  tus: ${fmt(out.tusVsFloor, 2)}× the floor's speed${out.floorMultipart ? ` (${fmt(out.tusVsMultipartFloor, 2)}× the multipart floor's)` : ''}, ${fmt(out.tusVsPut, 2)}× the single PUT's`,
+      `  tus: ${fmt(out.tusVsFloor, 2)}× the floor's speed${out.floorMultipart ? ` (${fmt(out.tusVsMultipartFloor, 2)}× the multipart floor's)` : ''}${
+        out.floorMultipartInFlight ? `, ${fmt(out.tusVsMultipartInFlightFloor, 2)}× the multipart floor's with parts in flight` : ''
+      }, ${fmt(out.tusVsPut, 2)}× the single PUT's; the single PUT ${fmt(out.putVsFloor, 2)}× the floor's`,
     );
   } finally {
-    c.close();
-    await srv.stop();
-    await s3?.stop();
+    await shared?.close();
   }
   return out;
 }
