@@ -332,7 +332,8 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
   {
     name: 'DOCPARSE_S3_PARTS_IN_FLIGHT',
     default: '4',
-    description: 'Parts of a resumable upload sent to the bucket at a time (1–64); memory per upload in progress: this + 1 parts of 8 MiB.',
+    description:
+      'Parts of an upload (resumable or one PUT) sent to the bucket at a time (1–64); memory per upload in progress: this + 1 parts of 8 MiB, from a pool that keeps 5 for a minute after the last upload.',
   },
   {
     name: 'DOCPARSE_SMTP_URL',
