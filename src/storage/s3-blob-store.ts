@@ -257,6 +257,7 @@ export class S3BlobStore implements BlobStore {
         const UploadId: string = uploadId;
         if (filler.bytes > 0) {
           const PartNumber = parts.started + 1;
+          // The last, short part is the filler's own buffer, released by the finally below once every part settled.
           parts.add(PartNumber, this.uploadPart(Key, UploadId, PartNumber, { body: filler.rest(), release: () => {} }));
         }
         const sent = await parts.settle();

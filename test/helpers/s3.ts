@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
+import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 
 /** s3rver's one account, whose key pairs it accepts (process-wide). */
 const s3rverAccount = (
@@ -178,5 +179,18 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
       await server.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
+  });
+}
+
+/** The S3 store on this server's bucket, under prefix (the node's own bucket: no outbound policy). */
+export function storeOn(s3: TestS3, opts: { prefix: string; partsInFlight?: number }): S3BlobStore {
+  return new S3BlobStore({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    bucket: s3.bucket,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    forcePathStyle: true,
+    ...opts,
   });
 }

@@ -12,7 +12,7 @@ import { BodyStream } from '../../src/http/body.js';
 import { DiskBlobStore } from '../../src/storage/disk-blob-store.js';
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 import { SLAB_BYTES, SlabPool, slabs } from '../../src/http/slab-pool.js';
-import { startS3, type TestS3 } from '../helpers/s3.js';
+import { startS3, storeOn, type TestS3 } from '../helpers/s3.js';
 
 const KiB = 1024;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -158,16 +158,7 @@ describe('S3BlobStore with lent chunks and reused part buffers', () => {
   let store: S3BlobStore;
   beforeAll(async () => {
     s3 = await startS3();
-    store = new S3BlobStore({
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      bucket: s3.bucket,
-      prefix: 'lent',
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-      forcePathStyle: true,
-      partsInFlight: 3,
-    });
+    store = storeOn(s3, { prefix: 'lent', partsInFlight: 3 });
   });
   afterEach(() => {
     s3.beforeRequest = null;

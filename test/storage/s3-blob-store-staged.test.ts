@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
-import { startS3, type TestS3 } from '../helpers/s3.js';
+import { startS3, storeOn, type TestS3 } from '../helpers/s3.js';
 
 const MiB = 1024 * 1024;
 const PART = 8 * MiB;
@@ -31,16 +31,7 @@ describe('S3 staged uploads, parts in flight', () => {
 
   beforeAll(async () => {
     s3 = await startS3();
-    store = new S3BlobStore({
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      bucket: s3.bucket,
-      prefix: 'staged',
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-      forcePathStyle: true,
-      partsInFlight: 4,
-    });
+    store = storeOn(s3, { prefix: 'staged', partsInFlight: 4 });
   });
   afterEach(() => {
     s3.beforeRequest = null;

@@ -157,7 +157,7 @@ export function resumableUploadRoutes(r: ResumableDeps): RouteDef[] {
         const declared = ctx.bodyStream?.declaredLength ?? 0;
         // With a body that fits, the store checks the offset as it starts the append: one
         // read of the staged state a PATCH, not two (a round trip to S3 saved).
-        const checkedByAppend = ctx.bodyStream !== null && offset >= 0 && declared <= job.sizeBytes - offset;
+        const checkedByAppend = ctx.bodyStream !== null && declared <= job.sizeBytes - offset;
         const stored = checkedByAppend ? offset : await store.stagedSize(resumableKey(job));
         if (offset !== stored) throw offsetMismatch(stored);
         if (declared > job.sizeBytes - stored) throw tooMuch(job, stored);
