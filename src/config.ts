@@ -323,7 +323,12 @@ export const CONFIG_DOCS: { name: string; default: string; description: string }
     description:
       "Keep uploads and artifacts in this S3-compatible bucket (needed when API and worker roles run on different machines); tenants' own storage overrides it per app.",
   },
-  { name: 'DOCPARSE_S3_ENDPOINT', default: '(AWS)', description: 'Endpoint of an S3-compatible service (MinIO, R2, …).' },
+  {
+    name: 'DOCPARSE_S3_ENDPOINT',
+    default: '(AWS)',
+    description:
+      'Endpoint of an S3-compatible service (MinIO, R2, …). Over https:// uploads are sent unsigned (TLS checks their bytes; trust a private CA with NODE_EXTRA_CA_CERTS); over http:// each carries its SHA-256, signed.',
+  },
   { name: 'DOCPARSE_S3_REGION', default: 'us-east-1', description: 'Region of the bucket.' },
   { name: 'DOCPARSE_S3_PREFIX', default: '(none)', description: 'Key prefix inside the bucket.' },
   { name: 'DOCPARSE_S3_ACCESS_KEY_ID', default: '(required with a bucket)', description: 'Access key for the bucket.' },

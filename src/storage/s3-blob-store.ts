@@ -62,6 +62,22 @@ export const PARTS_IN_FLIGHT = 4;
  * (40 MiB), dropped after a minute without uploads.
  */
 const partBuffers = new SlabPool(PARTS_IN_FLIGHT + 1, PART_SIZE, 60_000);
+/** The requests that carry an object's bytes (a whole object, or a part of one). */
+const UPLOAD_COMMANDS = new Set(['PutObjectCommand', 'UploadPartCommand']);
+/** Signature V4's header for the body's SHA-256; the signer hashes no body that has it set. */
+const PAYLOAD_HASH_HEADER = 'x-amz-content-sha256';
+
+/**
+ * Whether uploads to this endpoint sign their bytes' SHA-256 (null: AWS's own, over HTTPS).
+ * Over HTTPS, TLS already checks every byte on its way, so they go UNSIGNED-PAYLOAD, as
+ * botocore sends them (its payload_signing_enabled: only over plain HTTP); the SDK's hash of
+ * each part cost the node ≈ 0.6 CPU s a GiB and the server as much again to check (issue 29).
+ * Over plain HTTP nothing else checks them: signed.
+ */
+export function payloadSigning(endpoint: string | null): 'signed' | 'unsigned' {
+  return endpoint === null || /^https:/i.test(endpoint) ? 'unsigned' : 'signed';
+}
+
 /** S3 takes at most this many parts in one multipart upload. */
 const MAX_PARTS = 10_000;
 /**
@@ -146,6 +162,16 @@ export class S3BlobStore implements BlobStore {
       followRegionRedirects: false,
       ...(this.agents ? { requestHandler: { httpAgent: this.agents.http, httpsAgent: this.agents.https, connectionTimeout: TENANT_CONNECT_TIMEOUT_MS } } : {}),
     });
+    if (payloadSigning(o.endpoint) === 'unsigned') {
+      this.s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          const request = args.request as { headers?: Record<string, string> };
+          if (UPLOAD_COMMANDS.has(context.commandName ?? '') && request.headers) request.headers[PAYLOAD_HASH_HEADER] ??= 'UNSIGNED-PAYLOAD';
+          return next(args);
+        },
+        { step: 'build', name: 'docparseUnsignedUploads' },
+      );
+    }
   }
 
   /**

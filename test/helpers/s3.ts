@@ -1,4 +1,4 @@
-// A real S3-compatible server over HTTP for tests (s3rver), on 127.0.0.1 and a free port.
+// A real S3-compatible server over HTTP (or HTTPS) for tests (s3rver), on 127.0.0.1 and a free port.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -49,7 +49,7 @@ export interface TestS3 {
   readOnlyAccessKeyId: string;
   readOnlySecretAccessKey: string;
   /** Runs before the server handles each request: a test's moment to change it (e.g. delete the bucket mid-job). */
-  beforeRequest: ((r: { method: string; path: string; query: URLSearchParams }) => Promise<void> | void) | null;
+  beforeRequest: ((r: { method: string; path: string; query: URLSearchParams; headers: Record<string, string | undefined> }) => Promise<void> | void) | null;
   /** Creates another bucket (as s3rver does: a folder). */
   createBucket(name: string): Promise<void>;
   /** Deletes a bucket and everything in it (s3rver's own bucket deletion, without its not-empty rule). */
@@ -101,9 +101,10 @@ function putObjectWhenWritten(store: S3rverStore): void {
   };
 }
 
-export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
+/** With tls, over HTTPS with that key and certificate (clients must trust it). */
+export async function startS3(bucket = 'docparse-test', opts: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<TestS3> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-s3-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }], ...opts.tls });
   putObjectWhenWritten((server as { store: S3rverStore }).store);
   const middleware = (server as { middleware: unknown[] }).middleware;
   // S3 refuses a body that differs from the SHA-256 its request was signed with
@@ -150,7 +151,7 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   // Ahead of everything: the test's hook, then the read-only key's refusals.
   const s3: Pick<TestS3, 'beforeRequest'> = { beforeRequest: null };
   middleware.unshift(async (ctx: KoaContext, next: () => Promise<void>) => {
-    await s3.beforeRequest?.({ method: ctx.method, path: ctx.path, query: new URLSearchParams(ctx.querystring) });
+    await s3.beforeRequest?.({ method: ctx.method, path: ctx.path, query: new URLSearchParams(ctx.querystring), headers: ctx.headers });
     const credential = ctx.headers.authorization?.match(/Credential=([^/]+)\//)?.[1] ?? String(ctx.query['X-Amz-Credential'] ?? '').split('/')[0];
     if (credential === READ_ONLY_KEY && WRITING_METHODS.has(ctx.method)) {
       ctx.status = 403;
@@ -162,7 +163,7 @@ export async function startS3(bucket = 'docparse-test'): Promise<TestS3> {
   });
   const { port } = (await server.run()) as { port: number };
   return Object.assign(s3, {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     directory: dir,
     bucket,
     accessKeyId: 'S3RVER',

@@ -6,13 +6,9 @@
 // land in the tenant's bucket only and are served through the API; a bucket deleted mid-job
 // sends the job to retrying, then fails it with storage_unavailable naming the bucket, with
 // nothing written to the node's bucket and nothing charged.
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorKeysStore } from '../../src/tenancy/operator-keys-store.js';
@@ -23,6 +19,7 @@ import { OutboundPolicy } from '../../src/outbound/outbound-policy.js';
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
 import { createApp, createTestEnv, destroyTestEnv, getToken, startTestNode, waitFor, type TestEnv, type TestNode } from '../helpers/node.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
+import { selfSignedCertificate, type TestCertificate } from '../helpers/tls.js';
 
 describe('storage presets resolve a new config', () => {
   it('fills each template from the region and account id, and keeps each preset’s addressing and checksum mode', () => {
@@ -283,27 +280,20 @@ describe("a tenant's own bucket on a node with its own bucket", { timeout: 120_0
 });
 
 describe('the check names a DNS and a TLS failure as such', () => {
-  let dir: string;
+  let certificate: TestCertificate;
   let tls: https.Server;
   let port: number;
 
   beforeAll(async () => {
     // A self-signed certificate: the TLS handshake itself fails, after the connection is made.
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-tls-'));
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`],
-      {
-        stdio: 'ignore',
-      },
-    );
-    tls = https.createServer({ key: await fs.readFile(`${dir}/key.pem`), cert: await fs.readFile(`${dir}/cert.pem`) }, (_req, res) => res.writeHead(200).end());
+    certificate = await selfSignedCertificate();
+    tls = https.createServer({ key: certificate.key, cert: certificate.cert }, (_req, res) => res.writeHead(200).end());
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     port = (tls.address() as AddressInfo).port;
   });
   afterAll(async () => {
     await new Promise((r) => tls?.close(r));
-    await fs.rm(dir, { recursive: true, force: true });
+    await certificate?.remove();
   });
 
   const check = async (endpoint: string) => {
