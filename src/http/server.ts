@@ -38,6 +38,10 @@ export interface HttpServerOptions {
   observeRequest?: (route: RouteDef | undefined, status: number, seconds: number) => void;
 }
 
+/** uWS's ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT; its typings have the option only for listen(port, …). */
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ExclusiveListen = (host: string, port: number, options: number, cb: (sock: us_listen_socket | false) => void) => TemplatedApp;
+
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T>)?.then === 'function';
 
 export class HttpServer {
@@ -81,7 +85,10 @@ export class HttpServer {
 
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (sock) => {
+      // Exclusive: uWS binds with SO_REUSEPORT otherwise, and a second node started on a taken
+      // port would start too and share its connections with the first (two signing keys, each
+      // refusing the other's tokens) instead of failing.
+      (this.app as unknown as { listen: ExclusiveListen }).listen(host, port, LISTEN_EXCLUSIVE_PORT, (sock) => {
         if (!sock) return reject(new Error(`could not listen on ${host}:${port} (in use or not permitted)`));
         this.listenSocket = sock;
         resolve(this.uws.us_socket_local_port(sock));

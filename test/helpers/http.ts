@@ -19,14 +19,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(routes: RouteDef[], opts: { logger?: Logger; maxHeaderBytes?: number; trustProxy?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  routes: RouteDef[],
+  opts: { logger?: Logger; maxHeaderBytes?: number; trustProxy?: boolean; port?: number } = {},
+): Promise<TestServer> {
   const server = new HttpServer({
     logger: opts.logger ?? pino({ level: 'silent' }),
     maxHeaderBytes: opts.maxHeaderBytes ?? 16 * 1024,
     trustProxy: opts.trustProxy ?? false,
   });
   for (const r of routes) server.add(r);
-  const port = await server.listen('127.0.0.1', 0);
+  const port = await server.listen('127.0.0.1', opts.port ?? 0);
   return { server, port, url: `http://127.0.0.1:${port}`, close: () => server.drain(1000) };
 }
 

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
+import { HttpServer } from '../../src/http/server.js';
 import { testRoutes, type TestHooks } from './routes.js';
-import { RawConnection, canConnect, filesUnder, rawRequest, sleep, startTestServer, tempDir, waitFor, type TestServer } from '../helpers/http.js';
+import { RawConnection, canConnect, filesUnder, freePort, rawRequest, sleep, startTestServer, tempDir, waitFor, type TestServer } from '../helpers/http.js';
 
 // Real sockets and processes: independent of the runner's default timeouts.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -464,6 +465,23 @@ describe('limits', () => {
     expect(await c.waitClosed(45_000)).toBe(true);
     c.destroy();
     await stillServing();
+  });
+});
+
+describe('listen', () => {
+  it('refuses a port another server already listens on, rather than sharing its connections', async () => {
+    // An explicit port, as a node's PORT is (a port the kernel picked for the first is never shared anyway).
+    const port = await freePort();
+    const first = await startTestServer(testRoutes(blobDir, hooks), { port });
+    const second = new HttpServer({ logger: pino({ level: 'silent' }), maxHeaderBytes: 16 * 1024, trustProxy: false });
+    try {
+      await expect(second.listen('127.0.0.1', port)).rejects.toThrow(`could not listen on 127.0.0.1:${port}`);
+      // Every connection still reaches the first (the second, with no routes, would answer 404).
+      for (let i = 0; i < 8; i++) expect((await fetch(`${first.url}/items`)).status).toBe(200);
+    } finally {
+      await second.drain(100);
+      await first.close();
+    }
   });
 });
 
