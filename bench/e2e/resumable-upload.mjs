@@ -4,7 +4,7 @@
 // needs Debian's radosgw, ceph-mon and ceph-osd installed).
 //
 //   node bench/e2e/resumable-upload.mjs [--size 1073741824] [--patch-mb 16] [--stores disk,s3,rgw]
-//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0] [--fresh-server auto|0|1]
+//        [--rgw-store bluestore|memstore] [--multipart-in-flight 0] [--fresh-server auto|0|1] [--tls 0|1]
 //
 // Per store, one fresh embedded node (startBenchServer) and, in order (with --fresh-server 1,
 // the default for RGW on MemStore, a fresh S3 server and node for each phase, below):
@@ -18,6 +18,9 @@
 //           --patch-mb 0: the whole file as one PATCH, as tus-js-client sends it by default
 //           (its chunkSize is Infinity), with its Content-Length; from 10^9 bytes on chunked
 //           instead, since uWS closes the connection on a longer Content-Length (framing.ts);
+// --tls 1 (RGW only): the gateway over HTTPS (a self-signed certificate the node and the
+// floor's SDK trust): the node's uploads then go UNSIGNED-PAYLOAD (payloadSigning in
+// src/storage/s3-blob-store.ts), the floor's streamed PutObject as before.
 // Seconds and the node's peak RSS in each phase (VmHWM, reset to the current RSS at the
 // phase's start through /proc/<pid>/clear_refs). Sessions are removed (tus DELETE) after each
 // phase so the bytes do not pile up. The bytes are one random block of --patch-mb (16 MiB
@@ -26,6 +29,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -40,7 +44,7 @@ import {
 import { startRgw } from '../lib/rgw.mjs';
 import { args, client, getToken, startBenchServer, fmt, cpuSeconds, ROOT, uptimeLine } from './lib.mjs';
 
-const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0, 'fresh-server': 'auto' });
+const o = args({ size: 1024 ** 3, 'patch-mb': 16, stores: 'disk,s3', 'rgw-store': 'bluestore', 'multipart-in-flight': 0, 'fresh-server': 'auto', tls: 0 });
 const PATCH = o['patch-mb'] ? o['patch-mb'] * 1024 * 1024 : o.size;
 const block = randomBytes(o['patch-mb'] ? PATCH : 16 * 1024 * 1024);
 if (o.size % PATCH !== 0 || PATCH % block.length !== 0) throw new Error('--size must be a multiple of --patch-mb (and of 16 MiB for --patch-mb 0)');
@@ -148,15 +152,17 @@ async function startS3rver() {
  * index settle, 4–6 ms after): a few small objects and one of 32 MiB, removed again, before
  * anything is measured on it.
  */
+/** The SDK's settings for this server: over HTTPS (--tls) trusting its certificate, with the SDK's own agent settings. */
+const sdkConnection = (s3) => ({
+  endpoint: s3.endpoint,
+  region: 'us-east-1',
+  forcePathStyle: true,
+  credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  ...(s3.ca ? { requestHandler: { httpsAgent: new https.Agent({ ca: fs.readFileSync(s3.ca), keepAlive: true, maxSockets: 50 }) } } : {}),
+});
+
 async function warmUp(s3) {
-  const sdk = new S3Client({
-    endpoint: s3.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const sdk = new S3Client({ ...sdkConnection(s3), requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
   try {
     const keys = [...Array(24).keys()].map((i) => `warm-up/${i}`);
     for (const Key of keys) await sdk.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: Buffer.from(Key) }));
@@ -172,7 +178,7 @@ async function warmUp(s3) {
  * helpers the phases use; close() stops both.
  */
 async function openServers(store) {
-  const s3 = store === 's3' ? await startS3rver() : store === 'rgw' ? await startRgw({ bucket: 'bench', store: o['rgw-store'] }) : null;
+  const s3 = store === 's3' ? await startS3rver() : store === 'rgw' ? await startRgw({ bucket: 'bench', store: o['rgw-store'], tls: Boolean(o.tls) }) : null;
   if (store === 'rgw') {
     console.error(`  RGW (${s3.store}) started in ${fmt(s3.startSeconds, 1)} s`);
     await warmUp(s3);
@@ -187,7 +193,8 @@ async function openServers(store) {
         DOCPARSE_S3_FORCE_PATH_STYLE: 'true',
       }
     : {};
-  const srv = await startBenchServer('embedded', s3Env);
+  // The node trusts the gateway's certificate as an operator's would a private CA's.
+  const srv = await startBenchServer('embedded', { ...s3Env, ...(s3?.ca ? { NODE_EXTRA_CA_CERTS: s3.ca } : {}) });
   const c = client(srv.url);
   const close = async () => {
     c.close();
@@ -239,10 +246,7 @@ async function runStore(store) {
     if (store !== 'disk') {
       const sdkFor = (s3) =>
         new S3Client({
-          endpoint: s3.endpoint,
-          region: 'us-east-1',
-          forcePathStyle: true,
-          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+          ...sdkConnection(s3),
           // RGW 16 answers a streamed body with the SDK's default trailing CRC (aws-chunked)
           // 411 MissingContentLength: there the floor sends checksums only where required, as
           // the node's store does with the DOCPARSE_S3_* settings.
@@ -310,6 +314,9 @@ async function runStore(store) {
         const fd = fs.openSync(src, 'w');
         for (let i = 0; i < blocks; i++) fs.writeSync(fd, block);
         fs.closeSync(fd);
+        // The source's own dirty pages are flushed first: the timed sync is the copy's alone
+        // (it once also wrote the source, 1.5–14 s for the same 1 GiB copy).
+        spawnSync('sync');
         const r = await phase(srv.pid, 'floor (cp)', async () => {
           const cp = spawnSync('cp', [src, path.join(srv.dataDir, 'cp-copy.bin')]);
           if (cp.status !== 0) throw new Error(`cp: ${cp.stderr}`);

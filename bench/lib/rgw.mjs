@@ -13,14 +13,19 @@
 // signed: RGW checks its own users' keys). Nothing is written outside the directory, and
 // nothing talks to other services. Run as a module (startRgw) or from the shell:
 //
-//   node bench/lib/rgw.mjs [--dir PARENT] [--bucket bench] [--store bluestore|memstore] [--gib 10]
+//   node bench/lib/rgw.mjs [--dir PARENT] [--bucket bench] [--store bluestore|memstore] [--gib 10] [--tls 0|1]
 //
 // which prints {"endpoint", "accessKeyId", "secretAccessKey", "bucket", …} as one JSON line,
-// then runs until SIGINT/SIGTERM, and stops the daemons and removes the directory.
+// then runs until SIGINT/SIGTERM, and stops the daemons and removes the directory. With tls,
+// the gateway answers HTTPS only, with a self-signed certificate for 127.0.0.1 made by
+// `openssl` in the directory; its path is "ca" (a client's trust: NODE_EXTRA_CA_CERTS, or an
+// agent's ca).
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,7 +48,7 @@ async function freePort() {
   return port;
 }
 
-function config({ dir, fsid, monPort, rgwPort, store, gib }) {
+function config({ dir, fsid, monPort, rgwPort, store, gib, tls }) {
   return `[global]
 fsid = ${fsid}
 mon host = v2:127.0.0.1:${monPort}
@@ -81,11 +86,41 @@ bluestore block create = true
 bluestore block size = ${gib * 1024 ** 3}
 memstore device bytes = ${gib * 1024 ** 3}
 [client.rgw]
-rgw frontends = beast endpoint=127.0.0.1:${rgwPort} tcp_nodelay=1
+rgw frontends = beast ${tls ? `ssl_endpoint=127.0.0.1:${rgwPort} ssl_certificate=${dir}/tls/cert.pem ssl_private_key=${dir}/tls/key.pem` : `endpoint=127.0.0.1:${rgwPort}`} tcp_nodelay=1
 `;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A key and a self-signed certificate for 127.0.0.1 in dir (a day's); the certificate's path. */
+function selfSignedCertificate(dir) {
+  fs.mkdirSync(dir);
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'].concat([
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      cert,
+    ]),
+    { stdio: 'ignore' },
+  );
+  return cert;
+}
+
+/** The status of a GET of url (or null when it does not answer), through agent for HTTPS. */
+function statusOf(url, agent) {
+  return new Promise((resolve) => {
+    const req = (url.startsWith('https:') ? https : http).get(url, { agent }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', () => resolve(null));
+  });
+}
 
 /** Runs a Ceph tool to its end (with a timeout: a tool that cannot reach the monitor waits 300 s). */
 function tool(conf, cmd, args, timeoutMs = 60_000) {
@@ -119,7 +154,7 @@ const alive = (pid) => {
  * and an empty bucket; store 'bluestore' (a sparse file of gib GiB) or 'memstore' (gib GiB of
  * the OSD's memory at most).
  */
-export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store = 'bluestore', gib = 10 } = {}) {
+export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store = 'bluestore', gib = 10, tls = false } = {}) {
   if (!rgwInstalled()) throw new Error('Ceph is not installed: apt-get install --no-install-recommends radosgw ceph-mon ceph-osd');
   const t0 = performance.now();
   const dir = fs.mkdtempSync(path.join(parent, 'dp-rgw-'));
@@ -128,7 +163,8 @@ export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store =
   const fsid = randomUUID();
   const monPort = await freePort();
   const rgwPort = await freePort();
-  fs.writeFileSync(conf, config({ dir, fsid, monPort, rgwPort, store, gib }));
+  fs.writeFileSync(conf, config({ dir, fsid, monPort, rgwPort, store, gib, tls }));
+  const ca = tls ? selfSignedCertificate(path.join(dir, 'tls')) : null;
 
   const children = [];
   const daemon = (cmd, args) => {
@@ -173,11 +209,18 @@ export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store =
     );
 
     const rgw = daemon('radosgw', ['-n', 'client.rgw']);
-    const endpoint = `http://127.0.0.1:${rgwPort}`;
-    await until('radosgw', 60_000, async () => alive(rgw.pid) && (await fetch(endpoint)).status === 200);
+    const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${rgwPort}`;
+    const agent = ca ? new https.Agent({ ca: fs.readFileSync(ca) }) : undefined;
+    await until('radosgw', 60_000, async () => alive(rgw.pid) && (await statusOf(endpoint, agent)) === 200);
 
     const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
-    const sdk = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+    const sdk = new S3Client({
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId, secretAccessKey },
+      ...(agent ? { requestHandler: { httpsAgent: agent } } : {}),
+    });
     await sdk.send(new CreateBucketCommand({ Bucket: bucket }));
     sdk.destroy();
 
@@ -189,6 +232,7 @@ export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store =
       secretAccessKey,
       store,
       dir,
+      ca,
       pids: { mon: mon.pid, osd: osd.pid, rgw: rgw.pid },
       startSeconds: (performance.now() - t0) / 1000,
       stop,
@@ -202,8 +246,8 @@ export async function startRgw({ parent = os.tmpdir(), bucket = 'bench', store =
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { args } = await import('../e2e/lib.mjs');
-  const o = args({ dir: os.tmpdir(), bucket: 'bench', store: 'bluestore', gib: 10 });
-  const rgw = await startRgw({ parent: o.dir, bucket: o.bucket, store: o.store, gib: o.gib });
+  const o = args({ dir: os.tmpdir(), bucket: 'bench', store: 'bluestore', gib: 10, tls: 0 });
+  const rgw = await startRgw({ parent: o.dir, bucket: o.bucket, store: o.store, gib: o.gib, tls: Boolean(o.tls) });
   const { stop, ...shown } = rgw;
   console.log(JSON.stringify(shown));
   const end = async () => {
