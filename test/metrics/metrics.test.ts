@@ -96,7 +96,12 @@ describe('GET /metrics', () => {
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { code: string }).code).toBe('quota_exceeded');
 
-    const text = await metricsText();
+    // The worker counts a completion once its transition has resolved, which can be a moment
+    // after a reader already sees the job completed (a scrape trails the state; it never leads).
+    const text = await waitFor(async () => {
+      const t = await metricsText();
+      return sample(t, 'docparse_jobs_total', { family: 'csv', state: 'completed' }) === csvCompletedBefore + 1 ? t : null;
+    }, 'the completion to be counted');
     expect(sample(text, 'docparse_http_requests_total', { method: 'POST', route: '/api/v1/documents/upload', status: '202' })).toBe(uploadsBefore + 1);
     expect(sample(text, 'docparse_http_requests_total', { method: 'POST', route: '/api/v1/documents/upload', status: '429' })).toBe(1);
     // The route's pattern, never the path the client sent.
