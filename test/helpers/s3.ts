@@ -57,47 +57,62 @@ export interface TestS3 {
   close(): Promise<void>;
 }
 
-/** The parts of s3rver's filesystem store (lib/stores/filesystem.js) that putObject uses. */
+/** The parts of s3rver's filesystem store (lib/stores/filesystem.js) that putObject and putPart use. */
 interface S3rverStore {
-  getResourcePath(bucket: string, key: string, resource: string): string;
+  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
   putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
   putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: unknown }): Promise<{ size: number; md5: string }>;
+  putPart(bucket: string, uploadId: string, partNumber: number, content: Readable): Promise<{ size: number; md5: string }>;
+}
+
+/** Writes content to file, counting and hashing it on the way; resolves once the file is written. */
+async function writeCounted(content: Buffer | Readable, file: string): Promise<{ size: number; md5: string }> {
+  const md5 = createHash('md5');
+  let size = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      md5.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, counted, createWriteStream(file));
+  return { size, md5: md5.digest('hex') };
 }
 
 /**
- * s3rver 3.7.1's putObject answers before the object's file is written: it resolves on its
- * hashing Transform's 'finish' (or at once for a Buffer), while the file's write stream is
- * still writing. A GET right after the PUT's answer then reads a prefix of the object, with a
- * Content-Length to match (the file's size then): a 7 MB upload parsed at once was read as
- * 4–6 MiB. S3 serves a read after a write's answer the whole object, so here putObject
- * answers once the file is written, and it is written beside its place and renamed into it
- * (a read meanwhile sees the previous object, as on S3, never half of the new one).
+ * s3rver 3.7.1's putObject and putPart answer before their file is written: they resolve on
+ * their hashing Transform's 'finish' (or at once for a Buffer), while the file's write stream
+ * is still writing. A GET right after the PUT's answer then reads a prefix of the object, with
+ * a Content-Length to match (the file's size then): a 7 MB upload parsed at once was read as
+ * 4–6 MiB; and a CompleteMultipartUpload right after its last part's answer concatenates a
+ * part file still being written (a 9 MiB object of two parts was stored as its last 1 MiB).
+ * S3 serves a read after a write's answer the whole object, so here both answer once the
+ * file is written, and an object is written beside its place and renamed into it (a read
+ * meanwhile sees the previous object, as on S3, never half of the new one).
  */
-function putObjectWhenWritten(store: S3rverStore): void {
+function answerWhenWritten(store: S3rverStore): void {
   store.putObject = async (object) => {
     const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
     const partial = store.getResourcePath(object.bucket, object.key, `partial-${randomBytes(6).toString('hex')}`);
     await fs.mkdir(path.dirname(objectPath), { recursive: true });
-    const md5 = createHash('md5');
-    let size = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        md5.update(chunk);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    let written: { size: number; md5: string };
     try {
-      await pipeline(content, counted, createWriteStream(partial));
+      written = await writeCounted(object.content, partial);
       await fs.rename(partial, objectPath);
     } catch (err) {
       await fs.rm(partial, { force: true });
       throw err;
     }
-    const digest = md5.digest('hex');
-    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
-    return { size, md5: digest };
+    await store.putMetadata(object.bucket, object.key, object.metadata, written.md5);
+    return written;
+  };
+  store.putPart = async (bucket, uploadId, partNumber, content) => {
+    const partPath = path.join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
+    await fs.mkdir(path.dirname(partPath), { recursive: true });
+    const written = await writeCounted(content, partPath);
+    await fs.writeFile(`${partPath}.md5`, written.md5);
+    return written;
   };
 }
 
@@ -105,7 +120,7 @@ function putObjectWhenWritten(store: S3rverStore): void {
 export async function startS3(bucket = 'docparse-test', opts: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<TestS3> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dp-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }], ...opts.tls });
-  putObjectWhenWritten((server as { store: S3rverStore }).store);
+  answerWhenWritten((server as { store: S3rverStore }).store);
   const middleware = (server as { middleware: unknown[] }).middleware;
   // S3 refuses a body that differs from the SHA-256 its request was signed with
   // (x-amz-content-sha256) or from its CRC32 (x-amz-checksum-crc32); s3rver takes both
